@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "portal-auth",
+    products: [
+        .library(name: "PortalAuthCore", targets: ["PortalAuthCore"]),
+        .executable(name: "portal-auth-demo", targets: ["PortalAuthDemo"]),
+    ],
+    targets: [
+        // System C libraries, found through pkg-config (Debian's -dev packages).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // The Client Auth client: wire protocol, transport, flows, storage.
+        .target(name: "PortalAuthCore", dependencies: ["CCurl"]),
+
+        // RFC 6238 codes, for the demo and the tests (an authenticator app's side).
+        .target(name: "OneTimeCode", dependencies: ["CCrypto"]),
+
+        .executableTarget(name: "PortalAuthDemo", dependencies: ["PortalAuthCore", "OneTimeCode"]),
+
+        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode"]),
+    ]
+)

@@ -1,0 +1,46 @@
+#ifndef PORTAL_AUTH_CCURL_SHIM_H
+#define PORTAL_AUTH_CCURL_SHIM_H
+
+#include <curl/curl.h>
+#include <sys/prctl.h>
+
+/* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift
+   cannot call: one typed wrapper per argument kind. */
+
+typedef size_t (*pa_curl_write_fn)(char *data, size_t size, size_t count, void *user);
+
+static inline CURLcode pa_easy_setopt_long(CURL *easy, CURLoption option, long value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+static inline CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+static inline CURLcode pa_easy_setopt_pointer(CURL *easy, CURLoption option, void *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+static inline CURLcode pa_easy_setopt_write_function(CURL *easy, pa_curl_write_fn fn) {
+    return curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, fn);
+}
+
+static inline CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
+    return curl_easy_getinfo(easy, info, value);
+}
+
+static inline CURLMcode pa_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+/* CURLMsg carries its result in a union; reading it here keeps Swift away from the layout. */
+static inline CURLcode pa_message_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+/* Names the calling thread, so the library's threads can be told apart in ps and gdb. */
+static inline void pa_set_thread_name(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+#endif

@@ -1,0 +1,109 @@
+/// The client's own errors (client-auth.md §10). No case ever carries a token, a grant, a
+/// `userJwt`, a TOTP link or secret, or a stored value.
+public enum PortalAuthError: Error, Equatable, Sendable {
+    /// A required argument (`authEnvironmentId`, `redirectUrl`, `apiHost`, `email`) was
+    /// blank or unusable.
+    case invalidArgument(name: String)
+    /// `sendMagicLink` on a client built without a `MagicLinkConfig`.
+    case magicLinkNotConfigured
+    /// The provider's authorize URL was absent or blank.
+    case authMethodUnavailable(AuthMethod)
+    /// The redirect carried an `error` parameter (its decoded value, cut to 100 characters).
+    case authenticationFailed(error: String)
+    /// A success response lacked its envelope or the documented field.
+    case malformedResponse(path: String, missing: String?)
+    /// A grant exchange returned neither a session token nor a `userJwt`.
+    case invalidGrantResponse
+    /// The `userJwt` given to `verifyTotp` could not be read; `detail` is fixed text.
+    case invalidUserJwt(detail: String)
+    /// The session store could not be read, written or deleted this time.
+    case sessionStorageFailure(message: String)
+    /// Gas sponsorship was requested but is not available (the server's text, cut to 200).
+    case accountAbstractionUnavailable(message: String)
+    /// The magic-link send limit for this address was hit (429).
+    case rateLimited
+    /// A TOTP QR code could not be made from the link.
+    case totpQrUnavailable
+}
+
+extension PortalAuthError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .invalidArgument(let name):
+            return "Invalid argument: \(name) is blank or unusable."
+        case .magicLinkNotConfigured:
+            return "sendMagicLink needs a MagicLinkConfig (fromEmail and templateId)."
+        case .authMethodUnavailable(let method):
+            return "The sign-in method \(method.rawValue) is not available for this environment."
+        case .authenticationFailed(let error):
+            return "Authentication failed: \(error)"
+        case .malformedResponse(let path, let missing):
+            if let missing { return "Malformed response from \(path): missing \(missing)." }
+            return "Malformed response from \(path)."
+        case .invalidGrantResponse:
+            return "The grant exchange returned neither a session nor a two-factor step."
+        case .invalidUserJwt(let detail):
+            return "Invalid userJwt: \(detail)"
+        case .sessionStorageFailure(let message):
+            return "Session storage failure: \(message)"
+        case .accountAbstractionUnavailable(let message):
+            return "Account abstraction unavailable: \(message)"
+        case .rateLimited:
+            return "Too many magic links were sent to this address; try again later."
+        case .totpQrUnavailable:
+            return "A QR code cannot be made from this TOTP link."
+        }
+    }
+}
+
+/// Errors of the transport, passed through unchanged by every call.
+public enum PortalRequestsError: Error, Equatable, Sendable {
+    /// The server answered 401: a spent grant, a wrong TOTP code, an expired or spent
+    /// `userJwt`, or a remembered session that has since been invalidated.
+    case unauthorized
+    /// Any other non-2xx status, with a bounded excerpt of the body (secrets the request
+    /// carried are masked in it). The excerpt is kept out of `description`.
+    case httpStatus(status: Int, bodyExcerpt: String)
+    /// No usable response arrived.
+    case network(NetworkFailure, message: String)
+
+    /// The HTTP status, or `nil` when no response arrived.
+    public var status: Int? {
+        switch self {
+        case .unauthorized: return 401
+        case .httpStatus(let status, _): return status
+        case .network: return nil
+        }
+    }
+}
+
+/// Why no usable response arrived.
+public enum NetworkFailure: String, Sendable {
+    /// DNS, connection refused or reset, TLS, proxy: the exchange could not complete.
+    case connection
+    /// The connect or overall timeout elapsed.
+    case timeout
+    /// The body exceeded the 1 MiB cap.
+    case responseTooLarge
+}
+
+extension PortalRequestsError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unauthorized:
+            return "Unauthorized (HTTP 401)."
+        case .httpStatus(let status, _):
+            return "The server answered HTTP \(status)."
+        case .network(let failure, let message):
+            return "Network failure (\(failure.rawValue)): \(message)"
+        }
+    }
+}
+
+/// Errors of a session's credentials.
+public enum PortalCredentialError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `getToken()` on a session that has been invalidated.
+    case sessionInvalidated
+
+    public var description: String { "The session has been invalidated; sign in again." }
+}

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// The client's grant lock and the state it guards (client-auth.md §5): the replay memo
+/// and the pending writes. Memo lookup, exchange and persist; TOTP verify and persist;
+/// and clear all run under it, one at a time.
+final class GrantLock: Sendable {
+    /// The last grant exchanged successfully, byte-exact, and what it resolved to.
+    struct ReplayMemo: Sendable {
+        let grant: String
+        var outcome: AuthResult
+        /// A signed-in outcome whose keyring write has not succeeded yet.
+        var pendingWrite: Bool
+    }
+
+    /// A session whose code was accepted but whose write failed: `verifyTotp` with the
+    /// same `userJwt` finishes the write with no request.
+    struct PendingTotpWrite: Sendable {
+        let userJwt: String
+        let result: AuthenticatedResult
+    }
+
+    struct State: Sendable {
+        var memo: ReplayMemo?
+        var pendingTotp: PendingTotpWrite?
+    }
+
+    private let lock = AsyncLock()
+    // Read and written only by the holder of `lock`; the mutex makes that visible across threads.
+    private let state = Mutex(State())
+
+    func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await lock.withLock(body)
+    }
+
+    /// The guarded state. Call only while holding the lock.
+    var current: State {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+}
+
+extension PortalAuth {
+    /// Writes a signed-in session and settles every pending write: either it was this
+    /// session, or a newer one is now stored and a stale retry must not overwrite it.
+    /// Call under the grant lock.
+    func persist(_ session: PortalSession) async throws {
+        do {
+            try await vault.save(session.stored)
+        } catch {
+            PortalAuthLog.emit(.warning, "The session of endUserId \(session.endUserId) could not be persisted; delivering the redirect again retries the write.")
+            throw error
+        }
+        grants.current.memo?.pendingWrite = false
+        grants.current.pendingTotp = nil
+        PortalAuthLog.emit(.info, "Session of endUserId \(session.endUserId) persisted.")
+    }
+
+    /// Rebuilds the persisted session; reads the store only, no network.
+    /// - Returns: `nil` when nothing usable is stored (an undecodable entry is deleted).
+    /// - Throws: `sessionStorageFailure` when the store cannot be read this time.
+    public func restoreSession() async throws -> PortalSession? {
+        guard let stored = try await vault.load() else { return nil }
+        PortalAuthLog.emit(.info, "Session of endUserId \(stored.endUserId) restored.")
+        return PortalSession(token: stored.clientSessionToken, endUserId: stored.endUserId, vault: vault)
+    }
+
+    /// Deletes the persisted session and forgets the replay memo and any pending write.
+    /// Waits for an in-flight exchange to finish persisting first. No server-side revoke exists.
+    public func clearPersistedSession() async throws {
+        try await grants.withLock {
+            // Forget first: a pending write must never resurrect what the user cleared.
+            grants.current = GrantLock.State()
+            try await vault.delete()
+            PortalAuthLog.emit(.info, "Persisted session cleared.")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// Portal's Client Auth client: magic links, Google and Apple sign-in, redirect handling,
+/// two-factor codes and the persisted session.
+///
+/// Hold one long-lived instance per environment: it remembers the last grant it exchanged
+/// (a redirect delivered twice resolves to the same result) and serialises its sign-ins.
+public final class PortalAuth: Sendable {
+    public let authEnvironmentId: String
+    /// The configured redirect URL, trimmed.
+    public let redirectUrl: String
+    public let magicLink: MagicLinkConfig?
+    public let isAccountAbstracted: Bool?
+
+    let api: PortalAPI
+    let vault: SessionVault
+    let grants = GrantLock()
+
+    /// Validates the configuration; performs no network or storage I/O.
+    ///
+    /// - Parameters:
+    ///   - storage: where the session persists, shared by every client of the environment.
+    ///   - timeouts: connect and overall limits of each request.
+    /// - Throws: `PortalAuthError.invalidArgument` for a blank `authEnvironmentId` (checked
+    ///   first), a blank `redirectUrl`, or an unusable `apiHost`.
+    public init(
+        authEnvironmentId: String,
+        redirectUrl: String,
+        apiHost: String = "api.portalhq.io",
+        magicLink: MagicLinkConfig? = nil,
+        isAccountAbstracted: Bool? = nil,
+        storage: any SessionStorage = MemorySessionStorage.shared,
+        timeouts: Timeouts = Timeouts()
+    ) throws(PortalAuthError) {
+        // Control characters would break the header the id travels in.
+        guard !authEnvironmentId.isBlank,
+              !authEnvironmentId.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw .invalidArgument(name: "authEnvironmentId") }
+        guard !redirectUrl.isBlank else { throw .invalidArgument(name: "redirectUrl") }
+
+        self.authEnvironmentId = authEnvironmentId
+        self.redirectUrl = redirectUrl.trimmed
+        self.magicLink = magicLink
+        self.isAccountAbstracted = isAccountAbstracted
+        self.api = PortalAPI(base: try BaseURL(apiHost: apiHost), environmentId: authEnvironmentId,
+                             timeouts: timeouts, engine: .shared)
+        self.vault = SessionVault(storage: storage, environmentId: authEnvironmentId)
+    }
+
+    /// The sign-in methods the environment has enabled; unknown method names are dropped.
+    public func getMethods() async throws -> AuthMethodsResult {
+        let data = try await api.methods()
+        return AuthMethodsResult(
+            allowedAuthMethods: (data.allowedAuthMethods ?? []).compactMap(AuthMethod.init(rawValue:)),
+            autoCreateWallet: data.autoCreateWallet ?? false)
+    }
+
+    /// Emails the user a sign-in link that leads back to `redirectUrl`.
+    public func sendMagicLink(_ email: String) async throws {
+        guard let magicLink else { throw PortalAuthError.magicLinkNotConfigured }
+        let address = email.trimmed.lowercased()
+        guard !address.isEmpty else { throw PortalAuthError.invalidArgument(name: "email") }
+        try await api.sendMagicLink(MagicLinkRequest(
+            email: address, redirectUrl: redirectUrl, fromEmail: magicLink.fromEmail,
+            templateId: magicLink.templateId, isAccountAbstracted: isAccountAbstracted))
+        PortalAuthLog.emit(.info, "Magic link sent.")
+    }
+
+    /// A fresh Google authorize URL to open; its single-use `state` is never cached.
+    public func loginWithGoogle() async throws -> AuthorizeUrlResult {
+        try await authorizeUrl(for: .google)
+    }
+
+    /// A fresh Apple authorize URL to open; its single-use `state` is never cached.
+    public func loginWithApple() async throws -> AuthorizeUrlResult {
+        try await authorizeUrl(for: .apple)
+    }
+
+    private func authorizeUrl(for method: AuthMethod) async throws -> AuthorizeUrlResult {
+        let urls = try await api.authorizeUrls(redirectUrl: redirectUrl, isAccountAbstracted: isAccountAbstracted)
+        let chosen = method == .google ? urls.google : urls.apple
+        guard let url = chosen.nonBlank else { throw PortalAuthError.authMethodUnavailable(method) }
+        return AuthorizeUrlResult(authorizeUrl: url.trimmed)
+    }
+}

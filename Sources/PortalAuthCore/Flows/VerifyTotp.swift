@@ -1,0 +1,40 @@
+/// The two-factor step (client-auth.md §3 verifyTotp, §5, §7).
+extension PortalAuth {
+    /// Submits a code for a sign-in that returned `.totpRequired`.
+    ///
+    /// The `endUserId` is read from `userJwt` before any request, so a bad JWT never costs
+    /// the user a live code. The code is posted verbatim.
+    /// - Throws: `invalidUserJwt` (no request made); `PortalRequestsError.unauthorized` for a
+    ///   wrong code (the JWT stays usable) or an expired or spent JWT;
+    ///   `malformedResponse` without a session token; `sessionStorageFailure` when the
+    ///   accepted session could not be saved (call again with the same JWT to finish the
+    ///   write with no request).
+    public func verifyTotp(_ code: String, userJwt: String) async throws -> AuthenticatedResult {
+        let endUserId = try UserJwt.endUserId(of: userJwt)
+        return try await grants.withLock {
+            if let pending = grants.current.pendingTotp, pending.userJwt == userJwt {
+                try await persist(pending.result.session)
+                return pending.result
+            }
+            let data = try await api.verifyTotp(code: code, userJwt: userJwt)
+            guard let token = data.clientSessionToken.nonBlank else {
+                throw PortalAuthError.malformedResponse(
+                    path: Endpoint.fullPath(Endpoint.totpValidations), missing: "clientSessionToken")
+            }
+            let result = AuthenticatedResult(
+                session: PortalSession(token: token, endUserId: endUserId, vault: vault),
+                clientId: data.clientId.nonBlank, isAccountAbstracted: data.isAccountAbstracted)
+
+            // From now on the grant that led here replays as this session.
+            if var memo = grants.current.memo, case .totpRequired(let step) = memo.outcome, step.userJwt == userJwt {
+                memo.outcome = .authenticated(result)
+                memo.pendingWrite = true
+                grants.current.memo = memo
+            }
+            grants.current.pendingTotp = GrantLock.PendingTotpWrite(userJwt: userJwt, result: result)
+            PortalAuthLog.emit(.info, "Two-factor code accepted for endUserId \(endUserId).")
+            try await persist(result.session)
+            return result
+        }
+    }
+}

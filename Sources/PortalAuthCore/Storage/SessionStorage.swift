@@ -1,0 +1,47 @@
+import Synchronization
+
+/// Where persisted sessions live: one opaque entry per `authEnvironmentId`.
+///
+/// Implementations store and return the raw text unchanged; the library encodes and
+/// decodes it (client-auth.md §9), serialises calls per environment, and applies the fault
+/// taxonomy: an error thrown here is a transient failure and nothing is deleted for it.
+public protocol SessionStorage: Sendable {
+    /// The stored entry, or `nil` when there is none.
+    func get(environmentId: String) async throws -> String?
+    /// Stores `value`, replacing any entry.
+    func set(_ value: String, environmentId: String) async throws
+    /// Removes the entry; removing a missing entry is not an error.
+    func delete(environmentId: String) async throws
+}
+
+/// A failure a storage backend reports with a message for the user (what to do about it).
+/// The message must not carry the stored value.
+public struct SessionStorageError: Error, Sendable {
+    public let message: String
+
+    public init(message: String) {
+        self.message = message
+    }
+}
+
+/// Sessions kept in this process only, forgotten at exit.
+public final class MemorySessionStorage: SessionStorage {
+    /// The process-wide store: clients of one environment share a session through it.
+    public static let shared = MemorySessionStorage()
+
+    private let entries = Mutex<[String: String]>([:])
+
+    public init() {}
+
+    public func get(environmentId: String) async throws -> String? {
+        entries.withLock { $0[environmentId] }
+    }
+
+    public func set(_ value: String, environmentId: String) async throws {
+        entries.withLock { $0[environmentId] = value }
+    }
+
+    public func delete(environmentId: String) async throws {
+        _ = entries.withLock { $0.removeValue(forKey: environmentId) }
+    }
+}

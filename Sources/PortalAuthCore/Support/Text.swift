@@ -1,0 +1,30 @@
+// Whitespace handling shared by every rule that says "trim" or "blank".
+// All of it walks Unicode scalars from both ends once, so it stays linear on hostile input.
+
+extension StringProtocol {
+    /// The string without leading and trailing Unicode whitespace.
+    var trimmed: String {
+        let scalars = Substring(self).unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        guard let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(String.UnicodeScalarView(scalars[first...last]))
+    }
+
+    /// Empty, or whitespace only.
+    var isBlank: Bool {
+        unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+    }
+
+    /// The first `limit` characters: error fields carry bounded excerpts of server and URL text.
+    func truncated(to limit: Int) -> String {
+        String(prefix(limit))
+    }
+}
+
+extension Optional where Wrapped == String {
+    /// The value when it is present and not blank: on the wire, blank counts as absent.
+    var nonBlank: String? {
+        guard let value = self, !value.isBlank else { return nil }
+        return value
+    }
+}

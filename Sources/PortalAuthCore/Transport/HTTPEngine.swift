@@ -1,0 +1,300 @@
+import CCurl
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// All HTTP of the process: one I/O thread drives one curl multi handle for every request
+/// of every client. Callers suspend instead of blocking; connections are kept alive and
+/// reused; no thread is made per request.
+package final class HTTPEngine: @unchecked Sendable {
+    /// The process-wide engine; its thread starts on first use.
+    package static let shared = HTTPEngine()
+
+    /// A hostile server must not be able to exhaust memory.
+    static let maxResponseBytes = 1 << 20
+    /// Connections per origin; further requests wait in the engine's own queue, where they
+    /// are still cancellable because nothing of them is on the wire yet.
+    static let maxConnectionsPerOrigin = 16
+
+    // Shared with callers: guarded by the mutex.
+    private let submitted = Mutex<[Transfer]>([])
+
+    // Owned by the I/O thread alone.
+    private let multi: UnsafeMutableRawPointer
+    private var waiting: [String: [Transfer]] = [:]
+    private var activeCount: [String: Int] = [:]
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var spareHandles: [UnsafeMutableRawPointer] = []
+
+    private init() {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard let multi = curl_multi_init() else {
+            fatalError("curl_multi_init failed: libcurl cannot allocate its multi handle")
+        }
+        self.multi = multi
+        startThread()
+    }
+
+    /// Sends `request` and returns its response, whatever its status.
+    ///
+    /// Cancellation is honoured until the request is handed to curl; from then on it runs
+    /// to completion (a grant on the wire is spent either way).
+    /// - Throws: `CancellationError`, or `PortalRequestsError.network`.
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let transfer = Transfer(request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if transfer.queue(continuation) {
+                    submitted.withLock { $0.append(transfer) }
+                    curl_multi_wakeup(multi)
+                }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    // MARK: - The I/O thread
+
+    private func startThread() {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let result = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            let engine = Unmanaged<HTTPEngine>.fromOpaque(context).takeRetainedValue()
+            pa_set_thread_name("portal-auth-io")
+            engine.run()
+        }, context)
+        guard result == 0 else { fatalError("portal-auth: cannot start the I/O thread (error \(result))") }
+        pthread_detach(thread)
+    }
+
+    private func run() -> Never {
+        while true {
+            var progressed = startReadyTransfers()
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            progressed = collectFinishedTransfers() || progressed
+            if !progressed {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+            }
+        }
+    }
+
+    /// Moves new submissions into their origin's queue and starts as many as the
+    /// connection limit allows. Returns whether anything started.
+    private func startReadyTransfers() -> Bool {
+        for transfer in submitted.withLock({ queue in defer { queue.removeAll() }; return queue }) {
+            waiting[transfer.request.origin, default: []].append(transfer)
+        }
+        var started = false
+        for origin in Array(waiting.keys) {
+            guard var queue = waiting[origin] else { continue }
+            var index = 0
+            while index < queue.count, activeCount[origin, default: 0] < Self.maxConnectionsPerOrigin {
+                let transfer = queue[index]
+                index += 1
+                guard transfer.markSent() else { continue }
+                start(transfer)
+                started = true
+            }
+            queue.removeFirst(index)
+            waiting[origin] = queue.isEmpty ? nil : queue
+        }
+        return started
+    }
+
+    private func start(_ transfer: Transfer) {
+        let easy = spareHandles.popLast() ?? curl_easy_init()
+        guard let easy else {
+            transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl could not allocate a handle.")))
+            return
+        }
+        transfer.configure(easy)
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+            transfer.release()
+            recycle(easy)
+            transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl refused the request.")))
+            return
+        }
+        active[easy] = transfer
+        activeCount[transfer.request.origin, default: 0] += 1
+    }
+
+    /// Completes every finished transfer. Returns whether any finished.
+    private func collectFinishedTransfers() -> Bool {
+        var finishedAny = false
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                  let transfer = active.removeValue(forKey: easy)
+            else { continue }
+            let code = pa_message_result(message)
+            curl_multi_remove_handle(multi, easy)
+            activeCount[transfer.request.origin, default: 1] -= 1
+            let outcome = transfer.outcome(code: code, easy: easy)
+            transfer.release()
+            recycle(easy)
+            transfer.finish(outcome)
+            finishedAny = true
+        }
+        return finishedAny
+    }
+
+    private func recycle(_ easy: UnsafeMutableRawPointer) {
+        curl_easy_reset(easy)
+        spareHandles.append(easy)
+    }
+}
+
+/// One request in flight, from submission to completion.
+private final class Transfer: @unchecked Sendable {
+    private enum Phase {
+        case created, queued, cancelled, sent, finished
+    }
+
+    let request: HTTPRequest
+    private let phase = Mutex(Phase.created)
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+
+    // Touched by the I/O thread only, between `configure` and `release`.
+    private var body: [UInt8] = []
+    private var overflowed = false
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+    init(_ request: HTTPRequest) {
+        self.request = request
+    }
+
+    /// Records the caller's continuation. Returns false (after failing it) when the call
+    /// was cancelled before it could be queued.
+    func queue(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+        let queued = phase.withLock { phase -> Bool in
+            guard phase == .created else { return false }
+            self.continuation = continuation
+            phase = .queued
+            return true
+        }
+        if !queued { continuation.resume(throwing: CancellationError()) }
+        return queued
+    }
+
+    /// Cancels unless the request has already gone to curl.
+    func cancel() {
+        let pending = phase.withLock { phase -> CheckedContinuation<HTTPResponse, any Error>? in
+            switch phase {
+            case .created:
+                phase = .cancelled
+                return nil
+            case .queued:
+                phase = .cancelled
+                defer { continuation = nil }
+                return continuation
+            case .cancelled, .sent, .finished:
+                return nil
+            }
+        }
+        pending?.resume(throwing: CancellationError())
+    }
+
+    /// Claims the transfer for sending; false if it was cancelled while it waited.
+    func markSent() -> Bool {
+        phase.withLock { phase in
+            guard phase == .queued else { return false }
+            phase = .sent
+            return true
+        }
+    }
+
+    func finish(_ result: Result<HTTPResponse, any Error>) {
+        let pending = phase.withLock { phase -> CheckedContinuation<HTTPResponse, any Error>? in
+            phase = .finished
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume(with: result)
+    }
+
+    func configure(_ easy: UnsafeMutableRawPointer) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_easy_setopt_string(easy, CURLOPT_URL, request.url)
+        pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        pa_easy_setopt_string(easy, CURLOPT_USERAGENT, "portal-auth/\(PortalAuthVersion.string)")
+        pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds)
+        pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeouts.totalMilliseconds)
+        pa_easy_setopt_write_function(easy, transferWriteCallback)
+        pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        errorBuffer.withUnsafeMutableBufferPointer { buffer in
+            buffer[0] = 0
+            _ = pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, buffer.baseAddress)
+        }
+
+        // "Expect:" keeps curl from waiting on 100-continue.
+        for line in request.headers + ["Expect:"] {
+            headerList = curl_slist_append(headerList, line)
+        }
+        pa_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
+
+        if request.method == .post {
+            let payload = request.body ?? []
+            pa_easy_setopt_long(easy, CURLOPT_POST, 1)
+            pa_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, payload.count)
+            payload.withUnsafeBytes { bytes in
+                // COPYPOSTFIELDS copies, so the array need not outlive this call.
+                _ = pa_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS,
+                                           UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
+            }
+        }
+    }
+
+    /// Appends a chunk of the response body; false once the cap would be exceeded.
+    func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + chunk.count <= HTTPEngine.maxResponseBytes else {
+            overflowed = true
+            return false
+        }
+        body.append(contentsOf: chunk)
+        return true
+    }
+
+    func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> Result<HTTPResponse, any Error> {
+        switch code {
+        case CURLE_OK:
+            var status = 0
+            pa_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            return .success(HTTPResponse(status: status, body: body))
+        case CURLE_WRITE_ERROR where overflowed:
+            return .failure(PortalRequestsError.network(
+                .responseTooLarge, message: "The response exceeded \(HTTPEngine.maxResponseBytes) bytes."))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(PortalRequestsError.network(.timeout, message: detail(code)))
+        default:
+            return .failure(PortalRequestsError.network(.connection, message: detail(code)))
+        }
+    }
+
+    /// curl's own words: the error buffer when it has something, else the code's text.
+    private func detail(_ code: CURLcode) -> String {
+        let buffered = errorBuffer.withUnsafeBufferPointer { buffer in
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        if !buffered.isEmpty { return buffered }
+        return String(cString: curl_easy_strerror(code))
+    }
+
+    func release() {
+        curl_slist_free_all(headerList)
+        headerList = nil
+    }
+}
+
+private let transferWriteCallback: pa_curl_write_fn = { data, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    return transfer.append(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}

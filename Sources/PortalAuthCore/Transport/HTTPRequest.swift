@@ -1,0 +1,55 @@
+/// One HTTP exchange as the transport sees it: bytes in, status and bytes out.
+package struct HTTPRequest: Sendable {
+    package enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    package var method: Method
+    package var url: String
+    /// Header lines, `Name: value`.
+    package var headers: [String]
+    package var body: [UInt8]?
+    /// Requests to one origin share a bounded pool of connections.
+    package var origin: String
+    package var timeouts: Timeouts
+
+    package init(method: Method, url: String, headers: [String] = [], body: [UInt8]? = nil,
+                 origin: String, timeouts: Timeouts = Timeouts()) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.origin = origin
+        self.timeouts = timeouts
+    }
+}
+
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var body: [UInt8]
+}
+
+/// Connect and overall limits of one request.
+public struct Timeouts: Sendable, Equatable {
+    /// Time allowed to establish the connection (TCP and TLS).
+    public var connect: Duration
+    /// Time allowed for the whole request, connection included.
+    public var total: Duration
+
+    public init(connect: Duration = .seconds(10), total: Duration = .seconds(30)) {
+        self.connect = connect
+        self.total = total
+    }
+
+    var connectMilliseconds: Int { Self.milliseconds(connect) }
+    var totalMilliseconds: Int { Self.milliseconds(total) }
+
+    /// At least one millisecond: curl reads zero as "no limit".
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let millis = seconds.multipliedReportingOverflow(by: 1000)
+        guard !millis.overflow else { return Int.max }
+        return max(1, Int(clamping: millis.partialValue + attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,104 @@
+import FoundationEssentials
+
+/// The Client Auth HTTP API of one environment: headers, envelopes, status handling and
+/// the two remaps of client-auth.md §2. Nothing is retried: grants and codes are
+/// single-use, and each magic-link send delivers a real email.
+struct PortalAPI: Sendable {
+    let base: BaseURL
+    let environmentId: String
+    let timeouts: Timeouts
+    let engine: HTTPEngine
+
+    func methods() async throws -> MethodsData {
+        try await call(.get, Endpoint.methods)
+    }
+
+    func sendMagicLink(_ request: MagicLinkRequest) async throws {
+        let sentAbstracted = request.isAccountAbstracted == true
+        let _: IgnoredData = try await call(.post, Endpoint.magicLinks, body: request) { response in
+            if response.status == 429 { return PortalAuthError.rateLimited }
+            return sentAbstracted ? Self.accountAbstractionError(response) : nil
+        }
+    }
+
+    func authorizeUrls(redirectUrl: String, isAccountAbstracted: Bool?) async throws -> AuthorizeUrlsData {
+        var query = "redirectUrl=" + QueryEncoding.encode(redirectUrl)
+        if let isAccountAbstracted { query += "&isAccountAbstracted=\(isAccountAbstracted)" }
+        return try await call(.get, Endpoint.oauthUrls, query: query) { response in
+            isAccountAbstracted == true ? Self.accountAbstractionError(response) : nil
+        }
+    }
+
+    func exchangeGrant(_ token: String, at path: String) async throws -> GrantData {
+        try await call(.post, path, body: GrantRequest(token: token), secrets: [token])
+    }
+
+    func verifyTotp(code: String, userJwt: String) async throws -> TotpData {
+        try await call(.post, Endpoint.totpValidations, body: TotpRequest(code: code),
+                       bearer: userJwt, secrets: [userJwt, code])
+    }
+
+    // MARK: - One call
+
+    private func call<Payload: Decodable>(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: String? = nil,
+        body: (some Encodable)? = Optional<GrantRequest>.none,
+        bearer: String? = nil,
+        secrets: [String] = [],
+        remap: (HTTPResponse) -> (any Error)? = { _ in nil }
+    ) async throws -> Payload {
+        var headers = [
+            "x-portal-auth-environment-id: \(environmentId)",
+            "Accept: application/json",
+            "Content-Type: application/json",
+            "X-Portal-Trace-Id: \(UUID().uuidString.lowercased())",
+        ]
+        if let bearer { headers.append("Authorization: Bearer \(bearer)") }
+        let request = HTTPRequest(
+            method: method, url: base.url(path: path, query: query), headers: headers,
+            body: try body.map { Array(try Self.encoder.encode($0)) },
+            origin: base.origin, timeouts: timeouts)
+
+        let response = try await engine.send(request)
+        switch response.status {
+        case 200..<300:
+            guard let envelope = try? JSONDecoder().decode(Envelope<Payload>.self, from: Data(response.body)),
+                  let payload = envelope.data
+            else { throw PortalAuthError.malformedResponse(path: Endpoint.fullPath(path), missing: nil) }
+            return payload
+        case 401:
+            throw PortalRequestsError.unauthorized
+        default:
+            if let remapped = remap(response) { throw remapped }
+            throw PortalRequestsError.httpStatus(
+                status: response.status, bodyExcerpt: Self.excerpt(of: response.body, masking: secrets))
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A 400 with `{"error": text}`, for a request that asked for account abstraction.
+    private static func accountAbstractionError(_ response: HTTPResponse) -> PortalAuthError? {
+        guard response.status == 400,
+              let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)),
+              let message = body.error
+        else { return nil }
+        return .accountAbstractionUnavailable(message: message.truncated(to: 200))
+    }
+
+    /// A bounded excerpt of an error body, for diagnostics; a server that echoes what it
+    /// was sent does not get a grant or a JWT into it.
+    static func excerpt(of body: [UInt8], masking secrets: [String]) -> String {
+        var text = String(decoding: body, as: UTF8.self)
+        for secret in secrets where !secret.isEmpty {
+            text = text.replacing(secret, with: "[redacted]")
+        }
+        return text.truncated(to: 512)
+    }
+}

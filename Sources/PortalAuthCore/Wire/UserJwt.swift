@@ -1,0 +1,77 @@
+import FoundationEssentials
+
+/// Reading the `endUserId` out of a `userJwt` without verifying it (client-auth.md §7): the
+/// client has no key, and the TOTP endpoint does not return the id.
+enum UserJwt {
+    static let malformed = "The provided userJwt is malformed."
+    static let notBase64 = "The provided userJwt is not valid base64url."
+    static let unreadableClaims = "Unable to read the claims of the provided userJwt."
+    static let noEndUserId = "The provided userJwt does not carry an endUserId."
+
+    static func endUserId(of jwt: String) throws(PortalAuthError) -> String {
+        // Anything outside printable ASCII would also be unsafe in the Authorization header.
+        guard jwt.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .invalidUserJwt(detail: malformed)
+        }
+        let segments = jwt.utf8.split(separator: UInt8(ascii: "."), maxSplits: 2, omittingEmptySubsequences: false)
+        guard segments.count >= 2 else { throw .invalidUserJwt(detail: malformed) }
+        guard let claimsBytes = Base64.decode(segments[1]) else { throw .invalidUserJwt(detail: notBase64) }
+        let claims: Claims
+        do {
+            claims = try JSONDecoder().decode(Claims.self, from: Data(claimsBytes))
+        } catch {
+            throw .invalidUserJwt(detail: unreadableClaims)
+        }
+        guard let endUserId = claims.endUserId.nonBlank else { throw .invalidUserJwt(detail: noEndUserId) }
+        return endUserId
+    }
+
+    private struct Claims: Decodable {
+        let endUserId: String?
+
+        private enum CodingKeys: String, CodingKey { case endUserId }
+
+        init(from decoder: any Decoder) throws {
+            // A claims document that is not an object fails here; a claim of another type
+            // (number, boolean, null) only means the id is absent.
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            endUserId = try? container.decodeIfPresent(String.self, forKey: .endUserId)
+        }
+    }
+}
+
+/// Base64 decoding that accepts both alphabets (`+/` and `-_`) and optional padding.
+/// Bits that do not complete a byte are dropped.
+enum Base64 {
+    static func decode<C: BidirectionalCollection<UInt8>>(_ text: C) -> [UInt8]? {
+        var end = text.endIndex
+        while end != text.startIndex, text[text.index(before: end)] == UInt8(ascii: "=") {
+            end = text.index(before: end)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in text[..<end] {
+            guard let value = sextet(byte) else { return nil }
+            buffer = (buffer << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return output
+    }
+
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"), UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "/"), UInt8(ascii: "_"): return 63
+        default: return nil
+        }
+    }
+}

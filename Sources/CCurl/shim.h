@@ -25,6 +25,12 @@ static inline CURLcode pa_easy_setopt_write_function(CURL *easy, pa_curl_write_f
     return curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, fn);
 }
 
+typedef int (*pa_curl_prereq_fn)(void *user, char *primary_ip, char *local_ip, int primary_port, int local_port);
+
+static inline CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn) {
+    return curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, fn);
+}
+
 static inline CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
     return curl_easy_getinfo(easy, info, value);
 }

@@ -21,6 +21,15 @@ extension StringProtocol {
     }
 }
 
+extension Substring {
+    /// Without any trailing `/`, in one backward scan (repeated `dropLast()` is quadratic).
+    var withoutTrailingSlashes: Substring {
+        let scalars = unicodeScalars
+        guard let last = scalars.lastIndex(where: { $0 != "/" }) else { return self[startIndex..<startIndex] }
+        return Substring(scalars[...last])
+    }
+}
+
 extension Optional where Wrapped == String {
     /// The value when it is present and not blank: on the wire, blank counts as absent.
     var nonBlank: String? {

@@ -16,6 +16,8 @@ package final class HTTPEngine: @unchecked Sendable {
     /// Connections per origin; further requests wait in the engine's own queue, where they
     /// are still cancellable because nothing of them is on the wire yet.
     static let maxConnectionsPerOrigin = 16
+    /// Idle keep-alive connections kept open, across all origins.
+    static let idleConnectionCacheSize = 64
 
     // Shared with callers: guarded by the mutex.
     private let submitted = Mutex<[Transfer]>([])
@@ -33,6 +35,9 @@ package final class HTTPEngine: @unchecked Sendable {
             fatalError("curl_multi_init failed: libcurl cannot allocate its multi handle")
         }
         self.multi = multi
+        // curl's default keeps about four idle connections per running transfer, so a quiet
+        // moment after a burst would close the ones the next calls want.
+        pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionCacheSize)
         startThread()
     }
 
@@ -161,6 +166,7 @@ private final class Transfer: @unchecked Sendable {
     // Touched by the I/O thread only, between `configure` and `release`.
     private var body: [UInt8] = []
     private var overflowed = false
+    private var attempts = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
@@ -227,6 +233,8 @@ private final class Transfer: @unchecked Sendable {
         pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeouts.totalMilliseconds)
         pa_easy_setopt_write_function(easy, transferWriteCallback)
         pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        pa_easy_setopt_prereq_function(easy, transferPrereqCallback)
+        pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me)
         errorBuffer.withUnsafeMutableBufferPointer { buffer in
             buffer[0] = 0
             _ = pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, buffer.baseAddress)
@@ -250,6 +258,14 @@ private final class Transfer: @unchecked Sendable {
         }
     }
 
+    /// Called by curl right before each attempt to send. libcurl silently resends a request
+    /// whose reused connection closed without a byte of answer; a grant, a code or an email
+    /// must not go out twice, so a second attempt is refused and the first failure stands.
+    func allowAttempt() -> Bool {
+        attempts += 1
+        return attempts == 1
+    }
+
     /// Appends a chunk of the response body; false once the cap would be exceeded.
     func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
         guard body.count + chunk.count <= HTTPEngine.maxResponseBytes else {
@@ -269,6 +285,9 @@ private final class Transfer: @unchecked Sendable {
         case CURLE_WRITE_ERROR where overflowed:
             return .failure(PortalRequestsError.network(
                 .responseTooLarge, message: "The response exceeded \(HTTPEngine.maxResponseBytes) bytes."))
+        case CURLE_ABORTED_BY_CALLBACK where attempts > 1:
+            return .failure(PortalRequestsError.network(
+                .connection, message: "The connection closed before the server answered; the request was not retried."))
         case CURLE_OPERATION_TIMEDOUT:
             return .failure(PortalRequestsError.network(.timeout, message: detail(code)))
         default:
@@ -289,6 +308,12 @@ private final class Transfer: @unchecked Sendable {
         curl_slist_free_all(headerList)
         headerList = nil
     }
+}
+
+private let transferPrereqCallback: pa_curl_prereq_fn = { context, _, _, _, _ in
+    guard let context else { return Int32(CURL_PREREQFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    return Int32(transfer.allowAttempt() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT)
 }
 
 private let transferWriteCallback: pa_curl_write_fn = { data, size, count, context in

@@ -7,8 +7,7 @@ struct BaseURL: Sendable, Equatable {
     static let apiPrefix = "/api/v3/auth"
 
     init(apiHost: String) throws(PortalAuthError) {
-        var value = Substring(apiHost.trimmed)
-        while value.hasSuffix("/") { value = value.dropLast() }
+        let value = Substring(apiHost.trimmed).withoutTrailingSlashes
 
         let lowered = value.lowercased()
         let authorityStart: String.Index

@@ -12,8 +12,7 @@ enum RedirectURL {
         var value = Substring(url)
         if let hash = value.firstIndex(of: "#") { value = value[..<hash] }
         if let question = value.firstIndex(of: "?") { value = value[..<question] }
-        value = Substring(value.trimmed)
-        while value.hasSuffix("/") { value = value.dropLast() }
+        value = Substring(value.trimmed).withoutTrailingSlashes
 
         guard let separator = value.firstRange(of: "://") else { return value.lowercased() }
         let pathStart = value[separator.upperBound...].firstIndex(of: "/") ?? value.endIndex

@@ -16,6 +16,10 @@ enum UserJwt {
         let segments = jwt.utf8.split(separator: UInt8(ascii: "."), maxSplits: 2, omittingEmptySubsequences: false)
         guard segments.count >= 2 else { throw .invalidUserJwt(detail: malformed) }
         guard let claimsBytes = Base64.decode(segments[1]) else { throw .invalidUserJwt(detail: notBase64) }
+        // Claims must be UTF-8 text; the JSON decoder alone would let bad bytes through.
+        guard String(validating: claimsBytes, as: UTF8.self) != nil else {
+            throw .invalidUserJwt(detail: unreadableClaims)
+        }
         let claims: Claims
         do {
             claims = try JSONDecoder().decode(Claims.self, from: Data(claimsBytes))

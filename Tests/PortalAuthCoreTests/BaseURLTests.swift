@@ -1,0 +1,62 @@
+import Testing
+@testable import PortalAuthCore
+
+/// client-auth.md §1: the base URL from apiHost.
+@Suite struct BaseURLTests {
+    @Test(arguments: [
+        ("api.portalhq.io", "https://api.portalhq.io"),
+        ("  api.portalhq.io///  ", "https://api.portalhq.io"),
+        ("localhost", "http://localhost"),
+        ("LOCALHOST:8080", "http://LOCALHOST:8080"),
+        ("127.0.0.1:9000/", "http://127.0.0.1:9000"),
+        ("localhost/prefix", "http://localhost/prefix"),
+        ("localhost.evil.com", "https://localhost.evil.com"),
+        ("127.0.0.1.evil.com", "https://127.0.0.1.evil.com"),
+        ("evil.com/localhost", "https://evil.com/localhost"),
+        ("http://api.example.com/", "http://api.example.com"),
+        ("HTTPS://Api.Example.com", "HTTPS://Api.Example.com"),
+        ("https://localhost:8443", "https://localhost:8443"),
+        ("[::1]:8080", "https://[::1]:8080"),
+        ("http://[::1]:8080", "http://[::1]:8080"),
+    ])
+    func derivesTheBaseURL(apiHost: String, expected: String) throws {
+        #expect(try BaseURL(apiHost: apiHost).origin == expected)
+    }
+
+    @Test func pathsLiveUnderTheApiPrefix() throws {
+        let base = try BaseURL(apiHost: "api.portalhq.io")
+        #expect(base.url(path: "/methods") == "https://api.portalhq.io/api/v3/auth/methods")
+        #expect(base.url(path: "/oauth/urls", query: "a=b") == "https://api.portalhq.io/api/v3/auth/oauth/urls?a=b")
+    }
+
+    @Test(arguments: ["", "   ", "///", "api portalhq.io", "api%2eportalhq.io", "api.portalhq.io?x", "api#x",
+                      "user@api.portalhq.io", "http://", "https:///path", "http://a b", "host:port", "host:",
+                      "[::1", "[zz]:80", "ho\u{0}st", "hö.st"])
+    func rejectsUnusableHosts(apiHost: String) {
+        #expect(throws: PortalAuthError.invalidArgument(name: "apiHost")) { try BaseURL(apiHost: apiHost) }
+    }
+
+    @Test func aBadHostFailsAtConstructionBeforeAnyRequest() {
+        #expect(throws: PortalAuthError.invalidArgument(name: "apiHost")) {
+            try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "bad host")
+        }
+    }
+}
+
+/// client-auth.md §2: the redirectUrl query encoding.
+@Suite struct QueryEncodingTests {
+    @Test func encodesEveryByteButTheUnreservedSet() {
+        #expect(QueryEncoding.encode("AZaz09-_.*") == "AZaz09-_.*")
+        #expect(QueryEncoding.encode("myapp://auth/callback") == "myapp%3A%2F%2Fauth%2Fcallback")
+        #expect(QueryEncoding.encode("a b+c~d") == "a%20b%2Bc%7Ed")
+        #expect(QueryEncoding.encode("é") == "%C3%A9")
+        #expect(QueryEncoding.encode("?&=#%") == "%3F%26%3D%23%25")
+    }
+
+    @Test func decodesPlusAndEscapesAsUTF8() {
+        #expect(QueryEncoding.decode("a+b%20c%C3%A9", plusIsSpace: true) == "a b cé")
+        #expect(QueryEncoding.decode("%zz", plusIsSpace: true) == nil)
+        #expect(QueryEncoding.decode("%C3", plusIsSpace: true) == nil)
+        #expect(QueryEncoding.decode("%", plusIsSpace: true) == nil)
+    }
+}

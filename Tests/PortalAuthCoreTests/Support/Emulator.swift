@@ -1,0 +1,170 @@
+import Foundation
+@testable import PortalAuthCore
+
+/// A running Portal emulator (bindings/python/portal_auth/emulator) on loopback, and its
+/// control endpoints. It exits when its stdin closes, so it never outlives the tests.
+final class Emulator: Sendable {
+    let baseURL: String
+    let apiHost: String
+    private let process: Process
+    private let stdin: Pipe
+
+    /// One emulator for the tests that do not inject faults or count requests globally.
+    static let shared = SharedEmulator()
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Starts an emulator and waits for its "listening" line.
+    static func start(config: String? = nil) throws -> Emulator {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]
+        if let config {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("emulator-\(UUID().uuidString).json")
+            try config.write(to: file, atomically: true, encoding: .utf8)
+            arguments += ["--config", file.path]
+        }
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = repositoryRoot.appendingPathComponent("bindings/python").path
+        process.environment = environment
+        let stdout = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardInput = stdin
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+
+        // The first line names the port: reading it is how we wait for readiness.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = stdout.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw EmulatorError.exited }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "http://127.0.0.1:") else { throw EmulatorError.exited }
+        let url = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
+        return Emulator(baseURL: url, process: process, stdin: stdin)
+    }
+
+    private init(baseURL: String, process: Process, stdin: Pipe) {
+        self.baseURL = baseURL
+        self.apiHost = baseURL
+        self.process = process
+        self.stdin = stdin
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        try? stdin.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    // MARK: - Control endpoints
+
+    @discardableResult
+    func request(_ method: HTTPRequest.Method, _ path: String, json: Any? = nil) async throws -> Any {
+        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
+        let response = try await HTTPEngine.shared.send(HTTPRequest(
+            method: method, url: baseURL + path, headers: ["Content-Type: application/json"],
+            body: body, origin: baseURL + "/control"))
+        guard (200..<300).contains(response.status) else {
+            throw EmulatorError.status(response.status, String(decoding: response.body, as: UTF8.self))
+        }
+        return try JSONSerialization.jsonObject(with: Data(response.body), options: [.fragmentsAllowed])
+    }
+
+    /// The links of the magic-link emails sent to `email`, oldest first.
+    func outbox(_ email: String) async throws -> [String] {
+        let answer = try await request(.get, "/_emulator/outbox?email=\(QueryEncoding.encode(email))") as? [String: Any]
+        let messages = answer?["messages"] as? [[String: Any]] ?? []
+        return messages.compactMap { $0["link"] as? String }
+    }
+
+    /// The recorded Portal API requests, optionally only those for `path` (e.g. "/methods").
+    func requests(_ path: String? = nil) async throws -> [RecordedRequest] {
+        let answer = try await request(.get, "/_emulator/requests") as? [String: Any]
+        let all = (answer?["requests"] as? [[String: Any]] ?? []).map(RecordedRequest.init)
+        guard let path else { return all }
+        return all.filter { $0.path == BaseURL.apiPrefix + path }
+    }
+
+    /// Queues a fault for the next requests to `path` (e.g. "/methods").
+    func fault(_ path: String, _ kind: String, count: Int = 1, _ extra: [String: Any] = [:]) async throws {
+        var rule: [String: Any] = ["path": BaseURL.apiPrefix + path, "kind": kind, "count": count]
+        rule.merge(extra) { $1 }
+        try await request(.post, "/_emulator/faults", json: rule)
+    }
+
+    /// Returns once `count` requests to `path` have arrived (the emulator blocks until then).
+    func waitForRequests(_ path: String, count: Int = 1) async throws {
+        try await request(.get, "/_emulator/wait?path=\(QueryEncoding.encode(BaseURL.apiPrefix + path))&count=\(count)&timeout=30")
+    }
+
+    /// Lets held responses go.
+    func release() async throws {
+        try await request(.post, "/_emulator/release")
+    }
+
+    /// A fresh single-use grant, without the email round trip.
+    func grant(environment: String, email: String, kind: String = "magic") async throws -> String {
+        let answer = try await request(.post, "/_emulator/grants",
+                                       json: ["environmentId": environment, "email": email, "kind": kind]) as? [String: Any]
+        guard let token = answer?["token"] as? String else { throw EmulatorError.exited }
+        return token
+    }
+
+    func control(_ settings: [String: Any]) async throws {
+        try await request(.post, "/_emulator/control", json: settings)
+    }
+
+    /// Adds or replaces an environment (same shape as in the emulator's config).
+    func addEnvironment(_ environment: [String: Any]) async throws {
+        try await request(.post, "/_emulator/environments", json: environment)
+    }
+}
+
+struct RecordedRequest: Sendable {
+    let method: String
+    let path: String
+    let query: String
+    let headers: [String: String]
+    let body: String
+    /// The client's port: requests with one port came over one connection.
+    let peerPort: Int
+
+    init(_ json: [String: Any]) {
+        method = json["method"] as? String ?? ""
+        path = json["path"] as? String ?? ""
+        query = json["query"] as? String ?? ""
+        headers = json["headers"] as? [String: String] ?? [:]
+        body = json["body"] as? String ?? ""
+        peerPort = json["peerPort"] as? Int ?? 0
+    }
+
+    var jsonBody: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
+    }
+}
+
+enum EmulatorError: Error {
+    case exited
+    case status(Int, String)
+}
+
+/// The shared emulator, started on first use.
+final class SharedEmulator: Sendable {
+    private let instance: Result<Emulator, any Error>
+
+    init() {
+        instance = Result { try Emulator.start() }
+    }
+
+    func get() throws -> Emulator { try instance.get() }
+}

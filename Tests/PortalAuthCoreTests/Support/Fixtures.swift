@@ -1,0 +1,121 @@
+import Foundation
+import OneTimeCode
+import Synchronization
+@testable import PortalAuthCore
+
+/// Environments of the emulator's default configuration.
+enum Env {
+    /// Magic link, Google and Apple; TOTP required; no account abstraction.
+    static let demo = "env-demo"
+    /// Magic link and Google; no TOTP; account abstraction available.
+    static let open = "env-open"
+}
+
+let appRedirect = "myapp://auth/callback"
+let testMagicLink = MagicLinkConfig(fromEmail: "hello@auth.example.com", templateId: "tmpl-1")
+
+func uniqueEmail(_ tag: String = "user") -> String {
+    "\(tag)-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+}
+
+func makeClient(
+    _ emulator: Emulator,
+    environment: String = Env.open,
+    redirectUrl: String = appRedirect,
+    magicLink: MagicLinkConfig? = testMagicLink,
+    isAccountAbstracted: Bool? = nil,
+    storage: any SessionStorage = MemorySessionStorage(),
+    timeouts: Timeouts = Timeouts()
+) throws -> PortalAuth {
+    try PortalAuth(authEnvironmentId: environment, redirectUrl: redirectUrl, apiHost: emulator.apiHost,
+                   magicLink: magicLink, isAccountAbstracted: isAccountAbstracted, storage: storage,
+                   timeouts: timeouts)
+}
+
+/// The redirect a user's magic-link email leads to.
+func magicLinkRedirect(_ client: PortalAuth, _ emulator: Emulator, email: String) async throws -> String {
+    try await client.sendMagicLink(email)
+    guard let link = try await emulator.outbox(email).last else { throw EmulatorError.exited }
+    return link
+}
+
+/// A magic-link redirect for a grant made directly at the emulator.
+func grantRedirect(_ emulator: Emulator, environment: String, email: String = uniqueEmail(),
+                   redirectUrl: String = appRedirect) async throws -> (url: String, grant: String) {
+    let grant = try await emulator.grant(environment: environment, email: email)
+    return (redirectUrl + "?token=" + QueryEncoding.encode(grant) + "&authMethod=EMAIL_MAGIC_LINK", grant)
+}
+
+extension AuthResult {
+    var authenticated: AuthenticatedResult? {
+        if case .authenticated(let result) = self { return result }
+        return nil
+    }
+
+    var totpStep: TotpRequiredResult? {
+        if case .totpRequired(let step) = self { return step }
+        return nil
+    }
+}
+
+/// A code the authenticator would compute now for the step's enrollment link.
+func currentCode(for step: TotpRequiredResult) throws -> String {
+    guard let link = step.totpLink, let secret = OneTimeCode.secret(inLink: link),
+          let code = OneTimeCode.now(secret: secret) else { throw EmulatorError.exited }
+    return code
+}
+
+/// A six-digit code that is valid in none of the steps the emulator accepts.
+func wrongCode(for step: TotpRequiredResult) throws -> String {
+    guard let link = step.totpLink, let secret = OneTimeCode.secret(inLink: link) else { throw EmulatorError.exited }
+    let now = Int64(Date().timeIntervalSince1970)
+    let valid = Set((-2...2).compactMap { OneTimeCode.totp(secret: secret, unixTime: now + Int64($0) * 30) })
+    return (0..<1_000_000).lazy.map { String(format: "%06d", $0) }.first { !valid.contains($0) } ?? "000000"
+}
+
+/// Storage whose operations can be made to fail, over an in-memory store.
+final class FlakyStorage: SessionStorage {
+    struct Failures: Sendable {
+        var get = false
+        var set = false
+        var delete = false
+    }
+
+    let backing = MemorySessionStorage()
+    let failures = Mutex(Failures())
+    let calls = Mutex<[String]>([])
+
+    struct Unavailable: Error {}
+
+    func get(environmentId: String) async throws -> String? {
+        calls.withLock { $0.append("get") }
+        if failures.withLock({ $0.get }) { throw Unavailable() }
+        return try await backing.get(environmentId: environmentId)
+    }
+
+    func set(_ value: String, environmentId: String) async throws {
+        calls.withLock { $0.append("set") }
+        if failures.withLock({ $0.set }) { throw Unavailable() }
+        try await backing.set(value, environmentId: environmentId)
+    }
+
+    func delete(environmentId: String) async throws {
+        calls.withLock { $0.append("delete") }
+        if failures.withLock({ $0.delete }) { throw Unavailable() }
+        try await backing.delete(environmentId: environmentId)
+    }
+
+    func stored(_ environmentId: String) async -> String? {
+        try? await backing.get(environmentId: environmentId)
+    }
+}
+
+/// Runs `body` and returns the error it threw, or nil.
+func caught(_ body: () async throws -> Void) async -> (any Error)? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
+}

@@ -1,0 +1,64 @@
+"""CLI: python -m portal_auth.emulator [--port N] [--config FILE.json] [--stop-on-stdin-eof]
+
+Prints one line with the base URL once listening (tests read it to await
+readiness), then serves until SIGTERM or SIGINT and exits 0.
+"""
+
+import argparse
+import os
+import signal
+import sys
+import threading
+
+from .config import ConfigError, default_config, load_config_file
+from .runtime import Emulator
+
+_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m portal_auth.emulator",
+        description="Local emulator of Portal's Client Auth API (127.0.0.1 only).",
+    )
+    parser.add_argument("--port", type=int, default=0, help="TCP port, 0 for an ephemeral one (default)")
+    parser.add_argument("--config", help="JSON config file (default: the embedded config)")
+    parser.add_argument(
+        "--stop-on-stdin-eof",
+        action="store_true",
+        help="stop when standard input closes (a test harness that dies takes the emulator with it)",
+    )
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error("--port must be from 0 to 65535")
+    try:
+        config = load_config_file(args.config) if args.config else default_config()
+    except (OSError, ConfigError) as exc:
+        print(f"portal-auth-emulator: cannot load config: {exc}", file=sys.stderr)
+        return 2
+
+    # Block the stop signals before any thread starts (threads inherit the mask),
+    # so that only sigwait below receives them.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    emulator = Emulator(config, port=args.port, log=True)
+    try:
+        url = emulator.start()
+    except OSError as exc:
+        print(f"portal-auth-emulator: cannot listen: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"portal-auth-emulator listening on {url}", flush=True)
+    if args.stop_on_stdin_eof:
+        threading.Thread(target=_signal_at_stdin_eof, daemon=True).start()
+    signal.sigwait(_STOP_SIGNALS)
+    emulator.stop()
+    return 0
+
+
+def _signal_at_stdin_eof() -> None:
+    while sys.stdin.buffer.read1(4096):
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Test-only endpoints under /_emulator/ (not Portal's; no header requirements)."""
+
+from urllib.parse import parse_qs
+
+from . import totp
+from .config import ConfigError, parse_environment
+from .faults import FaultQueue, parse_fault
+from .messages import (
+    ApiError,
+    Request,
+    Response,
+    error_response,
+    json_response,
+    parse_json_object,
+)
+from .providers import PROVIDERS, FakeProviders
+from .recorder import RequestLog
+from .state import GRANT_KINDS, OAUTH_OUTCOMES, State
+
+DEFAULT_WAIT_SECONDS = 10.0
+MAX_WAIT_SECONDS = 60.0
+OK = {"ok": True}
+
+
+class ControlApi:
+    def __init__(self, state: State, log: RequestLog, faults: FaultQueue, providers: FakeProviders):
+        self._state = state
+        self._log = log
+        self._faults = faults
+        self._providers = providers
+        self._routes = {
+            ("GET", "/_emulator/outbox"): self._outbox,
+            ("GET", "/_emulator/requests"): self._requests,
+            ("DELETE", "/_emulator/requests"): self._clear_requests,
+            ("GET", "/_emulator/wait"): self._wait,
+            ("GET", "/_emulator/faults"): self._list_faults,
+            ("POST", "/_emulator/faults"): self._add_fault,
+            ("DELETE", "/_emulator/faults"): self._clear_faults,
+            ("POST", "/_emulator/release"): self._release,
+            ("POST", "/_emulator/grants"): self._create_grant,
+            ("POST", "/_emulator/reset"): self._reset,
+            ("GET", "/_emulator/control"): self._get_control,
+            ("POST", "/_emulator/control"): self._set_control,
+            ("GET", "/_emulator/totp"): self._current_totp,
+            ("GET", "/_emulator/sessions"): self._sessions,
+            ("POST", "/_emulator/environments"): self._upsert_environment,
+        }
+        for provider in PROVIDERS:
+            self._routes[("GET", f"/_emulator/oauth/{provider}/authorize")] = self._authorize_with(provider)
+
+    def handle(self, request: Request) -> Response:
+        route = self._routes.get((request.method, request.path))
+        if route is None:
+            return error_response(404, "not found")
+        try:
+            return route(request)
+        except ApiError as exc:
+            return error_response(exc.status, exc.message)
+
+    def _authorize_with(self, provider):
+        return lambda request: self._providers.authorize(provider, request)
+
+    # -- observation ------------------------------------------------------------
+
+    def _outbox(self, request):
+        email = _query(request).get("email")
+        return json_response(200, {"messages": self._state.outbox(email)})
+
+    def _requests(self, request):
+        return json_response(200, {"requests": self._log.entries()})
+
+    def _clear_requests(self, request):
+        self._log.clear()
+        return json_response(200, OK)
+
+    def _wait(self, request):
+        query = _query(request)
+        path = query.get("path")
+        if not path:
+            raise ApiError(400, "path is required")
+        count = _number(query.get("count", "1"), int, "count")
+        timeout = _number(query.get("timeout", str(DEFAULT_WAIT_SECONDS)), float, "timeout")
+        if count < 0 or timeout < 0:
+            raise ApiError(400, "count and timeout must not be negative")
+        reached, current = self._log.wait_for(path, count, min(timeout, MAX_WAIT_SECONDS))
+        return json_response(200 if reached else 408, {"count": current})
+
+    def _sessions(self, request):
+        return json_response(200, {"sessions": self._state.sessions()})
+
+    def _current_totp(self, request):
+        # Lets a test that cannot compute RFC 6238 itself answer a TOTP step.
+        query = _query(request)
+        user = self._state.user_by_email(query.get("environmentId", ""), query.get("email", ""))
+        if user is None or user.totp_secret is None:
+            raise ApiError(404, "no enrolled user")
+        return json_response(200, {"code": totp.totp(user.totp_secret, self._state.now())})
+
+    # -- faults -------------------------------------------------------------------
+
+    def _list_faults(self, request):
+        return json_response(200, {"faults": self._faults.list()})
+
+    def _add_fault(self, request):
+        self._faults.add(parse_fault(parse_json_object(request.body)))
+        return json_response(200, OK)
+
+    def _clear_faults(self, request):
+        self._faults.clear()
+        return json_response(200, OK)
+
+    def _release(self, request):
+        return json_response(200, {"released": self._faults.release()})
+
+    # -- state --------------------------------------------------------------------
+
+    def _create_grant(self, request):
+        body = parse_json_object(request.body)
+        env_id = body.get("environmentId")
+        if not isinstance(env_id, str) or self._state.environment(env_id) is None:
+            raise ApiError(400, "unknown environmentId")
+        email = body.get("email")
+        if not isinstance(email, str) or not email.strip():
+            raise ApiError(400, "email is required")
+        kind = body.get("kind")
+        if kind not in GRANT_KINDS:
+            raise ApiError(400, "kind must be magic or oauth")
+        flag = body.get("isAccountAbstracted")
+        if flag is not None and not isinstance(flag, bool):
+            raise ApiError(400, "isAccountAbstracted must be a boolean")
+        return json_response(200, {"token": self._state.create_grant(kind, env_id, email, flag)})
+
+    def _reset(self, request):
+        self._state.reset()
+        self._log.clear()
+        self._faults.clear()
+        return json_response(200, OK)
+
+    def _get_control(self, request):
+        return json_response(200, self._state.controls().as_dict())
+
+    def _set_control(self, request):
+        body = parse_json_object(request.body)
+        outcome = body.get("oauthOutcome")
+        if outcome is not None and outcome not in OAUTH_OUTCOMES:
+            raise ApiError(400, "oauthOutcome must be success or error")
+        email = body.get("oauthEmail")
+        if email is not None and (not isinstance(email, str) or not email.strip()):
+            raise ApiError(400, "oauthEmail must be a non-empty string")
+        offset = body.get("clockOffsetSeconds")
+        if offset is not None and (not isinstance(offset, (int, float)) or isinstance(offset, bool)):
+            raise ApiError(400, "clockOffsetSeconds must be a number")
+        controls = self._state.update_controls(outcome, email, offset)
+        return json_response(200, controls.as_dict())
+
+    def _upsert_environment(self, request):
+        try:
+            env = parse_environment(parse_json_object(request.body))
+        except ConfigError as exc:
+            raise ApiError(400, str(exc)) from None
+        self._state.upsert_environment(env)
+        return json_response(200, OK)
+
+
+def _query(request: Request) -> dict:
+    return {name: values[-1] for name, values in parse_qs(request.query, keep_blank_values=True).items()}
+
+
+def _number(text: str, kind, name: str):
+    try:
+        value = kind(text)
+    except ValueError:
+        raise ApiError(400, f"{name} must be a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ApiError(400, f"{name} must be a finite number")
+    return value

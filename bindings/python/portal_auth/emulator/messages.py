@@ -1,0 +1,101 @@
+"""The request/response values passed between the HTTP layer and the endpoint code."""
+
+import html
+import json
+from dataclasses import dataclass, field
+
+PORTAL_PREFIX = "/api/v3/auth"
+CONTROL_PREFIX = "/_emulator/"
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str  # raw path, without the query
+    query: str  # raw query text, without the '?'
+    headers: tuple  # ((lowercased name, value), ...) in arrival order
+    body: bytes
+
+    def header_values(self, name: str) -> list:
+        wanted = name.lower()
+        return [value for key, value in self.headers if key == wanted]
+
+    def header(self, name: str):
+        """The single value of a header, or None when absent or repeated."""
+        values = self.header_values(name)
+        return values[0] if len(values) == 1 else None
+
+    def has_header(self, name: str) -> bool:
+        return bool(self.header_values(name))
+
+    def record(self) -> dict:
+        """The shape served by GET /_emulator/requests."""
+        headers = {}
+        for key, value in self.headers:
+            headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        return {
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "headers": headers,
+            "body": self.body.decode("utf-8", "replace"),
+        }
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes = b""
+    content_type: str = "application/json"
+    headers: list = field(default_factory=list)
+
+
+class ApiError(Exception):
+    """Raised by endpoint code to answer `{"error": message}` with `status`."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def json_response(status: int, payload) -> Response:
+    return Response(status, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+
+
+def data_response(payload: dict) -> Response:
+    return json_response(200, {"data": payload})
+
+
+def error_response(status: int, message: str) -> Response:
+    return json_response(status, {"error": message})
+
+
+def html_response(status: int, title: str, text: str, headers=None) -> Response:
+    page = (
+        "<!doctype html><html><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title></head>"
+        f"<body><p>{html.escape(text)}</p></body></html>"
+    )
+    return Response(status, page.encode("utf-8"), "text/html; charset=utf-8", list(headers or []))
+
+
+def portal_path_matches(pattern: str, path: str) -> bool:
+    """Faults and waits may name a Portal path in full or relative to /api/v3/auth."""
+    return path == pattern or path == PORTAL_PREFIX + pattern
+
+
+def parse_json_object(body: bytes) -> dict:
+    """Decode a request body that must be one JSON object, else ApiError 400."""
+    try:
+        value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError(400, "invalid JSON body") from None
+    if not isinstance(value, dict):
+        raise ApiError(400, "JSON body must be an object")
+    return value
+
+
+def _reject_constant(name):
+    # NaN and Infinity are not JSON; Python accepts them by default.
+    raise ValueError(name)

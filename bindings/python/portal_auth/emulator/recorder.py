@@ -1,0 +1,48 @@
+"""The log of Portal requests, and waiting on it without polling."""
+
+import threading
+
+from .messages import portal_path_matches
+
+
+class RequestLog:
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._entries = []
+        self._closed = False
+
+    def record(self, entry: dict) -> None:
+        with self._changed:
+            self._entries.append(entry)
+            self._changed.notify_all()
+
+    def entries(self) -> list:
+        with self._changed:
+            return list(self._entries)
+
+    def clear(self) -> None:
+        with self._changed:
+            self._entries.clear()
+            self._changed.notify_all()
+
+    def count(self, path: str) -> int:
+        with self._changed:
+            return self._count_locked(path)
+
+    def _count_locked(self, path: str) -> int:
+        return sum(1 for entry in self._entries if portal_path_matches(path, entry["path"]))
+
+    def wait_for(self, path: str, count: int, timeout: float):
+        """Block until `count` requests to `path` are logged; (reached, current count)."""
+        with self._changed:
+            reached = self._changed.wait_for(
+                lambda: self._closed or self._count_locked(path) >= count, timeout
+            )
+            current = self._count_locked(path)
+            return bool(reached) and current >= count, current
+
+    def close(self) -> None:
+        # Wakes blocked waiters when the emulator stops.
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()

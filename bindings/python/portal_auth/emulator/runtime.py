@@ -1,0 +1,84 @@
+"""The in-process emulator: wires the parts together and runs the server thread."""
+
+import os
+import sys
+import threading
+
+from .config import Config, default_config, load_config_file, parse_config
+from .control_api import ControlApi
+from .faults import FaultQueue
+from .portal_api import PortalApi
+from .providers import FakeProviders
+from .recorder import RequestLog
+from .server import EmulatorServer
+from .state import State
+
+
+def _stderr_log(line: str) -> None:
+    sys.stderr.write(f"portal-auth-emulator: {line}\n")
+    sys.stderr.flush()
+
+
+class Emulator:
+    """`Emulator(config).start()` returns the base URL; `.stop()` shuts it down.
+
+    `config` is None (the embedded default), a dict shaped like the JSON file, a
+    Config, or a path to a JSON file. `log` is False (silent), True (stderr) or a
+    callable taking one line.
+    """
+
+    def __init__(self, config=None, *, port: int = 0, log=False):
+        if config is None:
+            config = default_config()
+        elif isinstance(config, (str, os.PathLike)):
+            config = load_config_file(config)
+        elif not isinstance(config, Config):
+            config = parse_config(config)
+        self.config = config
+        self.port = port
+        self._log = _stderr_log if log is True else (log or None)
+        self.state = State(config)
+        self.requests = RequestLog()
+        self.faults = FaultQueue()
+        self.portal = PortalApi(self.state, lambda: self.base_url)
+        self.control = ControlApi(self.state, self.requests, self.faults, FakeProviders(self.state))
+        self._server = None
+        self._thread = None
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("emulator is not running")
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> str:
+        if self._server is not None:
+            raise RuntimeError("emulator already started")
+        self._server = EmulatorServer(self.port, self, self._log)
+        # Short poll interval: stop() waits for the serve loop to notice the request.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+            name="portal-auth-emulator", daemon=True,
+        )
+        self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        # Wake everything a handler may block on, then end the connections.
+        self.faults.close()
+        self.requests.close()
+        server.shutdown()
+        server.close_connections()
+        server.server_close()
+        self._thread.join()
+        self._thread = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()

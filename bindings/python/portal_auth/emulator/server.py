@@ -1,0 +1,233 @@
+"""The HTTP layer: a loopback ThreadingHTTPServer whose handler reads requests,
+applies queued faults, dispatches to the Portal or control endpoints and logs
+method, path (never the query) and status only."""
+
+import socket
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .messages import CONTROL_PREFIX, Request, Response, error_response, json_response
+
+MAX_BODY = 1 << 20
+# Control requests may carry large fault bodies (a test of the client's response cap).
+MAX_CONTROL_BODY = 8 << 20
+# An oversized body up to this size is read and discarded before the 413, so the
+# client is not reset mid-upload and reliably reads the answer.
+MAX_DRAIN = 16 << 20
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class _BadBody(Exception):
+    pass
+
+
+class EmulatorServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # An ephemeral port is never reused; a fixed one may be rebound right after a stop.
+    allow_reuse_address = True
+
+    def __init__(self, port: int, app, log):
+        self.app = app
+        self.log = log  # callable(str) or None
+        self._connections = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(("127.0.0.1", port), Handler)
+
+    def process_request(self, request, client_address):
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def close_request(self, request):
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().close_request(request)
+
+    def close_connections(self) -> None:
+        """End idle keep-alive connections so nothing is served after stop()."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def handle_error(self, request, client_address):
+        # The default prints a traceback whose text could quote request data.
+        if self.log is not None:
+            self.log(f"connection error: {sys.exc_info()[0].__name__}")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    disable_nagle_algorithm = True  # without TCP_NODELAY each request costs ~44 ms
+    timeout = 300  # an abandoned keep-alive connection eventually frees its thread
+
+    def do_GET(self):
+        self._dispatch()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = do_GET
+
+    def version_string(self):
+        return "portal-auth-emulator"
+
+    # -- request handling ----------------------------------------------------
+
+    def _dispatch(self):
+        app = self.server.app
+        path, _, query = self.path.partition("?")
+        try:
+            body = self._read_body()
+        except _BodyTooLarge:
+            self.close_connection = True  # the body may be unread: the stream is unusable
+            self._send(error_response(413, "request body too large"))
+            return
+        except _BadBody:
+            self.close_connection = True
+            self._send(error_response(400, "unreadable request body"))
+            return
+        headers = tuple((name.lower(), value) for name, value in self.headers.items())
+        request = Request(self.command, path, query, headers, body)
+        try:
+            if path.startswith(CONTROL_PREFIX):
+                response = app.control.handle(request)
+            else:
+                response = self._portal(app, request)
+        except Exception as exc:  # keep serving; report the type only
+            if self.server.log is not None:
+                self.server.log(f"internal error: {type(exc).__name__}")
+            response = error_response(500, "internal error")
+        if response is None:
+            self.close_connection = True
+            self._log_line("dropped")
+            return
+        self._send(response)
+
+    def _portal(self, app, request: Request):
+        """Record, apply any fault, then answer; None means drop the connection."""
+        fault, ticket = app.faults.take(request.method, request.path)
+        app.requests.record({**request.record(), "peerPort": self.client_address[1]})
+        if fault is not None:
+            if fault.kind == "drop":
+                return None
+            if fault.kind == "status":
+                return Response(fault.status, fault.body.encode("utf-8"))
+            if fault.kind == "malformed":
+                return Response(200, fault.body.encode("utf-8"))
+            if fault.kind == "latency":
+                app.faults.pause(fault.ms)
+            elif fault.kind == "hold":
+                app.faults.hold(ticket)
+        return app.portal.handle(request)
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            return b""
+        try:
+            length = int(length_text)
+        except ValueError:
+            raise _BadBody() from None
+        if length < 0:
+            raise _BadBody()
+        if length > self._body_limit():
+            if length <= MAX_DRAIN:
+                while length > 0:
+                    discarded = len(self.rfile.read(min(length, 1 << 16)))
+                    if not discarded:
+                        break
+                    length -= discarded
+            raise _BodyTooLarge()
+        body = self.rfile.read(length)
+        if len(body) != length:
+            raise _BadBody()
+        return body
+
+    def _body_limit(self) -> int:
+        return MAX_CONTROL_BODY if self.path.startswith(CONTROL_PREFIX) else MAX_BODY
+
+    def _read_chunked(self) -> bytes:
+        chunks = []
+        total = 0
+        while True:
+            size_line = self.rfile.readline(1024)
+            try:
+                size = int(size_line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise _BadBody() from None
+            if size == 0:
+                break
+            total += size
+            if total > self._body_limit():
+                raise _BodyTooLarge()
+            chunk = self.rfile.read(size)
+            if len(chunk) != size or self.rfile.readline(1024) not in (b"\r\n", b"\n"):
+                raise _BadBody()
+            chunks.append(chunk)
+        while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+            pass  # trailers carry nothing the emulator uses
+        return b"".join(chunks)
+
+    def handle_expect_100(self):
+        # Refuse an oversized body before the client sends it.
+        try:
+            too_large = int(self.headers.get("Content-Length", "0")) > self._body_limit()
+        except ValueError:
+            too_large = False
+        if too_large:
+            self.close_connection = True
+            self._send(error_response(413, "request body too large"))
+            return False
+        return super().handle_expect_100()
+
+    # -- response writing ----------------------------------------------------
+
+    def _send(self, response: Response) -> None:
+        status = response.status
+        no_body = status in (204, 304) or self.command == "HEAD"
+        self.send_response(status)
+        if status not in (204, 304):
+            self.send_header("Content-Type", response.content_type)
+            self.send_header("Content-Length", str(len(response.body)))
+        for name, value in response.headers:
+            self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if not no_body:
+            self.wfile.write(response.body)
+        self._log_line(str(status))
+
+    def send_error(self, code, message=None, explain=None):
+        # Protocol-level errors (bad request line, oversized headers...): JSON, and
+        # never echo the offending input.
+        self.close_connection = True
+        try:
+            phrase = HTTPStatus(code).phrase.lower()
+        except ValueError:
+            phrase = "error"
+        self._send(json_response(code, {"error": phrase}))
+
+    # -- logging: method, path without query, outcome; nothing else -----------
+
+    def _log_line(self, outcome: str) -> None:
+        log = self.server.log
+        if log is None:
+            return
+        method = self.command or "-"
+        path = (getattr(self, "path", "") or "").partition("?")[0] or "-"
+        log(f"{method} {path} {outcome}")
+
+    def log_request(self, code="-", size="-"):
+        pass  # _log_line covers it without the raw request line
+
+    def log_message(self, format, *args):
+        pass  # the base class would print the raw request line, query included

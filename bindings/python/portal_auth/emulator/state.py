@@ -1,0 +1,257 @@
+"""Everything the emulated backend remembers: environments, users, grants, OAuth
+states, the magic-link outbox, issued sessions and test-controlled settings.
+
+One lock guards it all; each public method is one atomic step, so that concurrent
+requests can never redeem a grant or spend a userJwt twice.
+"""
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+from . import jwt, totp
+from .config import Config, Environment
+
+USER_JWT_LIFETIME = 600
+DEFAULT_OAUTH_EMAIL = "oauth-user@example.com"
+GRANT_KINDS = ("magic", "oauth")
+OAUTH_OUTCOMES = ("success", "error")
+
+
+@dataclass
+class User:
+    environment_id: str
+    email: str
+    end_user_id: str
+    client_id: str
+    # Portal fixes gas sponsorship when it creates the user's client (first sign-in).
+    is_account_abstracted: bool
+    totp_secret: bytes = None
+
+
+@dataclass
+class Grant:
+    kind: str
+    environment_id: str
+    email: str
+    is_account_abstracted: bool  # None when the sign-in did not say
+    used: bool = False
+
+
+@dataclass
+class OAuthState:
+    environment_id: str
+    redirect_url: str
+    is_account_abstracted: bool  # None when the client did not send it
+    used: bool = False
+
+
+@dataclass
+class Controls:
+    oauth_outcome: str = "success"
+    oauth_email: str = DEFAULT_OAUTH_EMAIL
+    clock_offset_seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "oauthOutcome": self.oauth_outcome,
+            "oauthEmail": self.oauth_email,
+            "clockOffsetSeconds": self.clock_offset_seconds,
+        }
+
+
+@dataclass
+class _Store:
+    environments: dict
+    users: dict = field(default_factory=dict)  # (env id, lowercased email) -> User
+    grants: dict = field(default_factory=dict)  # token -> Grant
+    oauth_states: dict = field(default_factory=dict)  # state -> OAuthState
+    outbox: list = field(default_factory=list)
+    send_counts: dict = field(default_factory=dict)  # (env id, lowercased email) -> int
+    sessions: list = field(default_factory=list)
+    spent_jtis: set = field(default_factory=set)
+    controls: Controls = field(default_factory=Controls)
+
+
+class State:
+    def __init__(self, config: Config):
+        self.config = config
+        self._lock = threading.Lock()
+        self._store = self._fresh_store()
+
+    def _fresh_store(self) -> _Store:
+        return _Store(environments={env.id: env for env in self.config.environments})
+
+    def reset(self) -> None:
+        with self._lock:
+            self._store = self._fresh_store()
+
+    # -- clock and controls -------------------------------------------------
+
+    def now(self) -> float:
+        # Tests shift the clock instead of waiting for a userJwt to expire.
+        with self._lock:
+            return time.time() + self._store.controls.clock_offset_seconds
+
+    def controls(self) -> Controls:
+        with self._lock:
+            current = self._store.controls
+            return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds)
+
+    def update_controls(self, outcome=None, email=None, clock_offset=None) -> Controls:
+        with self._lock:
+            controls = self._store.controls
+            if outcome is not None:
+                controls.oauth_outcome = outcome
+            if email is not None:
+                controls.oauth_email = email
+            if clock_offset is not None:
+                controls.clock_offset_seconds = clock_offset
+        return self.controls()
+
+    # -- environments -------------------------------------------------------
+
+    def environment(self, env_id) -> Environment:
+        with self._lock:
+            return self._store.environments.get(env_id)
+
+    def upsert_environment(self, env: Environment) -> None:
+        with self._lock:
+            self._store.environments[env.id] = env
+
+    # -- magic links ----------------------------------------------------------
+
+    def count_send(self, env_id: str, email: str) -> bool:
+        """Count one send to this address; False once the limit is reached."""
+        key = (env_id, email.lower())
+        with self._lock:
+            sent = self._store.send_counts.get(key, 0)
+            if sent >= self.config.magic_link_send_limit:
+                return False
+            self._store.send_counts[key] = sent + 1
+            return True
+
+    def add_outbox(self, message: dict) -> None:
+        with self._lock:
+            self._store.outbox.append(dict(message))
+
+    def outbox(self, email=None) -> list:
+        with self._lock:
+            messages = [dict(message) for message in self._store.outbox]
+        if email is None:
+            return messages
+        wanted = email.strip().lower()
+        return [message for message in messages if message["email"].strip().lower() == wanted]
+
+    # -- grants and OAuth states --------------------------------------------
+
+    def create_grant(self, kind: str, env_id: str, email: str, is_account_abstracted) -> str:
+        token = ("mlg_" if kind == "magic" else "oag_") + secrets.token_hex(24)
+        with self._lock:
+            self._store.grants[token] = Grant(kind, env_id, email, is_account_abstracted)
+        return token
+
+    def redeem_grant(self, token: str, kind: str, env_id: str):
+        """Mark the grant used and return it, or None if it cannot be redeemed here."""
+        with self._lock:
+            grant = self._store.grants.get(token)
+            if grant is None or grant.used or grant.kind != kind or grant.environment_id != env_id:
+                return None
+            grant.used = True
+            return grant
+
+    def create_oauth_state(self, env_id: str, redirect_url: str, is_account_abstracted) -> str:
+        state = "st_" + secrets.token_hex(16)
+        with self._lock:
+            self._store.oauth_states[state] = OAuthState(env_id, redirect_url, is_account_abstracted)
+        return state
+
+    def oauth_state(self, state: str):
+        with self._lock:
+            found = self._store.oauth_states.get(state)
+            return None if found is None or found.used else found
+
+    def consume_oauth_state(self, state: str):
+        with self._lock:
+            found = self._store.oauth_states.get(state)
+            if found is None or found.used:
+                return None
+            found.used = True
+            return found
+
+    # -- users, TOTP and sessions --------------------------------------------
+
+    def find_or_create_user(self, env_id: str, email: str, is_account_abstracted) -> User:
+        key = (env_id, email.strip().lower())
+        with self._lock:
+            user = self._store.users.get(key)
+            if user is None:
+                user = User(
+                    environment_id=env_id,
+                    email=key[1],
+                    end_user_id="eu_" + secrets.token_hex(8),
+                    client_id="cl_" + secrets.token_hex(8),
+                    is_account_abstracted=bool(is_account_abstracted),
+                )
+                self._store.users[key] = user
+            return user
+
+    def user_by_id(self, env_id: str, end_user_id: str):
+        with self._lock:
+            for user in self._store.users.values():
+                if user.environment_id == env_id and user.end_user_id == end_user_id:
+                    return user
+            return None
+
+    def user_by_email(self, env_id: str, email: str):
+        with self._lock:
+            return self._store.users.get((env_id, email.strip().lower()))
+
+    def enroll_totp(self, user: User):
+        """Create the user's TOTP secret on first use; returns it only when new."""
+        with self._lock:
+            if user.totp_secret is not None:
+                return None
+            user.totp_secret = totp.new_secret()
+            return user.totp_secret
+
+    def mint_user_jwt(self, user: User) -> str:
+        issued = int(self.now())
+        claims = {
+            "endUserId": user.end_user_id,
+            "env": user.environment_id,
+            "jti": secrets.token_hex(16),
+            "iat": issued,
+            "exp": issued + USER_JWT_LIFETIME,
+        }
+        return jwt.sign(claims, self.config.jwt_secret)
+
+    def jti_spent(self, jti: str) -> bool:
+        with self._lock:
+            return jti in self._store.spent_jtis
+
+    def spend_jti(self, jti: str) -> bool:
+        """Spend a userJwt; False if it already was (two racing correct codes)."""
+        with self._lock:
+            if jti in self._store.spent_jtis:
+                return False
+            self._store.spent_jtis.add(jti)
+            return True
+
+    def issue_session(self, user: User, via: str) -> dict:
+        session = {
+            "environmentId": user.environment_id,
+            "endUserId": user.end_user_id,
+            "clientId": user.client_id,
+            "clientSessionToken": "cst_" + secrets.token_hex(24),
+            "isAccountAbstracted": user.is_account_abstracted,
+            "via": via,
+        }
+        with self._lock:
+            self._store.sessions.append(session)
+        return dict(session)
+
+    def sessions(self) -> list:
+        with self._lock:
+            return [dict(session) for session in self._store.sessions]

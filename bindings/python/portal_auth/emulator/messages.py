@@ -71,11 +71,14 @@ def error_response(status: int, message: str) -> Response:
     return json_response(status, {"error": message})
 
 
-def html_response(status: int, title: str, text: str, headers=None) -> Response:
+def html_response(status: int, title: str, text: str, headers=None, link=None) -> Response:
+    # The link lets a person (or a test reading the body) continue where a browser
+    # would have followed the redirect.
+    anchor = f' <a id="continue" href="{html.escape(link)}">Continue</a>' if link else ""
     page = (
         "<!doctype html><html><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title></head>"
-        f"<body><p>{html.escape(text)}</p></body></html>"
+        f"<body><p>{html.escape(text)}{anchor}</p></body></html>"
     )
     return Response(status, page.encode("utf-8"), "text/html; charset=utf-8", list(headers or []))
 

@@ -41,4 +41,4 @@ class FakeProviders:
             grant = self._state.create_grant("oauth", env.id, email, found.is_account_abstracted)
             params = f"token={grant}&login_type={login_type}"
         location = append_query(found.redirect_url, params)
-        return html_response(302, "Signed in", "Returning to the app.", [("Location", location)])
+        return html_response(302, "Signed in", "Returning to the app.", [("Location", location)], link=location)

@@ -1,10 +1,10 @@
 /// Percent-encoding of a query value the way the backend expects it (client-auth.md §2):
 /// byte by byte over UTF-8, `A-Z a-z 0-9 - _ . *` unchanged, every other byte `%XX` with
 /// uppercase hex, so space is `%20` and never `+`.
-enum QueryEncoding {
+package enum QueryEncoding {
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    static func encode(_ value: String) -> String {
+    package static func encode(_ value: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(value.utf8.count)
         for byte in value.utf8 {

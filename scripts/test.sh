@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Every test: the emulator's own tests, then the Swift suite (which starts the emulators it
+# needs on loopback and stops them). Ends with one summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+echo "== Emulator tests (Python)"
+PYTHONPATH="$PWD/bindings/python" python3 -m unittest discover -s bindings/python/tests 2>&1 | tee "$log/python"
+python_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log/python")
+
+echo "== Swift tests"
+swift test --disable-xctest 2>&1 | tee "$log/swift"
+swift_count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$log/swift" | tail -n 1)
+
+[ -n "$python_count" ] && [ -n "$swift_count" ] || { echo "tests: no test ran" >&2; exit 1; }
+echo "tests: $((python_count + swift_count)) passed, 0 failed"

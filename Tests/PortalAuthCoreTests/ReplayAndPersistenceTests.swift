@@ -137,10 +137,13 @@ import Testing
         let emulator = try Emulator.start()
         let client = try makeClient(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        try await emulator.fault("/magic-links/validations", "latency", ["ms": 200])
-        async let first = client.handleRedirect(url)
-        async let second = client.handleRedirect(url)
-        let sessions = try await [first?.authenticated?.session, second?.authenticated?.session]
+        try await emulator.fault("/magic-links/validations", "hold")
+        let first = Task { try await client.handleRedirect(url) }
+        try await emulator.waitForRequests("/magic-links/validations")
+        // The first exchange is on the wire and holds the grant lock: the second waits.
+        let second = Task { try await client.handleRedirect(url) }
+        try await emulator.release()
+        let sessions = try await [first.value?.authenticated?.session, second.value?.authenticated?.session]
         #expect(sessions[0] != nil && sessions[0] === sessions[1])
         #expect(try await emulator.requests().count == 1)
     }

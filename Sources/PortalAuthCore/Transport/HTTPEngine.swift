@@ -16,14 +16,20 @@ package final class HTTPEngine: @unchecked Sendable {
     /// Connections per origin; further requests wait in the engine's own queue, where they
     /// are still cancellable because nothing of them is on the wire yet.
     static let maxConnectionsPerOrigin = 16
-    /// Idle keep-alive connections kept open, across all origins.
-    static let idleConnectionCacheSize = 64
+    /// Connections curl keeps, busy and idle, across all origins. When it is exceeded curl
+    /// closes the oldest idle one, which under a burst to several origins can be the one
+    /// the next call wanted; curl's default (four per running transfer) is smaller still.
+    static let connectionCacheSize = 256
 
     // Shared with callers: guarded by the mutex.
     private let submitted = Mutex<[Transfer]>([])
 
+    private let multi: UnsafeMutableRawPointer?
+    /// Why the engine cannot serve requests (no memory for curl, no thread): every call
+    /// then fails with a network error rather than taking the host process down.
+    private var startFailure: String?
+
     // Owned by the I/O thread alone.
-    private let multi: UnsafeMutableRawPointer
     private var waiting: [String: [Transfer]] = [:]
     private var activeCount: [String: Int] = [:]
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
@@ -31,14 +37,13 @@ package final class HTTPEngine: @unchecked Sendable {
 
     private init() {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let multi = curl_multi_init() else {
-            fatalError("curl_multi_init failed: libcurl cannot allocate its multi handle")
+        multi = curl_multi_init()
+        guard let multi else {
+            startFailure = "libcurl could not allocate its multi handle."
+            return
         }
-        self.multi = multi
-        // curl's default keeps about four idle connections per running transfer, so a quiet
-        // moment after a burst would close the ones the next calls want.
-        pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionCacheSize)
-        startThread()
+        pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.connectionCacheSize)
+        startFailure = startThread(multi)
     }
 
     /// Sends `request` and returns its response, whatever its status.
@@ -47,6 +52,9 @@ package final class HTTPEngine: @unchecked Sendable {
     /// to completion (a grant on the wire is spent either way).
     /// - Throws: `CancellationError`, or `PortalRequestsError.network`.
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let multi, startFailure == nil else {
+            throw PortalRequestsError.network(.connection, message: startFailure ?? "The HTTP engine is not running.")
+        }
         let transfer = Transfer(request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -62,25 +70,40 @@ package final class HTTPEngine: @unchecked Sendable {
 
     // MARK: - The I/O thread
 
-    private func startThread() {
+    /// Starts the I/O thread; returns why it could not.
+    private func startThread(_ multi: UnsafeMutableRawPointer) -> String? {
         var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
+        let context = Unmanaged.passRetained(IOLoop(engine: self, multi: multi)).toOpaque()
         let result = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
-            let engine = Unmanaged<HTTPEngine>.fromOpaque(context).takeRetainedValue()
+            let loop = Unmanaged<IOLoop>.fromOpaque(context).takeRetainedValue()
             pa_set_thread_name("portal-auth-io")
-            engine.run()
+            loop.engine.run(loop.multi)
         }, context)
-        guard result == 0 else { fatalError("portal-auth: cannot start the I/O thread (error \(result))") }
+        guard result == 0 else {
+            Unmanaged<IOLoop>.fromOpaque(context).release()
+            return "The HTTP engine could not start its I/O thread (error \(result))."
+        }
         pthread_detach(thread)
+        return nil
     }
 
-    private func run() -> Never {
+    private final class IOLoop {
+        let engine: HTTPEngine
+        let multi: UnsafeMutableRawPointer
+
+        init(engine: HTTPEngine, multi: UnsafeMutableRawPointer) {
+            self.engine = engine
+            self.multi = multi
+        }
+    }
+
+    private func run(_ multi: UnsafeMutableRawPointer) -> Never {
         while true {
-            var progressed = startReadyTransfers()
+            var progressed = startReadyTransfers(multi)
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
-            progressed = collectFinishedTransfers() || progressed
+            progressed = collectFinishedTransfers(multi) || progressed
             if !progressed {
                 curl_multi_poll(multi, nil, 0, 1000, nil)
             }
@@ -89,7 +112,7 @@ package final class HTTPEngine: @unchecked Sendable {
 
     /// Moves new submissions into their origin's queue and starts as many as the
     /// connection limit allows. Returns whether anything started.
-    private func startReadyTransfers() -> Bool {
+    private func startReadyTransfers(_ multi: UnsafeMutableRawPointer) -> Bool {
         for transfer in submitted.withLock({ queue in defer { queue.removeAll() }; return queue }) {
             waiting[transfer.request.origin, default: []].append(transfer)
         }
@@ -101,7 +124,7 @@ package final class HTTPEngine: @unchecked Sendable {
                 let transfer = queue[index]
                 index += 1
                 guard transfer.markSent() else { continue }
-                start(transfer)
+                start(transfer, multi)
                 started = true
             }
             queue.removeFirst(index)
@@ -110,7 +133,7 @@ package final class HTTPEngine: @unchecked Sendable {
         return started
     }
 
-    private func start(_ transfer: Transfer) {
+    private func start(_ transfer: Transfer, _ multi: UnsafeMutableRawPointer) {
         let easy = spareHandles.popLast() ?? curl_easy_init()
         guard let easy else {
             transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl could not allocate a handle.")))
@@ -128,7 +151,7 @@ package final class HTTPEngine: @unchecked Sendable {
     }
 
     /// Completes every finished transfer. Returns whether any finished.
-    private func collectFinishedTransfers() -> Bool {
+    private func collectFinishedTransfers(_ multi: UnsafeMutableRawPointer) -> Bool {
         var finishedAny = false
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {

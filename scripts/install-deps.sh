@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh [build|test]
 set -euo pipefail
 
-packages=(pkg-config libcurl4-openssl-dev libssl-dev python3)
+packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -164,6 +164,30 @@ import Testing
         #expect(Set(sequence).count == 1, "client ports: \(sequence)")
     }
 
+    @Test func httpsRefusesACertificateItCannotVerify() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                             "-keyout", folder.appendingPathComponent("key.pem").path,
+                             "-out", folder.appendingPathComponent("cert.pem").path]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+
+        let emulator = try Emulator.start(arguments: ["--tls-cert", folder.appendingPathComponent("cert.pem").path,
+                                                      "--tls-key", folder.appendingPathComponent("key.pem").path])
+        #expect(emulator.baseURL.hasPrefix("https://"))
+        let client = try makeClient(emulator)
+        let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
+        guard case .network(.connection, let message) = error else { Issue.record("\(error)"); return }
+        #expect(message.lowercased().contains("certificate"))
+    }
+
     @Test func manyConcurrentCallsAllComplete() async throws {
         let emulator = try Emulator.shared.get()
         let client = try makeClient(emulator)

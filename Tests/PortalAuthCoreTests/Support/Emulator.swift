@@ -18,7 +18,7 @@ final class Emulator: Sendable {
     }
 
     /// Starts an emulator and waits for its "listening" line.
-    static func start(config: String? = nil) throws -> Emulator {
+    static func start(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]
@@ -27,7 +27,7 @@ final class Emulator: Sendable {
             try config.write(to: file, atomically: true, encoding: .utf8)
             arguments += ["--config", file.path]
         }
-        process.arguments = arguments
+        process.arguments = arguments + extra
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = repositoryRoot.appendingPathComponent("bindings/python").path
         process.environment = environment
@@ -46,7 +46,9 @@ final class Emulator: Sendable {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: "http://127.0.0.1:") else { throw EmulatorError.exited }
+        guard let range = text.range(of: "http://127.0.0.1:") ?? text.range(of: "https://127.0.0.1:") else {
+            throw EmulatorError.exited
+        }
         let url = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
         return Emulator(baseURL: url, process: process, stdin: stdin)
     }
@@ -138,6 +140,8 @@ struct RecordedRequest: Sendable {
     let body: String
     /// The client's port: requests with one port came over one connection.
     let peerPort: Int
+    /// It reached the emulator as a proxy request.
+    let proxied: Bool
 
     init(_ json: [String: Any]) {
         method = json["method"] as? String ?? ""
@@ -146,6 +150,7 @@ struct RecordedRequest: Sendable {
         headers = json["headers"] as? [String: String] ?? [:]
         body = json["body"] as? String ?? ""
         peerPort = json["peerPort"] as? Int ?? 0
+        proxied = json["proxied"] as? Bool ?? false
     }
 
     var jsonBody: [String: Any] {

@@ -28,7 +28,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="stop when standard input closes (a test harness that dies takes the emulator with it)",
     )
+    parser.add_argument("--tls-cert", help="PEM certificate: serve https instead of http")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     args = parser.parse_args(argv)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
     if not 0 <= args.port <= 65535:
         parser.error("--port must be from 0 to 65535")
     try:
@@ -40,7 +44,8 @@ def main(argv=None) -> int:
     # Block the stop signals before any thread starts (threads inherit the mask),
     # so that only sigwait below receives them.
     signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    emulator = Emulator(config, port=args.port, log=True)
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
+    emulator = Emulator(config, port=args.port, log=True, tls=tls)
     try:
         url = emulator.start()
     except OSError as exc:

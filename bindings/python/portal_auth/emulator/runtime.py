@@ -27,7 +27,7 @@ class Emulator:
     callable taking one line.
     """
 
-    def __init__(self, config=None, *, port: int = 0, log=False):
+    def __init__(self, config=None, *, port: int = 0, log=False, tls=None):
         if config is None:
             config = default_config()
         elif isinstance(config, (str, os.PathLike)):
@@ -36,6 +36,9 @@ class Emulator:
             config = parse_config(config)
         self.config = config
         self.port = port
+        # (certificate file, key file) to serve https, e.g. to check that a client refuses
+        # a certificate it cannot verify.
+        self.tls = tls
         self._log = _stderr_log if log is True else (log or None)
         self.state = State(config)
         self.requests = RequestLog()
@@ -49,12 +52,13 @@ class Emulator:
     def base_url(self) -> str:
         if self._server is None:
             raise RuntimeError("emulator is not running")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
 
     def start(self) -> str:
         if self._server is not None:
             raise RuntimeError("emulator already started")
-        self._server = EmulatorServer(self.port, self, self._log)
+        self._server = EmulatorServer(self.port, self, self._log, self.tls)
         # Short poll interval: stop() waits for the serve loop to notice the request.
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05},

@@ -3,6 +3,7 @@ applies queued faults, dispatches to the Portal or control endpoints and logs
 method, path (never the query) and status only."""
 
 import socket
+import ssl
 import sys
 import threading
 from http import HTTPStatus
@@ -31,12 +32,16 @@ class EmulatorServer(ThreadingHTTPServer):
     # An ephemeral port is never reused; a fixed one may be rebound right after a stop.
     allow_reuse_address = True
 
-    def __init__(self, port: int, app, log):
+    def __init__(self, port: int, app, log, tls=None):
         self.app = app
         self.log = log  # callable(str) or None
         self._connections = set()
         self._connections_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), Handler)
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.socket = context.wrap_socket(self.socket, server_side=True)
 
     def process_request(self, request, client_address):
         with self._connections_lock:
@@ -81,7 +86,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self):
         app = self.server.app
-        path, _, query = self.path.partition("?")
+        target = self.path
+        # A request through an HTTP proxy names the absolute URL (RFC 9112 §3.2.2); the
+        # emulator then serves as proxy and origin at once, so proxy settings can be tested.
+        self._proxied = target.startswith(("http://", "https://"))
+        if self._proxied:
+            target = "/" + target.split("://", 1)[1].partition("/")[2]
+        path, _, query = target.partition("?")
         try:
             body = self._read_body()
         except _BodyTooLarge:
@@ -112,7 +123,7 @@ class Handler(BaseHTTPRequestHandler):
     def _portal(self, app, request: Request):
         """Record, apply any fault, then answer; None means drop the connection."""
         fault, ticket = app.faults.take(request.method, request.path)
-        app.requests.record({**request.record(), "peerPort": self.client_address[1]})
+        app.requests.record({**request.record(), "peerPort": self.client_address[1], "proxied": self._proxied})
         if fault is not None:
             if fault.kind == "drop":
                 return None

@@ -11,9 +11,10 @@ let package = Package(
         // System C libraries, found through pkg-config (Debian's -dev packages).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
 
         // The Client Auth client: wire protocol, transport, flows, storage.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl"]),
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret"]),
 
         // RFC 6238 codes, for the demo and the tests (an authenticator app's side).
         .target(name: "OneTimeCode", dependencies: ["CCrypto"]),

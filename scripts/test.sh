@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: the emulator's own tests, then the Swift suite (which starts the emulators it
-# needs on loopback and stops them). Ends with one summary line.
+# needs on loopback and stops them) inside a private keyring. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp -d)
@@ -10,8 +10,8 @@ echo "== Emulator tests (Python)"
 PYTHONPATH="$PWD/bindings/python" python3 -m unittest discover -s bindings/python/tests 2>&1 | tee "$log/python"
 python_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log/python")
 
-echo "== Swift tests"
-swift test --disable-xctest 2>&1 | tee "$log/swift"
+echo "== Swift tests (inside a private D-Bus session with gnome-keyring)"
+scripts/private-keyring.sh run swift test --disable-xctest 2>&1 | tee "$log/swift"
 swift_count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$log/swift" | tail -n 1)
 
 [ -n "$python_count" ] && [ -n "$swift_count" ] || { echo "tests: no test ran" >&2; exit 1; }

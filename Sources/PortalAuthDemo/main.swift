@@ -1,6 +1,8 @@
-// portal-auth-demo: signs a user in against a Portal emulator and prints each step.
+// portal-auth-demo: signs a user in against a Portal emulator and prints each step; the
+// session persists in the desktop keyring.
 //
 //   portal-auth-demo --api-host http://127.0.0.1:PORT [--environment env-demo] [--email ada@example.com]
+//   portal-auth-demo --restore [--environment env-demo]     prints the persisted session's user
 //
 // The emulator stands in for Portal and for the user's mailbox (its outbox) and
 // authenticator app (the code is computed from the enrollment link's secret). Nothing
@@ -22,10 +24,15 @@ struct Options {
     var environment = "env-demo"
     var email = "ada@example.com"
     var redirectUrl = "myapp://auth/callback"
+    var restoreOnly = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
+            if flag == "--restore" {
+                restoreOnly = true
+                continue
+            }
             guard let value = rest.popFirst() else { throw DemoFailure(description: "\(flag) needs a value") }
             switch flag {
             case "--api-host": apiHost = value
@@ -55,13 +62,23 @@ func step(_ number: Int, _ text: String) {
     print("[\(number)] \(text)")
 }
 
+/// Prints the user of the session persisted for the environment, if any.
+func restore(_ options: Options) async throws {
+    let auth = try PortalAuth(authEnvironmentId: options.environment, redirectUrl: options.redirectUrl,
+                              apiHost: options.apiHost)
+    if let session = try await auth.restoreSession() {
+        print("Restored the session of \(session.endUserId)")
+    } else {
+        print("No session is persisted for \(options.environment)")
+    }
+}
+
 func run() async throws {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
-    let storage = MemorySessionStorage.shared
+    if options.restoreOnly { return try await restore(options) }
     let auth = try PortalAuth(
         authEnvironmentId: options.environment, redirectUrl: options.redirectUrl, apiHost: options.apiHost,
-        magicLink: MagicLinkConfig(fromEmail: "hello@auth.example.com", templateId: "demo-template"),
-        storage: storage)
+        magicLink: MagicLinkConfig(fromEmail: "hello@auth.example.com", templateId: "demo-template"))
     print("portal-auth \(PortalAuthVersion.string): signing \(options.email) in to \(options.environment) at \(options.apiHost)")
 
     let methods = try await auth.getMethods()
@@ -86,10 +103,10 @@ func run() async throws {
     guard case .authenticated(let signedIn) = result else {
         throw DemoFailure(description: "the redirect did not complete a sign-in")
     }
-    step(6, "Signed in: endUserId \(signedIn.session.endUserId), clientId \(signedIn.clientId ?? "none"); session persisted")
+    step(6, "Signed in: endUserId \(signedIn.session.endUserId), clientId \(signedIn.clientId ?? "none"); session persisted in the keyring")
 
     let restarted = try PortalAuth(authEnvironmentId: options.environment, redirectUrl: options.redirectUrl,
-                                   apiHost: options.apiHost, storage: storage)
+                                   apiHost: options.apiHost)
     guard let restored = try await restarted.restoreSession() else {
         throw DemoFailure(description: "the persisted session could not be restored")
     }

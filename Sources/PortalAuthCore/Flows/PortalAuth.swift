@@ -17,7 +17,8 @@ public final class PortalAuth: Sendable {
     /// Validates the configuration; performs no network or storage I/O.
     ///
     /// - Parameters:
-    ///   - storage: where the session persists, shared by every client of the environment.
+    ///   - storage: where the session persists, shared by every client of the environment:
+    ///     the desktop keyring by default, or `MemorySessionStorage` to forget it at exit.
     ///   - timeouts: connect and overall limits of each request.
     /// - Throws: `PortalAuthError.invalidArgument` for a blank `authEnvironmentId` (checked
     ///   first), a blank `redirectUrl`, or an unusable `apiHost`.
@@ -27,7 +28,7 @@ public final class PortalAuth: Sendable {
         apiHost: String = "api.portalhq.io",
         magicLink: MagicLinkConfig? = nil,
         isAccountAbstracted: Bool? = nil,
-        storage: any SessionStorage = MemorySessionStorage.shared,
+        storage: any SessionStorage = KeyringSessionStorage.shared,
         timeouts: Timeouts = Timeouts()
     ) throws(PortalAuthError) {
         // Control characters would break the header the id travels in.

@@ -1,0 +1,190 @@
+import CSecret
+import Dispatch
+
+/// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
+/// Keyring, KeePassXC and KWallet serve): one item per environment, in the default
+/// collection (the login keyring), holding the JSON of client-auth.md §9.
+///
+/// It never prompts: a locked keyring is reported, not unlocked, so a background restore
+/// cannot pop a dialog. Its calls run on a serial queue of its own, never on the caller's
+/// thread or the HTTP thread.
+public final class KeyringSessionStorage: SessionStorage {
+    /// The storage every client uses unless told otherwise.
+    public static let shared = KeyringSessionStorage()
+
+    /// Shown in the item's label beside the environment, so a user browsing the keyring
+    /// (Seahorse, `secret-tool`) knows what the item is.
+    public let appName: String
+
+    private let queue = DispatchQueue(label: "portal-auth.keyring")
+
+    public init(appName: String = KeyringSessionStorage.processName) {
+        self.appName = appName
+    }
+
+    public func get(environmentId: String) async throws -> String? {
+        try await run { try Keyring.withService { try Keyring.lookup($0, environmentId) } }
+    }
+
+    public func set(_ value: String, environmentId: String) async throws {
+        let label = "\(appName): Portal session (\(environmentId))"
+        try await run { try Keyring.withService { try Keyring.store($0, value, environmentId: environmentId, label: label) } }
+    }
+
+    public func delete(environmentId: String) async throws {
+        try await run { try Keyring.withService { try Keyring.delete($0, environmentId) } }
+    }
+
+    private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result(catching: work)) }
+        }
+    }
+
+    /// The running program's name.
+    public static var processName: String {
+        let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
+        return name.isBlank ? "portal-auth" : name
+    }
+}
+
+/// The libsecret calls, blocking; only ever run on the storage's queue.
+private enum Keyring {
+    static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(SessionStorageError) -> String? {
+        let items = try search(service, environmentId, loadSecrets: true)
+        defer { pa_free_items(items) }
+
+        // Duplicates can only come from other tools; the newest write wins.
+        var newest: (modified: guint64, text: String)?
+        var node = items
+        while let current = node {
+            node = current.pointee.next
+            guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
+            guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
+            guard let value = secret_item_get_secret(item) else { continue }
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            var length = 0
+            guard let bytes = secret_value_get(value, &length) else { continue }
+            // Not UTF-8 cannot be ours: the library reads it as undecodable and deletes it.
+            let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+            let modified = secret_item_get_modified(item)
+            if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
+        }
+        return newest?.text
+    }
+
+    static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, environmentId: String, label: String) throws(SessionStorageError) {
+        try requireUnlockedDefaultCollection(service)
+        let attributes = pa_environment_attributes(environmentId)
+        defer { g_hash_table_unref(attributes) }
+        let value = secret_value_new(text, -1, "text/plain")
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var error: UnsafeMutablePointer<GError>?
+        let stored = secret_service_store_sync(service, pa_session_schema(), attributes, SECRET_COLLECTION_DEFAULT,
+                                               label, value, nil, &error)
+        if stored == 0 { throw failure(error, "write") }
+    }
+
+    static func delete(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(SessionStorageError) {
+        let items = try search(service, environmentId, loadSecrets: false)
+        defer { pa_free_items(items) }
+        var node = items
+        while let current = node {
+            node = current.pointee.next
+            guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
+            guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
+            var error: UnsafeMutablePointer<GError>?
+            if secret_item_delete_sync(item, nil, &error) == 0 { throw failure(error, "delete") }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs `body` with the shared Secret Service connection. libsecret's connection keeps
+    /// addressing the daemon it first met; after a keyring restart the first call fails as
+    /// "no service", so that case is tried once more on a fresh connection.
+    static func withService<T>(_ body: (UnsafeMutablePointer<SecretService>) throws -> T) throws -> T {
+        do {
+            return try withConnection(body)
+        } catch let error as SessionStorageError where error.message == noServiceMessage {
+            return try withConnection(body)
+        }
+    }
+
+    private static func withConnection<T>(_ body: (UnsafeMutablePointer<SecretService>) throws -> T) throws -> T {
+        let service = try connect()
+        defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        return try body(service)
+    }
+
+    private static let noServiceMessage = "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration) and try again."
+
+    private static func connect() throws(SessionStorageError) -> UnsafeMutablePointer<SecretService> {
+        var error: UnsafeMutablePointer<GError>?
+        guard let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nil, &error) else {
+            throw failure(error, "reach")
+        }
+        return service
+    }
+
+    private static func search(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String,
+                               loadSecrets: Bool) throws(SessionStorageError) -> UnsafeMutablePointer<GList>? {
+        let attributes = pa_environment_attributes(environmentId)
+        defer { g_hash_table_unref(attributes) }
+        // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
+        var flags = SECRET_SEARCH_ALL.rawValue
+        if loadSecrets { flags |= SECRET_SEARCH_LOAD_SECRETS.rawValue }
+        var error: UnsafeMutablePointer<GError>?
+        let items = secret_service_search_sync(service, pa_session_schema(), attributes,
+                                               SecretSearchFlags(rawValue: flags), nil, &error)
+        if let error { throw failure(error, "read") }
+        return items
+    }
+
+    private static func requireUnlockedDefaultCollection(_ service: UnsafeMutablePointer<SecretService>) throws(SessionStorageError) {
+        var error: UnsafeMutablePointer<GError>?
+        let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
+        if let error { throw failure(error, "write") }
+        // No default collection yet: the Secret Service creates one on the first write.
+        guard let collection else { return }
+        defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
+        if secret_collection_get_locked(collection) != 0 { throw lockedFailure }
+    }
+
+    private static let lockedFailure = SessionStorageError(
+        message: "The login keyring is locked; unlock it (for example with Seahorse, or by logging in to the desktop) and try again.")
+
+    /// A message for the user, from the error's kind only: D-Bus error texts are not shown.
+    /// The shared connection is dropped, so the next call reaches a restarted service.
+    private static func failure(_ error: UnsafeMutablePointer<GError>?, _ action: String) -> SessionStorageError {
+        defer {
+            if let error { g_error_free(error) }
+            secret_service_disconnect()
+        }
+        var remoteName = ""
+        if let error, let name = g_dbus_error_get_remote_error(error) {
+            remoteName = String(cString: name)
+            g_free(name)
+        }
+        let message: String
+        switch remoteName {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            message = noServiceMessage
+        case "org.freedesktop.Secret.Error.IsLocked":
+            message = lockedFailure.message
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
+            message = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
+        case "":
+            if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
+                message = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
+            } else if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
+                message = "No D-Bus session bus was found (DBUS_SESSION_BUS_ADDRESS is unset); run the app inside a desktop session with a Secret Service."
+            } else {
+                message = "The keyring could not \(action) the session; the stored session was left untouched."
+            }
+        default:
+            message = "The keyring could not \(action) the session (\(remoteName)); the stored session was left untouched."
+        }
+        return SessionStorageError(message: message)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import PortalAuthCore
+
+/// The keyring store against a real gnome-keyring-daemon on a private session bus
+/// (scripts/private-keyring.sh, which `make test` runs the tests inside). Serialised: the
+/// tests stop, restart and lock the one daemon. Outside a private keyring they are off, so
+/// a developer's own keyring is never touched.
+@Suite(.serialized, .enabled(if: PrivateKeyring.script != nil, "needs scripts/private-keyring.sh run"))
+struct KeyringTests {
+    let storage = KeyringSessionStorage(appName: "portal-auth-tests")
+
+    func client(_ emulator: Emulator, _ environment: String = Env.open) throws -> PortalAuth {
+        try makeClient(emulator, environment: environment, storage: storage)
+    }
+
+    func signIn(_ client: PortalAuth, _ emulator: Emulator) async throws -> PortalSession {
+        let (url, _) = try await grantRedirect(emulator, environment: client.authEnvironmentId)
+        return try #require(try await client.handleRedirect(url)?.authenticated).session
+    }
+
+    func expectStorageFailure(_ body: () async throws -> Void, mentioning word: String? = nil) async {
+        let error = await caught(body)
+        guard case .sessionStorageFailure(let message) = error as? PortalAuthError else {
+            Issue.record("expected sessionStorageFailure, got \(String(describing: error))")
+            return
+        }
+        if let word { #expect(message.contains(word), "\(message)") }
+    }
+
+    init() async throws {
+        try PrivateKeyring.control("start")
+        try await storage.delete(environmentId: Env.open)
+        try await storage.delete(environmentId: Env.demo)
+    }
+
+    @Test func persistRestoreClearAndInvalidateThroughTheClient() async throws {
+        let emulator = try Emulator.shared.get()
+        let auth = try client(emulator)
+        let session = try await signIn(auth, emulator)
+
+        let item = try #require(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open]))
+        #expect(item.contains("label = portal-auth-tests: Portal session (env-open)"))
+        #expect(item.contains("schema = io.portalhq.auth.Session"))
+        let stored = try #require(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]))
+        #expect(stored == #"{"clientSessionToken":"\#(try session.getToken())","endUserId":"\#(session.endUserId)"}"#)
+
+        let restored = try #require(try await client(emulator).restoreSession())
+        #expect(try restored.getToken() == session.getToken())
+        try await auth.clearPersistedSession()
+        #expect(try await auth.restoreSession() == nil)
+
+        let again = try await signIn(auth, emulator)
+        try await again.invalidate()
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
+    }
+
+    @Test func aStoppedDaemonFailsTransientlyAndRedeliveryFinishesTheWrite() async throws {
+        let emulator = try Emulator.start()
+        let auth = try client(emulator)
+        let first = try await signIn(auth, emulator)
+        let (url, _) = try await grantRedirect(emulator, environment: Env.open)
+
+        try PrivateKeyring.control("stop")
+        await expectStorageFailure({ _ = try await auth.restoreSession() }, mentioning: "Secret Service")
+        await expectStorageFailure { _ = try await auth.handleRedirect(url) }
+        try PrivateKeyring.control("start")
+
+        // Nothing was deleted while the daemon was away.
+        #expect(try await auth.restoreSession()?.endUserId == first.endUserId)
+        // Delivering the redirect again writes the session the backend already issued.
+        let second = try #require(try await auth.handleRedirect(url)?.authenticated)
+        #expect(try await auth.restoreSession().map { try $0.getToken() } == (try second.session.getToken()))
+        #expect(try await emulator.requests("/magic-links/validations").count == 2)
+    }
+
+    @Test func aStoppedDaemonDuringVerifyTotpIsFinishedByVerifyingAgain() async throws {
+        let emulator = try Emulator.start()
+        let auth = try client(emulator, Env.demo)
+        let step = try #require(try await auth.handleRedirect(magicLinkRedirect(auth, emulator, email: uniqueEmail()))?.totpStep)
+        try PrivateKeyring.control("stop")
+        await expectStorageFailure { _ = try await auth.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
+        try PrivateKeyring.control("start")
+        let result = try await auth.verifyTotp("000000", userJwt: step.userJwt)
+        #expect(try await auth.restoreSession()?.endUserId == result.session.endUserId)
+        #expect(try await emulator.requests("/totps/validations").count == 1)
+    }
+
+    @Test func aLockedCollectionIsTransientNeverADeletion() async throws {
+        let emulator = try Emulator.shared.get()
+        let auth = try client(emulator)
+        let session = try await signIn(auth, emulator)
+        try PrivateKeyring.control("lock")
+        await expectStorageFailure({ _ = try await auth.restoreSession() }, mentioning: "locked")
+        await expectStorageFailure({ try await auth.clearPersistedSession() }, mentioning: "locked")
+        await expectStorageFailure({ try await session.invalidate() }, mentioning: "locked")
+        await expectStorageFailure({ _ = try await signIn(auth, emulator) }, mentioning: "locked")
+        // Restarting unlocks it: the entry is still the first session's.
+        try PrivateKeyring.control("start")
+        #expect(try await auth.restoreSession()?.endUserId == session.endUserId)
+    }
+
+    @Test func aCorruptEntryIsClearedAndReadsAsNoSession() async throws {
+        let emulator = try Emulator.shared.get()
+        #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
+                                           "auth_environment_id", Env.open], input: "{not json") != nil)
+        #expect(try await client(emulator).restoreSession() == nil)
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
+    }
+
+    @Test func clientsAndProcessesShareTheEnvironmentsEntry() async throws {
+        let emulator = try Emulator.shared.get()
+        let session = try await signIn(try client(emulator), emulator)
+        // A second client in this process, with the process-wide default store...
+        let other = try PortalAuth(authEnvironmentId: Env.open, redirectUrl: appRedirect, apiHost: emulator.apiHost)
+        #expect(try await other.restoreSession()?.endUserId == session.endUserId)
+        // ...and a second process.
+        let printed = try PrivateKeyring.run(Emulator.repositoryRoot.appendingPathComponent(".build/debug/portal-auth-demo").path,
+                                             ["--restore", "--environment", Env.open])
+        #expect(printed == "Restored the session of \(session.endUserId)\n")
+    }
+
+    @Test func aStaleSessionsInvalidateSparesANewerEntry() async throws {
+        let emulator = try Emulator.shared.get()
+        let stale = try await signIn(try client(emulator), emulator)
+        let newer = try await signIn(try client(emulator), emulator)
+        try await stale.invalidate()
+        #expect(try await client(emulator).restoreSession().map { try $0.getToken() } == (try newer.getToken()))
+    }
+}
+
+/// The private keyring the tests run in, and the tools that inspect it.
+enum PrivateKeyring {
+    static var script: String? { ProcessInfo.processInfo.environment["PORTAL_AUTH_PRIVATE_KEYRING"] }
+
+    static func control(_ command: String) throws {
+        guard let script else { throw EmulatorError.exited }
+        _ = try run(script, [command])
+    }
+
+    /// `secret-tool` output, or nil when it fails (nothing found).
+    static func secretTool(_ arguments: [String], input: String? = nil) -> String? {
+        try? run("/usr/bin/secret-tool", arguments, input: input)
+    }
+
+    /// Runs a short-lived tool and returns its standard output; throws on a non-zero exit.
+    /// posix_spawn and waitpid rather than Foundation's Process, whose exit monitoring
+    /// missed these quick children inside dbus-run-session.
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
+        var stdinPipe: [Int32] = [0, 0]
+        var stdoutPipe: [Int32] = [0, 0]
+        guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0 else { throw EmulatorError.exited }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        for fd in stdinPipe + stdoutPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(stdinPipe[0])
+        close(stdoutPipe[1])
+        guard spawned == 0 else {
+            close(stdinPipe[1])
+            close(stdoutPipe[0])
+            throw EmulatorError.exited
+        }
+        let bytes = Array((input ?? "").utf8)
+        _ = bytes.withUnsafeBytes { write(stdinPipe[1], $0.baseAddress, $0.count) }
+        close(stdinPipe[1])
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(stdoutPipe[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        close(stdoutPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw EmulatorError.status(Int(status), "") }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

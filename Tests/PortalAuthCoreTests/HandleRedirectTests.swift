@@ -20,6 +20,11 @@ import Testing
             appRedirect + "?token=t&login_type=google",
             appRedirect + "?token=t&login_type=FACEBOOK",
             appRedirect + "#?token=t&authMethod=EMAIL_MAGIC_LINK",
+            // A marker under the other key is no marker.
+            appRedirect + "?token=t&login_type=EMAIL_MAGIC_LINK",
+            appRedirect + "?token=t&authMethod=GOOGLE",
+            // A Kelvin sign is not a K: the match is byte for byte.
+            appRedirect + "?token=t&authMethod=EMAIL_MAGIC_LIN%E2%84%AA",
         ]
         for url in notOurs {
             #expect(try await client.handleRedirect(url) == nil, "\(url.prefix(80))")
@@ -36,6 +41,17 @@ import Testing
         #expect(atLimit.utf16.count == 8192)
         #expect(try await client.handleRedirect(atLimit + "x") == nil)
         #expect(try await client.handleRedirect(atLimit)?.authenticated != nil)
+    }
+
+    @Test func theLengthLimitIsNotACharacterCount() async throws {
+        let emulator = try Emulator.start()
+        let client = try makeClient(emulator)
+        let (valid, _) = try await grantRedirect(emulator, environment: Env.open)
+        // 4,100 emoji: 4,100 Characters but 8,200 UTF-16 code units.
+        let url = valid + "&pad=" + String(repeating: "😀", count: 4100)
+        #expect(url.count < 8192 && url.utf16.count > 8192)
+        #expect(try await client.handleRedirect(url) == nil)
+        #expect(try await emulator.requests().isEmpty)
     }
 
     @Test(arguments: [("error=oauth_failed", "oauth_failed"), ("error=", ""), ("token=t&login_type=GOOGLE&error=x", "x"),

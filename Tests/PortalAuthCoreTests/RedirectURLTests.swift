@@ -49,6 +49,21 @@ import Testing
         #expect(RedirectURL.queryParameters(of: "myapp://cb").isEmpty)
     }
 
+    @Test func aCombiningMarkCannotHideASeparator() {
+        #expect(RedirectURL.matches("myapp://auth/callback#\u{301}x", configured: "myapp://auth/callback"))
+        #expect(RedirectURL.matches("myapp://auth/callback?\u{301}x", configured: "myapp://auth/callback"))
+        let parameters = RedirectURL.queryParameters(of: "x://y?token=\u{301}abc&authMethod=EMAIL_MAGIC_LINK#\u{301}f")
+        #expect(parameters["token"]?.hasSameBytes(as: "\u{301}abc") == true)
+        #expect(parameters["authMethod"]?.hasSameBytes(as: "EMAIL_MAGIC_LINK") == true)
+        #expect(RedirectURL.queryParameters(of: "x://y?a=1&\u{301}=2").count == 2)
+    }
+
+    @Test func matchingComparesBytesNotCanonicalEquivalence() {
+        // "é" precomposed and decomposed are canonically equivalent: different paths all the same.
+        #expect(!RedirectURL.matches("myapp://auth/caf\u{E9}", configured: "myapp://auth/cafe\u{301}"))
+        #expect(RedirectURL.matches("myapp://auth/caf\u{E9}", configured: "myapp://auth/caf\u{E9}"))
+    }
+
     @Test func keysAreDecodedToo() {
         #expect(RedirectURL.queryParameters(of: "x://y?%74oken=a&login%5Ftype=GOOGLE") == ["token": "a", "login_type": "GOOGLE"])
     }

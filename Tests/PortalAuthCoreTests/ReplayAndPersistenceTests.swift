@@ -120,6 +120,51 @@ import Testing
         #expect(try await emulator.requests("/totps/validations").count == 3)
     }
 
+    @Test func aNewerSignInWithoutTotpAlsoSettlesAPendingTotpWrite() async throws {
+        let emulator = try Emulator.start()
+        let storage = FlakyStorage()
+        let client = try makeClient(emulator, environment: Env.demo, storage: storage)
+        let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
+        storage.failures.withLock { $0.set = true }
+        _ = await caught { _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
+        storage.failures.withLock { $0.set = false }
+
+        // A sign-in that needs no code reaches the store.
+        try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_newer","endUserId":"eu_newer"}}"#])
+        let newer = try #require(try await client.handleRedirect(appRedirect + "?token=g2&login_type=GOOGLE")?.authenticated)
+        // The stale pending write is settled: the old JWT is an ordinary (spent) request.
+        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
+        #expect(StoredSession.decode(await storage.stored(Env.demo) ?? "") == newer.session.stored)
+    }
+
+    @Test func theMemoMatchesTheGrantByteForByte() async throws {
+        let emulator = try Emulator.start()
+        let client = try makeClient(emulator)
+        try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_1","endUserId":"eu_1"}}"#])
+        // Precomposed and decomposed é: canonically equivalent, different grants.
+        _ = try await client.handleRedirect(appRedirect + "?token=caf%C3%A9&login_type=GOOGLE")
+        await #expect(throws: PortalRequestsError.unauthorized) {
+            _ = try await client.handleRedirect(appRedirect + "?token=cafe%CC%81&login_type=GOOGLE")
+        }
+        #expect(try await emulator.requests("/oauth/tokens").count == 2)
+    }
+
+    @Test func aCallQueuedBehindTheConnectionLimitCanStillBeCancelled() async throws {
+        let emulator = try Emulator.start()
+        let client = try makeClient(emulator)
+        let limit = HTTPEngine.maxConnectionsPerOrigin
+        try await emulator.fault("/methods", "hold", count: limit)
+        let held = (0..<limit).map { _ in Task { try await client.getMethods() } }
+        try await emulator.waitForRequests("/methods", count: limit)
+        // Every connection to the origin is busy: this call waits in the engine, unsent.
+        let queued = Task { try await client.getMethods() }
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await queued.value }
+        try await emulator.release()
+        for task in held { _ = try await task.value }
+        #expect(try await emulator.requests("/methods").count == limit)
+    }
+
     @Test func anInvalidatedRememberedSessionIsNotHandedBack() async throws {
         let emulator = try Emulator.start()
         let client = try makeClient(emulator)

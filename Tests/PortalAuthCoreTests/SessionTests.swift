@@ -31,6 +31,17 @@ import Testing
         #expect(await storage.stored("env") == nil)
     }
 
+    @Test func anUndecodableEntryReadsAsNoSessionEvenWhenItsDeleteFails() async throws {
+        let storage = FlakyStorage()
+        try await storage.set("garbage", environmentId: "env")
+        storage.failures.withLock { $0.delete = true }
+        let client = try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: storage)
+        #expect(try await client.restoreSession() == nil)
+        storage.failures.withLock { $0.delete = false }
+        #expect(try await client.restoreSession() == nil)
+        #expect(await storage.stored("env") == nil, "the next read deletes it")
+    }
+
     @Test func anUnreadableStoreIsAFailureAndTheEntryIsLeftAlone() async throws {
         let storage = FlakyStorage()
         let entry = StoredSession(clientSessionToken: "t", endUserId: "eu").encoded()

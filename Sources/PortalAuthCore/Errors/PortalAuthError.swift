@@ -61,8 +61,9 @@ public enum PortalRequestsError: Error, Equatable, Sendable {
     /// The server answered 401: a spent grant, a wrong TOTP code, an expired or spent
     /// `userJwt`, or a remembered session that has since been invalidated.
     case unauthorized
-    /// Any other non-2xx status, with a bounded excerpt of the body (secrets the request
-    /// carried are masked in it). The excerpt is kept out of `description`.
+    /// Any other non-2xx status, with a bounded excerpt of the body for diagnostics (empty
+    /// for the grant exchanges and the TOTP check, whose bodies may echo credentials). The
+    /// excerpt is kept out of `description`.
     case httpStatus(status: Int, bodyExcerpt: String)
     /// No usable response arrived.
     case network(NetworkFailure, message: String)

@@ -20,10 +20,10 @@ extension PortalAuth {
         guard let grant = parameters["token"], !grant.isEmpty else { return nil }
 
         let path: String
-        if parameters["authMethod"] == AuthMethod.emailMagicLink.rawValue {
+        if parameters["authMethod"]?.hasSameBytes(as: AuthMethod.emailMagicLink.rawValue) == true {
             path = Endpoint.magicLinkValidations
         } else if let loginType = parameters["login_type"],
-                  loginType == AuthMethod.google.rawValue || loginType == AuthMethod.apple.rawValue {
+                  loginType.hasSameBytes(as: AuthMethod.google.rawValue) || loginType.hasSameBytes(as: AuthMethod.apple.rawValue) {
             path = Endpoint.oauthTokens
         } else {
             return nil
@@ -33,7 +33,7 @@ extension PortalAuth {
 
     private func exchange(_ grant: String, at path: String) async throws -> AuthResult {
         try await grants.withLock {
-            if let memo = grants.current.memo, memo.grant == grant {
+            if let memo = grants.current.memo, memo.grant.hasSameBytes(as: grant) {
                 return try await replay(memo)
             }
             let data = try await api.exchangeGrant(grant, at: path)

@@ -12,7 +12,7 @@ extension PortalAuth {
     public func verifyTotp(_ code: String, userJwt: String) async throws -> AuthenticatedResult {
         let endUserId = try UserJwt.endUserId(of: userJwt)
         return try await grants.withLock {
-            if let pending = grants.current.pendingTotp, pending.userJwt == userJwt {
+            if let pending = grants.current.pendingTotp, pending.userJwt.hasSameBytes(as: userJwt) {
                 try await persist(pending.result.session)
                 return pending.result
             }
@@ -26,7 +26,7 @@ extension PortalAuth {
                 clientId: data.clientId.nonBlank, isAccountAbstracted: data.isAccountAbstracted)
 
             // From now on the grant that led here replays as this session.
-            if var memo = grants.current.memo, case .totpRequired(let step) = memo.outcome, step.userJwt == userJwt {
+            if var memo = grants.current.memo, case .totpRequired(let step) = memo.outcome, step.userJwt.hasSameBytes(as: userJwt) {
                 memo.outcome = .authenticated(result)
                 memo.pendingWrite = true
                 grants.current.memo = memo

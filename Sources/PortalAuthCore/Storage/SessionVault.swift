@@ -15,16 +15,26 @@ struct SessionVault: Sendable {
                 return nil
             }
             if let session = StoredSession.decode(raw) { return session }
-            PortalAuthLog.emit(.warning, "The stored session for environment \(environmentId) could not be decoded; it was deleted.")
-            try await guarded("delete", { try await storage.delete(environmentId: environmentId) })
+            // Undecodable: no session either way; a failed delete is retried on the next read.
+            do {
+                try await guarded("delete", { try await storage.delete(environmentId: environmentId) })
+                PortalAuthLog.emit(.warning, "The stored session for environment \(environmentId) could not be decoded; it was deleted.")
+            } catch {
+                PortalAuthLog.emit(.warning, "The stored session for environment \(environmentId) could not be decoded, nor deleted.")
+            }
             return nil
         }
     }
 
+    /// Runs in a task of its own: a storage backend that honours cancellation must not
+    /// drop a session whose grant is already spent because its caller stopped waiting.
     func save(_ session: StoredSession) async throws {
-        try await serialised {
-            try await guarded("write", { try await storage.set(session.encoded(), environmentId: environmentId) })
-        }
+        let vault = self
+        try await Task {
+            try await vault.serialised {
+                try await vault.guarded("write", { try await vault.storage.set(session.encoded(), environmentId: vault.environmentId) })
+            }
+        }.value
     }
 
     func delete() async throws {
@@ -38,7 +48,7 @@ struct SessionVault: Sendable {
     func deleteIfCurrent(token: String) async throws {
         try await serialised {
             let raw = try await guarded("read", { try await storage.get(environmentId: environmentId) })
-            guard let raw, let stored = StoredSession.decode(raw), stored.clientSessionToken == token else { return }
+            guard let raw, let stored = StoredSession.decode(raw), stored.clientSessionToken.hasSameBytes(as: token) else { return }
             try await guarded("delete", { try await storage.delete(environmentId: environmentId) })
         }
     }

@@ -15,6 +15,12 @@ extension StringProtocol {
         unicodeScalars.allSatisfy { $0.properties.isWhitespace }
     }
 
+    /// Byte-for-byte equality. Swift's `==` equates canonically equivalent text (a Kelvin
+    /// sign and a K); grants, tokens and protocol markers must match exactly.
+    func hasSameBytes(as other: some StringProtocol) -> Bool {
+        utf8.elementsEqual(other.utf8)
+    }
+
     /// The first `limit` characters: error fields carry bounded excerpts of server and URL text.
     func truncated(to limit: Int) -> String {
         String(prefix(limit))

@@ -191,10 +191,16 @@ private final class Transfer: @unchecked Sendable {
     private var overflowed = false
     private var attempts = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    /// curl writes its detail here during the transfer: memory of our own, not an array's.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     init(_ request: HTTPRequest) {
         self.request = request
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
     }
 
     /// Records the caller's continuation. Returns false (after failing it) when the call
@@ -258,10 +264,8 @@ private final class Transfer: @unchecked Sendable {
         pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
         pa_easy_setopt_prereq_function(easy, transferPrereqCallback)
         pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me)
-        errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            buffer[0] = 0
-            _ = pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, buffer.baseAddress)
-        }
+        errorBuffer[0] = 0
+        pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
 
         // "Expect:" keeps curl from waiting on 100-continue.
         for line in request.headers + ["Expect:"] {
@@ -320,9 +324,7 @@ private final class Transfer: @unchecked Sendable {
 
     /// curl's own words: the error buffer when it has something, else the code's text.
     private func detail(_ code: CURLcode) -> String {
-        let buffered = errorBuffer.withUnsafeBufferPointer { buffer in
-            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        let buffered = String(cString: errorBuffer)
         if !buffered.isEmpty { return buffered }
         return String(cString: curl_easy_strerror(code))
     }

@@ -45,11 +45,11 @@ public struct Timeouts: Sendable, Equatable {
     var connectMilliseconds: Int { Self.milliseconds(connect) }
     var totalMilliseconds: Int { Self.milliseconds(total) }
 
-    /// At least one millisecond: curl reads zero as "no limit".
+    /// Whole milliseconds from 1 (curl reads zero as "no limit") to a day: a negative or
+    /// absurd duration must neither disable the limit nor overflow.
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
-        let millis = seconds.multipliedReportingOverflow(by: 1000)
-        guard !millis.overflow else { return Int.max }
-        return max(1, Int(clamping: millis.partialValue + attoseconds / 1_000_000_000_000_000))
+        let millis = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return Int(min(max(millis, 1), 86_400_000))
     }
 }

@@ -30,12 +30,12 @@ struct PortalAPI: Sendable {
     }
 
     func exchangeGrant(_ token: String, at path: String) async throws -> GrantData {
-        try await call(.post, path, body: GrantRequest(token: token), secrets: [token])
+        try await call(.post, path, body: GrantRequest(token: token), carriesCredentials: true)
     }
 
     func verifyTotp(code: String, userJwt: String) async throws -> TotpData {
         try await call(.post, Endpoint.totpValidations, body: TotpRequest(code: code),
-                       bearer: userJwt, secrets: [userJwt, code])
+                       bearer: userJwt, carriesCredentials: true)
     }
 
     // MARK: - One call
@@ -46,7 +46,7 @@ struct PortalAPI: Sendable {
         query: String? = nil,
         body: (some Encodable)? = Optional<GrantRequest>.none,
         bearer: String? = nil,
-        secrets: [String] = [],
+        carriesCredentials: Bool = false,
         remap: (HTTPResponse) -> (any Error)? = { _ in nil }
     ) async throws -> Payload {
         var headers = [
@@ -73,7 +73,7 @@ struct PortalAPI: Sendable {
         default:
             if let remapped = remap(response) { throw remapped }
             throw PortalRequestsError.httpStatus(
-                status: response.status, bodyExcerpt: Self.excerpt(of: response.body, masking: secrets))
+                status: response.status, bodyExcerpt: Self.excerpt(of: response.body, carriedCredentials: carriesCredentials))
         }
     }
 
@@ -92,13 +92,10 @@ struct PortalAPI: Sendable {
         return .accountAbstractionUnavailable(message: message.truncated(to: 200))
     }
 
-    /// A bounded excerpt of an error body, for diagnostics; a server that echoes what it
-    /// was sent does not get a grant or a JWT into it.
-    static func excerpt(of body: [UInt8], masking secrets: [String]) -> String {
-        var text = String(decoding: body, as: UTF8.self)
-        for secret in secrets where !secret.isEmpty {
-            text = text.replacing(secret, with: "[redacted]")
-        }
-        return text.truncated(to: 512)
+    /// A bounded excerpt of an error body, for diagnostics. None for a request that carried
+    /// a grant, a code or a userJwt: a server may echo them, in forms no mask would catch.
+    static func excerpt(of body: [UInt8], carriedCredentials: Bool) -> String {
+        guard !carriedCredentials else { return "" }
+        return String(decoding: body.prefix(2048), as: UTF8.self).truncated(to: 512)
     }
 }

@@ -9,8 +9,8 @@ enum UserJwt {
     static let noEndUserId = "The provided userJwt does not carry an endUserId."
 
     static func endUserId(of jwt: String) throws(PortalAuthError) -> String {
-        // Anything outside printable ASCII would also be unsafe in the Authorization header.
-        guard jwt.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        // Control characters (CR, LF...) would break the Authorization header the JWT goes in.
+        guard !jwt.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
             throw .invalidUserJwt(detail: malformed)
         }
         let segments = jwt.utf8.split(separator: UInt8(ascii: "."), maxSplits: 2, omittingEmptySubsequences: false)

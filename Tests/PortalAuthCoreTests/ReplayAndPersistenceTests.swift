@@ -100,15 +100,9 @@ import Testing
     @Test func aNewerSignInSettlesPendingWrites() async throws {
         let emulator = try Emulator.start()
         let storage = FlakyStorage()
-        let client = try makeClient(emulator, environment: Env.demo, storage: storage)
-        let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
-        storage.failures.withLock { $0.set = true }
-        _ = await caught { _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
-        storage.failures.withLock { $0.set = false }
+        let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
 
         // A newer sign-in reaches the store...
-        let other = try makeClient(emulator, environment: Env.open)
-        _ = other
         let newer = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
         let newest = try await client.verifyTotp(try currentCode(for: newer), userJwt: newer.userJwt)
         // ...so the stale pending write is gone: verifying the old JWT is an ordinary
@@ -123,11 +117,7 @@ import Testing
     @Test func aNewerSignInWithoutTotpAlsoSettlesAPendingTotpWrite() async throws {
         let emulator = try Emulator.start()
         let storage = FlakyStorage()
-        let client = try makeClient(emulator, environment: Env.demo, storage: storage)
-        let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
-        storage.failures.withLock { $0.set = true }
-        _ = await caught { _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
-        storage.failures.withLock { $0.set = false }
+        let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
 
         // A sign-in that needs no code reaches the store.
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_newer","endUserId":"eu_newer"}}"#])
@@ -182,9 +172,7 @@ import Testing
         let emulator = try Emulator.start()
         let client = try makeClient(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        try await emulator.fault("/magic-links/validations", "hold")
-        let first = Task { try await client.handleRedirect(url) }
-        try await emulator.waitForRequests("/magic-links/validations")
+        let first = try await heldExchange(client, emulator, url)
         // The first exchange is on the wire and holds the grant lock: the second waits.
         let second = Task { try await client.handleRedirect(url) }
         try await emulator.release()
@@ -198,9 +186,7 @@ import Testing
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        try await emulator.fault("/magic-links/validations", "hold")
-        let exchange = Task { try await client.handleRedirect(url) }
-        try await emulator.waitForRequests("/magic-links/validations")
+        let exchange = try await heldExchange(client, emulator, url)
         let clear = Task { try await client.clearPersistedSession() }
         try await emulator.release()
         _ = try await exchange.value
@@ -216,9 +202,7 @@ import Testing
         let client = try makeClient(emulator)
         let (held, _) = try await grantRedirect(emulator, environment: Env.open)
         let (waiting, _) = try await grantRedirect(emulator, environment: Env.open)
-        try await emulator.fault("/magic-links/validations", "hold")
-        let first = Task { try await client.handleRedirect(held) }
-        try await emulator.waitForRequests("/magic-links/validations")
+        let first = try await heldExchange(client, emulator, held)
         // The second exchange waits for the grant lock; cancelled there, it never goes out.
         let second = Task { try await client.handleRedirect(waiting) }
         second.cancel()
@@ -233,9 +217,7 @@ import Testing
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        try await emulator.fault("/magic-links/validations", "hold")
-        let exchange = Task { try await client.handleRedirect(url) }
-        try await emulator.waitForRequests("/magic-links/validations")
+        let exchange = try await heldExchange(client, emulator, url)
         exchange.cancel()
         try await emulator.release()
         _ = try? await exchange.value

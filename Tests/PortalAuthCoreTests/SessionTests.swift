@@ -118,11 +118,7 @@ import Testing
     @Test func clearForgetsAPendingTotpWrite() async throws {
         let emulator = try Emulator.start()
         let storage = FlakyStorage()
-        let client = try makeClient(emulator, environment: Env.demo, storage: storage)
-        let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
-        storage.failures.withLock { $0.set = true }
-        _ = await caught { _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
-        storage.failures.withLock { $0.set = false }
+        let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
         try await client.clearPersistedSession()
         // No write resurrects what the user cleared: verifying again is an ordinary request.
         await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }

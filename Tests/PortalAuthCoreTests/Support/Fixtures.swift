@@ -119,3 +119,25 @@ func caught(_ body: () async throws -> Void) async -> (any Error)? {
         return error
     }
 }
+
+/// A client of env-demo whose user's code was accepted but whose session write failed: a
+/// pending TOTP write (client-auth.md §5).
+func clientWithPendingTotpWrite(_ emulator: Emulator, storage: FlakyStorage) async throws -> (PortalAuth, TotpRequiredResult) {
+    let client = try makeClient(emulator, environment: Env.demo, storage: storage)
+    guard let step = try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep else {
+        throw EmulatorError.exited
+    }
+    storage.failures.withLock { $0.set = true }
+    _ = await caught { _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
+    storage.failures.withLock { $0.set = false }
+    return (client, step)
+}
+
+/// Starts delivering `url` and returns once its exchange is on the wire, held there by the
+/// emulator until `release()`.
+func heldExchange(_ client: PortalAuth, _ emulator: Emulator, _ url: String) async throws -> Task<AuthResult?, any Error> {
+    try await emulator.fault("/magic-links/validations", "hold")
+    let exchange = Task { try await client.handleRedirect(url) }
+    try await emulator.waitForRequests("/magic-links/validations")
+    return exchange
+}

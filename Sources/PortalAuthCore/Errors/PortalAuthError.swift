@@ -108,3 +108,15 @@ public enum PortalCredentialError: Error, Equatable, Sendable, CustomStringConve
 
     public var description: String { "The session has been invalidated; sign in again." }
 }
+
+/// Errors of the one-call browser sign-in; the raw values are the web SDK's popup codes.
+public enum PortalAuthSignInError: String, Error, Sendable, CaseIterable {
+    /// The wait ended (timeout or cancellation) before a callback arrived; nothing was exchanged.
+    case closed = "POPUP_CLOSED"
+    /// No browser sign-in is possible here (redirect URL, port, opener).
+    case unavailable = "POPUP_UNAVAILABLE"
+    /// The client already has a browser sign-in under way.
+    case signInInProgress = "SIGN_IN_ALREADY_IN_PROGRESS"
+    /// The callback carried nothing usable.
+    case callbackIncomplete = "CALLBACK_INCOMPLETE"
+}

@@ -120,6 +120,16 @@ struct KeyringTests {
         #expect(printed == "Restored the session of \(session.endUserId)\n")
     }
 
+    @Test(arguments: [(["-u", "DBUS_SESSION_BUS_ADDRESS"], "No D-Bus session bus was found"),
+                      (["DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus"], "The D-Bus session bus could not be reached")])
+    func withoutASessionBusTheFailureSaysWhatToDo(environment: [String], expected: String) throws {
+        let demo = Emulator.repositoryRoot.appendingPathComponent(".build/debug/portal-auth-demo").path
+        let (status, printed) = try PrivateKeyring.runReportingStatus(
+            "/usr/bin/env", ["-u", "DISPLAY"] + environment + [demo, "--restore"])
+        #expect(status != 0)
+        #expect(printed.contains("Session storage failure: " + expected), "\(printed)")
+    }
+
     @Test func aStaleSessionsInvalidateSparesANewerEntry() async throws {
         let emulator = try Emulator.shared.get()
         let stale = try await signIn(try client(emulator), emulator)
@@ -144,9 +154,16 @@ enum PrivateKeyring {
     }
 
     /// Runs a short-lived tool and returns its standard output; throws on a non-zero exit.
-    /// posix_spawn and waitpid rather than Foundation's Process, whose exit monitoring
+    /// (runReportingStatus, below, returns the status instead.) posix_spawn and waitpid rather than Foundation's Process, whose exit monitoring
     /// missed these quick children inside dbus-run-session.
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
+        let (status, output) = try runReportingStatus(executable, arguments, input: input)
+        guard status == 0 else { throw EmulatorError.status(Int(status), "") }
+        return output
+    }
+
+    static func runReportingStatus(_ executable: String, _ arguments: [String],
+                                   input: String? = nil) throws -> (status: Int32, output: String) {
         var stdinPipe: [Int32] = [0, 0]
         var stdoutPipe: [Int32] = [0, 0]
         guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0 else { throw EmulatorError.exited }
@@ -182,7 +199,6 @@ enum PrivateKeyring {
         close(stdoutPipe[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw EmulatorError.status(Int(status), "") }
-        return String(decoding: output, as: UTF8.self)
+        return (status, String(decoding: output, as: UTF8.self))
     }
 }

@@ -179,6 +179,8 @@ private enum Keyring {
                 message = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
             } else if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
                 message = "No D-Bus session bus was found (DBUS_SESSION_BUS_ADDRESS is unset); run the app inside a desktop session with a Secret Service."
+            } else if action == "reach" {
+                message = "The D-Bus session bus could not be reached; check that the desktop session (and its Secret Service) is running and try again."
             } else {
                 message = "The keyring could not \(action) the session; the stored session was left untouched."
             }

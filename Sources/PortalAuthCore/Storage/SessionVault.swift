@@ -29,10 +29,9 @@ struct SessionVault: Sendable {
     /// Runs in a task of its own: a storage backend that honours cancellation must not
     /// drop a session whose grant is already spent because its caller stopped waiting.
     func save(_ session: StoredSession) async throws {
-        let vault = self
-        try await Task {
-            try await vault.serialised {
-                try await vault.guarded("write", { try await vault.storage.set(session.encoded(), environmentId: vault.environmentId) })
+        try await Task { [self] in
+            try await serialised {
+                try await guarded("write", { try await storage.set(session.encoded(), environmentId: environmentId) })
             }
         }.value
     }

@@ -32,13 +32,24 @@ secrets_pid() {
         | awk '/uint32/ { print $2 }' || true
 }
 
+has_owner() {
+    dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true"
+}
+
 stop() {
     local pid
     pid=$(secrets_pid)
     [ -n "$pid" ] || return 0
-    # SIGKILL: the daemon is gone (its bus connection closed) as soon as kill returns. Its
-    # exit is not awaited: where PID 1 reaps nothing, it stays a zombie for ever.
-    kill -KILL "$pid"
+    # SIGKILL, and its exit is not awaited: where PID 1 reaps nothing, the daemon stays a
+    # zombie for ever. What matters is that it has left the bus, which the bus confirms
+    # within a few round trips.
+    kill -KILL "$pid" 2>/dev/null || true
+    local tries=0
+    while has_owner; do
+        tries=$((tries + 1))
+        [ "$tries" -lt 1000 ] || { echo "$0: the keyring daemon did not leave the bus" >&2; return 1; }
+    done
 }
 
 lock() {
@@ -73,11 +84,9 @@ CONF
     ;;
 inside)
     shift
+    trap stop EXIT
     start
-    status=0
-    "$@" || status=$?
-    stop
-    exit "$status"
+    "$@"
     ;;
 start|stop|lock)
     [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || { echo "$0 $1: only inside '$0 run'" >&2; exit 2; }

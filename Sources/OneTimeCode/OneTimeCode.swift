@@ -5,7 +5,7 @@ import CCrypto
 public enum OneTimeCode {
     /// The code for `secret` (base32) at `unixTime`, or `nil` if the secret is not base32.
     public static func totp(secret: String, unixTime: Int64, digits: Int = 6, period: Int64 = 30) -> String? {
-        guard let key = base32Decode(secret) else { return nil }
+        guard (1...9).contains(digits), period > 0, unixTime >= 0, let key = base32Decode(secret) else { return nil }
         var counter = UInt64(unixTime / period).bigEndian
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -100,10 +100,13 @@ struct KeyringTests {
         #expect(try await auth.restoreSession()?.endUserId == session.endUserId)
     }
 
-    @Test func aCorruptEntryIsClearedAndReadsAsNoSession() async throws {
+    /// Not JSON; and JSON whose token is not UTF-8, which must not be repaired into a session.
+    @Test(arguments: [Array("{not json".utf8),
+                      Array(#"{"clientSessionToken":"cst_"#.utf8) + [0xFF] + Array(#"","endUserId":"eu_1"}"#.utf8)])
+    func aCorruptEntryIsClearedAndReadsAsNoSession(entry: [UInt8]) async throws {
         let emulator = try Emulator.shared.get()
         #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
-                                           "auth_environment_id", Env.open], input: "{not json") != nil)
+                                           "auth_environment_id", Env.open], input: entry) != nil)
         #expect(try await client(emulator).restoreSession() == nil)
         #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
     }
@@ -149,21 +152,21 @@ enum PrivateKeyring {
     }
 
     /// `secret-tool` output, or nil when it fails (nothing found).
-    static func secretTool(_ arguments: [String], input: String? = nil) -> String? {
+    static func secretTool(_ arguments: [String], input: [UInt8] = []) -> String? {
         try? run("/usr/bin/secret-tool", arguments, input: input)
     }
 
     /// Runs a short-lived tool and returns its standard output; throws on a non-zero exit.
     /// (runReportingStatus, below, returns the status instead.) posix_spawn and waitpid rather than Foundation's Process, whose exit monitoring
     /// missed these quick children inside dbus-run-session.
-    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
+    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> String {
         let (status, output) = try runReportingStatus(executable, arguments, input: input)
         guard status == 0 else { throw EmulatorError.status(Int(status), "") }
         return output
     }
 
     static func runReportingStatus(_ executable: String, _ arguments: [String],
-                                   input: String? = nil) throws -> (status: Int32, output: String) {
+                                   input: [UInt8] = []) throws -> (status: Int32, output: String) {
         var stdinPipe: [Int32] = [0, 0]
         var stdoutPipe: [Int32] = [0, 0]
         guard pipe(&stdinPipe) == 0, pipe(&stdoutPipe) == 0 else { throw EmulatorError.exited }
@@ -186,8 +189,7 @@ enum PrivateKeyring {
             close(stdoutPipe[0])
             throw EmulatorError.exited
         }
-        let bytes = Array((input ?? "").utf8)
-        _ = bytes.withUnsafeBytes { write(stdinPipe[1], $0.baseAddress, $0.count) }
+        _ = input.withUnsafeBytes { write(stdinPipe[1], $0.baseAddress, $0.count) }
         close(stdinPipe[1])
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -47,7 +47,7 @@ extension PortalAuth {
         do {
             try await vault.save(session.stored)
         } catch {
-            PortalAuthLog.emit(.warning, "The session of endUserId \(session.endUserId) could not be persisted; delivering the redirect again retries the write.")
+            PortalAuthLog.emit(.warning, "The session of endUserId \(session.endUserId) could not be persisted; repeating the same step retries the write without a request.")
             throw error
         }
         grants.current.memo?.pendingWrite = false

@@ -65,8 +65,9 @@ private enum Keyring {
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
             guard let bytes = secret_value_get(value, &length) else { continue }
-            // Not UTF-8 cannot be ours: the library reads it as undecodable and deletes it.
-            let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+            // Bytes that are not UTF-8 cannot be ours: returned as "" (undecodable), the
+            // library deletes the item, rather than repairing a token into something else.
+            let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) ?? ""
             let modified = secret_item_get_modified(item)
             if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
         }
@@ -117,6 +118,8 @@ private enum Keyring {
         return try body(service)
     }
 
+    private static let timeoutMessage = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
+
     private static let noServiceMessage = "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration) and try again."
 
     private static func connect() throws(SessionStorageError) -> UnsafeMutablePointer<SecretService> {
@@ -145,11 +148,15 @@ private enum Keyring {
         var error: UnsafeMutablePointer<GError>?
         let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
         if let error { throw failure(error, "write") }
-        // No default collection yet: the Secret Service creates one on the first write.
-        guard let collection else { return }
+        // Creating a default collection goes through a Secret Service prompt (a dialog the
+        // write would wait on): the user is told to create one instead.
+        guard let collection else { throw noDefaultCollectionFailure }
         defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
         if secret_collection_get_locked(collection) != 0 { throw lockedFailure }
     }
+
+    private static let noDefaultCollectionFailure = SessionStorageError(
+        message: "The keyring has no default collection; create a login keyring (for example with Seahorse) and try again.")
 
     private static let lockedFailure = SessionStorageError(
         message: "The login keyring is locked; unlock it (for example with Seahorse, or by logging in to the desktop) and try again.")
@@ -173,10 +180,10 @@ private enum Keyring {
         case "org.freedesktop.Secret.Error.IsLocked":
             message = lockedFailure.message
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
-            message = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
+            message = timeoutMessage
         case "":
             if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
-                message = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
+                message = timeoutMessage
             } else if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
                 message = "No D-Bus session bus was found (DBUS_SESSION_BUS_ADDRESS is unset); run the app inside a desktop session with a Secret Service."
             } else if action == "reach" {

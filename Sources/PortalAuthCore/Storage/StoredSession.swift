@@ -23,3 +23,10 @@ struct StoredSession: Codable, Equatable, Sendable {
         return session
     }
 }
+
+extension StoredSession: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    // Printing must never show the token.
+    var description: String { "StoredSession(endUserId: \(endUserId))" }
+    var debugDescription: String { description }
+    var customMirror: Mirror { Mirror(self, children: ["endUserId": endUserId]) }
+}

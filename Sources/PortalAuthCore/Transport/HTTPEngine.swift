@@ -139,8 +139,7 @@ package final class HTTPEngine: @unchecked Sendable {
             transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl could not allocate a handle.")))
             return
         }
-        transfer.configure(easy)
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+        guard transfer.configure(easy), curl_multi_add_handle(multi, easy) == CURLM_OK else {
             transfer.release()
             recycle(easy)
             transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl refused the request.")))
@@ -252,7 +251,9 @@ private final class Transfer: @unchecked Sendable {
         pending?.resume(with: result)
     }
 
-    func configure(_ easy: UnsafeMutableRawPointer) {
+    /// Sets the transfer up on `easy`; false when a header could not be added (out of
+    /// memory), since a request missing its environment id or bearer must not go out.
+    func configure(_ easy: UnsafeMutableRawPointer) -> Bool {
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_easy_setopt_string(easy, CURLOPT_URL, request.url)
         pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
@@ -269,7 +270,8 @@ private final class Transfer: @unchecked Sendable {
 
         // "Expect:" keeps curl from waiting on 100-continue.
         for line in request.headers + ["Expect:"] {
-            headerList = curl_slist_append(headerList, line)
+            guard let appended = curl_slist_append(headerList, line) else { return false }
+            headerList = appended
         }
         pa_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
 
@@ -283,6 +285,7 @@ private final class Transfer: @unchecked Sendable {
                                            UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
             }
         }
+        return true
     }
 
     /// Called by curl right before each attempt to send. libcurl silently resends a request

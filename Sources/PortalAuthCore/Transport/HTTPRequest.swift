@@ -25,6 +25,13 @@ package struct HTTPRequest: Sendable {
     }
 }
 
+extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    // Headers and body carry credentials (a bearer userJwt, a grant): never printed.
+    package var description: String { "HTTPRequest(\(method.rawValue) \(url.prefix { $0 != "?" }))" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: ["method": method.rawValue]) }
+}
+
 package struct HTTPResponse: Sendable {
     package var status: Int
     package var body: [UInt8]

@@ -33,16 +33,6 @@ public enum OneTimeCode {
         return totp(secret: secret, unixTime: Int64(now.tv_sec))
     }
 
-    /// The secret of an `otpauth://` link (the last `secret` parameter), as an app reads it.
-    public static func secret(inLink link: String) -> String? {
-        guard let query = link.split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
-        var secret: String?
-        for pair in query.split(separator: "&") where pair.hasPrefix("secret=") {
-            secret = String(pair.dropFirst("secret=".count))
-        }
-        return secret
-    }
-
     static func base32Decode(_ text: String) -> [UInt8]? {
         var output: [UInt8] = []
         var buffer: UInt32 = 0

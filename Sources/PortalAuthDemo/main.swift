@@ -93,8 +93,7 @@ func run() async throws {
     var result = try await auth.handleRedirect(link)
     if case .totpRequired(let totp) = result {
         step(4, "Two-factor code required for \(totp.endUserId)" + (totp.totpLink == nil ? "" : " (first sign-in: enrollment link received)"))
-        guard let totpLink = totp.totpLink, let secret = OneTimeCode.secret(inLink: totpLink),
-              let code = OneTimeCode.now(secret: secret) else {
+        guard let secret = totp.totpSecret, let code = OneTimeCode.now(secret: secret) else {
             throw DemoFailure(description: "this user is already enrolled; run the demo with another --email")
         }
         step(5, "The authenticator app computed a code from the enrollment secret")

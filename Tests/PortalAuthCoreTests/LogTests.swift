@@ -1,5 +1,4 @@
 import Foundation
-import OneTimeCode
 import Synchronization
 import Testing
 @testable import PortalAuthCore
@@ -26,7 +25,7 @@ import Testing
 
         let grant = try #require(RedirectURL.queryParameters(of: url)["token"])
         let link = try #require(step.totpLink)
-        let secrets = [grant, step.userJwt, link, token, try #require(OneTimeCode.secret(inLink: link))]
+        let secrets = [grant, step.userJwt, link, token, try #require(step.totpSecret)]
         let logged = lines.withLock { $0 }
         #expect(logged.contains { $0.contains(step.endUserId) })
         for line in logged {

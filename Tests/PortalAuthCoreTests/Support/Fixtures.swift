@@ -60,14 +60,13 @@ extension AuthResult {
 
 /// A code the authenticator would compute now for the step's enrollment link.
 func currentCode(for step: TotpRequiredResult) throws -> String {
-    guard let link = step.totpLink, let secret = OneTimeCode.secret(inLink: link),
-          let code = OneTimeCode.now(secret: secret) else { throw EmulatorError.exited }
+    guard let secret = step.totpSecret, let code = OneTimeCode.now(secret: secret) else { throw EmulatorError.exited }
     return code
 }
 
 /// A six-digit code that is valid in none of the steps the emulator accepts.
 func wrongCode(for step: TotpRequiredResult) throws -> String {
-    guard let link = step.totpLink, let secret = OneTimeCode.secret(inLink: link) else { throw EmulatorError.exited }
+    guard let secret = step.totpSecret else { throw EmulatorError.exited }
     let now = Int64(Date().timeIntervalSince1970)
     let valid = Set((-2...2).compactMap { OneTimeCode.totp(secret: secret, unixTime: now + Int64($0) * 30) })
     return (0..<1_000_000).lazy.map { String(format: "%06d", $0) }.first { !valid.contains($0) } ?? "000000"

@@ -1,0 +1,56 @@
+/// The TOTP enrollment link and its secret (client-auth.md §8). Each step is one scan over
+/// Unicode scalars or bytes: linear on hostile links.
+enum TotpLink {
+    /// The link as an authenticator reads it: trimmed; if it does not start with
+    /// `otpauth://` (any case), percent-decoded once as a whole and trimmed again. `nil`
+    /// when it is still not an `otpauth://` link.
+    static func normalised(_ link: String) -> String? {
+        let trimmed = link.trimmed
+        if isOtpauth(trimmed) { return trimmed }
+        guard let decoded = QueryEncoding.decode(trimmed, plusIsSpace: false)?.trimmed, isOtpauth(decoded) else {
+            return nil
+        }
+        return decoded
+    }
+
+    /// The base32 secret of the link's last `secret=` parameter, uppercased; `nil` when the
+    /// link is unusable or the value is not base32 with at least one data character.
+    static func secret(of link: String) -> String? {
+        guard let link = normalised(link) else { return nil }
+        let scalars = Substring(link).unicodeScalars
+        let withoutFragment = scalars[..<(scalars.firstIndex(of: "#") ?? scalars.endIndex)]
+        guard let question = withoutFragment.firstIndex(of: "?") else { return nil }
+
+        var secret: String?
+        for pair in withoutFragment[withoutFragment.index(after: question)...].split(separator: "&") {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let rawName = Substring(pair[..<equals])
+            guard (QueryEncoding.decode(rawName, plusIsSpace: false) ?? String(rawName)).hasSameBytes(as: "secret") else {
+                continue
+            }
+            let rawValue = Substring(pair[pair.index(after: equals)...])
+            secret = QueryEncoding.decode(rawValue, plusIsSpace: false) ?? String(rawValue)
+        }
+        guard let value = secret?.trimmed.uppercased(), isBase32(value) else { return nil }
+        return value
+    }
+
+    private static func isOtpauth(_ text: String) -> Bool {
+        text.utf8.count >= 10 && text.utf8.prefix(10).map { $0 | 0x20 }.elementsEqual("otpauth://".utf8.map { $0 | 0x20 })
+    }
+
+    /// `A-Z` and `2-7`, at least one, then only `=` padding.
+    private static func isBase32(_ value: String) -> Bool {
+        let bytes = value.utf8
+        let data = bytes.prefix { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains($0) }
+        return !data.isEmpty && bytes.dropFirst(data.count).allSatisfy { $0 == UInt8(ascii: "=") }
+    }
+}
+
+extension TotpRequiredResult {
+    /// The base32 secret of `totpLink`, for manual entry in an authenticator app; `nil` when
+    /// there is no link or it carries no valid secret. Never log or persist it.
+    public var totpSecret: String? {
+        totpLink.flatMap(TotpLink.secret(of:))
+    }
+}

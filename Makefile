@@ -1,7 +1,7 @@
 # The two commands of README.md: `make demo` (the main job) and `make test` (every test).
 # Each installs the Debian packages it needs when missing, builds, and runs.
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test library header clean
 
 all: build
 
@@ -17,6 +17,14 @@ demo: build
 test: deps
 	swift build --build-tests
 	scripts/test.sh
+
+# libportalauth.so, self-contained (static Swift runtime, only portal_auth_* exported).
+library: deps
+	scripts/build-library.sh
+
+# Regenerates include/portal_auth.h after a change to the @c exports.
+header: build
+	scripts/generate-header.sh
 
 clean:
 	rm -rf .build

@@ -6,15 +6,22 @@ let package = Package(
     products: [
         .library(name: "PortalAuthCore", targets: ["PortalAuthCore"]),
         .executable(name: "portal-auth-demo", targets: ["PortalAuthDemo"]),
+        // libportalauth.so, the C ABI; scripts/build-library.sh builds it self-contained.
+        .library(name: "portalauth", type: .dynamic, targets: ["PortalAuthC"]),
     ],
     targets: [
         // System C libraries, found through pkg-config (Debian's -dev packages).
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // The C ABI's hand-written types (include/portal_auth_types.h), for Swift to use.
+        .systemLibrary(name: "CPortalAuth"),
 
         // The Client Auth client: wire protocol, transport, flows, storage.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret"]),
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CPortalAuth"]),
+
+        // The C ABI: @c exports over the core, declared by include/portal_auth.h.
+        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"]),
 
         // RFC 6238 codes, for the demo and the tests (an authenticator app's side).
         .target(name: "OneTimeCode", dependencies: ["CCrypto"]),

@@ -1,7 +1,10 @@
-/// The library's version, reported at run time and sent as the User-Agent.
+import CPortalAuth
+
+/// The library's version, reported at run time and sent as the User-Agent. The numbers are
+/// defined once, in include/portal_auth_types.h.
 public enum PortalAuthVersion {
-    public static let major = 0
-    public static let minor = 1
-    public static let patch = 0
+    public static let major = Int(PORTAL_AUTH_VERSION_MAJOR)
+    public static let minor = Int(PORTAL_AUTH_VERSION_MINOR)
+    public static let patch = Int(PORTAL_AUTH_VERSION_PATCH)
     public static let string = "\(major).\(minor).\(patch)"
 }

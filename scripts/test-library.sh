@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Checks of the C ABI's packaging: the checked-in header is fresh; it and the library's
+# exports agree; the library links only system C libraries; a C11 and a C++17 program
+# build against the header and run against the library. Ends with a count line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { echo "FAILED: $1" >&2; echo "c-abi: $passed passed, 1 failed"; exit 1; }
+
+scripts/generate-header.sh --check || fail "include/portal_auth.h is stale"
+pass "the checked-in header matches the exports"
+
+library=$(scripts/build-library.sh)
+
+# Declared: the portal_auth_* functions of the preprocessed header.
+gcc -E -P -Iinclude include/portal_auth.h | grep -o '\bportal_auth_[a-z0-9_]*\s*(' | tr -d ' (' | sort -u > "$work/declared"
+# Exported: the library's global defined dynamic symbols.
+nm -D --defined-only "$library" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort -u > "$work/exported"
+diff -u "$work/declared" "$work/exported" || fail "header and exports disagree"
+pass "the header declares exactly the $(wc -l < "$work/exported") exported symbols, all portal_auth_*"
+
+# Only libc, libm, libstdc++, libgcc_s and the system C libraries the core uses (with what
+# those pull in); nothing of the Swift toolchain.
+ldd "$library" | grep -q -e swift -e '/opt/' && fail "the library depends on the Swift toolchain: $(ldd "$library" | grep -e swift -e /opt/)"
+direct=$(readelf -d "$library" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+for needed in $direct; do
+    case "$needed" in
+        libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libcurl.so.*|libsecret-1.so.*|libgio-2.0.so.*|libgobject-2.0.so.*|libglib-2.0.so.*|ld-linux*) ;;
+        *) fail "unexpected direct dependency $needed" ;;
+    esac
+done
+pass "direct dependencies are system C libraries only: $direct"
+
+cat > "$work/version.c" <<'C'
+#include <portal_auth.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    if (portal_auth_version_number() != PORTAL_AUTH_VERSION_NUMBER) return 1;
+    if (strcmp(portal_auth_version(), PORTAL_AUTH_VERSION_STRING) != 0) return 2;
+    printf("%s\n", portal_auth_version());
+    return 0;
+}
+C
+cp "$work/version.c" "$work/version.cpp"
+flags=(-Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas -Iinclude)
+gcc -std=c11 "${flags[@]}" "$work/version.c" -L"$(dirname "$library")" -lportalauth -o "$work/version-c" \
+    || fail "the header does not compile as C11"
+g++ -std=c++17 "${flags[@]}" "$work/version.cpp" -L"$(dirname "$library")" -lportalauth -o "$work/version-cpp" \
+    || fail "the header does not compile as C++17"
+pass "a C11 and a C++17 program build against the header"
+
+for program in version-c version-cpp; do
+    LD_LIBRARY_PATH="$(dirname "$library")" "$work/$program" >/dev/null || fail "$program: the version does not match the header's"
+done
+pass "both run against the library and agree with the header's version"
+
+echo "c-abi: $passed passed, 0 failed"

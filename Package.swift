@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CPortalAuth"]),
 
         // The C ABI: @c exports over the core, declared by include/portal_auth.h.
-        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"]),
+        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"]),
 
         // RFC 6238 codes, for the demo and the tests (an authenticator app's side).
         .target(name: "OneTimeCode", dependencies: ["CCrypto"]),

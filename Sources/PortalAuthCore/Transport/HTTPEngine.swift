@@ -7,7 +7,7 @@ import Glibc
 /// All HTTP of the process: one I/O thread drives one curl multi handle for every request
 /// of every client. Callers suspend instead of blocking; connections are kept alive and
 /// reused; no thread is made per request.
-package final class HTTPEngine: @unchecked Sendable {
+package final class HTTPEngine: Sendable {
     /// The process-wide engine; its thread starts on first use.
     package static let shared = HTTPEngine()
 
@@ -21,29 +21,12 @@ package final class HTTPEngine: @unchecked Sendable {
     /// the next call wanted; curl's default (four per running transfer) is smaller still.
     static let connectionCacheSize = 256
 
-    // Shared with callers: guarded by the mutex.
-    private let submitted = Mutex<[Transfer]>([])
-
-    private let multi: UnsafeMutableRawPointer?
-    /// Why the engine cannot serve requests (no memory for curl, no thread): every call
-    /// then fails with a network error rather than taking the host process down.
-    private var startFailure: String?
-
-    // Owned by the I/O thread alone.
-    private var waiting: [String: [Transfer]] = [:]
-    private var activeCount: [String: Int] = [:]
-    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
-    private var spareHandles: [UnsafeMutableRawPointer] = []
+    /// The running loop, or why none could start (no memory for curl, no thread): every
+    /// call then fails with a network error rather than taking the host process down.
+    private let loop: Result<IOLoop, PortalRequestsError>
 
     private init() {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        multi = curl_multi_init()
-        guard let multi else {
-            startFailure = "libcurl could not allocate its multi handle."
-            return
-        }
-        pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.connectionCacheSize)
-        startFailure = startThread(multi)
+        loop = IOLoop.start()
     }
 
     /// Sends `request` and returns its response, whatever its status.
@@ -52,58 +35,72 @@ package final class HTTPEngine: @unchecked Sendable {
     /// to completion (a grant on the wire is spent either way).
     /// - Throws: `CancellationError`, or `PortalRequestsError.network`.
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let multi, startFailure == nil else {
-            throw PortalRequestsError.network(.connection, message: startFailure ?? "The HTTP engine is not running.")
-        }
+        let loop = try loop.get()
         let transfer = Transfer(request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if transfer.queue(continuation) {
-                    submitted.withLock { $0.append(transfer) }
-                    curl_multi_wakeup(multi)
-                }
+                if transfer.queue(continuation) { loop.submit(transfer) }
             }
         } onCancel: {
             transfer.cancel()
         }
     }
+}
 
-    // MARK: - The I/O thread
+/// The I/O thread and everything only it touches: the multi handle, the queues per origin,
+/// the transfers in flight, spare easy handles.
+private final class IOLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    // Shared with callers: guarded by the mutex.
+    private let submitted = Mutex<[Transfer]>([])
 
-    /// Starts the I/O thread; returns why it could not.
-    private func startThread(_ multi: UnsafeMutableRawPointer) -> String? {
+    // Owned by the I/O thread alone.
+    private var waiting: [String: [Transfer]] = [:]
+    private var activeCount: [String: Int] = [:]
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+    private var spareHandles: [UnsafeMutableRawPointer] = []
+
+    private init(multi: UnsafeMutableRawPointer) {
+        self.multi = multi
+    }
+
+    /// Creates the multi handle and starts the thread that drives it.
+    static func start() -> Result<IOLoop, PortalRequestsError> {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard let multi = curl_multi_init() else {
+            return .failure(.network(.connection, message: "libcurl could not allocate its multi handle."))
+        }
+        pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, HTTPEngine.connectionCacheSize)
+        let loop = IOLoop(multi: multi)
         var thread = pthread_t()
-        let context = Unmanaged.passRetained(IOLoop(engine: self, multi: multi)).toOpaque()
+        let context = Unmanaged.passRetained(loop).toOpaque()
         let result = pthread_create(&thread, nil, { context in
             guard let context else { return nil }
             let loop = Unmanaged<IOLoop>.fromOpaque(context).takeRetainedValue()
             pa_set_thread_name("portal-auth-io")
-            loop.engine.run(loop.multi)
+            loop.run()
         }, context)
         guard result == 0 else {
             Unmanaged<IOLoop>.fromOpaque(context).release()
-            return "The HTTP engine could not start its I/O thread (error \(result))."
+            curl_multi_cleanup(multi)
+            return .failure(.network(.connection, message: "The HTTP engine could not start its I/O thread (error \(result))."))
         }
         pthread_detach(thread)
-        return nil
+        return .success(loop)
     }
 
-    private final class IOLoop {
-        let engine: HTTPEngine
-        let multi: UnsafeMutableRawPointer
-
-        init(engine: HTTPEngine, multi: UnsafeMutableRawPointer) {
-            self.engine = engine
-            self.multi = multi
-        }
+    /// Hands a queued transfer to the thread (any thread may call this).
+    func submit(_ transfer: Transfer) {
+        submitted.withLock { $0.append(transfer) }
+        curl_multi_wakeup(multi)
     }
 
-    private func run(_ multi: UnsafeMutableRawPointer) -> Never {
+    private func run() -> Never {
         while true {
-            var progressed = startReadyTransfers(multi)
+            var progressed = startReadyTransfers()
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
-            progressed = collectFinishedTransfers(multi) || progressed
+            progressed = collectFinishedTransfers() || progressed
             if !progressed {
                 curl_multi_poll(multi, nil, 0, 1000, nil)
             }
@@ -112,7 +109,7 @@ package final class HTTPEngine: @unchecked Sendable {
 
     /// Moves new submissions into their origin's queue and starts as many as the
     /// connection limit allows. Returns whether anything started.
-    private func startReadyTransfers(_ multi: UnsafeMutableRawPointer) -> Bool {
+    private func startReadyTransfers() -> Bool {
         for transfer in submitted.withLock({ queue in defer { queue.removeAll() }; return queue }) {
             waiting[transfer.request.origin, default: []].append(transfer)
         }
@@ -120,11 +117,11 @@ package final class HTTPEngine: @unchecked Sendable {
         for origin in Array(waiting.keys) {
             guard var queue = waiting[origin] else { continue }
             var index = 0
-            while index < queue.count, activeCount[origin, default: 0] < Self.maxConnectionsPerOrigin {
+            while index < queue.count, activeCount[origin, default: 0] < HTTPEngine.maxConnectionsPerOrigin {
                 let transfer = queue[index]
                 index += 1
                 guard transfer.markSent() else { continue }
-                start(transfer, multi)
+                start(transfer)
                 started = true
             }
             queue.removeFirst(index)
@@ -133,7 +130,7 @@ package final class HTTPEngine: @unchecked Sendable {
         return started
     }
 
-    private func start(_ transfer: Transfer, _ multi: UnsafeMutableRawPointer) {
+    private func start(_ transfer: Transfer) {
         let easy = spareHandles.popLast() ?? curl_easy_init()
         guard let easy else {
             transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl could not allocate a handle.")))
@@ -150,7 +147,7 @@ package final class HTTPEngine: @unchecked Sendable {
     }
 
     /// Completes every finished transfer. Returns whether any finished.
-    private func collectFinishedTransfers(_ multi: UnsafeMutableRawPointer) -> Bool {
+    private func collectFinishedTransfers() -> Bool {
         var finishedAny = false
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {

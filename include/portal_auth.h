@@ -313,6 +313,11 @@ typedef unsigned int swift_uint4  __attribute__((__ext_vector_type__(4)));
 #if __has_warning("-Watimport-in-framework-header")
 #pragma clang diagnostic ignored "-Watimport-in-framework-header"
 #endif
+@import CPortalAuth;
+#elif defined(__OBJC__)
+#import "portal_auth_types.h"
+#else
+#include "portal_auth_types.h"
 #endif
 
 #pragma clang diagnostic ignored "-Wproperty-attribute-mismatch"
@@ -335,6 +340,47 @@ typedef unsigned int swift_uint4  __attribute__((__ext_vector_type__(4)));
 #if defined(__cplusplus)
 extern "C" {
 #endif
+
+/// The error’s code; PORTAL_AUTH_E_INTERNAL for NULL.
+SWIFT_EXTERN portal_auth_code portal_auth_error_code(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// AUTHENTICATION_FAILED, INVALID_USER_JWT, ACCOUNT_ABSTRACTION_UNAVAILABLE: the case’s
+/// text, else NULL. Owned by the error.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_detail(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Frees an error and the strings it owns. NULL is ignored.
+SWIFT_EXTERN void portal_auth_error_free(portal_auth_error * _Nullable error) SWIFT_NOEXCEPT;
+
+/// UNAUTHORIZED and HTTP_STATUS: the HTTP status; 0 when no response arrived.
+SWIFT_EXTERN int32_t portal_auth_error_http_status(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// A sentence for the user, never NULL for a non-NULL error. Owned by the error.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_message(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// AUTH_METHOD_UNAVAILABLE: “GOOGLE” or “APPLE”, else NULL. Owned by the error.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_method(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// MALFORMED_RESPONSE: the missing field, or NULL when the envelope itself was wrong.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_missing(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// INVALID_ARGUMENT: the argument or options field, as C spells it (e.g.
+/// “auth_environment_id”, “email”, “options”), else NULL. Owned by the error.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_name(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// MALFORMED_RESPONSE: the endpoint’s path, else NULL. Owned by the error.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_path(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Frees a client. NULL is ignored.
+SWIFT_EXTERN void portal_auth_free(portal_auth * _Nullable client) SWIFT_NOEXCEPT;
+
+/// Creates a client. Checks the options (no network or keyring I/O).
+/// On success returns PORTAL_AUTH_OK and stores the client in <code>*out_client</code> (free it with
+/// portal_auth_free). On failure returns the error’s code, stores NULL in <code>*out_client</code>, and,
+/// when <code>out_error</code> is not NULL, an error in <code>*out_error</code> (free it with portal_auth_error_free).
+SWIFT_EXTERN portal_auth_code portal_auth_new(portal_auth_options const * _Nullable options, portal_auth * _Nullable * _Nullable out_client, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Fills <code>options</code> with the defaults and sets its <code>size</code>. NULL is ignored.
+SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable options) SWIFT_NOEXCEPT;
 
 /// The library’s version as text, e.g. “0.1.0”. Static storage: never free it.
 SWIFT_EXTERN char const * _Nonnull portal_auth_version(void) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;

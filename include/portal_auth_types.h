@@ -5,6 +5,7 @@
 #ifndef PORTAL_AUTH_TYPES_H
 #define PORTAL_AUTH_TYPES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The version these headers describe; portal_auth_version() reports the library's. */
@@ -15,5 +16,73 @@
 /* One number, comparable: MAJOR * 10000 + MINOR * 100 + PATCH. */
 #define PORTAL_AUTH_VERSION_NUMBER \
     (PORTAL_AUTH_VERSION_MAJOR * 10000 + PORTAL_AUTH_VERSION_MINOR * 100 + PORTAL_AUTH_VERSION_PATCH)
+
+/*
+ * Handles. Each is opaque, made by the library and released with its own function.
+ *   portal_auth        a client of one auth environment          portal_auth_free
+ *   portal_auth_error  what went wrong, with the case's fields   portal_auth_error_free
+ */
+/* Complete only so that Swift can name them: never look inside. */
+typedef struct portal_auth { char opaque_; } portal_auth;
+typedef struct portal_auth_error { char opaque_; } portal_auth_error;
+
+/* Error codes: stable numbers, never reused. client-auth.md §10 and the transport's own. */
+typedef int32_t portal_auth_code;
+enum {
+    PORTAL_AUTH_OK = 0,
+    PORTAL_AUTH_E_INVALID_ARGUMENT = 1,               /* field: name */
+    PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED = 2,
+    PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE = 3,        /* field: method */
+    PORTAL_AUTH_E_AUTHENTICATION_FAILED = 4,          /* field: detail (the redirect's error) */
+    PORTAL_AUTH_E_MALFORMED_RESPONSE = 5,             /* fields: path, missing (may be NULL) */
+    PORTAL_AUTH_E_INVALID_GRANT_RESPONSE = 6,
+    PORTAL_AUTH_E_INVALID_USER_JWT = 7,               /* field: detail */
+    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,        /* the message says what to do */
+    PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9,/* field: detail (the server's text) */
+    PORTAL_AUTH_E_RATE_LIMITED = 10,
+    PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,
+    PORTAL_AUTH_E_UNAUTHORIZED = 20,                  /* HTTP 401 */
+    PORTAL_AUTH_E_HTTP_STATUS = 21,                   /* field: http_status */
+    PORTAL_AUTH_E_NETWORK = 22,                       /* no response: refused, reset, timeout, too large */
+    PORTAL_AUTH_E_SESSION_INVALIDATED = 30,
+    PORTAL_AUTH_E_CANCELLED = 31,
+    PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,                /* POPUP_CLOSED */
+    PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,           /* POPUP_UNAVAILABLE */
+    PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,           /* SIGN_IN_ALREADY_IN_PROGRESS */
+    PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,   /* CALLBACK_INCOMPLETE */
+    PORTAL_AUTH_E_INTERNAL = 99
+};
+
+/* Where a client keeps the session of its environment. */
+enum {
+    PORTAL_AUTH_STORAGE_KEYRING = 0,   /* the desktop keyring (Secret Service), the default */
+    PORTAL_AUTH_STORAGE_MEMORY = 1     /* this process only, forgotten at exit */
+};
+
+/* A yes/no option that may also be left unset. */
+enum {
+    PORTAL_AUTH_UNSET = -1,
+    PORTAL_AUTH_FALSE = 0,
+    PORTAL_AUTH_TRUE = 1
+};
+
+/*
+ * A client's configuration: the initializer parameters of PortalAuth, plus timeouts and the
+ * storage. Fill it with portal_auth_options_init() first, which sets `size`: fields added in
+ * later versions go at the end, and the library reads only the `size` bytes a caller knows.
+ * Strings are UTF-8 and borrowed: the library copies what it keeps before returning.
+ */
+typedef struct portal_auth_options {
+    size_t size;                         /* sizeof(portal_auth_options) of the caller */
+    const char *auth_environment_id;     /* required */
+    const char *redirect_url;            /* required */
+    const char *api_host;                /* NULL: "api.portalhq.io" */
+    const char *magic_link_from_email;   /* with magic_link_template_id; both NULL: none */
+    const char *magic_link_template_id;
+    int32_t is_account_abstracted;       /* PORTAL_AUTH_UNSET (default), _FALSE or _TRUE */
+    int32_t storage;                     /* PORTAL_AUTH_STORAGE_KEYRING (default) or _MEMORY */
+    uint32_t connect_timeout_ms;         /* 0: 10 s */
+    uint32_t request_timeout_ms;         /* 0: 30 s */
+} portal_auth_options;
 
 #endif

@@ -29,7 +29,8 @@ swiftc -parse-as-library -typecheck -module-name PortalAuthC Sources/PortalAuthC
 #include "portal_auth_types.h"
 
 HEADER
-    cat "$generated.h"
+    # The types module's header is named by its module map's path: name it as installed.
+    sed 's,#\(include\|import\) <\.\./\.\./include/portal_auth_types\.h>,#\1 "portal_auth_types.h",' "$generated.h"
 } > "$generated"
 
 if [ "${1:-}" = "--check" ]; then

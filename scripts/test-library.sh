@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Checks of the C ABI's packaging: the checked-in header is fresh; it and the library's
-# exports agree; the library links only system C libraries; a C11 and a C++17 program
-# build against the header and run against the library. Ends with a count line.
+# Checks of the C ABI: the checked-in header is fresh; it and the library's exports agree;
+# the library links only system C libraries; a C11 and a C++17 program build against the
+# header and run against the library; the C tests in Tests/c pass under valgrind. Ends with
+# a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -57,5 +58,18 @@ for program in version-c version-cpp; do
     LD_LIBRARY_PATH="$(dirname "$library")" "$work/$program" >/dev/null || fail "$program: the version does not match the header's"
 done
 pass "both run against the library and agree with the header's version"
+
+# The C test programs, under valgrind: any invalid access or definite leak fails them.
+for source in Tests/c/*_test.c; do
+    name=$(basename "$source" .c)
+    gcc -std=c11 "${flags[@]}" -g "$source" -L"$(dirname "$library")" -lportalauth -o "$work/$name" \
+        || fail "$name does not build"
+    LD_LIBRARY_PATH="$(dirname "$library")" valgrind -q --error-exitcode=3 --leak-check=full \
+        --show-leak-kinds=definite --errors-for-leak-kinds=definite "$work/$name" > "$work/$name.out" \
+        || { cat "$work/$name.out"; fail "$name failed under valgrind"; }
+    cat "$work/$name.out"
+    grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$name printed no result"
+    pass "$name"
+done
 
 echo "c-abi: $passed passed, 0 failed"

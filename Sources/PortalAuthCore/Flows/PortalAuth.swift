@@ -42,7 +42,7 @@ public final class PortalAuth: Sendable {
         self.magicLink = magicLink
         self.isAccountAbstracted = isAccountAbstracted
         self.api = PortalAPI(base: try BaseURL(apiHost: apiHost), environmentId: authEnvironmentId,
-                             timeouts: timeouts, engine: .shared)
+                             timeouts: timeouts)
         self.vault = SessionVault(storage: storage, environmentId: authEnvironmentId)
     }
 

@@ -7,7 +7,8 @@ struct PortalAPI: Sendable {
     let base: BaseURL
     let environmentId: String
     let timeouts: Timeouts
-    let engine: HTTPEngine
+    /// Reached on the first request, so that making a client starts no thread.
+    private var engine: HTTPEngine { .shared }
 
     func methods() async throws -> MethodsData {
         try await call(.get, Endpoint.methods)

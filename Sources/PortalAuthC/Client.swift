@@ -1,0 +1,115 @@
+import CPortalAuth
+import PortalAuthCore
+
+/// What a portal_auth handle holds.
+final class ClientBox {
+    let auth: PortalAuth
+
+    init(_ auth: PortalAuth) {
+        self.auth = auth
+    }
+}
+
+private typealias ClientHandle = Handle<ClientBox, portal_auth>
+
+/// Fills `options` with the defaults and sets its `size`. NULL is ignored.
+@c(portal_auth_options_init)
+public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?) {
+    guard let options else { return }
+    options.pointee = portal_auth_options(
+        size: MemoryLayout<portal_auth_options>.size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
+        magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: Int32(PORTAL_AUTH_UNSET),
+        storage: Int32(PORTAL_AUTH_STORAGE_KEYRING), connect_timeout_ms: 0, request_timeout_ms: 0)
+}
+
+/// Creates a client. Checks the options (no network or keyring I/O).
+///
+/// On success returns PORTAL_AUTH_OK and stores the client in `*out_client` (free it with
+/// portal_auth_free). On failure returns the error's code, stores NULL in `*out_client`, and,
+/// when `out_error` is not NULL, an error in `*out_error` (free it with portal_auth_error_free).
+@c(portal_auth_new)
+public func portalAuthNew(
+    _ options: UnsafePointer<portal_auth_options>?,
+    _ out_client: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth>?>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    out_client?.pointee = nil
+    out_error?.pointee = nil
+    do {
+        guard let out_client else { throw PortalAuthError.invalidArgument(name: "out_client") }
+        let auth = try ClientOptions(options).makeClient()
+        out_client.pointee = ClientHandle.make(ClientBox(auth))
+        return portal_auth_code(PORTAL_AUTH_OK)
+    } catch {
+        return ErrorBox.report(error, to: out_error)
+    }
+}
+
+/// Frees a client. NULL is ignored.
+@c(portal_auth_free)
+public func portalAuthFree(_ client: UnsafeMutablePointer<portal_auth>?) {
+    ClientHandle.release(client)
+}
+
+/// The options a caller passed, read field by field within the `size` it declared, so a
+/// caller built against an older, shorter struct still works.
+private struct ClientOptions {
+    private let raw: UnsafeRawPointer
+    private let size: Int
+
+    init(_ options: UnsafePointer<portal_auth_options>?) throws {
+        guard let options else { throw PortalAuthError.invalidArgument(name: "options") }
+        raw = UnsafeRawPointer(options)
+        size = options.pointee.size
+        guard size >= MemoryLayout<Int>.size else { throw PortalAuthError.invalidArgument(name: "options") }
+    }
+
+    /// The field at `keyPath`, or `fallback` when the caller's struct ends before it.
+    private func field<T>(_ keyPath: KeyPath<portal_auth_options, T>, or fallback: T) -> T {
+        guard let offset = MemoryLayout<portal_auth_options>.offset(of: keyPath),
+              offset + MemoryLayout<T>.size <= size
+        else { return fallback }
+        return raw.load(fromByteOffset: offset, as: T.self)
+    }
+
+    private func text(_ keyPath: KeyPath<portal_auth_options, UnsafePointer<CChar>?>, _ name: String) throws -> String? {
+        do {
+            return try CText.read(field(keyPath, or: nil))
+        } catch {
+            throw PortalAuthError.invalidArgument(name: name)
+        }
+    }
+
+    func makeClient() throws -> PortalAuth {
+        let environment = try text(\.auth_environment_id, "auth_environment_id") ?? ""
+        let redirect = try text(\.redirect_url, "redirect_url") ?? ""
+        let apiHost = try text(\.api_host, "api_host") ?? "api.portalhq.io"
+        let fromEmail = try text(\.magic_link_from_email, "magic_link_from_email")
+        let templateId = try text(\.magic_link_template_id, "magic_link_template_id")
+        guard (fromEmail == nil) == (templateId == nil) else {
+            throw PortalAuthError.invalidArgument(name: fromEmail == nil ? "magic_link_from_email" : "magic_link_template_id")
+        }
+        let abstracted: Bool?
+        switch field(\.is_account_abstracted, or: Int32(PORTAL_AUTH_UNSET)) {
+        case Int32(PORTAL_AUTH_UNSET): abstracted = nil
+        case Int32(PORTAL_AUTH_FALSE): abstracted = false
+        case Int32(PORTAL_AUTH_TRUE): abstracted = true
+        default: throw PortalAuthError.invalidArgument(name: "is_account_abstracted")
+        }
+        let storage: any SessionStorage
+        switch field(\.storage, or: Int32(PORTAL_AUTH_STORAGE_KEYRING)) {
+        case Int32(PORTAL_AUTH_STORAGE_KEYRING): storage = KeyringSessionStorage.shared
+        case Int32(PORTAL_AUTH_STORAGE_MEMORY): storage = MemorySessionStorage.shared
+        default: throw PortalAuthError.invalidArgument(name: "storage")
+        }
+        let defaults = Timeouts()
+        let connect = field(\.connect_timeout_ms, or: 0)
+        let total = field(\.request_timeout_ms, or: 0)
+        let timeouts = Timeouts(connect: connect == 0 ? defaults.connect : .milliseconds(connect),
+                                total: total == 0 ? defaults.total : .milliseconds(total))
+        return try PortalAuth(
+            authEnvironmentId: environment, redirectUrl: redirect, apiHost: apiHost,
+            magicLink: fromEmail.flatMap { from in templateId.map { MagicLinkConfig(fromEmail: from, templateId: $0) } },
+            isAccountAbstracted: abstracted, storage: storage, timeouts: timeouts)
+    }
+}

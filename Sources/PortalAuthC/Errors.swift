@@ -1,0 +1,155 @@
+import CPortalAuth
+import PortalAuthCore
+
+/// What a portal_auth_error handle holds: a stable code, a message, and the case's fields.
+/// Built from the core's errors, whose texts never carry a secret.
+final class ErrorBox {
+    let code: portal_auth_code
+    let message: OwnedCString
+    private(set) var name: OwnedCString?
+    private(set) var path: OwnedCString?
+    private(set) var missing: OwnedCString?
+    private(set) var detail: OwnedCString?
+    private(set) var method: OwnedCString?
+    private(set) var httpStatus: Int32 = 0
+
+    init(_ error: any Error) {
+        var code = portal_auth_code(PORTAL_AUTH_E_INTERNAL)
+        switch error {
+        case let error as PortalAuthError:
+            switch error {
+            case .invalidArgument(let name):
+                code = portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+                self.name = OwnedCString(Self.cName(name))
+            case .magicLinkNotConfigured:
+                code = portal_auth_code(PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED)
+            case .authMethodUnavailable(let method):
+                code = portal_auth_code(PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE)
+                self.method = OwnedCString(method.rawValue)
+            case .authenticationFailed(let detail):
+                code = portal_auth_code(PORTAL_AUTH_E_AUTHENTICATION_FAILED)
+                self.detail = OwnedCString(detail)
+            case .malformedResponse(let path, let missing):
+                code = portal_auth_code(PORTAL_AUTH_E_MALFORMED_RESPONSE)
+                self.path = OwnedCString(path)
+                self.missing = missing.map(OwnedCString.init)
+            case .invalidGrantResponse:
+                code = portal_auth_code(PORTAL_AUTH_E_INVALID_GRANT_RESPONSE)
+            case .invalidUserJwt(let detail):
+                code = portal_auth_code(PORTAL_AUTH_E_INVALID_USER_JWT)
+                self.detail = OwnedCString(detail)
+            case .sessionStorageFailure:
+                code = portal_auth_code(PORTAL_AUTH_E_SESSION_STORAGE_FAILURE)
+            case .accountAbstractionUnavailable(let detail):
+                code = portal_auth_code(PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE)
+                self.detail = OwnedCString(detail)
+            case .rateLimited:
+                code = portal_auth_code(PORTAL_AUTH_E_RATE_LIMITED)
+            case .totpQrUnavailable:
+                code = portal_auth_code(PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE)
+            }
+        case let error as PortalRequestsError:
+            switch error {
+            case .unauthorized:
+                code = portal_auth_code(PORTAL_AUTH_E_UNAUTHORIZED)
+            case .httpStatus:
+                code = portal_auth_code(PORTAL_AUTH_E_HTTP_STATUS)
+            case .network:
+                code = portal_auth_code(PORTAL_AUTH_E_NETWORK)
+            }
+            httpStatus = Int32(error.status ?? 0)
+        case is PortalCredentialError:
+            code = portal_auth_code(PORTAL_AUTH_E_SESSION_INVALIDATED)
+        case is CancellationError:
+            code = portal_auth_code(PORTAL_AUTH_E_CANCELLED)
+        case let error as PortalAuthSignInError:
+            switch error {
+            case .closed: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CLOSED)
+            case .unavailable: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE)
+            case .signInInProgress: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS)
+            case .callbackIncomplete: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE)
+            }
+        default:
+            break
+        }
+        self.code = code
+        // Only the library's own descriptions; an unknown error's text is not repeated.
+        let known = code != portal_auth_code(PORTAL_AUTH_E_INTERNAL)
+        message = OwnedCString(known ? String(describing: error) : "An internal error occurred in portal-auth.")
+    }
+
+    /// The C spelling of an argument the core names: what the caller set in the options.
+    private static func cName(_ name: String) -> String {
+        switch name {
+        case "authEnvironmentId": return "auth_environment_id"
+        case "redirectUrl": return "redirect_url"
+        case "apiHost": return "api_host"
+        default: return name
+        }
+    }
+
+    /// Hands a new error to C through `out` when the caller asked for one; returns its code.
+    static func report(_ error: any Error, to out: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?) -> portal_auth_code {
+        let box = ErrorBox(error)
+        if let out { out.pointee = Handle<ErrorBox, portal_auth_error>.make(box) }
+        return box.code
+    }
+}
+
+private typealias ErrorHandle = Handle<ErrorBox, portal_auth_error>
+
+/// The error's code; PORTAL_AUTH_E_INTERNAL for NULL.
+@c(portal_auth_error_code)
+public func portalAuthErrorCode(_ error: UnsafePointer<portal_auth_error>?) -> portal_auth_code {
+    ErrorHandle.object(error)?.code ?? portal_auth_code(PORTAL_AUTH_E_INTERNAL)
+}
+
+/// A sentence for the user, never NULL for a non-NULL error. Owned by the error.
+@c(portal_auth_error_message)
+public func portalAuthErrorMessage(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error).map { UnsafePointer($0.message.pointer) }
+}
+
+/// INVALID_ARGUMENT: the argument or options field, as C spells it (e.g.
+/// "auth_environment_id", "email", "options"), else NULL. Owned by the error.
+@c(portal_auth_error_name)
+public func portalAuthErrorName(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.name.map { UnsafePointer($0.pointer) }
+}
+
+/// MALFORMED_RESPONSE: the endpoint's path, else NULL. Owned by the error.
+@c(portal_auth_error_path)
+public func portalAuthErrorPath(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.path.map { UnsafePointer($0.pointer) }
+}
+
+/// MALFORMED_RESPONSE: the missing field, or NULL when the envelope itself was wrong.
+@c(portal_auth_error_missing)
+public func portalAuthErrorMissing(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.missing.map { UnsafePointer($0.pointer) }
+}
+
+/// AUTHENTICATION_FAILED, INVALID_USER_JWT, ACCOUNT_ABSTRACTION_UNAVAILABLE: the case's
+/// text, else NULL. Owned by the error.
+@c(portal_auth_error_detail)
+public func portalAuthErrorDetail(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.detail.map { UnsafePointer($0.pointer) }
+}
+
+/// AUTH_METHOD_UNAVAILABLE: "GOOGLE" or "APPLE", else NULL. Owned by the error.
+@c(portal_auth_error_method)
+public func portalAuthErrorMethod(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.method.map { UnsafePointer($0.pointer) }
+}
+
+/// UNAUTHORIZED and HTTP_STATUS: the HTTP status; 0 when no response arrived.
+@c(portal_auth_error_http_status)
+public func portalAuthErrorHttpStatus(_ error: UnsafePointer<portal_auth_error>?) -> Int32 {
+    ErrorHandle.object(error)?.httpStatus ?? 0
+}
+
+/// Frees an error and the strings it owns. NULL is ignored.
+@c(portal_auth_error_free)
+public func portalAuthErrorFree(_ error: UnsafeMutablePointer<portal_auth_error>?) {
+    ErrorHandle.release(error)
+}

@@ -1,0 +1,127 @@
+/* C tests of the client handle and the error model, built against the installed-style
+ * header and run against libportalauth.so (under valgrind by scripts/test-library.sh). */
+#include <portal_auth.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(condition) do { \
+    if (condition) { passed++; } \
+    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
+} while (0)
+
+static portal_auth_options valid_options(void) {
+    portal_auth_options options;
+    portal_auth_options_init(&options);
+    options.auth_environment_id = "env-demo";
+    options.redirect_url = "myapp://auth/callback";
+    options.api_host = "127.0.0.1:9";
+    options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+    return options;
+}
+
+/* portal_auth_new must fail with INVALID_ARGUMENT naming `name`, and leave no client. */
+static void expect_invalid(const portal_auth_options *options, const char *name) {
+    portal_auth *client = (portal_auth *)1;
+    portal_auth_error *error = NULL;
+    portal_auth_code code = portal_auth_new(options, &client, &error);
+    CHECK(code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(client == NULL);
+    CHECK(error != NULL && portal_auth_error_code(error) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    const char *got = portal_auth_error_name(error);
+    CHECK(got != NULL && strcmp(got, name) == 0);
+    if (got == NULL || strcmp(got, name) != 0) fprintf(stderr, "  expected name %s, got %s\n", name, got ? got : "NULL");
+    CHECK(portal_auth_error_message(error) != NULL && strlen(portal_auth_error_message(error)) > 0);
+    CHECK(portal_auth_error_path(error) == NULL && portal_auth_error_http_status(error) == 0);
+    portal_auth_error_free(error);
+}
+
+int main(void) {
+    /* Defaults and size. */
+    portal_auth_options options;
+    memset(&options, 0x5a, sizeof options);
+    portal_auth_options_init(&options);
+    CHECK(options.size == sizeof(portal_auth_options));
+    CHECK(options.auth_environment_id == NULL && options.api_host == NULL);
+    CHECK(options.is_account_abstracted == PORTAL_AUTH_UNSET && options.storage == PORTAL_AUTH_STORAGE_KEYRING);
+    CHECK(options.connect_timeout_ms == 0 && options.request_timeout_ms == 0);
+    portal_auth_options_init(NULL);
+
+    /* A client, and its free. */
+    portal_auth_options good = valid_options();
+    good.magic_link_from_email = "hello@auth.example.com";
+    good.magic_link_template_id = "tmpl";
+    good.is_account_abstracted = PORTAL_AUTH_TRUE;
+    good.request_timeout_ms = 5000;
+    portal_auth *client = NULL;
+    portal_auth_error *error = NULL;
+    CHECK(portal_auth_new(&good, &client, &error) == PORTAL_AUTH_OK);
+    CHECK(client != NULL && error == NULL);
+    portal_auth_free(client);
+    portal_auth_free(NULL);
+
+    /* A caller built against an older, shorter struct: later fields take their defaults. */
+    portal_auth_options old = valid_options();
+    old.size = offsetof(portal_auth_options, is_account_abstracted);
+    old.storage = 12345; /* beyond the caller's size: never read */
+    CHECK(portal_auth_new(&old, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth_free(client);
+
+    /* Bad input: a clear error each time, never a crash. */
+    expect_invalid(NULL, "options");
+    portal_auth_options bad = valid_options();
+    bad.size = 0;
+    expect_invalid(&bad, "options");
+
+    bad = valid_options();
+    bad.auth_environment_id = NULL;
+    bad.redirect_url = "";
+    expect_invalid(&bad, "auth_environment_id"); /* checked first */
+    bad.auth_environment_id = " \t";
+    expect_invalid(&bad, "auth_environment_id");
+    bad.auth_environment_id = "env\xff\xfe";
+    expect_invalid(&bad, "auth_environment_id");
+
+    bad = valid_options();
+    bad.redirect_url = "   ";
+    expect_invalid(&bad, "redirect_url");
+    bad.redirect_url = NULL;
+    expect_invalid(&bad, "redirect_url");
+
+    bad = valid_options();
+    bad.api_host = "bad host";
+    expect_invalid(&bad, "api_host");
+    bad.api_host = "\xc3\x28";
+    expect_invalid(&bad, "api_host");
+
+    bad = valid_options();
+    bad.magic_link_from_email = "hello@auth.example.com";
+    expect_invalid(&bad, "magic_link_template_id");
+
+    bad = valid_options();
+    bad.is_account_abstracted = 7;
+    expect_invalid(&bad, "is_account_abstracted");
+    bad = valid_options();
+    bad.storage = -3;
+    expect_invalid(&bad, "storage");
+
+    /* No place for the client: an error, and no leak. */
+    good = valid_options();
+    CHECK(portal_auth_new(&good, NULL, &error) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(error != NULL && strcmp(portal_auth_error_name(error), "out_client") == 0);
+    portal_auth_error_free(error);
+    /* No place for the error either: the code alone. */
+    CHECK(portal_auth_new(NULL, &client, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT && client == NULL);
+
+    /* Accessors of a NULL error. */
+    CHECK(portal_auth_error_code(NULL) == PORTAL_AUTH_E_INTERNAL);
+    CHECK(portal_auth_error_message(NULL) == NULL && portal_auth_error_name(NULL) == NULL);
+    CHECK(portal_auth_error_http_status(NULL) == 0);
+    portal_auth_error_free(NULL);
+
+    printf("client_test: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

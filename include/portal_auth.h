@@ -341,6 +341,16 @@ typedef unsigned int swift_uint4  __attribute__((__ext_vector_type__(4)));
 extern "C" {
 #endif
 
+/// Asks the call to stop. Honoured only before its request is on the wire (a grant sent
+/// is spent: the exchange then completes and its session is persisted); the callback still
+/// fires exactly once, with PORTAL_AUTH_E_CANCELLED when the cancellation took. NULL and
+/// finished calls are ignored.
+SWIFT_EXTERN void portal_auth_call_cancel(portal_auth_call * _Nullable call) SWIFT_NOEXCEPT;
+
+/// Frees a call handle. It does not cancel the call, whose callback still fires. NULL is
+/// ignored.
+SWIFT_EXTERN void portal_auth_call_free(portal_auth_call * _Nullable call) SWIFT_NOEXCEPT;
+
 /// The error’s code; PORTAL_AUTH_E_INTERNAL for NULL.
 SWIFT_EXTERN portal_auth_code portal_auth_error_code(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
@@ -370,8 +380,30 @@ SWIFT_EXTERN char const * _Nullable portal_auth_error_name(portal_auth_error con
 /// MALFORMED_RESPONSE: the endpoint’s path, else NULL. Owned by the error.
 SWIFT_EXTERN char const * _Nullable portal_auth_error_path(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Frees a client. NULL is ignored.
+/// Frees a client. Calls in flight still complete, each calling back exactly once. NULL is
+/// ignored.
 SWIFT_EXTERN void portal_auth_free(portal_auth * _Nullable client) SWIFT_NOEXCEPT;
+
+/// Which sign-in methods the environment has enabled. See portal_auth_types.h for the
+/// callback’s contract; <code>out_call</code> (may be NULL) receives a call handle to cancel or free.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or callback.
+SWIFT_EXTERN portal_auth_code portal_auth_get_methods(portal_auth * _Nullable client, portal_auth_methods_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// A fresh Apple authorize URL for the host to open. Borrowed <code>url</code> in the callback.
+SWIFT_EXTERN portal_auth_code portal_auth_login_with_apple(portal_auth * _Nullable client, portal_auth_url_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// A fresh Google authorize URL for the host to open. Borrowed <code>url</code> in the callback.
+SWIFT_EXTERN portal_auth_code portal_auth_login_with_google(portal_auth * _Nullable client, portal_auth_url_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// The method at <code>index</code> (“EMAIL_MAGIC_LINK”, “GOOGLE” or “APPLE”), or NULL out of range.
+/// Owned by <code>methods</code>.
+SWIFT_EXTERN char const * _Nullable portal_auth_methods_at(portal_auth_methods const * _Nullable methods, size_t index) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// 1 when Portal suggests creating a wallet for a new user, else 0.
+SWIFT_EXTERN int32_t portal_auth_methods_auto_create_wallet(portal_auth_methods const * _Nullable methods) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// The number of methods, from 0.
+SWIFT_EXTERN size_t portal_auth_methods_count(portal_auth_methods const * _Nullable methods) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Creates a client. Checks the options (no network or keyring I/O).
 /// On success returns PORTAL_AUTH_OK and stores the client in <code>*out_client</code> (free it with
@@ -381,6 +413,14 @@ SWIFT_EXTERN portal_auth_code portal_auth_new(portal_auth_options const * _Nulla
 
 /// Fills <code>options</code> with the defaults and sets its <code>size</code>. NULL is ignored.
 SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable options) SWIFT_NOEXCEPT;
+
+/// Emails the user a sign-in link. <code>email</code> is borrowed (copied before return).
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
+/// callback, or an email that is not UTF-8; a blank email fails through the callback.
+SWIFT_EXTERN portal_auth_code portal_auth_send_magic_link(portal_auth * _Nullable client, char const * _Nullable email, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Installs (or with NULL removes) the client’s dispatcher, for calls started from now on.
+SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, portal_auth_dispatch_fn _Nullable dispatch, void * _Nullable dispatcher_data) SWIFT_NOEXCEPT;
 
 /// The library’s version as text, e.g. “0.1.0”. Static storage: never free it.
 SWIFT_EXTERN char const * _Nonnull portal_auth_version(void) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;

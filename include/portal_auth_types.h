@@ -25,6 +25,29 @@
 /* Complete only so that Swift can name them: never look inside. */
 typedef struct portal_auth { char opaque_; } portal_auth;
 typedef struct portal_auth_error { char opaque_; } portal_auth_error;
+/* One asynchronous call: cancel it with portal_auth_call_cancel, free it with portal_auth_call_free. */
+typedef struct portal_auth_call { char opaque_; } portal_auth_call;
+/* What get_methods found. Borrowed: valid only during the callback. */
+typedef struct portal_auth_methods { char opaque_; } portal_auth_methods;
+
+/*
+ * Completion callbacks. Each asynchronous function that returns PORTAL_AUTH_OK calls its
+ * callback exactly once, never inside the starting call, on a library thread (or through the
+ * client's dispatcher); one that returns an error code never calls it. `error` is NULL on
+ * success; it and every other pointer passed are borrowed, valid only during the callback.
+ */
+typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);
+typedef void (*portal_auth_methods_fn)(void *user_data, const portal_auth_methods *methods,
+                                       const portal_auth_error *error);
+typedef void (*portal_auth_url_fn)(void *user_data, const char *url, const portal_auth_error *error);
+
+/*
+ * A dispatcher runs completions where the host wants them (a GTK main loop, an asyncio
+ * loop): the library calls dispatch(dispatcher_data, run, job) instead of running the
+ * completion itself, and the host must call run(job) exactly once, from any thread.
+ */
+typedef void (*portal_auth_job_fn)(void *job);
+typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_fn run, void *job);
 
 /* Error codes: stable numbers, never reused. client-auth.md §10 and the transport's own. */
 typedef int32_t portal_auth_code;

@@ -59,10 +59,18 @@ for program in version-c version-cpp; do
 done
 pass "both run against the library and agree with the header's version"
 
+# The C tests call a Portal emulator on loopback; it stops when this script exits.
+emulator_log="$work/emulator.log"
+coproc EMULATOR { PYTHONPATH="$PWD/bindings/python" exec python3 -m portal_auth.emulator --port 0 --stop-on-stdin-eof 2>"$emulator_log"; }
+emulator_out=${EMULATOR[0]} emulator_in=${EMULATOR[1]} emulator_pid=$EMULATOR_PID
+trap 'exec {emulator_in}>&-; wait "$emulator_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+read -r line <&"$emulator_out" || { cat "$emulator_log" >&2; fail "the Portal emulator did not start"; }
+export PORTAL_AUTH_TEST_API_HOST="${line##* }"
+
 # The C test programs, under valgrind: any invalid access or definite leak fails them.
 for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
-    gcc -std=c11 "${flags[@]}" -g "$source" -L"$(dirname "$library")" -lportalauth -o "$work/$name" \
+    gcc -std=c11 "${flags[@]}" -g -pthread "$source" -L"$(dirname "$library")" -lportalauth -o "$work/$name" \
         || fail "$name does not build"
     LD_LIBRARY_PATH="$(dirname "$library")" valgrind -q --error-exitcode=3 --leak-check=full \
         --show-leak-kinds=definite --errors-for-leak-kinds=definite "$work/$name" > "$work/$name.out" \

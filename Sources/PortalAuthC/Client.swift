@@ -1,9 +1,11 @@
 import CPortalAuth
 import PortalAuthCore
+import Synchronization
 
 /// What a portal_auth handle holds.
-final class ClientBox {
+final class ClientBox: Sendable {
     let auth: PortalAuth
+    let dispatcher = Mutex(Dispatcher.direct)
 
     init(_ auth: PortalAuth) {
         self.auth = auth
@@ -45,7 +47,8 @@ public func portalAuthNew(
     }
 }
 
-/// Frees a client. NULL is ignored.
+/// Frees a client. Calls in flight still complete, each calling back exactly once. NULL is
+/// ignored.
 @c(portal_auth_free)
 public func portalAuthFree(_ client: UnsafeMutablePointer<portal_auth>?) {
     ClientHandle.release(client)

@@ -1,0 +1,127 @@
+import CPortalAuth
+import PortalAuthCore
+
+/// What a portal_auth_methods handle holds during its callback.
+final class MethodsBox {
+    let names: [OwnedCString]
+    let autoCreateWallet: Bool
+
+    init(_ result: AuthMethodsResult) {
+        names = result.allowedAuthMethods.map { OwnedCString($0.rawValue) }
+        autoCreateWallet = result.autoCreateWallet
+    }
+}
+
+private typealias MethodsHandle = Handle<MethodsBox, portal_auth_methods>
+
+/// Which sign-in methods the environment has enabled. See portal_auth_types.h for the
+/// callback's contract; `out_call` (may be NULL) receives a call handle to cancel or free.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or callback.
+@c(portal_auth_get_methods)
+public func portalAuthGetMethods(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ done: portal_auth_methods_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    let user = HostPointer(raw: user_data)
+    return startCall(client, out_call, work: { try await $0.getMethods() }) { outcome in
+        switch outcome {
+        case .success(let methods):
+            let handle = MethodsHandle.make(MethodsBox(methods))
+            defer { MethodsHandle.release(handle) }
+            done(user.raw, UnsafePointer(handle), nil)
+        case .failure(let error):
+            withErrorHandle(error) { done(user.raw, nil, $0) }
+        }
+    }
+}
+
+/// The number of methods, from 0.
+@c(portal_auth_methods_count)
+public func portalAuthMethodsCount(_ methods: UnsafePointer<portal_auth_methods>?) -> UInt {
+    UInt(MethodsHandle.object(methods)?.names.count ?? 0)
+}
+
+/// The method at `index` ("EMAIL_MAGIC_LINK", "GOOGLE" or "APPLE"), or NULL out of range.
+/// Owned by `methods`.
+@c(portal_auth_methods_at)
+public func portalAuthMethodsAt(_ methods: UnsafePointer<portal_auth_methods>?, _ index: UInt) -> UnsafePointer<CChar>? {
+    guard let names = MethodsHandle.object(methods)?.names, index < UInt(names.count) else { return nil }
+    return UnsafePointer(names[Int(index)].pointer)
+}
+
+/// 1 when Portal suggests creating a wallet for a new user, else 0.
+@c(portal_auth_methods_auto_create_wallet)
+public func portalAuthMethodsAutoCreateWallet(_ methods: UnsafePointer<portal_auth_methods>?) -> Int32 {
+    MethodsHandle.object(methods)?.autoCreateWallet == true ? 1 : 0
+}
+
+/// Emails the user a sign-in link. `email` is borrowed (copied before return).
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
+/// callback, or an email that is not UTF-8; a blank email fails through the callback.
+@c(portal_auth_send_magic_link)
+public func portalAuthSendMagicLink(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ email: UnsafePointer<CChar>?,
+    _ done: portal_auth_done_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let done, let address = try? CText.read(email) ?? "" else {
+        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+    }
+    let user = HostPointer(raw: user_data)
+    return startCall(client, out_call, work: { try await $0.sendMagicLink(address) }) { outcome in
+        withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
+    }
+}
+
+/// A fresh Google authorize URL for the host to open. Borrowed `url` in the callback.
+@c(portal_auth_login_with_google)
+public func portalAuthLoginWithGoogle(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ done: portal_auth_url_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    authorizeUrl(client, done, user_data, out_call) { try await $0.loginWithGoogle() }
+}
+
+/// A fresh Apple authorize URL for the host to open. Borrowed `url` in the callback.
+@c(portal_auth_login_with_apple)
+public func portalAuthLoginWithApple(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ done: portal_auth_url_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    authorizeUrl(client, done, user_data, out_call) { try await $0.loginWithApple() }
+}
+
+private func authorizeUrl(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ done: portal_auth_url_fn?,
+    _ userData: UnsafeMutableRawPointer?,
+    _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
+    _ work: @escaping @Sendable (PortalAuth) async throws -> AuthorizeUrlResult
+) -> portal_auth_code {
+    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    let user = HostPointer(raw: userData)
+    return startCall(client, outCall, work: work) { outcome in
+        switch outcome {
+        case .success(let result):
+            result.authorizeUrl.withCString { done(user.raw, $0, nil) }
+        case .failure(let error):
+            withErrorHandle(error) { done(user.raw, nil, $0) }
+        }
+    }
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,217 @@
+/* C tests of the asynchronous calls against the Portal emulator whose base URL is in
+ * PORTAL_AUTH_TEST_API_HOST: exactly-once completion (also under 1,000 concurrent calls from
+ * several threads, and with the client freed in flight), never inside the starting call,
+ * the dispatcher, cancellation, and bad arguments. Waits on condition variables, never sleeps. */
+#include <portal_auth.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(condition) do { \
+    if (condition) { passed++; } \
+    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
+} while (0)
+
+/* Completions counted under one lock; waiters wake on each. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static _Thread_local int inside_start;
+
+typedef struct {
+    int calls;             /* how often the callback ran: must end at exactly 1 */
+    int inside_start;      /* it ran inside the starting call */
+    portal_auth_code code; /* the error's code, or PORTAL_AUTH_OK */
+    char text[256];        /* an error field or a result */
+    int count;
+    pthread_t thread;
+} outcome;
+
+static void record(outcome *out, const portal_auth_error *error, const char *text) {
+    pthread_mutex_lock(&lock);
+    out->calls++;
+    out->inside_start |= inside_start;
+    out->thread = pthread_self();
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    if (text) snprintf(out->text, sizeof out->text, "%s", text);
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static void wait_for(outcome *out, int n) {
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n; i++) {
+        while (out[i].calls == 0) pthread_cond_wait(&changed, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    outcome *out = user_data;
+    char text[256] = "";
+    if (methods) {
+        for (size_t i = 0; i < portal_auth_methods_count(methods); i++) {
+            strcat(text, portal_auth_methods_at(methods, i));
+            strcat(text, " ");
+        }
+        out->count = portal_auth_methods_auto_create_wallet(methods);
+    }
+    record(out, error, methods ? text : portal_auth_error_message(error));
+}
+
+static void on_done(void *user_data, const portal_auth_error *error) {
+    const char *name = portal_auth_error_name(error);
+    record(user_data, error, name ? name : "");
+}
+
+static void on_url(void *user_data, const char *url, const portal_auth_error *error) {
+    const char *method = portal_auth_error_method(error);
+    record(user_data, error, url ? url : (method ? method : ""));
+}
+
+static portal_auth *client_for(const char *environment) {
+    portal_auth_options options;
+    portal_auth_options_init(&options);
+    options.auth_environment_id = environment;
+    options.redirect_url = "myapp://auth/callback";
+    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
+    options.magic_link_from_email = "hello@auth.example.com";
+    options.magic_link_template_id = "tmpl";
+    options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+    portal_auth *client = NULL;
+    if (portal_auth_new(&options, &client, NULL) != PORTAL_AUTH_OK) abort();
+    return client;
+}
+
+/* 1,000 concurrent calls from several threads. */
+enum { THREADS = 4, PER_THREAD = 250 };
+static portal_auth *shared_client;
+static outcome many[THREADS * PER_THREAD];
+
+static void *start_many(void *arg) {
+    outcome *slice = arg;
+    for (int i = 0; i < PER_THREAD; i++) {
+        if (portal_auth_get_methods(shared_client, on_methods, &slice[i], NULL) != PORTAL_AUTH_OK) abort();
+    }
+    return NULL;
+}
+
+/* A dispatcher that queues jobs for the main thread. */
+typedef struct job { portal_auth_job_fn run; void *data; struct job *next; } job;
+static job *jobs;
+
+static void queue_job(void *dispatcher_data, portal_auth_job_fn run, void *data) {
+    (void)dispatcher_data;
+    job *entry = malloc(sizeof *entry);
+    entry->run = run;
+    entry->data = data;
+    pthread_mutex_lock(&lock);
+    entry->next = jobs;
+    jobs = entry;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+int main(void) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
+    portal_auth *client = client_for("env-demo");
+
+    /* get_methods: one completion, after the starting call returned. */
+    outcome methods = {0};
+    portal_auth_call *call = NULL;
+    inside_start = 1;
+    CHECK(portal_auth_get_methods(client, on_methods, &methods, &call) == PORTAL_AUTH_OK);
+    inside_start = 0;
+    CHECK(call != NULL);
+    wait_for(&methods, 1);
+    CHECK(methods.code == PORTAL_AUTH_OK && !methods.inside_start);
+    CHECK(strcmp(methods.text, "EMAIL_MAGIC_LINK GOOGLE APPLE ") == 0 && methods.count == 1);
+    portal_auth_call_cancel(call); /* finished: ignored */
+    portal_auth_call_free(call);
+
+    /* send_magic_link: success, and a blank address through the callback. */
+    outcome sent[2] = {{0}};
+    CHECK(portal_auth_send_magic_link(client, "Ada@Example.com", on_done, &sent[0], NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_send_magic_link(client, "  ", on_done, &sent[1], NULL) == PORTAL_AUTH_OK);
+    wait_for(sent, 2);
+    CHECK(sent[0].code == PORTAL_AUTH_OK);
+    CHECK(sent[1].code == PORTAL_AUTH_E_INVALID_ARGUMENT && strcmp(sent[1].text, "email") == 0);
+
+    /* Calls that cannot start: an error code, and no callback ever. */
+    outcome never = {0};
+    CHECK(portal_auth_get_methods(NULL, on_methods, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_get_methods(client, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_send_magic_link(client, "\xff\xfe@example.com", on_done, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_send_magic_link(client, NULL, NULL, &never, &call) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_login_with_google(client, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+
+    /* Authorize URLs, and a provider the environment lacks. */
+    portal_auth *open_client = client_for("env-open");
+    outcome urls[2] = {{0}};
+    CHECK(portal_auth_login_with_google(open_client, on_url, &urls[0], NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_login_with_apple(open_client, on_url, &urls[1], NULL) == PORTAL_AUTH_OK);
+    wait_for(urls, 2);
+    CHECK(urls[0].code == PORTAL_AUTH_OK && strncmp(urls[0].text, "http://127.0.0.1:", 17) == 0);
+    CHECK(urls[1].code == PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE && strcmp(urls[1].text, "APPLE") == 0);
+    portal_auth_free(open_client);
+
+    /* 1,000 concurrent calls from 4 threads: each completes exactly once. */
+    shared_client = client;
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++) pthread_create(&threads[t], NULL, start_many, &many[t * PER_THREAD]);
+    for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+    wait_for(many, THREADS * PER_THREAD);
+    int all_once = 1, all_ok = 1;
+    for (int i = 0; i < THREADS * PER_THREAD; i++) {
+        all_once &= many[i].calls == 1;
+        all_ok &= many[i].code == PORTAL_AUTH_OK;
+    }
+    CHECK(all_ok);
+
+    /* The client freed with calls in flight: every call still completes. */
+    portal_auth *doomed = client_for("env-demo");
+    outcome orphans[50] = {{0}};
+    for (int i = 0; i < 50; i++) CHECK(portal_auth_get_methods(doomed, on_methods, &orphans[i], NULL) == PORTAL_AUTH_OK);
+    portal_auth_free(doomed);
+    wait_for(orphans, 50);
+    for (int i = 0; i < 50; i++) all_once &= orphans[i].code == PORTAL_AUTH_OK;
+
+    /* Cancelled at once: one completion, cancelled or (if already sent) done. */
+    outcome cancelled = {0};
+    CHECK(portal_auth_get_methods(client, on_methods, &cancelled, &call) == PORTAL_AUTH_OK);
+    portal_auth_call_cancel(call);
+    portal_auth_call_free(call);
+    wait_for(&cancelled, 1);
+    CHECK(cancelled.code == PORTAL_AUTH_E_CANCELLED || cancelled.code == PORTAL_AUTH_OK);
+
+    /* A dispatcher: the completion runs where the host runs the job, here the main thread. */
+    portal_auth_set_dispatcher(client, queue_job, NULL);
+    outcome dispatched = {0};
+    CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
+    pthread_mutex_lock(&lock);
+    while (jobs == NULL) pthread_cond_wait(&changed, &lock);
+    job *entry = jobs;
+    jobs = NULL;
+    pthread_mutex_unlock(&lock);
+    CHECK(dispatched.calls == 0); /* nothing ran before the host ran the job */
+    entry->run(entry->data);
+    free(entry);
+    CHECK(dispatched.calls == 1 && pthread_equal(dispatched.thread, pthread_self()));
+    portal_auth_set_dispatcher(client, NULL, NULL);
+
+    portal_auth_free(client);
+
+    /* Every callback of this test, counted once more now that all are done. */
+    pthread_mutex_lock(&lock);
+    all_once &= methods.calls == 1 && sent[0].calls == 1 && sent[1].calls == 1 && never.calls == 0
+        && urls[0].calls == 1 && urls[1].calls == 1 && cancelled.calls == 1 && dispatched.calls == 1;
+    for (int i = 0; i < 50; i++) all_once &= orphans[i].calls == 1;
+    pthread_mutex_unlock(&lock);
+    CHECK(all_once);
+
+    printf("calls_test: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -351,6 +351,9 @@ SWIFT_EXTERN void portal_auth_call_cancel(portal_auth_call * _Nullable call) SWI
 /// ignored.
 SWIFT_EXTERN void portal_auth_call_free(portal_auth_call * _Nullable call) SWIFT_NOEXCEPT;
 
+/// Deletes the persisted session and forgets the client’s memory of its last grant.
+SWIFT_EXTERN portal_auth_code portal_auth_clear_persisted_session(portal_auth * _Nullable client, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// The error’s code; PORTAL_AUTH_E_INTERNAL for NULL.
 SWIFT_EXTERN portal_auth_code portal_auth_error_code(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
@@ -389,6 +392,11 @@ SWIFT_EXTERN void portal_auth_free(portal_auth * _Nullable client) SWIFT_NOEXCEP
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or callback.
 SWIFT_EXTERN portal_auth_code portal_auth_get_methods(portal_auth * _Nullable client, portal_auth_methods_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// Exchanges the grant a redirect URL carries (client-auth.md §3). <code>url</code> is borrowed.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client, callback
+/// or URL, or a URL that is not UTF-8.
+SWIFT_EXTERN portal_auth_code portal_auth_handle_redirect(portal_auth * _Nullable client, char const * _Nullable url, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// A fresh Apple authorize URL for the host to open. Borrowed <code>url</code> in the callback.
 SWIFT_EXTERN portal_auth_code portal_auth_login_with_apple(portal_auth * _Nullable client, portal_auth_url_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
@@ -414,13 +422,66 @@ SWIFT_EXTERN portal_auth_code portal_auth_new(portal_auth_options const * _Nulla
 /// Fills <code>options</code> with the defaults and sets its <code>size</code>. NULL is ignored.
 SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable options) SWIFT_NOEXCEPT;
 
+/// Reads the persisted session (no network). The callback lends it, or NULL with no error
+/// when none is stored.
+SWIFT_EXTERN portal_auth_code portal_auth_restore_session(portal_auth * _Nullable client, portal_auth_session_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// AUTHENTICATED: the Portal Client id, or NULL when absent. Owned by the result.
+SWIFT_EXTERN char const * _Nullable portal_auth_result_client_id(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// TOTP_REQUIRED: the user’s id (”” when the server did not send it). Owned by the result.
+SWIFT_EXTERN char const * _Nullable portal_auth_result_end_user_id(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// AUTHENTICATED: PORTAL_AUTH_TRUE, _FALSE, or _UNSET when the server did not say.
+SWIFT_EXTERN int32_t portal_auth_result_is_account_abstracted(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// PORTAL_AUTH_RESULT_AUTHENTICATED or PORTAL_AUTH_RESULT_TOTP_REQUIRED; 0 for NULL.
+SWIFT_EXTERN int32_t portal_auth_result_kind(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// AUTHENTICATED: the session, lent for the callback (retain it to keep it); else NULL.
+SWIFT_EXTERN portal_auth_session * _Nullable portal_auth_result_session(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// TOTP_REQUIRED: the enrollment link (first sign-in only), else NULL. It embeds the TOTP
+/// secret: never log it. Owned by the result.
+SWIFT_EXTERN char const * _Nullable portal_auth_result_totp_link(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.
+/// Owned by the result: copy it to keep it beyond the callback.
+SWIFT_EXTERN char const * _Nullable portal_auth_result_user_jwt(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// Emails the user a sign-in link. <code>email</code> is borrowed (copied before return).
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
 /// callback, or an email that is not UTF-8; a blank email fails through the callback.
 SWIFT_EXTERN portal_auth_code portal_auth_send_magic_link(portal_auth * _Nullable client, char const * _Nullable email, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// The Client Session Token, copied into <code>*out_token</code> (free it with portal_auth_string_free).
+/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session is invalidated.
+SWIFT_EXTERN portal_auth_code portal_auth_session_copy_token(portal_auth_session const * _Nullable session, char * _Nullable * _Nullable out_token, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// The user’s id: never secret, what to log and key per-user state on. Owned by the session.
+SWIFT_EXTERN char const * _Nullable portal_auth_session_end_user_id(portal_auth_session const * _Nullable session) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Invalidates the session: the token is forgotten at once, then the persisted copy is
+/// deleted if it is still this session’s. The callback reports a keyring failure (the
+/// session stays invalidated; invalidating again retries the delete). The callback runs on
+/// a library thread: a session belongs to no client, so no dispatcher applies.
+SWIFT_EXTERN portal_auth_code portal_auth_session_invalidate(portal_auth_session * _Nullable session, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Lets a retained session go. NULL is ignored.
+SWIFT_EXTERN void portal_auth_session_release(portal_auth_session * _Nullable session) SWIFT_NOEXCEPT;
+
+/// Keeps a session beyond the callback that lent it; returns it. NULL is ignored.
+SWIFT_EXTERN portal_auth_session * _Nullable portal_auth_session_retain(portal_auth_session * _Nullable session) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// Installs (or with NULL removes) the client’s dispatcher, for calls started from now on.
 SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, portal_auth_dispatch_fn _Nullable dispatch, void * _Nullable dispatcher_data) SWIFT_NOEXCEPT;
+
+/// Frees a string the library gave the caller. NULL is ignored.
+SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEPT;
+
+/// Submits the user’s code for a TOTP step; <code>code</code> is posted verbatim. Both strings are
+/// borrowed. The callback’s result is PORTAL_AUTH_RESULT_AUTHENTICATED on success.
+SWIFT_EXTERN portal_auth_code portal_auth_verify_totp(portal_auth * _Nullable client, char const * _Nullable code, char const * _Nullable user_jwt, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// The library’s version as text, e.g. “0.1.0”. Static storage: never free it.
 SWIFT_EXTERN char const * _Nonnull portal_auth_version(void) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;

@@ -29,6 +29,19 @@ typedef struct portal_auth_error { char opaque_; } portal_auth_error;
 typedef struct portal_auth_call { char opaque_; } portal_auth_call;
 /* What get_methods found. Borrowed: valid only during the callback. */
 typedef struct portal_auth_methods { char opaque_; } portal_auth_methods;
+/* Where a redirect or a TOTP code left the user. Borrowed: valid only during the callback. */
+typedef struct portal_auth_result { char opaque_; } portal_auth_result;
+/* A signed-in user. Reference counted: a callback lends one; portal_auth_session_retain keeps
+   it beyond the callback, portal_auth_session_release lets it go. One session is always one
+   handle: a redirect replayed from the client's memory hands back the same pointer while
+   the host holds it. */
+typedef struct portal_auth_session { char opaque_; } portal_auth_session;
+
+/* The kinds of portal_auth_result. */
+enum {
+    PORTAL_AUTH_RESULT_AUTHENTICATED = 1,  /* a session, already persisted */
+    PORTAL_AUTH_RESULT_TOTP_REQUIRED = 2   /* call portal_auth_verify_totp with the user's code */
+};
 
 /*
  * Completion callbacks. Each asynchronous function that returns PORTAL_AUTH_OK calls its
@@ -40,6 +53,13 @@ typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *er
 typedef void (*portal_auth_methods_fn)(void *user_data, const portal_auth_methods *methods,
                                        const portal_auth_error *error);
 typedef void (*portal_auth_url_fn)(void *user_data, const char *url, const portal_auth_error *error);
+/* handle_redirect and verify_totp. For handle_redirect, result and error both NULL mean the
+   URL is not a sign-in redirect for this client (nothing was sent). */
+typedef void (*portal_auth_result_fn)(void *user_data, const portal_auth_result *result,
+                                      const portal_auth_error *error);
+/* restore_session: session and error both NULL mean no session is stored. */
+typedef void (*portal_auth_session_fn)(void *user_data, portal_auth_session *session,
+                                       const portal_auth_error *error);
 
 /*
  * A dispatcher runs completions where the host wants them (a GTK main loop, an asyncio

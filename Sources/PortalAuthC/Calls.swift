@@ -50,14 +50,24 @@ func startCall<Value: Sendable>(
     guard let box = Handle<ClientBox, portal_auth>.object(client) else {
         return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
     }
+    // The task holds the client itself: a handle freed meanwhile still completes the call.
     let auth = box.auth
-    let dispatcher = box.dispatcher.withLock { $0 }
+    return startTask(dispatcher: box.dispatcher.withLock { $0 }, outCall, work: { try await work(auth) }, complete: complete)
+}
+
+/// Runs `work` in a task of its own and hands its outcome to `complete`, exactly once,
+/// through `dispatcher`; stores a handle to cancel it in `outCall` when asked.
+func startTask<Value: Sendable>(
+    dispatcher: Dispatcher,
+    _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
+    work: @escaping @Sendable () async throws -> Value,
+    complete: @escaping @Sendable (Result<Value, any Error>) -> Void
+) -> portal_auth_code {
     let call = CallBox()
-    // The task holds what it needs; a client freed meanwhile still completes the call.
     let task = Task {
         let outcome: Result<Value, any Error>
         do {
-            outcome = .success(try await work(auth))
+            outcome = .success(try await work())
         } catch {
             outcome = .failure(error)
         }

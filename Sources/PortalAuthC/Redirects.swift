@@ -1,0 +1,185 @@
+import CPortalAuth
+import PortalAuthCore
+
+/// What a portal_auth_result handle holds during its callback.
+final class ResultBox {
+    let result: AuthResult
+    private let strings: [String: OwnedCString]
+    /// Session handles lent through this result, released with it.
+    private var lentSessions: [UnsafeMutablePointer<portal_auth_session>] = []
+
+    deinit {
+        lentSessions.forEach(SessionHandle.release)
+    }
+
+    func keep(_ session: UnsafeMutablePointer<portal_auth_session>) {
+        lentSessions.append(session)
+    }
+
+    init(_ result: AuthResult) {
+        self.result = result
+        var strings: [String: OwnedCString] = [:]
+        switch result {
+        case .authenticated(let authenticated):
+            strings["clientId"] = authenticated.clientId.map(OwnedCString.init)
+        case .totpRequired(let step):
+            strings["userJwt"] = OwnedCString(step.userJwt)
+            strings["totpLink"] = step.totpLink.map(OwnedCString.init)
+            strings["endUserId"] = OwnedCString(step.endUserId)
+        }
+        self.strings = strings
+    }
+
+    func string(_ key: String) -> UnsafePointer<CChar>? {
+        strings[key].map { UnsafePointer($0.pointer) }
+    }
+}
+
+private typealias ResultHandle = Handle<ResultBox, portal_auth_result>
+
+/// Lends a result handle to `body`; the session inside is lent with it.
+private func withResultHandle(_ result: AuthResult, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
+    let handle = ResultHandle.make(ResultBox(result))
+    defer { ResultHandle.release(handle) }
+    body(UnsafePointer(handle))
+}
+
+private func deliver(_ outcome: Result<AuthResult?, any Error>, _ done: portal_auth_result_fn, _ user: HostPointer) {
+    switch outcome {
+    case .success(let result?):
+        withResultHandle(result) { done(user.raw, $0, nil) }
+    case .success(nil):
+        done(user.raw, nil, nil)
+    case .failure(let error):
+        withErrorHandle(error) { done(user.raw, nil, $0) }
+    }
+}
+
+/// Exchanges the grant a redirect URL carries (client-auth.md §3). `url` is borrowed.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client, callback
+/// or URL, or a URL that is not UTF-8.
+@c(portal_auth_handle_redirect)
+public func portalAuthHandleRedirect(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ url: UnsafePointer<CChar>?,
+    _ done: portal_auth_result_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let done, let url = try? CText.read(url) else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    let user = HostPointer(raw: user_data)
+    return startCall(client, out_call, work: { try await $0.handleRedirect(url) }) { deliver($0, done, user) }
+}
+
+/// Submits the user's code for a TOTP step; `code` is posted verbatim. Both strings are
+/// borrowed. The callback's result is PORTAL_AUTH_RESULT_AUTHENTICATED on success.
+@c(portal_auth_verify_totp)
+public func portalAuthVerifyTotp(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ code: UnsafePointer<CChar>?,
+    _ user_jwt: UnsafePointer<CChar>?,
+    _ done: portal_auth_result_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let done, let code = try? CText.read(code), let jwt = try? CText.read(user_jwt) else {
+        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+    }
+    let user = HostPointer(raw: user_data)
+    return startCall(client, out_call, work: { auth -> AuthResult? in
+        .authenticated(try await auth.verifyTotp(code, userJwt: jwt))
+    }) { deliver($0, done, user) }
+}
+
+/// Reads the persisted session (no network). The callback lends it, or NULL with no error
+/// when none is stored.
+@c(portal_auth_restore_session)
+public func portalAuthRestoreSession(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ done: portal_auth_session_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    let user = HostPointer(raw: user_data)
+    return startCall(client, out_call, work: { try await $0.restoreSession() }) { outcome in
+        switch outcome {
+        case .success(let session?):
+            withSessionHandle(session) { done(user.raw, $0, nil) }
+        case .success(nil):
+            done(user.raw, nil, nil)
+        case .failure(let error):
+            withErrorHandle(error) { done(user.raw, nil, $0) }
+        }
+    }
+}
+
+/// Deletes the persisted session and forgets the client's memory of its last grant.
+@c(portal_auth_clear_persisted_session)
+public func portalAuthClearPersistedSession(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ done: portal_auth_done_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    let user = HostPointer(raw: user_data)
+    return startCall(client, out_call, work: { try await $0.clearPersistedSession() }) { outcome in
+        withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
+    }
+}
+
+/// PORTAL_AUTH_RESULT_AUTHENTICATED or PORTAL_AUTH_RESULT_TOTP_REQUIRED; 0 for NULL.
+@c(portal_auth_result_kind)
+public func portalAuthResultKind(_ result: UnsafePointer<portal_auth_result>?) -> Int32 {
+    switch ResultHandle.object(result)?.result {
+    case .authenticated?: return Int32(PORTAL_AUTH_RESULT_AUTHENTICATED)
+    case .totpRequired?: return Int32(PORTAL_AUTH_RESULT_TOTP_REQUIRED)
+    case nil: return 0
+    }
+}
+
+/// AUTHENTICATED: the session, lent for the callback (retain it to keep it); else NULL.
+@c(portal_auth_result_session)
+public func portalAuthResultSession(_ result: UnsafePointer<portal_auth_result>?) -> UnsafeMutablePointer<portal_auth_session>? {
+    guard case .authenticated(let authenticated)? = ResultHandle.object(result)?.result else { return nil }
+    // The box lives as long as the result: the result's own reference keeps it.
+    let handle = SessionHandle.make(SessionBox.of(authenticated.session))
+    ResultHandle.object(result)?.keep(handle)
+    return handle
+}
+
+/// AUTHENTICATED: the Portal Client id, or NULL when absent. Owned by the result.
+@c(portal_auth_result_client_id)
+public func portalAuthResultClientId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
+    ResultHandle.object(result)?.string("clientId")
+}
+
+/// AUTHENTICATED: PORTAL_AUTH_TRUE, _FALSE, or _UNSET when the server did not say.
+@c(portal_auth_result_is_account_abstracted)
+public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_auth_result>?) -> Int32 {
+    guard case .authenticated(let authenticated)? = ResultHandle.object(result)?.result,
+          let abstracted = authenticated.isAccountAbstracted
+    else { return Int32(PORTAL_AUTH_UNSET) }
+    return Int32(abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE)
+}
+
+/// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.
+/// Owned by the result: copy it to keep it beyond the callback.
+@c(portal_auth_result_user_jwt)
+public func portalAuthResultUserJwt(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
+    ResultHandle.object(result)?.string("userJwt")
+}
+
+/// TOTP_REQUIRED: the enrollment link (first sign-in only), else NULL. It embeds the TOTP
+/// secret: never log it. Owned by the result.
+@c(portal_auth_result_totp_link)
+public func portalAuthResultTotpLink(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
+    ResultHandle.object(result)?.string("totpLink")
+}
+
+/// TOTP_REQUIRED: the user's id ("" when the server did not send it). Owned by the result.
+@c(portal_auth_result_end_user_id)
+public func portalAuthResultEndUserId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
+    ResultHandle.object(result)?.string("endUserId")
+}

@@ -1,0 +1,119 @@
+import CPortalAuth
+import PortalAuthCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a portal_auth_session handle holds. One box per live session, so a replayed
+/// redirect hands the host the pointer it already holds.
+final class SessionBox: Sendable {
+    let session: PortalSession
+    let endUserId: OwnedCStringBox
+
+    private init(_ session: PortalSession) {
+        self.session = session
+        endUserId = OwnedCStringBox(session.endUserId)
+    }
+
+    private struct WeakBox: @unchecked Sendable {
+        weak var box: SessionBox?
+    }
+
+    private static let live = Mutex<[ObjectIdentifier: WeakBox]>([:])
+
+    /// The box of `session`: the live one if the host still holds it, else a new one.
+    static func of(_ session: PortalSession) -> SessionBox {
+        live.withLock { live in
+            if let box = live[ObjectIdentifier(session)]?.box { return box }
+            live = live.filter { $0.value.box != nil }
+            let box = SessionBox(session)
+            live[ObjectIdentifier(session)] = WeakBox(box: box)
+            return box
+        }
+    }
+}
+
+/// An OwnedCString that may cross threads: immutable after creation.
+final class OwnedCStringBox: @unchecked Sendable {
+    let string: OwnedCString
+    init(_ text: String) { string = OwnedCString(text) }
+}
+
+typealias SessionHandle = Handle<SessionBox, portal_auth_session>
+
+/// Lends `session` to `body` as a handle: valid for the call, kept only if the host retains it.
+func withSessionHandle(_ session: PortalSession, _ body: (UnsafeMutablePointer<portal_auth_session>) -> Void) {
+    let handle = SessionHandle.make(SessionBox.of(session))
+    defer { SessionHandle.release(handle) }
+    body(handle)
+}
+
+/// Keeps a session beyond the callback that lent it; returns it. NULL is ignored.
+@c(portal_auth_session_retain)
+public func portalAuthSessionRetain(_ session: UnsafeMutablePointer<portal_auth_session>?) -> UnsafeMutablePointer<portal_auth_session>? {
+    guard let session else { return nil }
+    _ = Unmanaged<SessionBox>.fromOpaque(UnsafeRawPointer(session)).retain()
+    return session
+}
+
+/// Lets a retained session go. NULL is ignored.
+@c(portal_auth_session_release)
+public func portalAuthSessionRelease(_ session: UnsafeMutablePointer<portal_auth_session>?) {
+    SessionHandle.release(session)
+}
+
+/// The user's id: never secret, what to log and key per-user state on. Owned by the session.
+@c(portal_auth_session_end_user_id)
+public func portalAuthSessionEndUserId(_ session: UnsafePointer<portal_auth_session>?) -> UnsafePointer<CChar>? {
+    SessionHandle.object(session).map { UnsafePointer($0.endUserId.string.pointer) }
+}
+
+/// The Client Session Token, copied into `*out_token` (free it with portal_auth_string_free).
+/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session is invalidated.
+@c(portal_auth_session_copy_token)
+public func portalAuthSessionCopyToken(
+    _ session: UnsafePointer<portal_auth_session>?,
+    _ out_token: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    out_token?.pointee = nil
+    out_error?.pointee = nil
+    do {
+        guard let box = SessionHandle.object(session), let out_token else {
+            throw PortalAuthError.invalidArgument(name: session == nil ? "session" : "out_token")
+        }
+        out_token.pointee = strdup(try box.session.getToken())
+        return portal_auth_code(PORTAL_AUTH_OK)
+    } catch {
+        return ErrorBox.report(error, to: out_error)
+    }
+}
+
+/// Frees a string the library gave the caller. NULL is ignored.
+@c(portal_auth_string_free)
+public func portalAuthStringFree(_ string: UnsafeMutablePointer<CChar>?) {
+    guard let string else { return }
+    // Tokens: cleared before the memory goes back.
+    memset(string, 0, strlen(string))
+    free(string)
+}
+
+/// Invalidates the session: the token is forgotten at once, then the persisted copy is
+/// deleted if it is still this session's. The callback reports a keyring failure (the
+/// session stays invalidated; invalidating again retries the delete). The callback runs on
+/// a library thread: a session belongs to no client, so no dispatcher applies.
+@c(portal_auth_session_invalidate)
+public func portalAuthSessionInvalidate(
+    _ session: UnsafeMutablePointer<portal_auth_session>?,
+    _ done: portal_auth_done_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    out_call?.pointee = nil
+    guard let done, let box = SessionHandle.object(session) else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    let user = HostPointer(raw: user_data)
+    return startTask(dispatcher: .direct, out_call, work: { try await box.session.invalidate() }) { outcome in
+        withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
+    }
+}

@@ -476,6 +476,10 @@ SWIFT_EXTERN portal_auth_session * _Nullable portal_auth_session_retain(portal_a
 /// Installs (or with NULL removes) the client’s dispatcher, for calls started from now on.
 SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, portal_auth_dispatch_fn _Nullable dispatch, void * _Nullable dispatcher_data) SWIFT_NOEXCEPT;
 
+/// Installs (or with NULL removes) the process-wide log handler. The library is silent
+/// until one is installed.
+SWIFT_EXTERN void portal_auth_set_log_handler(portal_auth_log_fn _Nullable handler, void * _Nullable user_data) SWIFT_NOEXCEPT;
+
 /// Frees a string the library gave the caller. NULL is ignored.
 SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEPT;
 

@@ -99,8 +99,40 @@ enum {
 /* Where a client keeps the session of its environment. */
 enum {
     PORTAL_AUTH_STORAGE_KEYRING = 0,   /* the desktop keyring (Secret Service), the default */
-    PORTAL_AUTH_STORAGE_MEMORY = 1     /* this process only, forgotten at exit */
+    PORTAL_AUTH_STORAGE_MEMORY = 1,    /* this process only, forgotten at exit */
+    PORTAL_AUTH_STORAGE_HOST = 2       /* the host's own, through portal_auth_storage_callbacks */
 };
+
+/*
+ * Host-supplied storage: one opaque UTF-8 value per environment. The library encodes and
+ * decodes the value, serialises the calls per environment, and applies the fault taxonomy:
+ * a callback returning non-zero is a transient failure (nothing is deleted for it); a value
+ * that does not decode is deleted. Callbacks run on a library thread, one at a time per
+ * environment. Each returns 0 on success.
+ *   get:    store in *out_value a malloc'd copy of the value (the library frees it with
+ *           free()), or NULL when nothing is stored
+ *   set:    store `value`, replacing any
+ *   remove: delete the value; deleting nothing is a success
+ */
+typedef struct portal_auth_storage_callbacks {
+    size_t size;   /* sizeof(portal_auth_storage_callbacks) */
+    int (*get)(void *user_data, const char *environment_id, char **out_value);
+    int (*set)(void *user_data, const char *environment_id, const char *value);
+    int (*remove)(void *user_data, const char *environment_id);
+    void *user_data;
+} portal_auth_storage_callbacks;
+
+/* Log levels of portal_auth_set_log_handler. */
+enum {
+    PORTAL_AUTH_LOG_DEBUG = 0,
+    PORTAL_AUTH_LOG_INFO = 1,
+    PORTAL_AUTH_LOG_WARNING = 2,
+    PORTAL_AUTH_LOG_ERROR = 3
+};
+
+/* Receives the library's log lines (which name the endUserId where useful and never carry a
+   secret). `message` is borrowed for the call. Called from library threads. */
+typedef void (*portal_auth_log_fn)(void *user_data, int32_t level, const char *message);
 
 /* A yes/no option that may also be left unset. */
 enum {
@@ -126,6 +158,8 @@ typedef struct portal_auth_options {
     int32_t storage;                     /* PORTAL_AUTH_STORAGE_KEYRING (default) or _MEMORY */
     uint32_t connect_timeout_ms;         /* 0: 10 s */
     uint32_t request_timeout_ms;         /* 0: 30 s */
+    /* With PORTAL_AUTH_STORAGE_HOST: the callbacks, copied at creation. */
+    const portal_auth_storage_callbacks *host_storage;
 } portal_auth_options;
 
 #endif

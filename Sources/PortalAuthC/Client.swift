@@ -21,7 +21,7 @@ public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_op
     options.pointee = portal_auth_options(
         size: MemoryLayout<portal_auth_options>.size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
         magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: Int32(PORTAL_AUTH_UNSET),
-        storage: Int32(PORTAL_AUTH_STORAGE_KEYRING), connect_timeout_ms: 0, request_timeout_ms: 0)
+        storage: Int32(PORTAL_AUTH_STORAGE_KEYRING), connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil)
 }
 
 /// Creates a client. Checks the options (no network or keyring I/O).
@@ -103,6 +103,7 @@ private struct ClientOptions {
         switch field(\.storage, or: Int32(PORTAL_AUTH_STORAGE_KEYRING)) {
         case Int32(PORTAL_AUTH_STORAGE_KEYRING): storage = KeyringSessionStorage.shared
         case Int32(PORTAL_AUTH_STORAGE_MEMORY): storage = MemorySessionStorage.shared
+        case Int32(PORTAL_AUTH_STORAGE_HOST): storage = try HostSessionStorage(field(\.host_storage, or: nil))
         default: throw PortalAuthError.invalidArgument(name: "storage")
         }
         let defaults = Timeouts()

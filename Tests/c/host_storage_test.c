@@ -1,0 +1,224 @@
+/* C test of host-supplied storage and the log hook, against the Portal emulator whose base
+ * URL is in PORTAL_AUTH_TEST_API_HOST. */
+#define _POSIX_C_SOURCE 200809L  /* strdup */
+#include <portal_auth.h>
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(condition) do { \
+    if (condition) { passed++; } \
+    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
+} while (0)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+
+/* The host's store: one value, and switches to make it fail. */
+static char *stored;
+static int fail_get, removes;
+
+static int host_get(void *user_data, const char *environment_id, char **out_value) {
+    (void)user_data; (void)environment_id;
+    pthread_mutex_lock(&lock);
+    int failing = fail_get;
+    *out_value = (!failing && stored) ? strdup(stored) : NULL;
+    pthread_mutex_unlock(&lock);
+    return failing;
+}
+
+static int host_set(void *user_data, const char *environment_id, const char *value) {
+    (void)user_data; (void)environment_id;
+    pthread_mutex_lock(&lock);
+    free(stored);
+    stored = strdup(value);
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+static int host_remove(void *user_data, const char *environment_id) {
+    (void)user_data; (void)environment_id;
+    pthread_mutex_lock(&lock);
+    free(stored);
+    stored = NULL;
+    removes++;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+/* Every log line, kept to check for secrets. */
+static char logged[65536];
+static int lines;
+
+static void on_log(void *user_data, int32_t level, const char *message) {
+    (void)user_data;
+    pthread_mutex_lock(&lock);
+    if (level >= PORTAL_AUTH_LOG_DEBUG && level <= PORTAL_AUTH_LOG_ERROR
+        && strlen(logged) + strlen(message) + 2 < sizeof logged) {
+        strcat(logged, message);
+        strcat(logged, "\n");
+        lines++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+typedef struct { int calls; portal_auth_code code; portal_auth_session *session; } outcome;
+
+static void finish(outcome *out, const portal_auth_error *error) {
+    pthread_mutex_lock(&lock);
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->calls++;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static void wait_for(outcome *out) {
+    pthread_mutex_lock(&lock);
+    while (out->calls == 0) pthread_cond_wait(&changed, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    outcome *out = user_data;
+    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
+    finish(out, error);
+}
+
+static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
+    outcome *out = user_data;
+    out->session = portal_auth_session_retain(session);
+    finish(out, error);
+}
+
+static size_t append(char *data, size_t size, size_t count, void *user) {
+    char *body = user;
+    size_t extra = size * count, old = strlen(body);
+    if (old + extra < 1024) { memcpy(body + old, data, extra); body[old + extra] = 0; }
+    return extra;
+}
+
+/* A fresh single-use grant from the emulator, as a redirect URL. */
+static void grant_redirect(char *url, size_t size) {
+    char endpoint[512], body[1024] = "";
+    snprintf(endpoint, sizeof endpoint, "%s/_emulator/grants", getenv("PORTAL_AUTH_TEST_API_HOST"));
+    CURL *easy = curl_easy_init();
+    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(easy, CURLOPT_URL, endpoint);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "{\"environmentId\":\"env-open\",\"email\":\"c-host@example.com\",\"kind\":\"magic\"}");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, body);
+    if (curl_easy_perform(easy) != CURLE_OK) abort();
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(easy);
+    const char *token = strstr(body, "\"token\":\"");
+    if (!token) abort();
+    token += 9;
+    snprintf(url, size, "myapp://auth/callback?token=%.*s&authMethod=EMAIL_MAGIC_LINK", (int)strcspn(token, "\""), token);
+}
+
+static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, portal_auth_code *code, portal_auth_error **error) {
+    portal_auth_options options;
+    portal_auth_options_init(&options);
+    options.auth_environment_id = "env-open";
+    options.redirect_url = "myapp://auth/callback";
+    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
+    options.storage = PORTAL_AUTH_STORAGE_HOST;
+    options.host_storage = callbacks;
+    portal_auth *client = NULL;
+    *code = portal_auth_new(&options, &client, error);
+    return client;
+}
+
+int main(void) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    portal_auth_set_log_handler(on_log, NULL);
+
+    portal_auth_storage_callbacks callbacks = { sizeof callbacks, host_get, host_set, host_remove, NULL };
+    portal_auth_code code;
+    portal_auth_error *error = NULL;
+    portal_auth *client = client_with(&callbacks, &code, &error);
+    CHECK(code == PORTAL_AUTH_OK && client != NULL);
+
+    /* A sign-in persists through the host's set. */
+    char url[512];
+    grant_redirect(url, sizeof url);
+    outcome signed_in = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
+    wait_for(&signed_in);
+    CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session != NULL);
+    char *token = NULL;
+    CHECK(portal_auth_session_copy_token(signed_in.session, &token, NULL) == PORTAL_AUTH_OK);
+    char expected[512];
+    snprintf(expected, sizeof expected, "{\"clientSessionToken\":\"%s\",\"endUserId\":\"%s\"}", token,
+             portal_auth_session_end_user_id(signed_in.session));
+    pthread_mutex_lock(&lock);
+    CHECK(stored != NULL && strcmp(stored, expected) == 0);
+    pthread_mutex_unlock(&lock);
+
+    /* A second client restores it. */
+    portal_auth *second = client_with(&callbacks, &code, NULL);
+    outcome restored = {0};
+    CHECK(portal_auth_restore_session(second, on_session, &restored, NULL) == PORTAL_AUTH_OK);
+    wait_for(&restored);
+    CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
+    portal_auth_session_release(restored.session);
+
+    /* A failing get is transient: an error, and the value stays. */
+    pthread_mutex_lock(&lock);
+    fail_get = 1;
+    pthread_mutex_unlock(&lock);
+    outcome failing = {0};
+    CHECK(portal_auth_restore_session(second, on_session, &failing, NULL) == PORTAL_AUTH_OK);
+    wait_for(&failing);
+    CHECK(failing.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && failing.session == NULL);
+    pthread_mutex_lock(&lock);
+    fail_get = 0;
+    CHECK(stored != NULL && removes == 0);
+    /* A value that does not decode is deleted and reads as no session. */
+    free(stored);
+    stored = strdup("garbage");
+    pthread_mutex_unlock(&lock);
+    outcome corrupt = {0};
+    CHECK(portal_auth_restore_session(second, on_session, &corrupt, NULL) == PORTAL_AUTH_OK);
+    wait_for(&corrupt);
+    CHECK(corrupt.code == PORTAL_AUTH_OK && corrupt.session == NULL);
+    pthread_mutex_lock(&lock);
+    CHECK(stored == NULL && removes == 1);
+    pthread_mutex_unlock(&lock);
+
+    /* Host storage without callbacks, or without all of them. */
+    error = NULL;
+    CHECK(client_with(NULL, &code, &error) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(strcmp(portal_auth_error_name(error), "host_storage") == 0);
+    portal_auth_error_free(error);
+    portal_auth_storage_callbacks partial = callbacks;
+    partial.remove = NULL;
+    CHECK(client_with(&partial, &code, NULL) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+
+    /* The log: lines arrived, none with the token or the grant. */
+    portal_auth_set_log_handler(NULL, NULL);
+    pthread_mutex_lock(&lock);
+    CHECK(lines > 0 && strstr(logged, portal_auth_session_end_user_id(signed_in.session)) != NULL);
+    CHECK(strstr(logged, token) == NULL);
+    const char *grant = strstr(url, "token=") + 6;
+    char grant_only[256];
+    snprintf(grant_only, sizeof grant_only, "%.*s", (int)strcspn(grant, "&"), grant);
+    CHECK(strstr(logged, grant_only) == NULL);
+    pthread_mutex_unlock(&lock);
+
+    portal_auth_string_free(token);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(second);
+    portal_auth_free(client);
+    free(stored);
+    curl_global_cleanup();
+    printf("host_storage_test: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

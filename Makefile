@@ -1,7 +1,9 @@
 # The two commands of README.md: `make demo` (the main job) and `make test` (every test).
 # Each installs the Debian packages it needs when missing, builds, and runs.
 
-.PHONY: all deps build demo test library header clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps build demo test library header install clean
 
 all: build
 
@@ -21,6 +23,10 @@ test: deps
 # libportalauth.so, self-contained (static Swift runtime, only portal_auth_* exported).
 library: deps
 	scripts/build-library.sh
+
+# The library, its headers and portal-auth.pc under $(PREFIX).
+install: deps
+	scripts/install.sh "$(PREFIX)"
 
 # Regenerates include/portal_auth.h after a change to the @c exports.
 header: build

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Checks of the C ABI: the checked-in header is fresh; it and the library's exports agree;
-# the library links only system C libraries; a C11 and a C++17 program build against the
-# header and run against the library; the C tests in Tests/c pass under valgrind. Ends with
-# a count line.
+# Checks of the C ABI: the checked-in header is fresh; `make install`'s layout (library,
+# headers, pkg-config file) works; header and exports agree; the library links only system
+# C libraries and loads with the Swift toolchain hidden; a C11 and a C++17 program build
+# with pkg-config; the C tests in Tests/c, built the same way, pass under valgrind. Ends
+# with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -14,7 +15,11 @@ fail() { echo "FAILED: $1" >&2; echo "c-abi: $passed passed, 1 failed"; exit 1; 
 scripts/generate-header.sh --check || fail "include/portal_auth.h is stale"
 pass "the checked-in header matches the exports"
 
-library=$(scripts/build-library.sh)
+# Everything below uses the library, header and pkg-config file as `make install` lays them out.
+prefix="$work/prefix"
+scripts/install.sh "$prefix"
+library="$prefix/lib/libportalauth.so"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 
 # Declared: the portal_auth_* functions of the preprocessed header.
 gcc -E -P -Iinclude include/portal_auth.h | grep -o '\bportal_auth_[a-z0-9_]*\s*(' | tr -d ' (' | sort -u > "$work/declared"
@@ -47,17 +52,30 @@ int main(void) {
 }
 C
 cp "$work/version.c" "$work/version.cpp"
-flags=(-Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas -Iinclude)
-gcc -std=c11 "${flags[@]}" "$work/version.c" -L"$(dirname "$library")" -lportalauth -o "$work/version-c" \
-    || fail "the header does not compile as C11"
-g++ -std=c++17 "${flags[@]}" "$work/version.cpp" -L"$(dirname "$library")" -lportalauth -o "$work/version-cpp" \
-    || fail "the header does not compile as C++17"
-pass "a C11 and a C++17 program build against the header"
+read -r -a portal_auth_flags <<< "$(pkg-config --cflags --libs portal-auth)"
+flags=(-Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas)
+gcc -std=c11 "${flags[@]}" "$work/version.c" "${portal_auth_flags[@]}" -o "$work/version-c" \
+    || fail "the installed header does not compile as C11"
+g++ -std=c++17 "${flags[@]}" "$work/version.cpp" "${portal_auth_flags[@]}" -o "$work/version-cpp" \
+    || fail "the installed header does not compile as C++17"
+pass "a C11 and a C++17 program build with pkg-config against the installed library"
 
 for program in version-c version-cpp; do
-    LD_LIBRARY_PATH="$(dirname "$library")" "$work/$program" >/dev/null || fail "$program: the version does not match the header's"
+    LD_LIBRARY_PATH="$prefix/lib" "$work/$program" >/dev/null || fail "$program: the version does not match the header's"
 done
 pass "both run against the library and agree with the header's version"
+
+# Loads where no Swift toolchain is installed: the toolchain's folder is hidden in a
+# private mount namespace (root only; CI runs as root).
+toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")")
+if [ "$(id -u)" -eq 0 ]; then
+    unshare --mount --propagation private sh -c \
+        "mount -t tmpfs none '$toolchain' && [ -z \"\$(ls '$toolchain')\" ] && LD_LIBRARY_PATH='$prefix/lib' '$work/version-c'" >/dev/null \
+        || fail "the library does not load with the toolchain ($toolchain) hidden"
+    pass "it loads with the Swift toolchain ($toolchain) hidden"
+else
+    echo "skipped: hiding the toolchain needs root"
+fi
 
 # The C tests call a Portal emulator on loopback; it stops when this script exits.
 emulator_log="$work/emulator.log"
@@ -70,9 +88,9 @@ export PORTAL_AUTH_TEST_API_HOST="${line##* }"
 # The C test programs, under valgrind: any invalid access or definite leak fails them.
 for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
-    gcc -std=c11 "${flags[@]}" -g -pthread "$source" -L"$(dirname "$library")" -lportalauth $(pkg-config --libs libcurl) -o "$work/$name" \
+    gcc -std=c11 "${flags[@]}" -g -pthread "$source" "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) -o "$work/$name" \
         || fail "$name does not build"
-    LD_LIBRARY_PATH="$(dirname "$library")" valgrind -q --error-exitcode=3 --leak-check=full \
+    LD_LIBRARY_PATH="$prefix/lib" valgrind -q --error-exitcode=3 --leak-check=full \
         --show-leak-kinds=definite --errors-for-leak-kinds=definite "$work/$name" > "$work/$name.out" \
         || { cat "$work/$name.out"; fail "$name failed under valgrind"; }
     cat "$work/$name.out"

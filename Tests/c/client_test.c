@@ -35,7 +35,9 @@ static void expect_invalid(const portal_auth_options *options, const char *name)
     CHECK(got != NULL && strcmp(got, name) == 0);
     if (got == NULL || strcmp(got, name) != 0) fprintf(stderr, "  expected name %s, got %s\n", name, got ? got : "NULL");
     CHECK(portal_auth_error_message(error) != NULL && strlen(portal_auth_error_message(error)) > 0);
-    CHECK(portal_auth_error_path(error) == NULL && portal_auth_error_http_status(error) == 0);
+    CHECK(portal_auth_error_path(error) == NULL && portal_auth_error_missing(error) == NULL);
+    CHECK(portal_auth_error_detail(error) == NULL && portal_auth_error_method(error) == NULL);
+    CHECK(portal_auth_error_http_status(error) == 0);
     portal_auth_error_free(error);
 }
 

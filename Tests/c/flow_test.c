@@ -25,6 +25,7 @@ typedef struct {
     int kind;
     char user_jwt[4096];
     char text[512];
+    int count;
     portal_auth_session *session; /* retained */
 } outcome;
 
@@ -58,6 +59,8 @@ static void on_result(void *user_data, const portal_auth_result *result, const p
                  portal_auth_result_totp_link(result) ? "link" : "none");
     } else if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
         out->session = portal_auth_session_retain(portal_auth_result_session(result));
+        /* The emulator's environment has no gas sponsorship: it answers false. */
+        out->count = portal_auth_result_is_account_abstracted(result);
         snprintf(out->text, sizeof out->text, "%s", portal_auth_result_client_id(result) ? portal_auth_result_client_id(result) : "");
     }
     finish(out);
@@ -160,6 +163,7 @@ int main(void) {
     wait_for(&signed_in);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(signed_in.session != NULL && strncmp(signed_in.text, "cl_", 3) == 0);
+    CHECK(signed_in.count == PORTAL_AUTH_FALSE);
     const char *end_user_id = portal_auth_session_end_user_id(signed_in.session);
     CHECK(end_user_id != NULL && strncmp(step.text, end_user_id, strlen(end_user_id)) == 0);
 

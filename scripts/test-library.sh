@@ -88,7 +88,7 @@ export PORTAL_AUTH_TEST_API_HOST="${line##* }"
 # The C test programs, under valgrind: any invalid access or definite leak fails them.
 for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
-    gcc -std=c11 "${flags[@]}" -g -pthread "$source" "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) -o "$work/$name" \
+    gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "$source" "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) -o "$work/$name" \
         || fail "$name does not build"
     LD_LIBRARY_PATH="$prefix/lib" valgrind -q --error-exitcode=3 --leak-check=full \
         --show-leak-kinds=definite --errors-for-leak-kinds=definite "$work/$name" > "$work/$name.out" \

@@ -2,23 +2,14 @@
  * PORTAL_AUTH_TEST_API_HOST: exactly-once completion (also under 1,000 concurrent calls from
  * several threads, and with the client freed in flight), never inside the starting call,
  * the dispatcher, cancellation, and bad arguments. Waits on condition variables, never sleeps. */
-#include <portal_auth.h>
+#include "test_support.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(condition) do { \
-    if (condition) { passed++; } \
-    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
-} while (0)
-
 /* Completions counted under one lock; waiters wake on each. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static _Thread_local int inside_start;
 
 typedef struct {
@@ -212,6 +203,5 @@ int main(void) {
     pthread_mutex_unlock(&lock);
     CHECK(all_once);
 
-    printf("calls_test: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return report("calls_test");
 }

@@ -1,17 +1,10 @@
 /* C tests of the client handle and the error model, built against the installed-style
  * header and run against libportalauth.so (under valgrind by scripts/test-library.sh). */
-#include <portal_auth.h>
+#include "test_support.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(condition) do { \
-    if (condition) { passed++; } \
-    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
-} while (0)
 
 static portal_auth_options valid_options(void) {
     portal_auth_options options;
@@ -124,6 +117,5 @@ int main(void) {
     CHECK(portal_auth_error_http_status(NULL) == 0);
     portal_auth_error_free(NULL);
 
-    printf("client_test: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return report("client_test");
 }

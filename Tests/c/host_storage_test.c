@@ -1,23 +1,7 @@
 /* C test of host-supplied storage and the log hook, against the Portal emulator whose base
  * URL is in PORTAL_AUTH_TEST_API_HOST. */
 #define _POSIX_C_SOURCE 200809L  /* strdup */
-#include <portal_auth.h>
-
-#include <curl/curl.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int passed, failed;
-
-#define CHECK(condition) do { \
-    if (condition) { passed++; } \
-    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
-} while (0)
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+#include "test_support.h"
 
 /* The host's store: one value, and switches to make it fail. */
 static char *stored;
@@ -70,17 +54,8 @@ static void on_log(void *user_data, int32_t level, const char *message) {
 typedef struct { int calls; portal_auth_code code; portal_auth_session *session; } outcome;
 
 static void finish(outcome *out, const portal_auth_error *error) {
-    pthread_mutex_lock(&lock);
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->calls++;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&lock);
-}
-
-static void wait_for(outcome *out) {
-    pthread_mutex_lock(&lock);
-    while (out->calls == 0) pthread_cond_wait(&changed, &lock);
-    pthread_mutex_unlock(&lock);
+    count_call(&out->calls);
 }
 
 static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
@@ -93,33 +68,6 @@ static void on_session(void *user_data, portal_auth_session *session, const port
     outcome *out = user_data;
     out->session = portal_auth_session_retain(session);
     finish(out, error);
-}
-
-static size_t append(char *data, size_t size, size_t count, void *user) {
-    char *body = user;
-    size_t extra = size * count, old = strlen(body);
-    if (old + extra < 1024) { memcpy(body + old, data, extra); body[old + extra] = 0; }
-    return extra;
-}
-
-/* A fresh single-use grant from the emulator, as a redirect URL. */
-static void grant_redirect(char *url, size_t size) {
-    char endpoint[512], body[1024] = "";
-    snprintf(endpoint, sizeof endpoint, "%s/_emulator/grants", getenv("PORTAL_AUTH_TEST_API_HOST"));
-    CURL *easy = curl_easy_init();
-    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
-    curl_easy_setopt(easy, CURLOPT_URL, endpoint);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "{\"environmentId\":\"env-open\",\"email\":\"c-host@example.com\",\"kind\":\"magic\"}");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, body);
-    if (curl_easy_perform(easy) != CURLE_OK) abort();
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(easy);
-    const char *token = strstr(body, "\"token\":\"");
-    if (!token) abort();
-    token += 9;
-    snprintf(url, size, "myapp://auth/callback?token=%.*s&authMethod=EMAIL_MAGIC_LINK", (int)strcspn(token, "\""), token);
 }
 
 static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, portal_auth_code *code, portal_auth_error **error) {
@@ -148,10 +96,10 @@ int main(void) {
 
     /* A sign-in persists through the host's set. */
     char url[512];
-    grant_redirect(url, sizeof url);
+    grant_redirect("env-open", "c-host@example.com", url, sizeof url);
     outcome signed_in = {0};
     CHECK(portal_auth_handle_redirect(client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
-    wait_for(&signed_in);
+    wait_calls(&signed_in.calls);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session != NULL);
     char *token = NULL;
     CHECK(portal_auth_session_copy_token(signed_in.session, &token, NULL) == PORTAL_AUTH_OK);
@@ -166,7 +114,7 @@ int main(void) {
     portal_auth *second = client_with(&callbacks, &code, NULL);
     outcome restored = {0};
     CHECK(portal_auth_restore_session(second, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-    wait_for(&restored);
+    wait_calls(&restored.calls);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
     portal_auth_session_release(restored.session);
 
@@ -176,7 +124,7 @@ int main(void) {
     pthread_mutex_unlock(&lock);
     outcome failing = {0};
     CHECK(portal_auth_restore_session(second, on_session, &failing, NULL) == PORTAL_AUTH_OK);
-    wait_for(&failing);
+    wait_calls(&failing.calls);
     CHECK(failing.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && failing.session == NULL);
     pthread_mutex_lock(&lock);
     fail_get = 0;
@@ -187,7 +135,7 @@ int main(void) {
     pthread_mutex_unlock(&lock);
     outcome corrupt = {0};
     CHECK(portal_auth_restore_session(second, on_session, &corrupt, NULL) == PORTAL_AUTH_OK);
-    wait_for(&corrupt);
+    wait_calls(&corrupt.calls);
     CHECK(corrupt.code == PORTAL_AUTH_OK && corrupt.session == NULL);
     pthread_mutex_lock(&lock);
     CHECK(stored == NULL && removes == 1);
@@ -219,6 +167,5 @@ int main(void) {
     portal_auth_free(client);
     free(stored);
     curl_global_cleanup();
-    printf("host_storage_test: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return report("host_storage_test");
 }

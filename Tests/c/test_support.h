@@ -1,0 +1,101 @@
+/* What the C tests share: checks and their count, one lock and condition for callbacks to
+ * report through, and requests to the Portal emulator's control endpoints (with libcurl).
+ * Each test is a program of its own, so the state below is per test. */
+#ifndef PORTAL_AUTH_TEST_SUPPORT_H
+#define PORTAL_AUTH_TEST_SUPPORT_H
+
+#include <portal_auth.h>
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(condition) do { \
+    if (condition) { passed++; } \
+    else { failed++; fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); } \
+} while (0)
+
+/* Prints the closing line and returns the exit status. */
+static inline int report(const char *name) {
+    printf("%s: %d passed, %d failed\n", name, passed, failed);
+    return failed == 0 ? 0 : 1;
+}
+
+/* Callbacks count their calls under `lock` and signal `changed`; tests wait on it. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+
+static inline void count_call(int *calls) {
+    pthread_mutex_lock(&lock);
+    (*calls)++;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static inline void wait_calls(const int *calls) {
+    pthread_mutex_lock(&lock);
+    while (*calls == 0) pthread_cond_wait(&changed, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+typedef struct { char *text; size_t size; } response_body;
+
+static inline size_t append_body(char *data, size_t size, size_t count, void *user) {
+    response_body *body = user;
+    size_t extra = size * count, old = strlen(body->text);
+    if (old + extra < body->size) {
+        memcpy(body->text + old, data, extra);
+        body->text[old + extra] = 0;
+    }
+    return extra;
+}
+
+/* GET (json NULL) or POST a control endpoint of the emulator in PORTAL_AUTH_TEST_API_HOST;
+   the answer goes into `text`. */
+static inline void emulator_request(const char *path, const char *json, char *text, size_t size) {
+    char url[1024];
+    snprintf(url, sizeof url, "%s%s", getenv("PORTAL_AUTH_TEST_API_HOST"), path);
+    text[0] = 0;
+    response_body body = { text, size };
+    CURL *easy = curl_easy_init();
+    struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    if (json) curl_easy_setopt(easy, CURLOPT_POSTFIELDS, json);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
+    if (curl_easy_perform(easy) != CURLE_OK) abort();
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(easy);
+}
+
+/* The value of the last "key":"value" in the emulator's compact JSON (its values hold no quotes). */
+static inline void json_string(const char *json, const char *key, char *out, size_t size) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    const char *found = NULL;
+    for (const char *at = strstr(json, pattern); at; at = strstr(at + 1, pattern)) found = at;
+    out[0] = 0;
+    if (!found) return;
+    found += strlen(pattern);
+    size_t length = strcspn(found, "\"");
+    if (length >= size) length = size - 1;
+    memcpy(out, found, length);
+    out[length] = 0;
+}
+
+/* A magic-link redirect URL carrying a fresh grant made at the emulator. */
+static inline void grant_redirect(const char *environment, const char *email, char *url, size_t size) {
+    char json[256], answer[1024], token[256];
+    snprintf(json, sizeof json, "{\"environmentId\":\"%s\",\"email\":\"%s\",\"kind\":\"magic\"}", environment, email);
+    emulator_request("/_emulator/grants", json, answer, sizeof answer);
+    json_string(answer, "token", token, sizeof token);
+    if (!token[0]) abort();
+    snprintf(url, size, "myapp://auth/callback?token=%s&authMethod=EMAIL_MAGIC_LINK", token);
+}
+
+#endif

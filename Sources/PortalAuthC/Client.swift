@@ -103,7 +103,7 @@ private struct ClientOptions {
         switch field(\.storage, or: Int32(PORTAL_AUTH_STORAGE_KEYRING)) {
         case Int32(PORTAL_AUTH_STORAGE_KEYRING): storage = KeyringSessionStorage.shared
         case Int32(PORTAL_AUTH_STORAGE_MEMORY): storage = MemorySessionStorage.shared
-        case Int32(PORTAL_AUTH_STORAGE_HOST): storage = try HostSessionStorage(field(\.host_storage, or: nil))
+        case Int32(PORTAL_AUTH_STORAGE_HOST): storage = try HostStorage.make(field(\.host_storage, or: nil))
         default: throw PortalAuthError.invalidArgument(name: "storage")
         }
         let defaults = Timeouts()

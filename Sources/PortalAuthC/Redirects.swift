@@ -4,9 +4,27 @@ import PortalAuthCore
 /// What a portal_auth_result handle holds during its callback.
 final class ResultBox {
     let result: AuthResult
-    private let strings: [String: OwnedCString]
+    // The strings C reads, owned for the callback's duration.
+    let clientId: OwnedCString?
+    let userJwt: OwnedCString?
+    let totpLink: OwnedCString?
+    let endUserId: OwnedCString?
     /// Session handles lent through this result, released with it.
     private var lentSessions: [UnsafeMutablePointer<portal_auth_session>] = []
+
+    init(_ result: AuthResult) {
+        self.result = result
+        switch result {
+        case .authenticated(let authenticated):
+            clientId = authenticated.clientId.map(OwnedCString.init)
+            (userJwt, totpLink, endUserId) = (nil, nil, nil)
+        case .totpRequired(let step):
+            clientId = nil
+            userJwt = OwnedCString(step.userJwt)
+            totpLink = step.totpLink.map(OwnedCString.init)
+            endUserId = OwnedCString(step.endUserId)
+        }
+    }
 
     deinit {
         lentSessions.forEach(SessionHandle.release)
@@ -14,24 +32,6 @@ final class ResultBox {
 
     func keep(_ session: UnsafeMutablePointer<portal_auth_session>) {
         lentSessions.append(session)
-    }
-
-    init(_ result: AuthResult) {
-        self.result = result
-        var strings: [String: OwnedCString] = [:]
-        switch result {
-        case .authenticated(let authenticated):
-            strings["clientId"] = authenticated.clientId.map(OwnedCString.init)
-        case .totpRequired(let step):
-            strings["userJwt"] = OwnedCString(step.userJwt)
-            strings["totpLink"] = step.totpLink.map(OwnedCString.init)
-            strings["endUserId"] = OwnedCString(step.endUserId)
-        }
-        self.strings = strings
-    }
-
-    func string(_ key: String) -> UnsafePointer<CChar>? {
-        strings[key].map { UnsafePointer($0.pointer) }
     }
 }
 
@@ -152,7 +152,7 @@ public func portalAuthResultSession(_ result: UnsafePointer<portal_auth_result>?
 /// AUTHENTICATED: the Portal Client id, or NULL when absent. Owned by the result.
 @c(portal_auth_result_client_id)
 public func portalAuthResultClientId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
-    ResultHandle.object(result)?.string("clientId")
+    ResultHandle.object(result)?.clientId.map { UnsafePointer($0.pointer) }
 }
 
 /// AUTHENTICATED: PORTAL_AUTH_TRUE, _FALSE, or _UNSET when the server did not say.
@@ -168,18 +168,18 @@ public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_a
 /// Owned by the result: copy it to keep it beyond the callback.
 @c(portal_auth_result_user_jwt)
 public func portalAuthResultUserJwt(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
-    ResultHandle.object(result)?.string("userJwt")
+    ResultHandle.object(result)?.userJwt.map { UnsafePointer($0.pointer) }
 }
 
 /// TOTP_REQUIRED: the enrollment link (first sign-in only), else NULL. It embeds the TOTP
 /// secret: never log it. Owned by the result.
 @c(portal_auth_result_totp_link)
 public func portalAuthResultTotpLink(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
-    ResultHandle.object(result)?.string("totpLink")
+    ResultHandle.object(result)?.totpLink.map { UnsafePointer($0.pointer) }
 }
 
 /// TOTP_REQUIRED: the user's id ("" when the server did not send it). Owned by the result.
 @c(portal_auth_result_end_user_id)
 public func portalAuthResultEndUserId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
-    ResultHandle.object(result)?.string("endUserId")
+    ResultHandle.object(result)?.endUserId.map { UnsafePointer($0.pointer) }
 }

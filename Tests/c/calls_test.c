@@ -64,14 +64,7 @@ static void on_url(void *user_data, const char *url, const portal_auth_error *er
 }
 
 static portal_auth *client_for(const char *environment) {
-    portal_auth_options options;
-    portal_auth_options_init(&options);
-    options.auth_environment_id = environment;
-    options.redirect_url = "myapp://auth/callback";
-    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
-    options.magic_link_from_email = "hello@auth.example.com";
-    options.magic_link_template_id = "tmpl";
-    options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+    portal_auth_options options = emulator_options(environment);
     portal_auth *client = NULL;
     if (portal_auth_new(&options, &client, NULL) != PORTAL_AUTH_OK) abort();
     return client;

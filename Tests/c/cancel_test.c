@@ -33,12 +33,7 @@ int main(void) {
     char body[2048];
     emulator_request("/_emulator/reset", "{}", body, sizeof body);
 
-    portal_auth_options options;
-    portal_auth_options_init(&options);
-    options.auth_environment_id = "env-open";
-    options.redirect_url = "myapp://auth/callback";
-    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
-    options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+    portal_auth_options options = emulator_options("env-open");
     portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
 

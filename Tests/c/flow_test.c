@@ -47,14 +47,7 @@ static void on_session(void *user_data, portal_auth_session *session, const port
 int main(void) {
     if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    portal_auth_options options;
-    portal_auth_options_init(&options);
-    options.auth_environment_id = "env-demo";
-    options.redirect_url = "myapp://auth/callback";
-    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
-    options.magic_link_from_email = "hello@auth.example.com";
-    options.magic_link_template_id = "tmpl";
-    options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+    portal_auth_options options = emulator_options("env-demo");
     portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
 

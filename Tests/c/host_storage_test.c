@@ -71,11 +71,7 @@ static void on_session(void *user_data, portal_auth_session *session, const port
 }
 
 static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, portal_auth_code *code, portal_auth_error **error) {
-    portal_auth_options options;
-    portal_auth_options_init(&options);
-    options.auth_environment_id = "env-open";
-    options.redirect_url = "myapp://auth/callback";
-    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
+    portal_auth_options options = emulator_options("env-open");
     options.storage = PORTAL_AUTH_STORAGE_HOST;
     options.host_storage = callbacks;
     portal_auth *client = NULL;

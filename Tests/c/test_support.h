@@ -88,6 +88,19 @@ static inline void json_string(const char *json, const char *key, char *out, siz
     out[length] = 0;
 }
 
+/* Options of a client of `environment` at the emulator, keeping its session in memory. */
+static inline portal_auth_options emulator_options(const char *environment) {
+    portal_auth_options options;
+    portal_auth_options_init(&options);
+    options.auth_environment_id = environment;
+    options.redirect_url = "myapp://auth/callback";
+    options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");
+    options.magic_link_from_email = "hello@auth.example.com";
+    options.magic_link_template_id = "tmpl";
+    options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+    return options;
+}
+
 /* A magic-link redirect URL carrying a fresh grant made at the emulator. */
 static inline void grant_redirect(const char *environment, const char *email, char *url, size_t size) {
     char json[256], answer[1024], token[256];

@@ -1,13 +1,12 @@
 import CSecret
-import Dispatch
 
 /// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
 /// Keyring, KeePassXC and KWallet serve): one item per environment, in the default
 /// collection (the login keyring), holding the JSON of client-auth.md §9.
 ///
 /// It never prompts: a locked keyring is reported, not unlocked, so a background restore
-/// cannot pop a dialog. Its calls run on a serial queue of its own, never on the caller's
-/// thread or the HTTP thread.
+/// cannot pop a dialog. Its blocking calls run on a queue of their own
+/// (`BlockingSessionStorage`), never on the caller's thread or the HTTP thread.
 public final class KeyringSessionStorage: SessionStorage {
     /// The storage every client uses unless told otherwise.
     public static let shared = KeyringSessionStorage()
@@ -16,29 +15,30 @@ public final class KeyringSessionStorage: SessionStorage {
     /// (Seahorse, `secret-tool`) knows what the item is.
     public let appName: String
 
-    private let queue = DispatchQueue(label: "portal-auth.keyring")
+    private let store: BlockingSessionStorage
 
     public init(appName: String = KeyringSessionStorage.processName) {
         self.appName = appName
+        store = BlockingSessionStorage(
+            label: "portal-auth.keyring",
+            get: { environmentId in try Keyring.withService { try Keyring.lookup($0, environmentId) } },
+            set: { value, environmentId in
+                let label = "\(appName): Portal session (\(environmentId))"
+                try Keyring.withService { try Keyring.store($0, value, environmentId: environmentId, label: label) }
+            },
+            delete: { environmentId in try Keyring.withService { try Keyring.delete($0, environmentId) } })
     }
 
     public func get(environmentId: String) async throws -> String? {
-        try await run { try Keyring.withService { try Keyring.lookup($0, environmentId) } }
+        try await store.get(environmentId: environmentId)
     }
 
     public func set(_ value: String, environmentId: String) async throws {
-        let label = "\(appName): Portal session (\(environmentId))"
-        try await run { try Keyring.withService { try Keyring.store($0, value, environmentId: environmentId, label: label) } }
+        try await store.set(value, environmentId: environmentId)
     }
 
     public func delete(environmentId: String) async throws {
-        try await run { try Keyring.withService { try Keyring.delete($0, environmentId) } }
-    }
-
-    private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result(catching: work)) }
-        }
+        try await store.delete(environmentId: environmentId)
     }
 
     /// The running program's name.

@@ -120,6 +120,11 @@ typedef struct portal_auth_storage_callbacks {
     int (*set)(void *user_data, const char *environment_id, const char *value);
     int (*remove)(void *user_data, const char *environment_id);
     void *user_data;
+    /* Optional (may be NULL): tells the host it may free what user_data points to. Once
+       portal_auth_new has read a struct of the right size, release is called exactly once,
+       from any thread: before portal_auth_new returns when it fails, else when the client
+       and every session it made are gone. */
+    void (*release)(void *user_data);
 } portal_auth_storage_callbacks;
 
 /* Log levels of portal_auth_set_log_handler. */

@@ -7,9 +7,12 @@ import Glibc
 /// Storage through the host's callbacks (portal_auth_storage_callbacks), run by a
 /// `BlockingSessionStorage` on a queue of the library's.
 enum HostStorage {
-    /// The host's function pointers and user_data, passed back untouched.
-    private struct Callbacks: @unchecked Sendable {
+    /// The host's function pointers and user_data, passed back untouched. The closures of
+    /// the storage share it; when the last is gone, the host's optional `release` hears so.
+    private final class Callbacks: @unchecked Sendable {
         let table: portal_auth_storage_callbacks
+        init(_ table: portal_auth_storage_callbacks) { self.table = table }
+        deinit { table.release?(table.user_data) }
     }
 
     private static let failure = SessionStorageError(
@@ -17,10 +20,15 @@ enum HostStorage {
 
     /// A storage over a copy of the callbacks the caller declared (within its `size`).
     static func make(_ callbacks: UnsafePointer<portal_auth_storage_callbacks>?) throws -> BlockingSessionStorage {
-        guard let callbacks, callbacks.pointee.size >= MemoryLayout<portal_auth_storage_callbacks>.size,
-              callbacks.pointee.get != nil, callbacks.pointee.set != nil, callbacks.pointee.remove != nil
-        else { throw PortalAuthError.invalidArgument(name: "host_storage") }
-        let host = Callbacks(table: callbacks.pointee)
+        guard let callbacks, callbacks.pointee.size >= MemoryLayout<portal_auth_storage_callbacks>.size else {
+            throw PortalAuthError.invalidArgument(name: "host_storage")
+        }
+        // From here on `release` is owed: a failure below, or in the client's own checks,
+        // drops the last reference before portal_auth_new returns.
+        let host = Callbacks(callbacks.pointee)
+        guard host.table.get != nil, host.table.set != nil, host.table.remove != nil else {
+            throw PortalAuthError.invalidArgument(name: "host_storage")
+        }
         return BlockingSessionStorage(
             label: "portal-auth.host-storage",
             get: { environmentId in

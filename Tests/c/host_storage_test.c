@@ -35,6 +35,11 @@ static int host_remove(void *user_data, const char *environment_id) {
     return 0;
 }
 
+/* Counts the library's releases of the user_data it was given. */
+static void host_release(void *user_data) {
+    count_call(user_data);
+}
+
 /* Every log line, kept to check for secrets. */
 static char logged[65536];
 static int lines;
@@ -84,7 +89,8 @@ int main(void) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     portal_auth_set_log_handler(on_log, NULL);
 
-    portal_auth_storage_callbacks callbacks = { sizeof callbacks, host_get, host_set, host_remove, NULL };
+    int released = 0;
+    portal_auth_storage_callbacks callbacks = { sizeof callbacks, host_get, host_set, host_remove, &released, host_release };
     portal_auth_code code;
     portal_auth_error *error = NULL;
     portal_auth *client = client_with(&callbacks, &code, &error);
@@ -142,9 +148,25 @@ int main(void) {
     CHECK(client_with(NULL, &code, &error) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(strcmp(portal_auth_error_name(error), "host_storage") == 0);
     portal_auth_error_free(error);
+    /* A failed portal_auth_new releases the host's user_data before it returns. */
+    int partial_released = 0;
     portal_auth_storage_callbacks partial = callbacks;
     partial.remove = NULL;
+    partial.user_data = &partial_released;
     CHECK(client_with(&partial, &code, NULL) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    pthread_mutex_lock(&lock);
+    CHECK(partial_released == 1);
+    pthread_mutex_unlock(&lock);
+    /* So does one that fails the client's own checks after reading the callbacks. */
+    portal_auth_options blank = emulator_options("");
+    blank.storage = PORTAL_AUTH_STORAGE_HOST;
+    blank.host_storage = &partial;
+    partial.remove = host_remove;
+    portal_auth *none = NULL;
+    CHECK(portal_auth_new(&blank, &none, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT && none == NULL);
+    pthread_mutex_lock(&lock);
+    CHECK(partial_released == 2);
+    pthread_mutex_unlock(&lock);
 
     /* The log: lines arrived, none with the token or the grant. */
     portal_auth_set_log_handler(NULL, NULL);
@@ -161,6 +183,11 @@ int main(void) {
     portal_auth_session_release(signed_in.session);
     portal_auth_free(second);
     portal_auth_free(client);
+    /* Both clients and their sessions gone: each released the host's user_data once. */
+    wait_count(&released, 2);
+    pthread_mutex_lock(&lock);
+    CHECK(released == 2);
+    pthread_mutex_unlock(&lock);
     free(stored);
     curl_global_cleanup();
     return report("host_storage_test");

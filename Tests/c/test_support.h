@@ -36,10 +36,14 @@ static inline void count_call(int *calls) {
     pthread_mutex_unlock(&lock);
 }
 
-static inline void wait_calls(const int *calls) {
+static inline void wait_count(const int *calls, int count) {
     pthread_mutex_lock(&lock);
-    while (*calls == 0) pthread_cond_wait(&changed, &lock);
+    while (*calls < count) pthread_cond_wait(&changed, &lock);
     pthread_mutex_unlock(&lock);
+}
+
+static inline void wait_calls(const int *calls) {
+    wait_count(calls, 1);
 }
 
 typedef struct { char *text; size_t size; } response_body;

@@ -419,8 +419,11 @@ SWIFT_EXTERN size_t portal_auth_methods_count(portal_auth_methods const * _Nulla
 /// when <code>out_error</code> is not NULL, an error in <code>*out_error</code> (free it with portal_auth_error_free).
 SWIFT_EXTERN portal_auth_code portal_auth_new(portal_auth_options const * _Nullable options, portal_auth * _Nullable * _Nullable out_client, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Fills <code>options</code> with the defaults and sets its <code>size</code>. NULL is ignored.
-SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable options) SWIFT_NOEXCEPT;
+/// Fills the caller’s <code>size</code> bytes of <code>options</code> (pass <code>sizeof *options</code>) with the defaults and
+/// sets its <code>size</code>. Writing no further than <code>size</code> keeps a caller built against an older,
+/// shorter struct safe; bytes of a newer, longer struct beyond this library’s are zeroed.
+/// NULL, or a size too small to hold <code>size</code> itself, is ignored.
+SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable options, ptrdiff_t size) SWIFT_NOEXCEPT;
 
 /// Reads the persisted session (no network). The callback lends it, or NULL with no error
 /// when none is stored.

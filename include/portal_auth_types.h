@@ -148,8 +148,9 @@ enum {
 
 /*
  * A client's configuration: the initializer parameters of PortalAuth, plus timeouts and the
- * storage. Fill it with portal_auth_options_init() first, which sets `size`: fields added in
- * later versions go at the end, and the library reads only the `size` bytes a caller knows.
+ * storage. Fill it with portal_auth_options_init(&options, sizeof options) first, which sets
+ * `size`: fields added in later versions go at the end, and the library reads and writes only
+ * the `size` bytes a caller knows.
  * Strings are UTF-8 and borrowed: the library copies what it keeps before returning.
  */
 typedef struct portal_auth_options {

@@ -14,14 +14,23 @@ final class ClientBox: Sendable {
 
 private typealias ClientHandle = Handle<ClientBox, portal_auth>
 
-/// Fills `options` with the defaults and sets its `size`. NULL is ignored.
+/// Fills the caller's `size` bytes of `options` (pass `sizeof *options`) with the defaults and
+/// sets its `size`. Writing no further than `size` keeps a caller built against an older,
+/// shorter struct safe; bytes of a newer, longer struct beyond this library's are zeroed.
+/// NULL, or a size too small to hold `size` itself, is ignored.
 @c(portal_auth_options_init)
-public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?) {
-    guard let options else { return }
-    options.pointee = portal_auth_options(
-        size: MemoryLayout<portal_auth_options>.size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
+public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?, _ size: Int) {
+    guard let options, size >= MemoryLayout<Int>.size else { return }
+    var defaults = portal_auth_options(
+        size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
         magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: Int32(PORTAL_AUTH_UNSET),
         storage: Int32(PORTAL_AUTH_STORAGE_KEYRING), connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil)
+    let raw = UnsafeMutableRawPointer(options)
+    let known = min(size, MemoryLayout<portal_auth_options>.size)
+    withUnsafeBytes(of: &defaults) { bytes in
+        if let base = bytes.baseAddress { raw.copyMemory(from: base, byteCount: known) }
+    }
+    (raw + known).initializeMemory(as: UInt8.self, repeating: 0, count: size - known)
 }
 
 /// Creates a client. Checks the options (no network or keyring I/O).

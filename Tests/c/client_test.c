@@ -8,7 +8,7 @@
 
 static portal_auth_options valid_options(void) {
     portal_auth_options options;
-    portal_auth_options_init(&options);
+    portal_auth_options_init(&options, sizeof options);
     options.auth_environment_id = "env-demo";
     options.redirect_url = "myapp://auth/callback";
     options.api_host = "127.0.0.1:9";
@@ -38,12 +38,27 @@ int main(void) {
     /* Defaults and size. */
     portal_auth_options options;
     memset(&options, 0x5a, sizeof options);
-    portal_auth_options_init(&options);
+    portal_auth_options_init(&options, sizeof options);
     CHECK(options.size == sizeof(portal_auth_options));
     CHECK(options.auth_environment_id == NULL && options.api_host == NULL);
     CHECK(options.is_account_abstracted == PORTAL_AUTH_UNSET && options.storage == PORTAL_AUTH_STORAGE_KEYRING);
     CHECK(options.connect_timeout_ms == 0 && options.request_timeout_ms == 0);
-    portal_auth_options_init(NULL);
+    portal_auth_options_init(NULL, sizeof options);
+    /* An older caller's shorter struct: nothing written past its size. A newer caller's
+       longer one: the bytes this library does not know are zeroed. */
+    union { portal_auth_options options; unsigned char bytes[sizeof(portal_auth_options) + 16]; } raw;
+    size_t older = offsetof(portal_auth_options, connect_timeout_ms);
+    memset(&raw, 0x5a, sizeof raw);
+    portal_auth_options_init(&raw.options, older);
+    CHECK(raw.options.size == older && raw.options.storage == PORTAL_AUTH_STORAGE_KEYRING);
+    CHECK(raw.bytes[older] == 0x5a && raw.bytes[sizeof raw - 1] == 0x5a);
+    memset(&raw, 0x5a, sizeof raw);
+    portal_auth_options_init(&raw.options, sizeof raw);
+    CHECK(raw.options.size == sizeof raw && raw.options.host_storage == NULL);
+    CHECK(raw.bytes[sizeof(portal_auth_options)] == 0 && raw.bytes[sizeof raw - 1] == 0);
+    memset(&raw, 0x5a, sizeof raw);
+    portal_auth_options_init(&raw.options, 1);
+    CHECK(raw.bytes[0] == 0x5a);
 
     /* A client, and its free. */
     portal_auth_options good = valid_options();

@@ -95,7 +95,7 @@ static inline void json_string(const char *json, const char *key, char *out, siz
 /* Options of a client of `environment` at the emulator, keeping its session in memory. */
 static inline portal_auth_options emulator_options(const char *environment) {
     portal_auth_options options;
-    portal_auth_options_init(&options);
+    portal_auth_options_init(&options, sizeof options);
     options.auth_environment_id = environment;
     options.redirect_url = "myapp://auth/callback";
     options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");

@@ -5,10 +5,13 @@ readiness), then serves until SIGTERM or SIGINT and exits 0.
 """
 
 import argparse
+import io
 import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
+from typing import cast
 
 from .config import ConfigError, default_config, load_config_file
 from .runtime import Emulator
@@ -16,7 +19,7 @@ from .runtime import Emulator
 _STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m portal_auth.emulator",
         description="Local emulator of Portal's Client Auth API (127.0.0.1 only).",
@@ -60,7 +63,10 @@ def main(argv=None) -> int:
 
 
 def _signal_at_stdin_eof() -> None:
-    while sys.stdin.buffer.read1(4096):
+    # The interpreter's stdin.buffer is a BufferedReader; the stubs only promise BinaryIO,
+    # which has no read1.
+    stdin = cast(io.BufferedReader, sys.stdin.buffer)
+    while stdin.read1(4096):
         pass
     os.kill(os.getpid(), signal.SIGTERM)
 

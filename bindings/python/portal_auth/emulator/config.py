@@ -6,9 +6,13 @@ the JWT signing key).
 
 import copy
 import json
+import os
 from dataclasses import dataclass
+from typing import TypeGuard
 
-DEFAULT_CONFIG = {
+from .messages import JsonObject
+
+DEFAULT_CONFIG: JsonObject = {
     "jwtSecret": "emulator-signing-key",
     "magicLinkSendLimit": 5,
     "environments": [
@@ -49,8 +53,8 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Environment:
     id: str
-    allowed_methods: tuple
-    redirect_urls: tuple
+    allowed_methods: tuple[str, ...]
+    redirect_urls: tuple[str, ...]
     totp_required: bool
     account_abstraction: bool
     auto_create_wallet: bool
@@ -60,14 +64,14 @@ class Environment:
 class Config:
     jwt_secret: str
     magic_link_send_limit: int
-    environments: tuple
+    environments: tuple[Environment, ...]
 
 
 def default_config() -> Config:
     return parse_config(copy.deepcopy(DEFAULT_CONFIG))
 
 
-def load_config_file(path) -> Config:
+def load_config_file(path: str | os.PathLike[str]) -> Config:
     with open(path, encoding="utf-8") as handle:
         try:
             raw = json.load(handle)
@@ -77,7 +81,7 @@ def load_config_file(path) -> Config:
     return parse_config(raw)
 
 
-def parse_config(raw) -> Config:
+def parse_config(raw: object) -> Config:
     """Validate a decoded JSON document; missing keys take the defaults."""
     if isinstance(raw, Config):
         return raw
@@ -100,7 +104,7 @@ def parse_config(raw) -> Config:
     return Config(jwt_secret=secret, magic_link_send_limit=limit, environments=parsed)
 
 
-def parse_environment(raw) -> Environment:
+def parse_environment(raw: object) -> Environment:
     if not isinstance(raw, dict):
         raise ConfigError("each environment must be a JSON object")
     _reject_unknown(raw, _ENV_KEYS, "environment")
@@ -110,7 +114,7 @@ def parse_environment(raw) -> Environment:
     # Any method string is accepted so that a test can serve unknown values to a client.
     methods = _string_list(raw.get("allowedMethods", []), "allowedMethods")
     urls = _string_list(raw.get("redirectUrls", []), "redirectUrls")
-    flags = {}
+    flags: dict[str, bool] = {}
     for key in ("totpRequired", "accountAbstraction", "autoCreateWallet"):
         value = raw.get(key, False)
         if not isinstance(value, bool):
@@ -126,18 +130,18 @@ def parse_environment(raw) -> Environment:
     )
 
 
-def _string_list(value, key) -> tuple:
+def _string_list(value: object, key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
         raise ConfigError(f"{key} must be a list of non-empty strings")
     return tuple(value)
 
 
-def _reject_unknown(raw: dict, allowed: set, where: str) -> None:
+def _reject_unknown(raw: JsonObject, allowed: set[str], where: str) -> None:
     # Catches typos that would otherwise silently fall back to a default.
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise ConfigError(f"unknown {where} key: {unknown[0]}")
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

@@ -1,5 +1,7 @@
 """Test-only endpoints under /_emulator/ (not Portal's; no header requirements)."""
 
+from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import parse_qs
 
 from . import totp
@@ -21,14 +23,18 @@ DEFAULT_WAIT_SECONDS = 10.0
 MAX_WAIT_SECONDS = 60.0
 OK = {"ok": True}
 
+Route = Callable[[Request], Response]
+# What _number parses: `count` is an int, `timeout` a float.
+_Number = TypeVar("_Number", int, float)
+
 
 class ControlApi:
-    def __init__(self, state: State, log: RequestLog, faults: FaultQueue, providers: FakeProviders):
+    def __init__(self, state: State, log: RequestLog, faults: FaultQueue, providers: FakeProviders) -> None:
         self._state = state
         self._log = log
         self._faults = faults
         self._providers = providers
-        self._routes = {
+        self._routes: dict[tuple[str, str], Route] = {
             ("GET", "/_emulator/outbox"): self._outbox,
             ("GET", "/_emulator/requests"): self._requests,
             ("DELETE", "/_emulator/requests"): self._clear_requests,
@@ -57,23 +63,23 @@ class ControlApi:
         except ApiError as exc:
             return error_response(exc.status, exc.message)
 
-    def _authorize_with(self, provider):
+    def _authorize_with(self, provider: str) -> Route:
         return lambda request: self._providers.authorize(provider, request)
 
     # -- observation ------------------------------------------------------------
 
-    def _outbox(self, request):
+    def _outbox(self, request: Request) -> Response:
         email = _query(request).get("email")
         return json_response(200, {"messages": self._state.outbox(email)})
 
-    def _requests(self, request):
+    def _requests(self, request: Request) -> Response:
         return json_response(200, {"requests": self._log.entries()})
 
-    def _clear_requests(self, request):
+    def _clear_requests(self, request: Request) -> Response:
         self._log.clear()
         return json_response(200, OK)
 
-    def _wait(self, request):
+    def _wait(self, request: Request) -> Response:
         query = _query(request)
         path = query.get("path")
         if not path:
@@ -85,10 +91,10 @@ class ControlApi:
         reached, current = self._log.wait_for(path, count, min(timeout, MAX_WAIT_SECONDS))
         return json_response(200 if reached else 408, {"count": current})
 
-    def _sessions(self, request):
+    def _sessions(self, request: Request) -> Response:
         return json_response(200, {"sessions": self._state.sessions()})
 
-    def _current_totp(self, request):
+    def _current_totp(self, request: Request) -> Response:
         # Lets a test that cannot compute RFC 6238 itself answer a TOTP step.
         query = _query(request)
         user = self._state.user_by_email(query.get("environmentId", ""), query.get("email", ""))
@@ -98,23 +104,23 @@ class ControlApi:
 
     # -- faults -------------------------------------------------------------------
 
-    def _list_faults(self, request):
+    def _list_faults(self, request: Request) -> Response:
         return json_response(200, {"faults": self._faults.list()})
 
-    def _add_fault(self, request):
+    def _add_fault(self, request: Request) -> Response:
         self._faults.add(parse_fault(parse_json_object(request.body)))
         return json_response(200, OK)
 
-    def _clear_faults(self, request):
+    def _clear_faults(self, request: Request) -> Response:
         self._faults.clear()
         return json_response(200, OK)
 
-    def _release(self, request):
+    def _release(self, request: Request) -> Response:
         return json_response(200, {"released": self._faults.release()})
 
     # -- state --------------------------------------------------------------------
 
-    def _create_grant(self, request):
+    def _create_grant(self, request: Request) -> Response:
         body = parse_json_object(request.body)
         env_id = body.get("environmentId")
         if not isinstance(env_id, str) or self._state.environment(env_id) is None:
@@ -130,16 +136,16 @@ class ControlApi:
             raise ApiError(400, "isAccountAbstracted must be a boolean")
         return json_response(200, {"token": self._state.create_grant(kind, env_id, email, flag)})
 
-    def _reset(self, request):
+    def _reset(self, request: Request) -> Response:
         self._state.reset()
         self._log.clear()
         self._faults.clear()
         return json_response(200, OK)
 
-    def _get_control(self, request):
+    def _get_control(self, request: Request) -> Response:
         return json_response(200, self._state.controls().as_dict())
 
-    def _set_control(self, request):
+    def _set_control(self, request: Request) -> Response:
         body = parse_json_object(request.body)
         outcome = body.get("oauthOutcome")
         if outcome is not None and outcome not in OAUTH_OUTCOMES:
@@ -153,7 +159,7 @@ class ControlApi:
         controls = self._state.update_controls(outcome, email, offset)
         return json_response(200, controls.as_dict())
 
-    def _upsert_environment(self, request):
+    def _upsert_environment(self, request: Request) -> Response:
         try:
             env = parse_environment(parse_json_object(request.body))
         except ConfigError as exc:
@@ -162,11 +168,11 @@ class ControlApi:
         return json_response(200, OK)
 
 
-def _query(request: Request) -> dict:
+def _query(request: Request) -> dict[str, str]:
     return {name: values[-1] for name, values in parse_qs(request.query, keep_blank_values=True).items()}
 
 
-def _number(text: str, kind, name: str):
+def _number(text: str, kind: Callable[[str], _Number], name: str) -> _Number:
     try:
         value = kind(text)
     except ValueError:

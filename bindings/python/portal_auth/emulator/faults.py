@@ -3,8 +3,9 @@ requests wait until the test releases them."""
 
 import threading
 from dataclasses import dataclass
+from typing import TypeGuard
 
-from .messages import ApiError, portal_path_matches
+from .messages import ApiError, JsonObject, portal_path_matches
 
 KINDS = ("latency", "status", "malformed", "drop", "hold")
 DEFAULT_STATUS_BODY = '{"error":"injected"}'
@@ -16,12 +17,12 @@ class Fault:
     path: str
     kind: str
     remaining: int  # 0 means "until cleared"
-    method: str = None  # None matches any method
+    method: str | None = None  # None matches any method
     ms: int = 0
     status: int = 0
     body: str = ""
 
-    def describe(self) -> dict:
+    def describe(self) -> JsonObject:
         return {
             "path": self.path,
             "kind": self.kind,
@@ -33,7 +34,7 @@ class Fault:
         }
 
 
-def parse_fault(raw: dict) -> Fault:
+def parse_fault(raw: JsonObject) -> Fault:
     path = raw.get("path")
     if not isinstance(path, str) or not path.startswith("/"):
         raise ApiError(400, "path must be a string starting with /")
@@ -63,21 +64,21 @@ def parse_fault(raw: dict) -> Fault:
     return fault
 
 
-def _body(raw: dict, default):
+def _body(raw: JsonObject, default: str | None) -> str:
     body = raw.get("body", default)
     if not isinstance(body, str):
         raise ApiError(400, "body must be a string")
     return body
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 class FaultQueue:
-    def __init__(self):
+    def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._faults = []
+        self._faults: list[Fault] = []
         # Each release bumps the generation; a held request waits for a newer one.
         self._generation = 0
         self._held = 0
@@ -87,7 +88,7 @@ class FaultQueue:
         with self._cond:
             self._faults.append(fault)
 
-    def list(self) -> list:
+    def list(self) -> list[JsonObject]:
         with self._cond:
             return [fault.describe() for fault in self._faults]
 
@@ -98,7 +99,7 @@ class FaultQueue:
             self._generation += 1
             self._cond.notify_all()
 
-    def take(self, method: str, path: str):
+    def take(self, method: str, path: str) -> tuple[Fault | None, int]:
         """The fault for this request (or None) and a hold ticket.
 
         The ticket is taken before the request is logged: a test that sees the

@@ -9,6 +9,8 @@ import hashlib
 import hmac
 import json
 
+from .messages import JsonObject
+
 _HEADER = {"alg": "HS256", "typ": "JWT"}
 _B64URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -16,7 +18,7 @@ _B64URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 class JwtError(Exception):
     """The token cannot be accepted; `reason` is fixed text."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 
@@ -32,7 +34,7 @@ def b64url_decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _compact_json(value) -> bytes:
+def _compact_json(value: JsonObject) -> bytes:
     return json.dumps(value, separators=(",", ":"), sort_keys=False).encode("utf-8")
 
 
@@ -40,14 +42,14 @@ def _signature(signing_input: bytes, secret: str) -> bytes:
     return hmac.new(secret.encode("utf-8"), signing_input, hashlib.sha256).digest()
 
 
-def sign(claims: dict, secret: str) -> str:
+def sign(claims: JsonObject, secret: str) -> str:
     head = b64url_encode(_compact_json(_HEADER))
     body = b64url_encode(_compact_json(claims))
     signing_input = f"{head}.{body}".encode("ascii")
     return f"{head}.{body}.{b64url_encode(_signature(signing_input, secret))}"
 
 
-def verify(token: str, secret: str, now: float) -> dict:
+def verify(token: str, secret: str, now: float) -> JsonObject:
     """Return the claims of a well-signed, unexpired token, else raise JwtError."""
     parts = token.split(".")
     if len(parts) != 3:
@@ -69,7 +71,7 @@ def verify(token: str, secret: str, now: float) -> dict:
     return claims
 
 
-def _decode_object(segment: str) -> dict:
+def _decode_object(segment: str) -> JsonObject:
     try:
         value = json.loads(b64url_decode(segment).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):

@@ -2,10 +2,15 @@
 
 import html
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 PORTAL_PREFIX = "/api/v3/auth"
 CONTROL_PREFIX = "/_emulator/"
+
+# A decoded JSON object: the keys are text, the values whatever the document holds.
+JsonObject = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -13,14 +18,14 @@ class Request:
     method: str
     path: str  # raw path, without the query
     query: str  # raw query text, without the '?'
-    headers: tuple  # ((lowercased name, value), ...) in arrival order
+    headers: tuple[tuple[str, str], ...]  # ((lowercased name, value), ...) in arrival order
     body: bytes
 
-    def header_values(self, name: str) -> list:
+    def header_values(self, name: str) -> list[str]:
         wanted = name.lower()
         return [value for key, value in self.headers if key == wanted]
 
-    def header(self, name: str):
+    def header(self, name: str) -> str | None:
         """The single value of a header, or None when absent or repeated."""
         values = self.header_values(name)
         return values[0] if len(values) == 1 else None
@@ -28,9 +33,9 @@ class Request:
     def has_header(self, name: str) -> bool:
         return bool(self.header_values(name))
 
-    def record(self) -> dict:
+    def record(self) -> JsonObject:
         """The shape served by GET /_emulator/requests."""
-        headers = {}
+        headers: dict[str, str] = {}
         for key, value in self.headers:
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
         return {
@@ -47,23 +52,23 @@ class Response:
     status: int
     body: bytes = b""
     content_type: str = "application/json"
-    headers: list = field(default_factory=list)
+    headers: list[tuple[str, str]] = field(default_factory=list)
 
 
 class ApiError(Exception):
     """Raised by endpoint code to answer `{"error": message}` with `status`."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
 
 
-def json_response(status: int, payload) -> Response:
+def json_response(status: int, payload: object) -> Response:
     return Response(status, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
 
 
-def data_response(payload: dict) -> Response:
+def data_response(payload: JsonObject) -> Response:
     return json_response(200, {"data": payload})
 
 
@@ -71,7 +76,13 @@ def error_response(status: int, message: str) -> Response:
     return json_response(status, {"error": message})
 
 
-def html_response(status: int, title: str, text: str, headers=None, link=None) -> Response:
+def html_response(
+    status: int,
+    title: str,
+    text: str,
+    headers: Iterable[tuple[str, str]] | None = None,
+    link: str | None = None,
+) -> Response:
     # The link lets a person (or a test reading the body) continue where a browser
     # would have followed the redirect.
     anchor = f' <a id="continue" href="{html.escape(link)}">Continue</a>' if link else ""
@@ -88,7 +99,7 @@ def portal_path_matches(pattern: str, path: str) -> bool:
     return path == pattern or path == PORTAL_PREFIX + pattern
 
 
-def parse_json_object(body: bytes) -> dict:
+def parse_json_object(body: bytes) -> JsonObject:
     """Decode a request body that must be one JSON object, else ApiError 400."""
     try:
         value = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
@@ -99,6 +110,6 @@ def parse_json_object(body: bytes) -> dict:
     return value
 
 
-def _reject_constant(name):
+def _reject_constant(name: str) -> NoReturn:
     # NaN and Infinity are not JSON; Python accepts them by default.
     raise ValueError(name)

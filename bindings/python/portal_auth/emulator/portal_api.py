@@ -1,11 +1,14 @@
 """Portal's Client Auth endpoints under /api/v3/auth (client-auth.md §1, §2, §7, §8)."""
 
 import re
+from collections.abc import Callable
 
 from . import jwt, totp
+from .config import Environment
 from .messages import (
     PORTAL_PREFIX,
     ApiError,
+    JsonObject,
     Request,
     Response,
     data_response,
@@ -19,12 +22,15 @@ TRACE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[
 AA_UNAVAILABLE = "Gas sponsorship is not enabled for this environment."
 TOTP_PATH = PORTAL_PREFIX + "/totps/validations"
 
+# An endpoint: called with the environment named by the request's headers.
+Route = Callable[[Environment, Request], Response]
+
 
 class PortalApi:
-    def __init__(self, state: State, base_url):
+    def __init__(self, state: State, base_url: Callable[[], str]) -> None:
         self._state = state
-        self._base_url = base_url  # callable: the port is known only once bound
-        self._routes = {
+        self._base_url = base_url  # called late: the port is known only once bound
+        self._routes: dict[tuple[str, str], Route] = {
             ("GET", "/methods"): self._get_methods,
             ("POST", "/magic-links"): self._send_magic_link,
             ("POST", "/magic-links/validations"): self._exchange_magic_link,
@@ -47,7 +53,7 @@ class PortalApi:
 
     # -- §1 transport rules ----------------------------------------------------
 
-    def _check_headers(self, request: Request):
+    def _check_headers(self, request: Request) -> Environment:
         env_id = request.header("x-portal-auth-environment-id")
         env = self._state.environment(env_id) if env_id is not None else None
         if env is None:
@@ -65,12 +71,12 @@ class PortalApi:
 
     # -- endpoints --------------------------------------------------------------
 
-    def _get_methods(self, env, request):
+    def _get_methods(self, env: Environment, request: Request) -> Response:
         return data_response(
             {"allowedAuthMethods": list(env.allowed_methods), "autoCreateWallet": env.auto_create_wallet}
         )
 
-    def _send_magic_link(self, env, request):
+    def _send_magic_link(self, env: Environment, request: Request) -> Response:
         body = _json_body(request, {"email", "redirectUrl", "fromEmail", "templateId", "isAccountAbstracted"})
         if "EMAIL_MAGIC_LINK" not in env.allowed_methods:
             raise ApiError(400, "EMAIL_MAGIC_LINK is not enabled for this environment")
@@ -100,13 +106,13 @@ class PortalApi:
         )
         return data_response({})
 
-    def _exchange_magic_link(self, env, request):
+    def _exchange_magic_link(self, env: Environment, request: Request) -> Response:
         return self._exchange(env, request, "magic")
 
-    def _exchange_oauth(self, env, request):
+    def _exchange_oauth(self, env: Environment, request: Request) -> Response:
         return self._exchange(env, request, "oauth")
 
-    def _oauth_urls(self, env, request):
+    def _oauth_urls(self, env: Environment, request: Request) -> Response:
         redirect_url, account_abstracted = _parse_oauth_query(request.query)
         if redirect_url not in env.redirect_urls:
             raise ApiError(400, "redirect URL not allowed")
@@ -115,13 +121,13 @@ class PortalApi:
         # One state for both providers: the client must not reuse a response.
         state = self._state.create_oauth_state(env.id, redirect_url, account_abstracted)
         base = self._base_url()
-        urls = {}
+        urls: dict[str, str] = {}
         for method, provider in (("GOOGLE", "google"), ("APPLE", "apple")):
             if method in env.allowed_methods:
                 urls[provider] = f"{base}/_emulator/oauth/{provider}/authorize?state={state}"
         return data_response(urls)
 
-    def _exchange(self, env, request, kind):
+    def _exchange(self, env: Environment, request: Request, kind: str) -> Response:
         body = _json_body(request, {"token"})
         token = body.get("token")
         if not isinstance(token, str) or not token:
@@ -146,7 +152,7 @@ class PortalApi:
             }
         )
 
-    def _verify_totp(self, env, request):
+    def _verify_totp(self, env: Environment, request: Request) -> Response:
         token = _bearer(request.header("authorization"))
         if token is None:
             raise ApiError(401, "missing bearer token")
@@ -182,7 +188,7 @@ class PortalApi:
         )
 
 
-def _json_body(request: Request, allowed: set) -> dict:
+def _json_body(request: Request, allowed: set[str]) -> JsonObject:
     body = parse_json_object(request.body)
     if _contains_null(body):
         # The client must omit unset fields rather than send null.
@@ -193,7 +199,7 @@ def _json_body(request: Request, allowed: set) -> dict:
     return body
 
 
-def _contains_null(value) -> bool:
+def _contains_null(value: object) -> bool:
     # Iterative, so a hostile deeply nested body cannot exhaust the stack.
     pending = [value]
     while pending:
@@ -207,21 +213,21 @@ def _contains_null(value) -> bool:
     return False
 
 
-def _required_string(body: dict, name: str) -> str:
+def _required_string(body: JsonObject, name: str) -> str:
     value = body.get(name)
     if not isinstance(value, str) or not value.strip():
         raise ApiError(400, f"{name} is required")
     return value
 
 
-def _optional_bool(body: dict, name: str):
+def _optional_bool(body: JsonObject, name: str) -> bool | None:
     value = body.get(name)
     if value is not None and not isinstance(value, bool):
         raise ApiError(400, f"{name} must be a boolean")
     return value
 
 
-def _bearer(header):
+def _bearer(header: str | None) -> str | None:
     if header is None:
         return None
     scheme, _, token = header.partition(" ")
@@ -230,10 +236,10 @@ def _bearer(header):
     return token
 
 
-def _parse_oauth_query(query: str):
+def _parse_oauth_query(query: str) -> tuple[str, bool | None]:
     """Decode `redirectUrl=<enc>[&isAccountAbstracted=true|false]`, insisting on the
     exact encoding of client-auth.md §2 (the backend matches it byte for byte)."""
-    params = {}
+    params: dict[str, str] = {}
     for pair in query.split("&") if query else []:
         name, _, value = pair.partition("=")
         if name in params:

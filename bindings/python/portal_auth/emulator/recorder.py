@@ -2,21 +2,21 @@
 
 import threading
 
-from .messages import portal_path_matches
+from .messages import JsonObject, portal_path_matches
 
 
 class RequestLog:
-    def __init__(self):
+    def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._entries = []
+        self._entries: list[JsonObject] = []
         self._closed = False
 
-    def record(self, entry: dict) -> None:
+    def record(self, entry: JsonObject) -> None:
         with self._changed:
             self._entries.append(entry)
             self._changed.notify_all()
 
-    def entries(self) -> list:
+    def entries(self) -> list[JsonObject]:
         with self._changed:
             return list(self._entries)
 
@@ -32,7 +32,7 @@ class RequestLog:
     def _count_locked(self, path: str) -> int:
         return sum(1 for entry in self._entries if portal_path_matches(path, entry["path"]))
 
-    def wait_for(self, path: str, count: int, timeout: float):
+    def wait_for(self, path: str, count: int, timeout: float) -> tuple[bool, int]:
         """Block until `count` requests to `path` are logged; (reached, current count)."""
         with self._changed:
             reached = self._changed.wait_for(

@@ -3,14 +3,16 @@
 import os
 import sys
 import threading
+from typing import Self
 
 from .config import Config, default_config, load_config_file, parse_config
 from .control_api import ControlApi
 from .faults import FaultQueue
+from .messages import JsonObject
 from .portal_api import PortalApi
 from .providers import FakeProviders
 from .recorder import RequestLog
-from .server import EmulatorServer
+from .server import EmulatorServer, LogLine
 from .state import State
 
 
@@ -27,7 +29,14 @@ class Emulator:
     callable taking one line.
     """
 
-    def __init__(self, config=None, *, port: int = 0, log=False, tls=None):
+    def __init__(
+        self,
+        config: Config | JsonObject | str | os.PathLike[str] | None = None,
+        *,
+        port: int = 0,
+        log: bool | LogLine = False,
+        tls: tuple[str, str] | None = None,
+    ) -> None:
         if config is None:
             config = default_config()
         elif isinstance(config, (str, os.PathLike)):
@@ -45,8 +54,8 @@ class Emulator:
         self.faults = FaultQueue()
         self.portal = PortalApi(self.state, lambda: self.base_url)
         self.control = ControlApi(self.state, self.requests, self.faults, FakeProviders(self.state))
-        self._server = None
-        self._thread = None
+        self._server: EmulatorServer | None = None
+        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -77,12 +86,13 @@ class Emulator:
         server.shutdown()
         server.close_connections()
         server.server_close()
+        assert self._thread is not None  # start() set it along with the server
         self._thread.join()
         self._thread = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.start()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()

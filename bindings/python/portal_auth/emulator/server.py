@@ -6,10 +6,15 @@ import socket
 import ssl
 import sys
 import threading
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
 
 from .messages import CONTROL_PREFIX, Request, Response, error_response, json_response
+
+if TYPE_CHECKING:
+    from .runtime import Emulator  # runtime imports this module
 
 MAX_BODY = 1 << 20
 # Control requests may carry large fault bodies (a test of the client's response cap).
@@ -17,6 +22,12 @@ MAX_CONTROL_BODY = 8 << 20
 # An oversized body up to this size is read and discarded before the 413, so the
 # client is not reset mid-upload and reliably reads the answer.
 MAX_DRAIN = 16 << 20
+
+# Receives one line of the emulator's log.
+LogLine = Callable[[str], None]
+# socketserver's request: the (data, socket) form is UDP's; this TCP server is handed
+# the connection socket.
+_Request = socket.socket | tuple[bytes, socket.socket]
 
 
 class _BodyTooLarge(Exception):
@@ -32,10 +43,12 @@ class EmulatorServer(ThreadingHTTPServer):
     # An ephemeral port is never reused; a fixed one may be rebound right after a stop.
     allow_reuse_address = True
 
-    def __init__(self, port: int, app, log, tls=None):
+    def __init__(
+        self, port: int, app: "Emulator", log: LogLine | None, tls: tuple[str, str] | None = None
+    ) -> None:
         self.app = app
-        self.log = log  # callable(str) or None
-        self._connections = set()
+        self.log = log
+        self._connections: set[_Request] = set()
         self._connections_lock = threading.Lock()
         super().__init__(("127.0.0.1", port), Handler)
         if tls:
@@ -43,12 +56,12 @@ class EmulatorServer(ThreadingHTTPServer):
             context.load_cert_chain(*tls)
             self.socket = context.wrap_socket(self.socket, server_side=True)
 
-    def process_request(self, request, client_address):
+    def process_request(self, request: _Request, client_address: tuple[str, int]) -> None:
         with self._connections_lock:
             self._connections.add(request)
         super().process_request(request, client_address)
 
-    def close_request(self, request):
+    def close_request(self, request: _Request) -> None:
         with self._connections_lock:
             self._connections.discard(request)
         super().close_request(request)
@@ -58,33 +71,37 @@ class EmulatorServer(ThreadingHTTPServer):
         with self._connections_lock:
             connections = list(self._connections)
         for connection in connections:
+            if not isinstance(connection, socket.socket):
+                continue  # see _Request
             try:
                 connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
 
-    def handle_error(self, request, client_address):
-        # The default prints a traceback whose text could quote request data.
+    def handle_error(self, request: _Request, client_address: tuple[str, int]) -> None:
+        # The default prints a traceback whose text could quote request data. This runs
+        # in the except block that caught the error, so there is one to name.
         if self.log is not None:
-            self.log(f"connection error: {sys.exc_info()[0].__name__}")
+            self.log(f"connection error: {type(sys.exc_info()[1]).__name__}")
 
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive
     disable_nagle_algorithm = True  # without TCP_NODELAY each request costs ~44 ms
     timeout = 300  # an abandoned keep-alive connection eventually frees its thread
+    server: EmulatorServer  # the base class only knows it as a BaseServer
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         self._dispatch()
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = do_GET
 
-    def version_string(self):
+    def version_string(self) -> str:
         return "portal-auth-emulator"
 
     # -- request handling ----------------------------------------------------
 
-    def _dispatch(self):
+    def _dispatch(self) -> None:
         app = self.server.app
         target = self.path
         # A request through an HTTP proxy names the absolute URL (RFC 9112 §3.2.2); the
@@ -105,6 +122,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         headers = tuple((name.lower(), value) for name, value in self.headers.items())
         request = Request(self.command, path, query, headers, body)
+        response: Response | None
         try:
             if path.startswith(CONTROL_PREFIX):
                 response = app.control.handle(request)
@@ -120,7 +138,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         self._send(response)
 
-    def _portal(self, app, request: Request):
+    def _portal(self, app: "Emulator", request: Request) -> Response | None:
         """Record, apply any fault, then answer; None means drop the connection."""
         fault, ticket = app.faults.take(request.method, request.path)
         app.requests.record({**request.record(), "peerPort": self.client_address[1], "proxied": self._proxied})
@@ -187,7 +205,7 @@ class Handler(BaseHTTPRequestHandler):
             pass  # trailers carry nothing the emulator uses
         return b"".join(chunks)
 
-    def handle_expect_100(self):
+    def handle_expect_100(self) -> bool:
         # Refuse an oversized body before the client sends it.
         try:
             too_large = int(self.headers.get("Content-Length", "0")) > self._body_limit()
@@ -217,7 +235,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
         self._log_line(str(status))
 
-    def send_error(self, code, message=None, explain=None):
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         # Protocol-level errors (bad request line, oversized headers...): JSON, and
         # never echo the offending input.
         self.close_connection = True
@@ -237,8 +255,8 @@ class Handler(BaseHTTPRequestHandler):
         path = (getattr(self, "path", "") or "").partition("?")[0] or "-"
         log(f"{method} {path} {outcome}")
 
-    def log_request(self, code="-", size="-"):
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         pass  # _log_line covers it without the raw request line
 
-    def log_message(self, format, *args):
+    def log_message(self, format: str, *args: object) -> None:
         pass  # the base class would print the raw request line, query included

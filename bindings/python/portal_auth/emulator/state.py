@@ -9,6 +9,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from . import jwt, totp
 from .config import Config, Environment
@@ -27,7 +28,7 @@ class User:
     client_id: str
     # Portal fixes gas sponsorship when it creates the user's client (first sign-in).
     is_account_abstracted: bool
-    totp_secret: bytes = None
+    totp_secret: bytes | None = None
 
 
 @dataclass
@@ -35,7 +36,7 @@ class Grant:
     kind: str
     environment_id: str
     email: str
-    is_account_abstracted: bool  # None when the sign-in did not say
+    is_account_abstracted: bool | None  # None when the sign-in did not say
     used: bool = False
 
 
@@ -43,7 +44,7 @@ class Grant:
 class OAuthState:
     environment_id: str
     redirect_url: str
-    is_account_abstracted: bool  # None when the client did not send it
+    is_account_abstracted: bool | None  # None when the client did not send it
     used: bool = False
 
 
@@ -53,7 +54,7 @@ class Controls:
     oauth_email: str = DEFAULT_OAUTH_EMAIL
     clock_offset_seconds: float = 0.0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, str | float]:
         return {
             "oauthOutcome": self.oauth_outcome,
             "oauthEmail": self.oauth_email,
@@ -61,21 +62,36 @@ class Controls:
         }
 
 
+class Session(TypedDict):
+    """An issued session, as served by GET /_emulator/sessions."""
+
+    environmentId: str
+    endUserId: str
+    clientId: str
+    clientSessionToken: str
+    isAccountAbstracted: bool
+    via: str
+
+
+# A sent magic link, as served by GET /_emulator/outbox (field name -> text).
+OutboxMessage = dict[str, str]
+
+
 @dataclass
 class _Store:
-    environments: dict
-    users: dict = field(default_factory=dict)  # (env id, lowercased email) -> User
-    grants: dict = field(default_factory=dict)  # token -> Grant
-    oauth_states: dict = field(default_factory=dict)  # state -> OAuthState
-    outbox: list = field(default_factory=list)
-    send_counts: dict = field(default_factory=dict)  # (env id, lowercased email) -> int
-    sessions: list = field(default_factory=list)
-    spent_jtis: set = field(default_factory=set)
+    environments: dict[str, Environment]
+    users: dict[tuple[str, str], User] = field(default_factory=dict)  # (env id, lowercased email)
+    grants: dict[str, Grant] = field(default_factory=dict)  # token -> Grant
+    oauth_states: dict[str, OAuthState] = field(default_factory=dict)  # state -> OAuthState
+    outbox: list[OutboxMessage] = field(default_factory=list)
+    send_counts: dict[tuple[str, str], int] = field(default_factory=dict)  # (env id, lowercased email)
+    sessions: list[Session] = field(default_factory=list)
+    spent_jtis: set[str] = field(default_factory=set)
     controls: Controls = field(default_factory=Controls)
 
 
 class State:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config) -> None:
         self.config = config
         self._lock = threading.Lock()
         self._store = self._fresh_store()
@@ -99,7 +115,9 @@ class State:
             current = self._store.controls
             return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds)
 
-    def update_controls(self, outcome=None, email=None, clock_offset=None) -> Controls:
+    def update_controls(
+        self, outcome: str | None = None, email: str | None = None, clock_offset: float | None = None
+    ) -> Controls:
         with self._lock:
             controls = self._store.controls
             if outcome is not None:
@@ -112,7 +130,7 @@ class State:
 
     # -- environments -------------------------------------------------------
 
-    def environment(self, env_id) -> Environment:
+    def environment(self, env_id: str) -> Environment | None:
         with self._lock:
             return self._store.environments.get(env_id)
 
@@ -132,11 +150,11 @@ class State:
             self._store.send_counts[key] = sent + 1
             return True
 
-    def add_outbox(self, message: dict) -> None:
+    def add_outbox(self, message: OutboxMessage) -> None:
         with self._lock:
             self._store.outbox.append(dict(message))
 
-    def outbox(self, email=None) -> list:
+    def outbox(self, email: str | None = None) -> list[OutboxMessage]:
         with self._lock:
             messages = [dict(message) for message in self._store.outbox]
         if email is None:
@@ -146,13 +164,13 @@ class State:
 
     # -- grants and OAuth states --------------------------------------------
 
-    def create_grant(self, kind: str, env_id: str, email: str, is_account_abstracted) -> str:
+    def create_grant(self, kind: str, env_id: str, email: str, is_account_abstracted: bool | None) -> str:
         token = ("mlg_" if kind == "magic" else "oag_") + secrets.token_hex(24)
         with self._lock:
             self._store.grants[token] = Grant(kind, env_id, email, is_account_abstracted)
         return token
 
-    def redeem_grant(self, token: str, kind: str, env_id: str):
+    def redeem_grant(self, token: str, kind: str, env_id: str) -> Grant | None:
         """Mark the grant used and return it, or None if it cannot be redeemed here."""
         with self._lock:
             grant = self._store.grants.get(token)
@@ -161,18 +179,18 @@ class State:
             grant.used = True
             return grant
 
-    def create_oauth_state(self, env_id: str, redirect_url: str, is_account_abstracted) -> str:
+    def create_oauth_state(self, env_id: str, redirect_url: str, is_account_abstracted: bool | None) -> str:
         state = "st_" + secrets.token_hex(16)
         with self._lock:
             self._store.oauth_states[state] = OAuthState(env_id, redirect_url, is_account_abstracted)
         return state
 
-    def oauth_state(self, state: str):
+    def oauth_state(self, state: str) -> OAuthState | None:
         with self._lock:
             found = self._store.oauth_states.get(state)
             return None if found is None or found.used else found
 
-    def consume_oauth_state(self, state: str):
+    def consume_oauth_state(self, state: str) -> OAuthState | None:
         with self._lock:
             found = self._store.oauth_states.get(state)
             if found is None or found.used:
@@ -182,7 +200,7 @@ class State:
 
     # -- users, TOTP and sessions --------------------------------------------
 
-    def find_or_create_user(self, env_id: str, email: str, is_account_abstracted) -> User:
+    def find_or_create_user(self, env_id: str, email: str, is_account_abstracted: bool | None) -> User:
         key = (env_id, email.strip().lower())
         with self._lock:
             user = self._store.users.get(key)
@@ -197,18 +215,18 @@ class State:
                 self._store.users[key] = user
             return user
 
-    def user_by_id(self, env_id: str, end_user_id: str):
+    def user_by_id(self, env_id: str, end_user_id: str) -> User | None:
         with self._lock:
             for user in self._store.users.values():
                 if user.environment_id == env_id and user.end_user_id == end_user_id:
                     return user
             return None
 
-    def user_by_email(self, env_id: str, email: str):
+    def user_by_email(self, env_id: str, email: str) -> User | None:
         with self._lock:
             return self._store.users.get((env_id, email.strip().lower()))
 
-    def enroll_totp(self, user: User):
+    def enroll_totp(self, user: User) -> bytes | None:
         """Create the user's TOTP secret on first use; returns it only when new."""
         with self._lock:
             if user.totp_secret is not None:
@@ -239,8 +257,8 @@ class State:
             self._store.spent_jtis.add(jti)
             return True
 
-    def issue_session(self, user: User, via: str) -> dict:
-        session = {
+    def issue_session(self, user: User, via: str) -> Session:
+        session: Session = {
             "environmentId": user.environment_id,
             "endUserId": user.end_user_id,
             "clientId": user.client_id,
@@ -250,8 +268,8 @@ class State:
         }
         with self._lock:
             self._store.sessions.append(session)
-        return dict(session)
+        return session.copy()
 
-    def sessions(self) -> list:
+    def sessions(self) -> list[Session]:
         with self._lock:
-            return [dict(session) for session in self._store.sessions]
+            return [session.copy() for session in self._store.sessions]

@@ -32,7 +32,7 @@ def totp(key: bytes, unix_time: float, digits: int = DIGITS) -> str:
     return hotp(key, int(unix_time // STEP_SECONDS), digits)
 
 
-def verify(key: bytes, code, unix_time: float, window: int = 1) -> bool:
+def verify(key: bytes, code: object, unix_time: float, window: int = 1) -> bool:
     """True if `code` matches the current step or one within `window` steps of it."""
     if not isinstance(code, str):
         return False

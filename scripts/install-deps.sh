@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh [build|test]
 set -euo pipefail
 
-packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3
+packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-venv curl
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           gcc g++ binutils valgrind)
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: the emulator's own tests, the Swift suite (which starts the emulators it needs
+# Every test: the Python binding (installed into a fresh virtual environment, type-checked,
+# tested end to end with the emulator), the Swift suite (which starts the emulators it needs
 # on loopback and stops them) inside a private keyring, and the C ABI's packaging checks.
 # Ends with one summary line.
 set -euo pipefail
@@ -7,9 +8,19 @@ cd "$(dirname "$0")/.."
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-echo "== Emulator tests (Python)"
-PYTHONPATH="$PWD/bindings/python" python3 -m unittest discover -s bindings/python/tests 2>&1 | tee "$log/python"
-python_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log/python")
+echo "== Python: pip install ./bindings/python into a fresh virtual environment"
+python3 -m venv "$log/venv"
+pip=("$log/venv/bin/pip" install --quiet --disable-pip-version-check)
+"${pip[@]}" -r bindings/python/tests/requirements.txt
+"${pip[@]}" ./bindings/python
+echo "== Python: mypy --strict"
+"$log/venv/bin/mypy" --config-file bindings/python/pyproject.toml \
+    bindings/python/portal_auth bindings/python/examples
+echo "== Python: pytest (the binding end to end, inside a private D-Bus session with gnome-keyring; the emulator)"
+scripts/private-keyring.sh run "$log/venv/bin/python" -m pytest -p no:cacheprovider -q bindings/python/tests \
+    2>&1 | tee "$log/python"
+# Every test ran and passed: a skipped one (a missing keyring) counts as a failure here.
+python_count=$(sed -n 's/^\([0-9]*\) passed\(, [0-9]* subtests passed\)\{0,1\} in .*/\1/p' "$log/python")
 
 echo "== Swift tests (inside a private D-Bus session with gnome-keyring)"
 scripts/private-keyring.sh run swift test --disable-xctest 2>&1 | tee "$log/swift"

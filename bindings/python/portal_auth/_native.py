@@ -1,0 +1,170 @@
+"""libportalauth.so: where it is found, and the C declarations of include/portal_auth.h that
+the binding calls. Loaded on first use, so that `portal_auth.emulator` needs no library."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from .errors import LibraryNotFound
+
+LIBRARY_FILE = "libportalauth.so"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# bindings/python/portal_auth → the repository root, when running from a checkout.
+_REPOSITORY_BUILD = _PACKAGE_DIR.parents[2] / ".build" / "release" / LIBRARY_FILE
+
+
+def library_path() -> Path:
+    """The library the contract names: PORTAL_AUTH_LIBRARY when set, else the copy next to
+    the package, else the repository's release build."""
+    override = os.environ.get("PORTAL_AUTH_LIBRARY")
+    if override:
+        path = Path(override)
+        if not path.is_file():
+            raise LibraryNotFound(f"PORTAL_AUTH_LIBRARY names {path}, which is not a file")
+        return path
+    for path in (_PACKAGE_DIR / LIBRARY_FILE, _REPOSITORY_BUILD):
+        if path.is_file():
+            return path
+    raise LibraryNotFound(
+        f"{LIBRARY_FILE} not found beside the package ({_PACKAGE_DIR}) nor at {_REPOSITORY_BUILD}; "
+        "reinstall portal-auth, build it with `make library`, or set PORTAL_AUTH_LIBRARY to its path"
+    )
+
+
+# Handles are opaque: the binding only passes their addresses back.
+handle = ctypes.c_void_p
+code_t = ctypes.c_int32
+char_p = ctypes.c_char_p
+out_handle = ctypes.POINTER(ctypes.c_void_p)
+
+# Completion callbacks (portal_auth_types.h). Pointer arguments arrive as plain integers.
+DONE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+METHODS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+URL_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+RESULT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+SESSION_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p)
+STORAGE_GET_FN = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)
+)
+STORAGE_SET_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
+STORAGE_REMOVE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
+STORAGE_RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+# Constants of portal_auth_types.h.
+OK = 0
+RESULT_AUTHENTICATED = 1
+RESULT_TOTP_REQUIRED = 2
+STORAGE_KEYRING = 0
+STORAGE_MEMORY = 1
+STORAGE_HOST = 2
+UNSET = -1
+
+
+class StorageCallbacks(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("get", STORAGE_GET_FN),
+        ("set", STORAGE_SET_FN),
+        ("remove", STORAGE_REMOVE_FN),
+        ("user_data", ctypes.c_void_p),
+        ("release", STORAGE_RELEASE_FN),
+    ]
+
+
+class Options(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("auth_environment_id", ctypes.c_char_p),
+        ("redirect_url", ctypes.c_char_p),
+        ("api_host", ctypes.c_char_p),
+        ("magic_link_from_email", ctypes.c_char_p),
+        ("magic_link_template_id", ctypes.c_char_p),
+        ("is_account_abstracted", ctypes.c_int32),
+        ("storage", ctypes.c_int32),
+        ("connect_timeout_ms", ctypes.c_uint32),
+        ("request_timeout_ms", ctypes.c_uint32),
+        ("host_storage", ctypes.POINTER(StorageCallbacks)),
+    ]
+
+
+# name: (restype, argtypes)
+_PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
+    "portal_auth_version": (char_p, []),
+    "portal_auth_options_init": (None, [ctypes.POINTER(Options), ctypes.c_size_t]),
+    "portal_auth_new": (code_t, [ctypes.POINTER(Options), out_handle, out_handle]),
+    "portal_auth_free": (None, [handle]),
+    "portal_auth_call_cancel": (None, [handle]),
+    "portal_auth_call_free": (None, [handle]),
+    "portal_auth_get_methods": (code_t, [handle, METHODS_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_methods_count": (ctypes.c_size_t, [handle]),
+    "portal_auth_methods_at": (char_p, [handle, ctypes.c_size_t]),
+    "portal_auth_methods_auto_create_wallet": (ctypes.c_int32, [handle]),
+    "portal_auth_send_magic_link": (code_t, [handle, char_p, DONE_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_login_with_google": (code_t, [handle, URL_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_login_with_apple": (code_t, [handle, URL_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_handle_redirect": (code_t, [handle, char_p, RESULT_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_verify_totp": (code_t, [handle, char_p, char_p, RESULT_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_restore_session": (code_t, [handle, SESSION_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_clear_persisted_session": (code_t, [handle, DONE_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_result_kind": (ctypes.c_int32, [handle]),
+    "portal_auth_result_session": (handle, [handle]),
+    "portal_auth_result_client_id": (char_p, [handle]),
+    "portal_auth_result_is_account_abstracted": (ctypes.c_int32, [handle]),
+    "portal_auth_result_user_jwt": (char_p, [handle]),
+    "portal_auth_result_totp_link": (char_p, [handle]),
+    "portal_auth_result_end_user_id": (char_p, [handle]),
+    "portal_auth_session_retain": (handle, [handle]),
+    "portal_auth_session_release": (None, [handle]),
+    "portal_auth_session_end_user_id": (char_p, [handle]),
+    "portal_auth_session_copy_token": (code_t, [handle, ctypes.POINTER(ctypes.c_void_p), out_handle]),
+    "portal_auth_session_invalidate": (code_t, [handle, DONE_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_string_free": (None, [ctypes.c_void_p]),
+    "portal_auth_error_code": (code_t, [handle]),
+    "portal_auth_error_message": (char_p, [handle]),
+    "portal_auth_error_name": (char_p, [handle]),
+    "portal_auth_error_path": (char_p, [handle]),
+    "portal_auth_error_missing": (char_p, [handle]),
+    "portal_auth_error_detail": (char_p, [handle]),
+    "portal_auth_error_method": (char_p, [handle]),
+    "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
+    "portal_auth_error_free": (None, [handle]),
+    "portal_auth_set_log_handler": (None, [LOG_FN, ctypes.c_void_p]),
+}
+
+_loaded: ctypes.CDLL | None = None
+_loading = threading.Lock()
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded library, with every prototype set and the log bridge installed (loads it
+    on first use)."""
+    global _loaded
+    if _loaded is not None:
+        return _loaded
+    with _loading:
+        if _loaded is None:
+            loaded = ctypes.CDLL(str(library_path()))
+            for name, (restype, argtypes) in _PROTOTYPES.items():
+                function = getattr(loaded, name)
+                function.restype = restype
+                function.argtypes = argtypes
+            from . import _log  # imports this module: only now, once loaded
+
+            _log.install(loaded)
+            _loaded = loaded
+        return _loaded
+
+
+def text(value: bytes | None) -> str | None:
+    """A UTF-8 string the library returned (borrowed), as str."""
+    return None if value is None else value.decode("utf-8")
+
+
+def required_text(value: bytes | None) -> str:
+    """A string the library always returns for a valid handle."""
+    return "" if value is None else value.decode("utf-8")

@@ -1,0 +1,248 @@
+"""PortalAuth (blocking) and AsyncPortalAuth (asyncio): one client of one auth environment,
+over a portal_auth handle. Both share the constructor and the way each call starts; they
+differ only in how they wait."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import threading
+import weakref
+from collections.abc import Awaitable, Generator
+from types import TracebackType
+from typing import Any
+
+from . import _calls, _native, _outcomes, _storage
+from .errors import InvalidArgument, PortalAuthError, raise_from_out
+from .results import AuthenticatedResult, AuthMethodsResult, AuthorizeUrlResult, MagicLinkConfig, TotpRequiredResult
+from .session import PortalSession
+
+DEFAULT_API_HOST = "api.portalhq.io"
+
+Storage = None | str | _storage.SessionStore
+
+
+def _c_text(value: object, name: str) -> bytes:
+    """A str argument as C's UTF-8, or InvalidArgument(name): not a str, a NUL inside (C
+    would cut the string there), or not encodable."""
+    if not isinstance(value, str) or "\0" in value:
+        raise InvalidArgument(name)
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(name) from None
+
+
+def _milliseconds(seconds: float | None, name: str) -> int:
+    """A timeout in seconds as the options' milliseconds (0: the library's default)."""
+    if seconds is None:
+        return 0
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        raise InvalidArgument(name)
+    milliseconds = math.ceil(seconds * 1000)
+    if not 0 < milliseconds <= 0xFFFFFFFF:
+        raise InvalidArgument(name)
+    return milliseconds
+
+
+class _Ready:
+    """An awaitable that is already done: a synchronous method of AsyncPortalAuth works
+    whether or not its caller awaits it."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield
+
+
+class _Client:
+    """What both clients share: the handle, its lifetime, and the starters of every call."""
+
+    def __init__(
+        self,
+        auth_environment_id: str,
+        redirect_url: str,
+        api_host: str = DEFAULT_API_HOST,
+        magic_link: MagicLinkConfig | None = None,
+        is_account_abstracted: bool | None = None,
+        storage: Storage = None,
+        *,
+        connect_timeout: float | None = None,
+        request_timeout: float | None = None,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._handle: int | None = None
+        lib = _native.lib()
+        options = _native.Options()
+        lib.portal_auth_options_init(ctypes.byref(options), ctypes.sizeof(options))
+        # ctypes keeps the bytes assigned to the struct alive with it.
+        options.auth_environment_id = _c_text(auth_environment_id, "auth_environment_id")
+        options.redirect_url = _c_text(redirect_url, "redirect_url")
+        options.api_host = _c_text(api_host, "api_host")
+        if magic_link is not None:
+            if not isinstance(magic_link, MagicLinkConfig):
+                raise InvalidArgument("magic_link")
+            options.magic_link_from_email = _c_text(magic_link.from_email, "from_email")
+            options.magic_link_template_id = _c_text(magic_link.template_id, "template_id")
+        if is_account_abstracted is not None and not isinstance(is_account_abstracted, bool):
+            raise InvalidArgument("is_account_abstracted")
+        options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
+        options.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
+        options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
+        if storage is None:
+            options.storage = _native.STORAGE_KEYRING
+        elif isinstance(storage, str):
+            if storage != "memory":
+                raise InvalidArgument("storage")
+            options.storage = _native.STORAGE_MEMORY
+        elif _storage.is_store(storage):
+            options.storage = _native.STORAGE_HOST
+            options.host_storage = ctypes.pointer(_storage.callbacks(storage))
+        else:
+            raise InvalidArgument("storage")
+
+        client = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        raise_from_out(lib.portal_auth_new(ctypes.byref(options), ctypes.byref(client), ctypes.byref(error)), error)
+        self._handle = client.value
+        # Freed by close(), or when the client is collected; calls in flight still complete.
+        self._free = weakref.finalize(self, lib.portal_auth_free, client.value)
+
+    def _close(self) -> None:
+        with self._lock:
+            self._handle = None
+            self._free()
+
+    def _starter(self, function: str, *arguments: Any) -> _calls.Starter:
+        """Starts portal_auth_<function>(client, *arguments, callback, user_data, &call)."""
+        native = getattr(_native.lib(), function)
+
+        def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
+            # Under the lock: close() cannot free the handle while a call starts on it.
+            with self._lock:
+                if self._handle is None:
+                    raise PortalAuthError("This portal_auth client is closed.")
+                return int(native(self._handle, *arguments, callback, key, ctypes.byref(out_call)))
+
+        return start
+
+    def _get_methods(self) -> tuple[_calls.Callback[AuthMethodsResult], _calls.Starter]:
+        return _outcomes.METHODS, self._starter("portal_auth_get_methods")
+
+    def _send_magic_link(self, email: str) -> tuple[_calls.Callback[None], _calls.Starter]:
+        return _calls.DONE, self._starter("portal_auth_send_magic_link", _c_text(email, "email"))
+
+    def _login_with_google(self) -> tuple[_calls.Callback[AuthorizeUrlResult], _calls.Starter]:
+        return _outcomes.URL, self._starter("portal_auth_login_with_google")
+
+    def _login_with_apple(self) -> tuple[_calls.Callback[AuthorizeUrlResult], _calls.Starter]:
+        return _outcomes.URL, self._starter("portal_auth_login_with_apple")
+
+    def _handle_redirect(
+        self, url: str
+    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
+        return _outcomes.RESULT, self._starter("portal_auth_handle_redirect", _c_text(url, "url"))
+
+    def _verify_totp(
+        self, code: str, user_jwt: str
+    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
+        return _outcomes.RESULT, self._starter(
+            "portal_auth_verify_totp", _c_text(code, "code"), _c_text(user_jwt, "user_jwt")
+        )
+
+    def _restore_session(self) -> tuple[_calls.Callback[PortalSession | None], _calls.Starter]:
+        return _outcomes.SESSION, self._starter("portal_auth_restore_session")
+
+    def _clear_persisted_session(self) -> tuple[_calls.Callback[None], _calls.Starter]:
+        return _calls.DONE, self._starter("portal_auth_clear_persisted_session")
+
+
+def _authenticated(result: AuthenticatedResult | TotpRequiredResult | None) -> AuthenticatedResult:
+    if not isinstance(result, AuthenticatedResult):
+        raise PortalAuthError("verify_totp did not return a session.")
+    return result
+
+
+class PortalAuth(_Client):
+    """Portal's Client Auth, blocking: each call returns when it is done. Safe to use from
+    several threads; Ctrl-C during a call cancels it (client-auth.md §5) and propagates."""
+
+    def get_methods(self) -> AuthMethodsResult:
+        return _calls.blocking(*self._get_methods())
+
+    def send_magic_link(self, email: str) -> None:
+        _calls.blocking(*self._send_magic_link(email))
+
+    def login_with_google(self) -> AuthorizeUrlResult:
+        return _calls.blocking(*self._login_with_google())
+
+    def login_with_apple(self) -> AuthorizeUrlResult:
+        return _calls.blocking(*self._login_with_apple())
+
+    def handle_redirect(self, url: str) -> AuthenticatedResult | TotpRequiredResult | None:
+        return _calls.blocking(*self._handle_redirect(url))
+
+    def verify_totp(self, code: str, user_jwt: str) -> AuthenticatedResult:
+        return _authenticated(_calls.blocking(*self._verify_totp(code, user_jwt)))
+
+    def restore_session(self) -> PortalSession | None:
+        return _calls.blocking(*self._restore_session())
+
+    def clear_persisted_session(self) -> None:
+        _calls.blocking(*self._clear_persisted_session())
+
+    def close(self) -> None:
+        """Frees the client. Calls in flight still complete; new ones raise PortalAuthError."""
+        self._close()
+
+    def __enter__(self) -> PortalAuth:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class AsyncPortalAuth(_Client):
+    """Portal's Client Auth for asyncio: the same calls as coroutines. Completions reach the
+    awaiting loop thread-safely; cancelling an awaiting task cancels its call
+    (client-auth.md §5: a request already sent still completes and persists its session)."""
+
+    async def get_methods(self) -> AuthMethodsResult:
+        return await _calls.awaiting(*self._get_methods())
+
+    async def send_magic_link(self, email: str) -> None:
+        await _calls.awaiting(*self._send_magic_link(email))
+
+    async def login_with_google(self) -> AuthorizeUrlResult:
+        return await _calls.awaiting(*self._login_with_google())
+
+    async def login_with_apple(self) -> AuthorizeUrlResult:
+        return await _calls.awaiting(*self._login_with_apple())
+
+    async def handle_redirect(self, url: str) -> AuthenticatedResult | TotpRequiredResult | None:
+        return await _calls.awaiting(*self._handle_redirect(url))
+
+    async def verify_totp(self, code: str, user_jwt: str) -> AuthenticatedResult:
+        return _authenticated(await _calls.awaiting(*self._verify_totp(code, user_jwt)))
+
+    async def restore_session(self) -> PortalSession | None:
+        return await _calls.awaiting(*self._restore_session())
+
+    async def clear_persisted_session(self) -> None:
+        await _calls.awaiting(*self._clear_persisted_session())
+
+    def close(self) -> Awaitable[None]:
+        """Frees the client at once (calls in flight still complete); awaiting it is optional."""
+        self._close()
+        return _Ready()
+
+    async def __aenter__(self) -> AsyncPortalAuth:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self._close()

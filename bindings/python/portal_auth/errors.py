@@ -1,0 +1,232 @@
+"""The exceptions of portal_auth, one per error case of client-auth.md §10 and the C ABI's
+codes. `str(error)` is the library's message, which never carries a secret."""
+
+from __future__ import annotations
+
+import ctypes
+
+from . import _native
+from .results import AuthMethod
+
+
+class PortalAuthError(Exception):
+    """Every error portal_auth raises."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+class LibraryNotFound(PortalAuthError, OSError):
+    """libportalauth.so is neither where PORTAL_AUTH_LIBRARY points, nor beside the package,
+    nor in the repository's build output."""
+
+
+class InvalidArgument(PortalAuthError):
+    """An argument or option is missing, blank or malformed; `name` says which."""
+
+    def __init__(self, name: str, message: str | None = None) -> None:
+        super().__init__(message or f"Invalid argument: {name}.")
+        self.name = name
+
+
+class MagicLinkNotConfigured(PortalAuthError):
+    """send_magic_link needs the client's MagicLinkConfig."""
+
+    def __init__(self, message: str = "Magic links are not configured on this client.") -> None:
+        super().__init__(message)
+
+
+class AuthMethodUnavailable(PortalAuthError):
+    """The environment does not allow `method`."""
+
+    def __init__(self, method: AuthMethod, message: str | None = None) -> None:
+        super().__init__(message or f"The auth method {method.value} is not enabled for this environment.")
+        self.method = method
+
+
+class AuthenticationFailed(PortalAuthError):
+    """The redirect reported a failed sign-in; `error` is its error parameter."""
+
+    def __init__(self, error: str, message: str | None = None) -> None:
+        super().__init__(message or f"Authentication failed: {error}")
+        self.error = error
+
+
+class MalformedResponse(PortalAuthError):
+    """Portal's answer to `path` lacked `missing` (None: the envelope itself was wrong)."""
+
+    def __init__(self, path: str, missing: str | None, message: str | None = None) -> None:
+        super().__init__(message or f"Malformed response from {path}.")
+        self.path = path
+        self.missing = missing
+
+
+class InvalidGrantResponse(PortalAuthError):
+    """The grant exchange answered neither a session nor a TOTP step."""
+
+    def __init__(self, message: str = "The grant exchange returned an unusable response.") -> None:
+        super().__init__(message)
+
+
+class InvalidUserJwt(PortalAuthError):
+    """The userJwt of a TOTP step could not be read; `detail` says why."""
+
+    def __init__(self, detail: str, message: str | None = None) -> None:
+        super().__init__(message or f"Invalid userJwt: {detail}")
+        self.detail = detail
+
+
+class SessionStorageFailure(PortalAuthError):
+    """The session store failed; the stored session was left untouched."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class AccountAbstractionUnavailable(PortalAuthError):
+    """Portal refused account abstraction for this environment; `message` is its text,
+    `str(error)` the library's sentence around it."""
+
+    def __init__(self, message: str, description: str | None = None) -> None:
+        super().__init__(description or message)
+        self.message = message
+
+
+class RateLimited(PortalAuthError):
+    """Too many magic links sent; wait before sending another."""
+
+    def __init__(self, message: str = "Too many requests; try again later.") -> None:
+        super().__init__(message)
+
+
+class TotpQrUnavailable(PortalAuthError):
+    """No QR code can be made from this otpauth link at this scale."""
+
+    def __init__(self, message: str = "No QR code can be made for this TOTP link.") -> None:
+        super().__init__(message)
+
+
+class SessionInvalidated(PortalAuthError):
+    """The session was invalidated; sign in again."""
+
+    def __init__(self, message: str = "The session was invalidated.") -> None:
+        super().__init__(message)
+
+
+class Cancelled(PortalAuthError):
+    """The call was cancelled before its request was sent."""
+
+    def __init__(self, message: str = "The call was cancelled.") -> None:
+        super().__init__(message)
+
+
+class RequestError(PortalAuthError):
+    """A request failed: `status` is the HTTP status, or None when no response arrived
+    (connection refused or dropped, timeout)."""
+
+    def __init__(self, status: int | None, message: str | None = None) -> None:
+        super().__init__(message or (f"HTTP status {status}." if status is not None else "No response."))
+        self.status = status
+
+
+class Unauthorized(RequestError):
+    """HTTP 401: the environment or session is not accepted."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(401, message or "Unauthorized (HTTP 401).")
+
+
+class SignInError(PortalAuthError):
+    """A browser sign-in did not complete; `code` is one of POPUP_CLOSED, POPUP_UNAVAILABLE,
+    SIGN_IN_ALREADY_IN_PROGRESS, CALLBACK_INCOMPLETE."""
+
+    code: str = ""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or f"Sign-in failed: {self.code}.")
+
+
+class SignInClosed(SignInError):
+    code = "POPUP_CLOSED"
+
+
+class SignInUnavailable(SignInError):
+    code = "POPUP_UNAVAILABLE"
+
+
+class SignInInProgress(SignInError):
+    code = "SIGN_IN_ALREADY_IN_PROGRESS"
+
+
+class SignInCallbackIncomplete(SignInError):
+    code = "CALLBACK_INCOMPLETE"
+
+
+_SIMPLE: dict[int, type[PortalAuthError]] = {
+    2: MagicLinkNotConfigured,
+    6: InvalidGrantResponse,
+    10: RateLimited,
+    11: TotpQrUnavailable,
+    30: SessionInvalidated,
+    31: Cancelled,
+    40: SignInClosed,
+    41: SignInUnavailable,
+    42: SignInInProgress,
+    43: SignInCallbackIncomplete,
+}
+
+
+def from_handle(error: int) -> PortalAuthError:
+    """The exception for a borrowed portal_auth_error (read at once: it dies with its callback)."""
+    lib = _native.lib()
+    code = int(lib.portal_auth_error_code(error))
+    message = _native.required_text(lib.portal_auth_error_message(error))
+
+    def field(accessor: str) -> str:
+        return _native.required_text(getattr(lib, accessor)(error))
+
+    if code in _SIMPLE:
+        return _SIMPLE[code](message)
+    if code == 1:
+        return InvalidArgument(field("portal_auth_error_name"), message)
+    if code == 3:
+        return AuthMethodUnavailable(AuthMethod(field("portal_auth_error_method")), message)
+    if code == 4:
+        return AuthenticationFailed(field("portal_auth_error_detail"), message)
+    if code == 5:
+        missing = _native.text(lib.portal_auth_error_missing(error))
+        return MalformedResponse(field("portal_auth_error_path"), missing, message)
+    if code == 7:
+        return InvalidUserJwt(field("portal_auth_error_detail"), message)
+    if code == 8:
+        return SessionStorageFailure(message)
+    if code == 9:
+        return AccountAbstractionUnavailable(field("portal_auth_error_detail"), message)
+    if code == 20:
+        return Unauthorized(message)
+    if code == 21:
+        return RequestError(int(lib.portal_auth_error_http_status(error)), message)
+    if code == 22:
+        return RequestError(None, message)
+    return PortalAuthError(message)
+
+
+def from_code(code: int, name: str) -> PortalAuthError:
+    """The exception for a code a starting call returned (no error handle comes with it)."""
+    if code == 1:
+        return InvalidArgument(name)
+    return _SIMPLE.get(code, PortalAuthError)(f"portal-auth refused the call (code {code}).")
+
+
+def raise_from_out(code: int, out_error: ctypes.c_void_p) -> None:
+    """Raises for a synchronous call's code and owned `*out_error` (which it frees)."""
+    if code == _native.OK:
+        return
+    lib = _native.lib()
+    try:
+        if out_error.value:
+            raise from_handle(out_error.value)
+        raise from_code(code, "")
+    finally:
+        lib.portal_auth_error_free(out_error)

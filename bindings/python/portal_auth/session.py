@@ -1,0 +1,69 @@
+"""PortalSession: a signed-in user, over a reference-counted portal_auth_session handle."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import weakref
+
+from . import _calls, _native, errors
+
+
+class PortalSession:
+    """A signed-in user. One user's session is one object: a redirect replayed from the
+    client's memory returns this very object again. Its repr shows only the end_user_id."""
+
+    __slots__ = ("_handle", "end_user_id", "__weakref__")
+
+    _live: weakref.WeakValueDictionary[int, PortalSession] = weakref.WeakValueDictionary()
+    _live_lock = threading.Lock()
+
+    _handle: int
+    end_user_id: str
+
+    def __init__(self) -> None:
+        raise TypeError("PortalSession objects come from sign-in and restore_session calls")
+
+    @classmethod
+    def _of(cls, borrowed: int) -> PortalSession:
+        """The session object of a borrowed handle: the live one, else a new one holding a
+        reference of its own."""
+        lib = _native.lib()
+        with cls._live_lock:
+            session = cls._live.get(borrowed)
+            if session is None:
+                session = object.__new__(cls)
+                session._handle = int(lib.portal_auth_session_retain(borrowed))
+                session.end_user_id = _native.required_text(lib.portal_auth_session_end_user_id(borrowed))
+                weakref.finalize(session, lib.portal_auth_session_release, session._handle)
+                cls._live[borrowed] = session
+            return session
+
+    def get_token(self) -> str:
+        """The Client Session Token, for Portal's API. A secret: never log it.
+        Raises SessionInvalidated once the session is invalidated."""
+        lib = _native.lib()
+        token = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        code = lib.portal_auth_session_copy_token(self._handle, ctypes.byref(token), ctypes.byref(error))
+        errors.raise_from_out(code, error)
+        try:
+            return ctypes.string_at(token.value).decode("utf-8") if token.value else ""
+        finally:
+            lib.portal_auth_string_free(token)
+
+    def invalidate(self) -> None:
+        """Forgets the token at once, then deletes the persisted copy if it is still this
+        session's. Raises SessionStorageFailure when the store fails (invalidating again
+        retries the delete)."""
+        _calls.blocking(_calls.DONE, self._start_invalidate)
+
+    async def invalidate_async(self) -> None:
+        """invalidate(), as a coroutine for asyncio programs."""
+        await _calls.awaiting(_calls.DONE, self._start_invalidate)
+
+    def _start_invalidate(self, callback: object, key: int, out_call: ctypes.c_void_p) -> int:
+        return int(_native.lib().portal_auth_session_invalidate(self._handle, callback, key, ctypes.byref(out_call)))
+
+    def __repr__(self) -> str:
+        return f"PortalSession(end_user_id={self.end_user_id!r})"

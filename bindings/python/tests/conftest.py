@@ -1,0 +1,174 @@
+"""Fixtures of the binding's tests: one emulator for the session (started through its console
+script, on loopback, stopped at the end), a fresh environment of its own for every test (so
+that keyring entries never meet), and the emulator's control endpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+CALLBACK = "myapp://auth/callback"
+FROM_EMAIL = "hello@auth.example.com"
+TEMPLATE_ID = "tmpl"
+
+
+@dataclass
+class Emulator:
+    url: str
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + "/_emulator/" + path, data=data, method=method)
+        request.add_header("content-type", "application/json")
+        with urllib.request.urlopen(request, timeout=60) as response:
+            raw = response.read()
+        return json.loads(raw) if raw else None
+
+    def environment(self, totp: bool = True, methods: list[str] | None = None, **extra: Any) -> str:
+        """A new environment, its id unique to the caller."""
+        environment_id = f"env-{uuid.uuid4().hex[:12]}"
+        self.call(
+            "POST",
+            "environments",
+            {
+                "id": environment_id,
+                "allowedMethods": methods or ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
+                "redirectUrls": [CALLBACK, "http://127.0.0.1:8765/callback"],
+                "totpRequired": totp,
+                "accountAbstraction": extra.get("accountAbstraction", False),
+                "autoCreateWallet": extra.get("autoCreateWallet", True),
+            },
+        )
+        return environment_id
+
+    def grant_redirect(self, environment_id: str, email: str, **extra: Any) -> str:
+        """A magic-link redirect URL with a fresh grant, as the user's email would carry."""
+        token = self.call("POST", "grants", {"environmentId": environment_id, "email": email, "kind": "magic", **extra})
+        return f"{CALLBACK}?token={urllib.parse.quote(token['token'])}&authMethod=EMAIL_MAGIC_LINK"
+
+    def outbox_link(self, email: str) -> str:
+        messages = self.call("GET", "outbox?email=" + urllib.parse.quote(email))["messages"]
+        return str(messages[-1]["link"])
+
+    def totp_code(self, environment_id: str, email: str) -> str:
+        query = urllib.parse.urlencode({"environmentId": environment_id, "email": email})
+        return str(self.call("GET", "totp?" + query)["code"])
+
+    def requests(self, path_suffix: str) -> list[dict[str, Any]]:
+        """The requests made to paths ending in `path_suffix`."""
+        logged = self.call("GET", "requests")["requests"]
+        return [request for request in logged if request["path"].endswith(path_suffix)]
+
+    def fault(self, path: str, kind: str, **fields: Any) -> None:
+        self.call("POST", "faults", {"path": path, "kind": kind, **fields})
+
+    def wait(self, path: str, count: int) -> None:
+        self.call("GET", f"wait?path={urllib.parse.quote(path)}&count={count}&timeout=30")
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[Emulator]:
+    # The console script pip installed beside this interpreter, as a user would run it.
+    script = shutil.which("portal-auth-emulator", path=os.path.dirname(sys.executable))
+    assert script is not None, "the portal-auth-emulator console script is not installed"
+    process = subprocess.Popen(
+        [script, "--port", "0", "--stop-on-stdin-eof"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None and process.stdin is not None
+    line = process.stdout.readline()
+    assert line.startswith("portal-auth-emulator listening on "), line
+    try:
+        yield Emulator(line.split()[-1])
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+
+
+@pytest.fixture
+def emu(emulator: Emulator) -> Iterator[Emulator]:
+    """The emulator with no faults or logged requests left by an earlier test."""
+    emulator.call("DELETE", "faults")
+    emulator.call("DELETE", "requests")
+    yield emulator
+    emulator.call("DELETE", "faults")
+
+
+@pytest.fixture
+def env(emu: Emulator) -> str:
+    """An environment of this test's own (TOTP on)."""
+    return emu.environment()
+
+
+@pytest.fixture
+def keyring() -> str:
+    """The private keyring's control script; the test is skipped outside one."""
+    script = os.environ.get("PORTAL_AUTH_PRIVATE_KEYRING")
+    if not script:
+        pytest.skip("needs a private keyring: run inside scripts/private-keyring.sh run")
+    return script
+
+
+@pytest.fixture
+def make_client(emu: Emulator) -> Iterator[Any]:
+    """Builds PortalAuth clients on the emulator (keyring storage unless told otherwise) and
+    closes them after the test."""
+    import portal_auth
+
+    made: list[portal_auth.PortalAuth] = []
+
+    def make(environment_id: str, **options: Any) -> portal_auth.PortalAuth:
+        options.setdefault("magic_link", portal_auth.MagicLinkConfig(from_email=FROM_EMAIL, template_id=TEMPLATE_ID))
+        client = portal_auth.PortalAuth(
+            auth_environment_id=environment_id, redirect_url=CALLBACK, api_host=emu.url, **options
+        )
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
+
+
+class Interaction:
+    """A program driven through its standard input, the way a user answers its questions:
+    each answer is sent once the program has asked (its prompt has appeared)."""
+
+    def __init__(self, *command: str, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+        )
+        self.output = b""
+
+    def expect(self, prompt: str) -> str:
+        """Reads until `prompt` has appeared; returns the output so far."""
+        assert self.process.stdout is not None
+        while prompt.encode() not in self.output:
+            ready, _, _ = select.select([self.process.stdout], [], [], 60)
+            chunk = os.read(self.process.stdout.fileno(), 4096) if ready else b""
+            if not chunk:
+                raise AssertionError(f"{prompt!r} never came; the output was:\n{self.output.decode(errors='replace')}")
+            self.output += chunk
+        return self.output.decode()
+
+    def answer(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def finish(self) -> tuple[int, str]:
+        """Closes stdin and waits: the exit status and the whole output."""
+        rest, _ = self.process.communicate(timeout=60)
+        self.output += rest
+        return self.process.returncode, self.output.decode()

@@ -1,0 +1,186 @@
+"""Every exception of the contract, raised end to end: its class, its attributes, its message
+(which never carries a secret)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import CALLBACK, Emulator
+
+import portal_auth
+from portal_auth import AuthMethod, MagicLinkConfig, PortalAuth, PortalAuthError, TotpRequiredResult
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"auth_environment_id": ""}, "auth_environment_id"),
+        ({"auth_environment_id": "   "}, "auth_environment_id"),
+        ({"auth_environment_id": 42}, "auth_environment_id"),
+        ({"auth_environment_id": "env\0x"}, "auth_environment_id"),
+        ({"auth_environment_id": "env\udcff"}, "auth_environment_id"),
+        ({"redirect_url": ""}, "redirect_url"),
+        ({"redirect_url": None}, "redirect_url"),
+        ({"api_host": ""}, "api_host"),
+        ({"api_host": "ftp://example.com"}, "api_host"),
+        ({"magic_link": ("a@example.com", "t")}, "magic_link"),
+        ({"magic_link": MagicLinkConfig(from_email="a\0b", template_id="t")}, "from_email"),
+        ({"is_account_abstracted": "yes"}, "is_account_abstracted"),
+        ({"storage": "disk"}, "storage"),
+        ({"storage": object()}, "storage"),
+        ({"request_timeout": 0}, "request_timeout"),
+        ({"request_timeout": float("nan")}, "request_timeout"),
+        ({"connect_timeout": -1}, "connect_timeout"),
+        ({"connect_timeout": 1e12}, "connect_timeout"),
+    ],
+)
+def test_invalid_constructor_arguments(options: dict[str, object], name: str) -> None:
+    arguments: dict[str, object] = {"auth_environment_id": "env", "redirect_url": CALLBACK, "storage": "memory"}
+    arguments.update(options)
+    with pytest.raises(portal_auth.InvalidArgument) as raised:
+        PortalAuth(**arguments)  # type: ignore[arg-type]
+    assert raised.value.name == name
+    assert isinstance(raised.value, PortalAuthError) and str(raised.value)
+
+
+def test_invalid_call_arguments(make_client, env: str) -> None:
+    auth = make_client(env)
+    for call, name in [
+        (lambda: auth.send_magic_link(""), "email"),
+        (lambda: auth.send_magic_link(None), "email"),
+        (lambda: auth.send_magic_link("a\0b@example.com"), "email"),
+        (lambda: auth.handle_redirect(b"myapp://auth/callback"), "url"),
+        (lambda: auth.verify_totp("123456", "\udc80"), "user_jwt"),
+        (lambda: auth.verify_totp(123456, "jwt"), "code"),
+    ]:
+        with pytest.raises(portal_auth.InvalidArgument) as raised:
+            call()
+        assert raised.value.name == name
+
+
+def test_magic_link_not_configured(make_client, env: str, emu: Emulator) -> None:
+    with pytest.raises(portal_auth.MagicLinkNotConfigured):
+        make_client(env, magic_link=None).send_magic_link("x@example.com")
+    assert emu.requests("/magic-links") == []
+
+
+def test_rate_limited(make_client, env: str) -> None:
+    auth = make_client(env)
+    with pytest.raises(portal_auth.RateLimited):
+        for _ in range(10):
+            auth.send_magic_link("often@example.com")
+
+
+def test_auth_method_unavailable(make_client, emu: Emulator) -> None:
+    env = emu.environment(methods=["EMAIL_MAGIC_LINK", "GOOGLE"])
+    with pytest.raises(portal_auth.AuthMethodUnavailable) as raised:
+        make_client(env).login_with_apple()
+    assert raised.value.method is AuthMethod.APPLE
+
+
+def test_authentication_failed(make_client, env: str) -> None:
+    with pytest.raises(portal_auth.AuthenticationFailed) as raised:
+        make_client(env).handle_redirect(CALLBACK + "?error=oauth_failed")
+    assert raised.value.error == "oauth_failed"
+
+
+def test_malformed_response(make_client, env: str, emu: Emulator) -> None:
+    for body in ["not json", '{"data": null}', "[]"]:
+        emu.fault("/methods", "malformed", body=body)
+        with pytest.raises(portal_auth.MalformedResponse) as raised:
+            make_client(env).get_methods()
+        assert raised.value.path.endswith("/methods") and raised.value.missing is None
+    emu.fault("/magic-links/validations", "malformed", body='{"data": {"clientSessionToken": "cst_x"}}')
+    with pytest.raises(portal_auth.MalformedResponse) as raised:
+        make_client(env).handle_redirect(emu.grant_redirect(env, "half@example.com"))
+    assert raised.value.missing == "endUserId" and "cst_x" not in str(raised.value)
+
+
+def test_invalid_grant_response(make_client, env: str, emu: Emulator) -> None:
+    emu.fault("/magic-links/validations", "malformed", body='{"data": {}}')
+    with pytest.raises(portal_auth.InvalidGrantResponse):
+        make_client(env).handle_redirect(emu.grant_redirect(env, "odd@example.com"))
+
+
+def test_invalid_user_jwt(make_client, env: str, emu: Emulator) -> None:
+    with pytest.raises(portal_auth.InvalidUserJwt) as raised:
+        make_client(env).verify_totp("123456", "not-a-jwt")
+    assert raised.value.detail and "not-a-jwt" not in str(raised.value)
+    assert emu.requests("/totps/validations") == []
+
+
+def test_account_abstraction_unavailable(make_client, env: str) -> None:
+    with pytest.raises(portal_auth.AccountAbstractionUnavailable) as raised:
+        make_client(env, is_account_abstracted=True).login_with_google()
+    assert raised.value.message and raised.value.message in str(raised.value)
+
+
+@pytest.mark.parametrize("status", [500, 503, 404])
+def test_request_error_with_status(make_client, env: str, emu: Emulator, status: int) -> None:
+    emu.fault("/methods", "status", status=status)
+    with pytest.raises(portal_auth.RequestError) as raised:
+        make_client(env).get_methods()
+    assert raised.value.status == status and not isinstance(raised.value, portal_auth.Unauthorized)
+
+
+def test_unauthorized(make_client, env: str, emu: Emulator) -> None:
+    emu.fault("/methods", "status", status=401)
+    with pytest.raises(portal_auth.Unauthorized) as raised:
+        make_client(env).get_methods()
+    assert isinstance(raised.value, portal_auth.RequestError) and raised.value.status == 401
+
+
+def test_request_error_without_response(make_client, env: str, emu: Emulator) -> None:
+    emu.fault("/methods", "drop")
+    with pytest.raises(portal_auth.RequestError) as raised:
+        make_client(env).get_methods()
+    assert raised.value.status is None
+
+
+def test_connection_refused_and_timeout(emu: Emulator, env: str) -> None:
+    with PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host="http://127.0.0.1:9", storage="memory") as auth:
+        with pytest.raises(portal_auth.RequestError) as raised:
+            auth.get_methods()
+        assert raised.value.status is None
+    emu.fault("/methods", "hold")
+    with PortalAuth(
+        auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, storage="memory", request_timeout=0.2
+    ) as auth:
+        with pytest.raises(portal_auth.RequestError) as raised:
+            auth.get_methods()
+        assert raised.value.status is None
+    emu.call("POST", "release")
+
+
+def test_session_invalidated(make_client, emu: Emulator) -> None:
+    env = emu.environment(totp=False)
+    result = make_client(env).handle_redirect(emu.grant_redirect(env, "gone@example.com"))
+    assert isinstance(result, portal_auth.AuthenticatedResult)
+    result.session.invalidate()
+    with pytest.raises(portal_auth.SessionInvalidated):
+        result.session.get_token()
+
+
+def test_a_verified_code_that_is_wrong(make_client, env: str, emu: Emulator) -> None:
+    auth = make_client(env)
+    auth.send_magic_link("wrong@example.com")
+    step = auth.handle_redirect(emu.outbox_link("wrong@example.com"))
+    assert isinstance(step, TotpRequiredResult)
+    with pytest.raises(portal_auth.PortalAuthError) as raised:
+        auth.verify_totp("000000" if emu.totp_code(env, "wrong@example.com") != "000000" else "111111", step.user_jwt)
+    assert step.user_jwt not in str(raised.value)
+
+
+def test_the_hierarchy() -> None:
+    for name in portal_auth.__all__:
+        item = getattr(portal_auth, name)
+        if isinstance(item, type) and issubclass(item, BaseException):
+            assert issubclass(item, PortalAuthError), name
+    for kind, code in [
+        (portal_auth.SignInClosed, "POPUP_CLOSED"),
+        (portal_auth.SignInUnavailable, "POPUP_UNAVAILABLE"),
+        (portal_auth.SignInInProgress, "SIGN_IN_ALREADY_IN_PROGRESS"),
+        (portal_auth.SignInCallbackIncomplete, "CALLBACK_INCOMPLETE"),
+    ]:
+        assert issubclass(kind, portal_auth.SignInError) and kind().code == code
+    assert issubclass(portal_auth.Unauthorized, portal_auth.RequestError)
+    assert portal_auth.Unauthorized().status == 401

@@ -1,0 +1,118 @@
+"""The programs users copy first: the examples, and the README's quick start exactly as
+written (its commands and its code, against the emulator on the port the README names)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import Emulator, Interaction
+
+PACKAGE = Path(__file__).resolve().parents[1]
+EXAMPLES = PACKAGE / "examples"
+
+
+def run_sign_in(emu: Emulator, env: str, email: str) -> Interaction:
+    return Interaction(
+        sys.executable, str(EXAMPLES / "sign_in.py"), "--api-host", emu.url, "--environment", env
+    )
+
+
+def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str) -> None:
+    email = "example@example.com"
+    program = run_sign_in(emu, env, email)
+    program.expect("Email: ")
+    program.answer(email)
+    program.expect("Link: ")
+    program.answer("otherapp://not-this-one")
+    program.expect("That is not a sign-in link of this app. Link: ")
+    program.answer(emu.outbox_link(email))
+    transcript = program.expect("Code from your authenticator app: ")
+    assert "add this account to your authenticator app" in transcript
+    program.answer(emu.totp_code(env, email))
+    status, output = program.finish()
+    user = re.search(r"Signed in as (\S+)\.", output)
+    assert status == 0 and user is not None, output
+
+    restore = [sys.executable, str(EXAMPLES / "restore.py"), "--api-host", emu.url, "--environment", env]
+    restored = subprocess.run(restore, capture_output=True, text=True, timeout=60)
+    assert (restored.returncode, restored.stdout) == (0, f"Signed in as {user[1]}.\n")
+    # sign_in.py itself finds the session and asks nothing.
+    again = run_sign_in(emu, env, email)
+    assert again.finish() == (0, f"Signed in as {user[1]}.\n")
+
+    signed_out = subprocess.run([*restore, "--sign-out"], capture_output=True, text=True, timeout=60)
+    assert (signed_out.returncode, signed_out.stdout) == (0, f"Signed out {user[1]}.\n")
+    gone = subprocess.run(restore, capture_output=True, text=True, timeout=60)
+    assert (gone.returncode, gone.stdout) == (1, "Not signed in.\n")
+
+
+def test_sign_in_reports_errors_and_abandonment(emu: Emulator, env: str) -> None:
+    program = run_sign_in(emu, env, "x@example.com")
+    program.expect("Email: ")
+    program.answer("   ")
+    status, output = program.finish()
+    assert status == 1 and "Sign-in failed: " in output and "Traceback" not in output
+
+    program = run_sign_in(emu, env, "x@example.com")
+    program.expect("Email: ")
+    status, output = program.finish()  # stdin closed: the user went away
+    assert status == 130 and "Sign-in abandoned." in output and "Traceback" not in output
+
+
+def readme_blocks(language: str) -> list[str]:
+    text = (PACKAGE / "README.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
+
+
+def readme_command(start: str) -> str:
+    for block in readme_blocks("sh"):
+        for line in block.splitlines():
+            if line.startswith(start):
+                return line
+    raise AssertionError(f"the README has no command starting {start!r}")
+
+
+def test_readme_quick_start(tmp_path: Path) -> None:
+    assert shutil.which("curl"), "the README's commands use curl"
+    # As in a shell where the virtual environment is active.
+    shell = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    emulator = subprocess.Popen(
+        shlex.split(readme_command("portal-auth-emulator")), env=shell, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert emulator.stdout is not None
+        assert emulator.stdout.readline().startswith("portal-auth-emulator listening on http://127.0.0.1:8787")
+        quickstart = tmp_path / "quickstart.py"
+        (code,) = [block for block in readme_blocks("python") if block.startswith("from portal_auth import")]
+        quickstart.write_text(code, encoding="utf-8")
+
+        email = "you@example.com"
+        program = Interaction(sys.executable, str(quickstart))
+        program.expect("Email: ")
+        program.answer(email)
+        program.expect("Link from the email: ")
+        outbox = subprocess.run(readme_command("curl -s http://127.0.0.1:8787/_emulator/outbox"), shell=True,
+                                capture_output=True, text=True, check=True)
+        program.answer(json.loads(outbox.stdout)["messages"][-1]["link"])
+        program.expect("Code: ")
+        totp = subprocess.run(readme_command("curl -s 'http://127.0.0.1:8787/_emulator/totp"), shell=True,
+                              capture_output=True, text=True, check=True)
+        program.answer(json.loads(totp.stdout)["code"])
+        status, output = program.finish()
+        signed_in = re.search(r"Signed in as \S+\n$", output)
+        assert status == 0 and signed_in is not None, output
+
+        # "Run it again: the session comes back from the keyring, and nothing is asked."
+        again = Interaction(sys.executable, str(quickstart))
+        assert again.finish() == (0, signed_in[0])
+    finally:
+        emulator.send_signal(signal.SIGTERM)
+        assert emulator.wait(timeout=30) == 0

@@ -10,7 +10,6 @@ thread, then hands the outcome to a waiting thread or to the event loop that awa
 from __future__ import annotations
 
 import asyncio
-import atexit
 import concurrent.futures
 import ctypes
 import itertools
@@ -18,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from . import _native, errors
+from . import _native, _threads, errors
 
 T = TypeVar("T")
 
@@ -114,6 +113,7 @@ class Callback(Generic[T]):
     user_data with `read(*rest)`, which turns the borrowed arguments into a T."""
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
+        @_threads.from_library
         def trampoline(key: int | None, *arguments: Any) -> None:
             _complete(key, lambda: read(*arguments))
 
@@ -192,10 +192,9 @@ async def awaiting(callback: Callback[T], starter: Starter) -> T:
         raise
 
 
-def _drain_at_exit() -> None:
-    """At exit, cancels what has not been sent and waits for the rest: library threads must
-    not call into a finalising interpreter, and an exchange in flight persists its session.
-    The library's request timeouts bound the wait."""
+def _drain() -> None:
+    """At exit: cancels what has not been sent and waits for the rest (an exchange in flight
+    still persists its session)."""
     with _registry_changed:
         waiting = list(_registry.values())
     for pending in waiting:
@@ -204,4 +203,4 @@ def _drain_at_exit() -> None:
         _registry_changed.wait_for(lambda: not _registry)
 
 
-atexit.register(_drain_at_exit)
+_threads.at_exit(_drain)

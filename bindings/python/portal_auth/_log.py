@@ -3,17 +3,17 @@ level filters them. The library never puts a secret in a log line."""
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import logging
 
-from . import _native
+from . import _native, _threads
 
 logger = logging.getLogger("portal_auth")
 
 _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
 
 
+@_threads.from_library
 def _forward(user_data: int | None, level: int, message: bytes | None) -> None:
     python_level = _LEVELS.get(level, logging.ERROR)
     if message is not None and logger.isEnabledFor(python_level):
@@ -26,5 +26,4 @@ _on_log = _native.LOG_FN(_forward)
 
 def install(lib: ctypes.CDLL) -> None:
     lib.portal_auth_set_log_handler(_on_log, None)
-    # Library threads must not call into an interpreter that is shutting down.
-    atexit.register(lib.portal_auth_set_log_handler, _native.LOG_FN(), None)
+    _threads.at_exit(lambda: lib.portal_auth_set_log_handler(_native.LOG_FN(), None))

@@ -12,7 +12,7 @@ import logging
 import threading
 from typing import Any, Protocol, runtime_checkable
 
-from . import _native
+from . import _native, _threads
 
 
 @runtime_checkable
@@ -49,6 +49,7 @@ def _failed(store: SessionStore, method: str, error: Exception) -> int:
     return _FAILED
 
 
+@_threads.from_library
 def _get(key: int | None, environment_id: bytes | None, out_value: Any) -> int:
     store = _store(key)
     if store is None:
@@ -72,6 +73,7 @@ def _get(key: int | None, environment_id: bytes | None, out_value: Any) -> int:
     return 0
 
 
+@_threads.from_library
 def _set(key: int | None, environment_id: bytes | None, value: bytes | None) -> int:
     store = _store(key)
     if store is None or value is None:
@@ -83,6 +85,7 @@ def _set(key: int | None, environment_id: bytes | None, value: bytes | None) -> 
     return 0
 
 
+@_threads.from_library
 def _remove(key: int | None, environment_id: bytes | None) -> int:
     store = _store(key)
     if store is None:
@@ -94,6 +97,7 @@ def _remove(key: int | None, environment_id: bytes | None) -> int:
     return 0
 
 
+@_threads.from_library
 def _release(key: int | None) -> None:
     with _stores_lock:
         _stores.pop(key or 0, None)

@@ -1,0 +1,150 @@
+"""AsyncPortalAuth: the same calls as coroutines, completions delivered to the loop's thread,
+500 calls at once, and cancellation on the terms of client-auth.md §5."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable
+from typing import Any
+
+import pytest
+from conftest import CALLBACK, FROM_EMAIL, TEMPLATE_ID, Emulator
+
+import portal_auth
+from portal_auth import AsyncPortalAuth, AuthenticatedResult, MagicLinkConfig, TotpRequiredResult
+
+
+def client(emu: Emulator, env: str, **options: Any) -> AsyncPortalAuth:
+    options.setdefault("magic_link", MagicLinkConfig(from_email=FROM_EMAIL, template_id=TEMPLATE_ID))
+    return AsyncPortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, **options)
+
+
+def test_every_call(emu: Emulator, env: str) -> None:
+    async def main() -> None:
+        async with client(emu, env) as auth:
+            methods = await auth.get_methods()
+            assert portal_auth.AuthMethod.GOOGLE in methods.allowed_auth_methods
+            assert "/oauth/google/" in (await auth.login_with_google()).authorize_url
+            assert "/oauth/apple/" in (await auth.login_with_apple()).authorize_url
+            await auth.send_magic_link("async@example.com")
+            step = await auth.handle_redirect(emu.outbox_link("async@example.com"))
+            assert isinstance(step, TotpRequiredResult)
+            signed_in = await auth.verify_totp(emu.totp_code(env, "async@example.com"), step.user_jwt)
+            restored = await auth.restore_session()
+            assert restored is not None and restored.get_token() == signed_in.session.get_token()
+            assert await auth.handle_redirect("otherapp://x") is None
+            await auth.clear_persisted_session()
+            assert await auth.restore_session() is None
+            await signed_in.session.invalidate_async()
+            with pytest.raises(portal_auth.SessionInvalidated):
+                signed_in.session.get_token()
+            with pytest.raises(portal_auth.AuthenticationFailed):
+                await auth.handle_redirect(CALLBACK + "?error=denied")
+        with pytest.raises(portal_auth.PortalAuthError, match="closed"):
+            await auth.get_methods()
+
+    asyncio.run(main())
+
+
+def test_completions_run_on_the_loop_thread(emu: Emulator, env: str) -> None:
+    async def main() -> None:
+        loop_thread = threading.get_ident()
+        async with client(emu, env, storage="memory") as auth:
+            await auth.get_methods()
+            assert threading.get_ident() == loop_thread
+            done = asyncio.get_running_loop().create_future()
+            task = asyncio.ensure_future(auth.get_methods())
+            task.add_done_callback(lambda _: done.set_result(threading.get_ident()))
+            await task
+            assert await done == loop_thread
+
+    asyncio.run(main())
+
+
+def test_500_concurrent_calls_on_one_client(emu: Emulator) -> None:
+    env = emu.environment(totp=False)
+    urls = [emu.grant_redirect(env, f"many{index}@example.com") for index in range(100)]
+
+    async def main() -> None:
+        async with client(emu, env, storage="memory") as auth:
+            calls: list[Awaitable[object]] = [auth.get_methods() for _ in range(400)]
+            calls += [auth.handle_redirect(url) for url in urls]
+            results = await asyncio.gather(*calls)
+        methods, signed_in = results[:400], results[400:]
+        assert all(isinstance(result, portal_auth.AuthMethodsResult) for result in methods)
+        assert all(isinstance(result, AuthenticatedResult) for result in signed_in)
+        assert len({result.session.end_user_id for result in signed_in}) == 100  # type: ignore[union-attr]
+
+    asyncio.run(main())
+    assert len(emu.requests("/methods")) == 400
+
+
+def test_a_closed_loop_does_not_break_a_late_completion(emu: Emulator, env: str) -> None:
+    """A call whose loop is gone when it completes is dropped quietly; others are unharmed."""
+    emu.fault("/methods", "hold")
+    auth = client(emu, env, storage="memory")
+
+    async def abandon() -> None:
+        task = asyncio.ensure_future(auth.get_methods())
+        await asyncio.to_thread(emu.wait, "/methods", 1)
+        task.cancel()
+
+    asyncio.run(abandon())
+    emu.call("POST", "release")
+
+    async def later() -> None:
+        assert (await auth.get_methods()).allowed_auth_methods
+
+    asyncio.run(later())
+    auth.close()
+
+
+def test_cancelled_after_the_request_is_sent_still_persists_the_session(emu: Emulator) -> None:
+    env = emu.environment(totp=False)
+    url = emu.grant_redirect(env, "sent@example.com")
+    emu.fault("/magic-links/validations", "hold")
+
+    async def main() -> None:
+        async with client(emu, env) as auth:
+            task = asyncio.ensure_future(auth.handle_redirect(url))
+            await asyncio.to_thread(emu.wait, "/magic-links/validations", 1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task  # at once: the held exchange has not answered yet
+            emu.call("POST", "release")
+            # The exchange goes on in the library. Replaying its redirect waits for it (the
+            # grant lock), then answers from its memory: the session it persisted.
+            replayed = await auth.handle_redirect(url)
+            assert isinstance(replayed, AuthenticatedResult)
+            restored = await auth.restore_session()
+            assert restored is not None and restored.get_token() == replayed.session.get_token()
+            assert len(emu.requests("/magic-links/validations")) == 1
+
+    asyncio.run(main())
+
+
+def test_cancelled_before_the_request_is_sent_sends_nothing(emu: Emulator) -> None:
+    """The engine allows 16 connections per origin: with 16 requests held at the emulator, a
+    17th waits in the library, unsent, where a cancellation takes."""
+    env = emu.environment(totp=False)
+    url = emu.grant_redirect(env, "unsent@example.com")
+    emu.fault("/methods", "hold", count=0)
+
+    async def main() -> None:
+        async with client(emu, env) as auth:
+            held = [asyncio.ensure_future(auth.get_methods()) for _ in range(16)]
+            await asyncio.to_thread(emu.wait, "/methods", 16)
+            exchange = asyncio.ensure_future(auth.handle_redirect(url))
+            await asyncio.sleep(0)  # one turn of the loop: the task starts its call and awaits it
+            exchange.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await exchange
+            emu.call("DELETE", "faults")  # releases the held requests
+            await asyncio.gather(*held)
+            assert emu.requests("/magic-links/validations") == []
+            # The grant was never spent: it still signs the user in.
+            result = await auth.handle_redirect(url)
+            assert isinstance(result, AuthenticatedResult)
+
+    asyncio.run(main())

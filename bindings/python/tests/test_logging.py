@@ -1,0 +1,43 @@
+"""The library's log lines reach the `portal_auth` logger at every level, filtered by the
+logger's level, and never carry a secret."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from conftest import Emulator
+
+from portal_auth import AuthenticatedResult, TotpRequiredResult
+
+
+def test_log_lines_reach_the_logger_without_secrets(
+    make_client, emu: Emulator, env: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="portal_auth")
+    auth = make_client(env)
+    auth.send_magic_link("logged@example.com")
+    link = emu.outbox_link("logged@example.com")
+    step = auth.handle_redirect(link)
+    assert isinstance(step, TotpRequiredResult) and step.totp_link
+    code = emu.totp_code(env, "logged@example.com")
+    result = auth.verify_totp(code, step.user_jwt)
+    assert isinstance(result, AuthenticatedResult)
+    auth.handle_redirect(link)  # a replay, logged at debug level
+
+    records = [record for record in caplog.records if record.name == "portal_auth"]
+    assert {logging.DEBUG, logging.INFO} <= {record.levelno for record in records}
+    text = "\n".join(record.getMessage() for record in records)
+    assert result.session.end_user_id in text
+    grant = link.split("token=")[1].split("&")[0]
+    for secret in [result.session.get_token(), grant, step.user_jwt, step.totp_link, code]:
+        assert secret not in text
+
+
+def test_the_logger_level_filters(make_client, env: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="portal_auth")
+    make_client(env).send_magic_link("quiet@example.com")
+    assert [record for record in caplog.records if record.name == "portal_auth"] == []
+    caplog.set_level(logging.INFO, logger="portal_auth")
+    make_client(env).send_magic_link("loud@example.com")
+    assert "Magic link sent." in [record.getMessage() for record in caplog.records]

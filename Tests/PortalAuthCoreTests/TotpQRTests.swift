@@ -1,4 +1,5 @@
 import Foundation
+import OneTimeCode
 import Testing
 @testable import PortalAuthCore
 
@@ -120,6 +121,20 @@ import Testing
         #expect(try portalTotpQrCodePng(otpAuthUrl: Self.link) == (try step.qrCodePng()))
         let enrolled = TotpRequiredResult(userJwt: "j", totpLink: nil, endUserId: "e")
         #expect(throws: PortalAuthError.totpQrUnavailable) { try enrolled.qrCodePng() }
+    }
+
+    /// First enrollment against the emulator: the authenticator scans the step's QR code,
+    /// computes a code from the link it read, and the code completes the sign-in.
+    @Test func anAuthenticatorThatScansTheStepsCodeCompletesTheSignIn() async throws {
+        let emulator = try Emulator.shared.get()
+        let client = try makeClient(emulator, environment: Env.demo)
+        let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
+        let scanned = try zbarRead(png: step.qrCodePng())
+        #expect(scanned == step.totpLink.flatMap(TotpLink.normalised))
+        let secret = try #require(portalTotpSecret(otpAuthUrl: scanned))
+        #expect(secret == step.totpSecret)
+        let code = try #require(OneTimeCode.now(secret: secret))
+        #expect(try await client.verifyTotp(code, userJwt: step.userJwt).session.endUserId == step.endUserId)
     }
 
     @Test func neitherTheErrorNorTheCodesDescriptionsCarryTheLink() throws {

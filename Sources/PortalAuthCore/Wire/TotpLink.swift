@@ -62,6 +62,12 @@ extension TotpRequiredResult {
     /// The base32 secret of `totpLink`, for manual entry in an authenticator app; `nil` when
     /// there is no link or it carries no valid secret. Never log or persist it.
     public var totpSecret: String? {
-        totpLink.flatMap(TotpLink.secret(of:))
+        totpLink.flatMap { portalTotpSecret(otpAuthUrl: $0) }
     }
+}
+
+/// The base32 secret of an enrollment link kept elsewhere, as `TotpRequiredResult.totpSecret`
+/// reads it; `nil` when the link is unusable or carries no valid secret.
+public func portalTotpSecret(otpAuthUrl: String) -> String? {
+    TotpLink.secret(of: otpAuthUrl)
 }

@@ -14,11 +14,13 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // The C ABI's hand-written types (include/portal_auth_types.h), for Swift to use.
         .systemLibrary(name: "CPortalAuth"),
 
-        // The Client Auth client: wire protocol, transport, flows, storage.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CPortalAuth"]),
+        // The Client Auth client: wire protocol, transport, flows, storage, QR codes.
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth"]),
 
         // The C ABI: @c exports over the core, declared by include/portal_auth.h.
         .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"]),
@@ -28,6 +30,6 @@ let package = Package(
 
         .executableTarget(name: "PortalAuthDemo", dependencies: ["PortalAuthCore", "OneTimeCode"]),
 
-        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode"]),
+        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG"]),
     ]
 )

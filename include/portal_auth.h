@@ -341,6 +341,9 @@ typedef unsigned int swift_uint4  __attribute__((__ext_vector_type__(4)));
 extern "C" {
 #endif
 
+/// Frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is ignored.
+SWIFT_EXTERN void portal_auth_bytes_free(uint8_t * _Nullable bytes) SWIFT_NOEXCEPT;
+
 /// Asks the call to stop. Honoured only before its request is on the wire (a grant sent
 /// is spent: the exchange then completes and its session is persisted); the callback still
 /// fires exactly once, with PORTAL_AUTH_E_CANCELLED when the cancellation took. NULL and
@@ -485,6 +488,42 @@ SWIFT_EXTERN void portal_auth_set_log_handler(portal_auth_log_fn _Nullable handl
 
 /// Frees a string the library gave the caller. NULL is ignored.
 SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEPT;
+
+/// The QR code of an enrollment link as a PNG: <code>scale</code> pixels a module (10 is the usual
+/// size), <code>(modules + 8) × scale</code> pixels square with a 4-module quiet zone, pure black on
+/// opaque white (1-bit grayscale); the same link gives the same bytes. <code>otpauth_url</code> is
+/// borrowed.
+/// On success returns PORTAL_AUTH_OK, stores a new buffer in <code>*out_png</code> (free it with
+/// portal_auth_bytes_free) and its size in <code>*out_length</code>. On failure stores NULL and 0.
+/// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not <code>otpauth://</code>, carries no valid
+/// secret or is too long for a QR code, and for a <code>scale</code> that is not a whole number from 1
+/// or makes a side over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
+/// link (“otpauth_url”) or a NULL <code>out_png</code> or <code>out_length</code>.
+SWIFT_EXTERN portal_auth_code portal_auth_totp_qr_png(char const * _Nullable otpauth_url, double scale, uint8_t * _Nullable * _Nullable out_png, size_t * _Nullable out_length, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// The QR code of an enrollment link as SVG text: a view box of one unit a module (for web
+/// views and toolkits that scale it) and a nominal size of <code>scale</code> pixels a module, with the
+/// rules and errors of portal_auth_totp_qr_png. <code>otpauth_url</code> is borrowed. On success stores
+/// a new string in <code>*out_svg</code> (free it with portal_auth_string_free); NULL on failure.
+SWIFT_EXTERN portal_auth_code portal_auth_totp_qr_svg(char const * _Nullable otpauth_url, double scale, char * _Nullable * _Nullable out_svg, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// The QR code of an enrollment link as UTF-8 text for a terminal: half blocks and spaces,
+/// one column a module and two module rows a line, quiet zone included, each line ending in
+/// “\n”. <code>colors</code> is PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK (most terminals) or
+/// PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT. <code>otpauth_url</code> is borrowed. On success stores a new
+/// string in <code>*out_text</code> (free it with portal_auth_string_free); NULL on failure.
+/// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as portal_auth_totp_qr_png);
+/// PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link, another <code>colors</code> (“colors”)
+/// or a NULL <code>out_text</code>.
+SWIFT_EXTERN portal_auth_code portal_auth_totp_qr_terminal(char const * _Nullable otpauth_url, int32_t colors, char * _Nullable * _Nullable out_text, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// The base32 secret of an enrollment link, for manual entry in an authenticator app.
+/// <code>otpauth_url</code> is borrowed.
+/// Returns PORTAL_AUTH_OK and stores in <code>*out_secret</code> a new string (free it with
+/// portal_auth_string_free), or NULL when the link is unusable or carries no valid secret.
+/// PORTAL_AUTH_E_INVALID_ARGUMENT (name “otpauth_url” or “out_secret”) for a NULL link, a
+/// link that is not UTF-8, or a NULL <code>out_secret</code>.
+SWIFT_EXTERN portal_auth_code portal_auth_totp_secret(char const * _Nullable otpauth_url, char * _Nullable * _Nullable out_secret, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Submits the user’s code for a TOTP step; <code>code</code> is posted verbatim. Both strings are
 /// borrowed. The callback’s result is PORTAL_AUTH_RESULT_AUTHENTICATED on success.

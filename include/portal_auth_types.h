@@ -139,6 +139,13 @@ enum {
    secret). `message` is borrowed for the call. Called from library threads. */
 typedef void (*portal_auth_log_fn)(void *user_data, int32_t level, const char *message);
 
+/* The terminal a TOTP QR code is drawn for (portal_auth_totp_qr_terminal): its half blocks
+   take the text's colour, and the background shows through the spaces. */
+enum {
+    PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK = 0,   /* light text on a dark background, as most terminals */
+    PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT = 1    /* dark text on a light background */
+};
+
 /* A yes/no option that may also be left unset. */
 enum {
     PORTAL_AUTH_UNSET = -1,

@@ -12,7 +12,7 @@ trap 'rm -f "$generated" "$generated.h"' EXIT
 module_maps=()
 for map in Sources/C*/module.modulemap; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done
 include_dirs=()
-for dir in $(pkg-config --cflags-only-I libcurl libsecret-1); do include_dirs+=(-Xcc "$dir"); done
+for dir in $(pkg-config --cflags-only-I libcurl libsecret-1 libqrencode libpng); do include_dirs+=(-Xcc "$dir"); done
 
 swiftc -parse-as-library -typecheck -module-name PortalAuthC Sources/PortalAuthC/*.swift \
     -I .build/debug/Modules "${module_maps[@]}" "${include_dirs[@]}" -emit-clang-header-path "$generated.h"

@@ -34,7 +34,7 @@ ldd "$library" | grep -q -e swift -e '/opt/' && fail "the library depends on the
 direct=$(readelf -d "$library" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 for needed in $direct; do
     case "$needed" in
-        libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libcurl.so.*|libsecret-1.so.*|libgio-2.0.so.*|libgobject-2.0.so.*|libglib-2.0.so.*|ld-linux*) ;;
+        libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libcurl.so.*|libsecret-1.so.*|libqrencode.so.*|libpng16.so.*|libgio-2.0.so.*|libgobject-2.0.so.*|libglib-2.0.so.*|ld-linux*) ;;
         *) fail "unexpected direct dependency $needed" ;;
     esac
 done

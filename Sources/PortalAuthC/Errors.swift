@@ -94,6 +94,19 @@ final class ErrorBox {
         if let out { out.pointee = Handle<ErrorBox, portal_auth_error>.make(box) }
         return box.code
     }
+
+    /// A synchronous call: `*out_error` is cleared first, and a failure of `body` is reported
+    /// through it (see `report`).
+    static func catching(_ out: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?,
+                         _ body: () throws -> Void) -> portal_auth_code {
+        out?.pointee = nil
+        do {
+            try body()
+            return portal_auth_code(PORTAL_AUTH_OK)
+        } catch {
+            return report(error, to: out)
+        }
+    }
 }
 
 private typealias ErrorHandle = Handle<ErrorBox, portal_auth_error>

@@ -24,6 +24,10 @@ import Testing
         "", "https://example.com/?secret=JBSWY3DP", "otpauth://totp/x", "otpauth://totp/x?secret=",
         "otpauth://totp/x?secret===", "otpauth://totp/x?secret=AB1C", "otpauth://totp/x?secret=AB=C",
         "otpauth://totp/x?issuer=P", "otpauth://totp/x#?secret=JBSWY3DP", "%zzotpauth://x?secret=AA",
+        // Only letters are case-insensitive: control bytes are not `:` or `/`.
+        "otpauth\u{1A}//totp/x?secret=JBSWY3DP", "otpauth:/\u{0F}totp/x?secret=JBSWY3DP",
+        // Letters whose Unicode uppercase is in base32 (ı → I, ſ → S, ﬀ → FF) are not base32.
+        "otpauth://totp/x?secret=%C4%B1", "otpauth://totp/x?secret=\u{017F}", "otpauth://totp/x?secret=\u{FB00}",
     ])
     func noSecret(link: String) {
         #expect(TotpLink.secret(of: link) == nil)

@@ -16,7 +16,11 @@ enum TotpLink {
     /// The base32 secret of the link's last `secret=` parameter, uppercased; `nil` when the
     /// link is unusable or the value is not base32 with at least one data character.
     static func secret(of link: String) -> String? {
-        guard let link = normalised(link) else { return nil }
+        normalised(link).flatMap(secret(ofNormalised:))
+    }
+
+    /// The secret of a link `normalised` returned.
+    static func secret(ofNormalised link: String) -> String? {
         let scalars = Substring(link).unicodeScalars
         let withoutFragment = scalars[..<(scalars.firstIndex(of: "#") ?? scalars.endIndex)]
         guard let question = withoutFragment.firstIndex(of: "?") else { return nil }
@@ -31,17 +35,24 @@ enum TotpLink {
             let rawValue = Substring(pair[pair.index(after: equals)...])
             secret = QueryEncoding.decode(rawValue, plusIsSpace: false) ?? String(rawValue)
         }
-        guard let value = secret?.trimmed.uppercased(), isBase32(value) else { return nil }
-        return value
+        guard let value = secret.map({ asciiUppercased($0.trimmed.utf8) }), isBase32(value) else { return nil }
+        return String(decoding: value, as: UTF8.self)
     }
 
+    /// Case-insensitive for the letters only: folding every byte with 0x20 would also take
+    /// control bytes 0x1A and 0x0F for `:` and `/`.
     private static func isOtpauth(_ text: String) -> Bool {
-        text.utf8.count >= 10 && text.utf8.prefix(10).map { $0 | 0x20 }.elementsEqual("otpauth://".utf8.map { $0 | 0x20 })
+        text.utf8.count >= 10 && asciiUppercased(text.utf8.prefix(10)).elementsEqual("OTPAUTH://".utf8)
+    }
+
+    /// ASCII letters only: Unicode case mapping would turn letters outside base32 (`ı`, `ſ`,
+    /// `ﬀ`) into a secret the link does not carry, one its QR code's reader would reject.
+    private static func asciiUppercased(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+        bytes.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 0x20 : $0 }
     }
 
     /// `A-Z` and `2-7`, at least one, then only `=` padding.
-    private static func isBase32(_ value: String) -> Bool {
-        let bytes = value.utf8
+    private static func isBase32(_ bytes: [UInt8]) -> Bool {
         let data = bytes.prefix { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains($0) }
         return !data.isEmpty && bytes.dropFirst(data.count).allSatisfy { $0 == UInt8(ascii: "=") }
     }
@@ -51,6 +62,12 @@ extension TotpRequiredResult {
     /// The base32 secret of `totpLink`, for manual entry in an authenticator app; `nil` when
     /// there is no link or it carries no valid secret. Never log or persist it.
     public var totpSecret: String? {
-        totpLink.flatMap(TotpLink.secret(of:))
+        totpLink.flatMap { portalTotpSecret(otpAuthUrl: $0) }
     }
+}
+
+/// The base32 secret of an enrollment link kept elsewhere, as `TotpRequiredResult.totpSecret`
+/// reads it; `nil` when the link is unusable or carries no valid secret.
+public func portalTotpSecret(otpAuthUrl: String) -> String? {
+    TotpLink.secret(of: otpAuthUrl)
 }

@@ -1,0 +1,135 @@
+import CPortalAuth
+import PortalAuthCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// TOTP enrollment (client-auth.md §8): the secret for manual entry and the QR code to scan,
+// from the `otpauth://` link of a TOTP step (portal_auth_result_totp_link) or one the host
+// kept. Synchronous: no network, no keyring. The secret and every rendering of the code
+// carry the TOTP secret: never log or persist them.
+
+/// The borrowed link argument; INVALID_ARGUMENT "otpauth_url" for NULL or bytes that are not UTF-8.
+private func readLink(_ otpauth_url: UnsafePointer<CChar>?) throws -> String {
+    guard let link = try? CText.read(otpauth_url) else { throw PortalAuthError.invalidArgument(name: "otpauth_url") }
+    return link
+}
+
+/// A call that hands the caller a new string (free it with portal_auth_string_free) in
+/// `*out`: NULL on failure, or when `body` finds none.
+private func handingOverString(
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, named name: String,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?,
+    _ body: () throws -> String?
+) -> portal_auth_code {
+    out?.pointee = nil
+    return ErrorBox.catching(out_error) {
+        let out = try required(out, name)
+        out.pointee = try body().map { strdup($0) }
+    }
+}
+
+/// `out` itself, or INVALID_ARGUMENT `name` when it is NULL.
+private func required<T>(_ out: UnsafeMutablePointer<T>?, _ name: String) throws -> UnsafeMutablePointer<T> {
+    guard let out else { throw PortalAuthError.invalidArgument(name: name) }
+    return out
+}
+
+/// The base32 secret of an enrollment link, for manual entry in an authenticator app.
+/// `otpauth_url` is borrowed.
+///
+/// Returns PORTAL_AUTH_OK and stores in `*out_secret` a new string (free it with
+/// portal_auth_string_free), or NULL when the link is unusable or carries no valid secret.
+/// PORTAL_AUTH_E_INVALID_ARGUMENT (name "otpauth_url" or "out_secret") for a NULL link, a
+/// link that is not UTF-8, or a NULL `out_secret`.
+@c(portal_auth_totp_secret)
+public func portalAuthTotpSecret(
+    _ otpauth_url: UnsafePointer<CChar>?,
+    _ out_secret: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    handingOverString(out_secret, named: "out_secret", out_error) {
+        portalTotpSecret(otpAuthUrl: try readLink(otpauth_url))
+    }
+}
+
+/// The QR code of an enrollment link as a PNG: `scale` pixels a module (10 is the usual
+/// size), `(modules + 8) × scale` pixels square with a 4-module quiet zone, pure black on
+/// opaque white (1-bit grayscale); the same link gives the same bytes. `otpauth_url` is
+/// borrowed.
+///
+/// On success returns PORTAL_AUTH_OK, stores a new buffer in `*out_png` (free it with
+/// portal_auth_bytes_free) and its size in `*out_length`. On failure stores NULL and 0.
+/// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not `otpauth://`, carries no valid
+/// secret or is too long for a QR code, and for a `scale` that is not a whole number from 1
+/// or makes a side over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
+/// link ("otpauth_url") or a NULL `out_png` or `out_length`.
+@c(portal_auth_totp_qr_png)
+public func portalAuthTotpQrPng(
+    _ otpauth_url: UnsafePointer<CChar>?,
+    _ scale: Double,
+    _ out_png: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+    _ out_length: UnsafeMutablePointer<UInt>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    out_png?.pointee = nil
+    out_length?.pointee = 0
+    return ErrorBox.catching(out_error) {
+        let (outPng, outLength) = (try required(out_png, "out_png"), try required(out_length, "out_length"))
+        let png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: scale)
+        guard let buffer = malloc(png.count)?.assumingMemoryBound(to: UInt8.self) else { throw OutOfMemory() }
+        buffer.initialize(from: png, count: png.count)
+        (outPng.pointee, outLength.pointee) = (buffer, UInt(png.count))
+    }
+}
+
+/// The QR code of an enrollment link as SVG text: a view box of one unit a module (for web
+/// views and toolkits that scale it) and a nominal size of `scale` pixels a module, with the
+/// rules and errors of portal_auth_totp_qr_png. `otpauth_url` is borrowed. On success stores
+/// a new string in `*out_svg` (free it with portal_auth_string_free); NULL on failure.
+@c(portal_auth_totp_qr_svg)
+public func portalAuthTotpQrSvg(
+    _ otpauth_url: UnsafePointer<CChar>?,
+    _ scale: Double,
+    _ out_svg: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    handingOverString(out_svg, named: "out_svg", out_error) {
+        try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).svg(scale: scale)
+    }
+}
+
+/// The QR code of an enrollment link as UTF-8 text for a terminal: half blocks and spaces,
+/// one column a module and two module rows a line, quiet zone included, each line ending in
+/// "\n". `colors` is PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK (most terminals) or
+/// PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT. `otpauth_url` is borrowed. On success stores a new
+/// string in `*out_text` (free it with portal_auth_string_free); NULL on failure.
+/// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as portal_auth_totp_qr_png);
+/// PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link, another `colors` ("colors")
+/// or a NULL `out_text`.
+@c(portal_auth_totp_qr_terminal)
+public func portalAuthTotpQrTerminal(
+    _ otpauth_url: UnsafePointer<CChar>?,
+    _ colors: Int32,
+    _ out_text: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    handingOverString(out_text, named: "out_text", out_error) {
+        let terminal: TerminalColors
+        switch colors {
+        case Int32(PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK): terminal = .lightOnDark
+        case Int32(PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT): terminal = .darkOnLight
+        default: throw PortalAuthError.invalidArgument(name: "colors")
+        }
+        return try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).terminalText(colors: terminal)
+    }
+}
+
+/// Frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is ignored.
+@c(portal_auth_bytes_free)
+public func portalAuthBytesFree(_ bytes: UnsafeMutablePointer<UInt8>?) {
+    free(bytes)
+}
+
+/// malloc failed: reported as PORTAL_AUTH_E_INTERNAL.
+private struct OutOfMemory: Error {}

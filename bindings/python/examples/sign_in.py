@@ -24,7 +24,9 @@ def sign_in(auth: PortalAuth) -> AuthenticatedResult:
         result = auth.handle_redirect(input("That is not a sign-in link of this app. Link: "))
     if isinstance(result, TotpRequiredResult):
         if result.totp_link is not None:
-            print("First sign-in: add this account to your authenticator app.")
+            print("First sign-in: scan this code with your authenticator app,")
+            print(result.qr_code_terminal(), end="")
+            print(f"or enter this key in it by hand: {result.totp_secret}")
         result = auth.verify_totp(input("Code from your authenticator app: "), result.user_jwt)
     return result
 

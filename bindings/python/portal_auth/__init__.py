@@ -47,6 +47,7 @@ from .results import (
     TotpRequiredResult,
 )
 from .session import PortalSession
+from .totp import totp_qr_code_png, totp_qr_code_svg, totp_qr_code_terminal, totp_secret
 
 __all__ = [
     "AccountAbstractionUnavailable",
@@ -80,5 +81,9 @@ __all__ = [
     "SignInUnavailable",
     "TotpQrUnavailable",
     "TotpRequiredResult",
+    "totp_qr_code_png",
+    "totp_qr_code_svg",
+    "totp_qr_code_terminal",
+    "totp_secret",
     "Unauthorized",
 ]

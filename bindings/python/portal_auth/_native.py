@@ -63,6 +63,8 @@ STORAGE_KEYRING = 0
 STORAGE_MEMORY = 1
 STORAGE_HOST = 2
 UNSET = -1
+TERMINAL_LIGHT_ON_DARK = 0
+TERMINAL_DARK_ON_LIGHT = 1
 
 
 class StorageCallbacks(ctypes.Structure):
@@ -134,6 +136,14 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
     "portal_auth_error_free": (None, [handle]),
     "portal_auth_set_log_handler": (None, [LOG_FN, ctypes.c_void_p]),
+    "portal_auth_totp_secret": (code_t, [char_p, ctypes.POINTER(ctypes.c_void_p), out_handle]),
+    "portal_auth_totp_qr_png": (
+        code_t,
+        [char_p, ctypes.c_double, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), out_handle],
+    ),
+    "portal_auth_totp_qr_svg": (code_t, [char_p, ctypes.c_double, ctypes.POINTER(ctypes.c_void_p), out_handle]),
+    "portal_auth_totp_qr_terminal": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
+    "portal_auth_bytes_free": (None, [ctypes.c_void_p]),
 }
 
 _loaded: ctypes.CDLL | None = None

@@ -4,9 +4,12 @@ codes. `str(error)` is the library's message, which never carries a secret."""
 from __future__ import annotations
 
 import ctypes
+from typing import TYPE_CHECKING
 
 from . import _native
-from .results import AuthMethod
+
+if TYPE_CHECKING:
+    from .results import AuthMethod
 
 
 class PortalAuthError(Exception):
@@ -179,6 +182,8 @@ _SIMPLE: dict[int, type[PortalAuthError]] = {
 
 def from_handle(error: int) -> PortalAuthError:
     """The exception for a borrowed portal_auth_error (read at once: it dies with its callback)."""
+    from .results import AuthMethod  # results imports this module
+
     lib = _native.lib()
     code = int(lib.portal_auth_error_code(error))
     message = _native.required_text(lib.portal_auth_error_message(error))

@@ -6,6 +6,9 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import totp
+from .errors import TotpQrUnavailable
+
 if TYPE_CHECKING:
     from .session import PortalSession
 
@@ -55,6 +58,29 @@ class TotpRequiredResult:
     user_jwt: str
     totp_link: str | None
     end_user_id: str
+
+    @property
+    def totp_secret(self) -> str | None:
+        """The secret of `totp_link`, for manual entry in an authenticator app; None without
+        an enrollment link. A secret: show it to the user, never log it."""
+        return None if self.totp_link is None else totp.totp_secret(self.totp_link)
+
+    def qr_code_png(self, scale: int = 10) -> bytes:
+        """The enrollment QR code as PNG bytes (see totp_qr_code_png)."""
+        return totp.totp_qr_code_png(self._enrollment_link(), scale)
+
+    def qr_code_svg(self, scale: int = 10) -> str:
+        """The enrollment QR code as SVG text (see totp_qr_code_svg)."""
+        return totp.totp_qr_code_svg(self._enrollment_link(), scale)
+
+    def qr_code_terminal(self, dark_on_light: bool = False) -> str:
+        """The enrollment QR code as terminal text (see totp_qr_code_terminal)."""
+        return totp.totp_qr_code_terminal(self._enrollment_link(), dark_on_light)
+
+    def _enrollment_link(self) -> str:
+        if self.totp_link is None:
+            raise TotpQrUnavailable("No QR code: this step has no enrollment link (the user is enrolled already).")
+        return self.totp_link
 
     def __repr__(self) -> str:
         link = "None" if self.totp_link is None else "'<redacted>'"

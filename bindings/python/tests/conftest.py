@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import os
 import select
+import struct
 import shutil
 import subprocess
 import sys
 import urllib.parse
 import urllib.request
 import uuid
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -172,3 +175,43 @@ class Interaction:
         rest, _ = self.process.communicate(timeout=60)
         self.output += rest
         return self.process.returncode, self.output.decode()
+
+
+# QR codes, read back as a phone would: zbarimg on an image.
+
+
+def decode(image: Path) -> str:
+    scanned = subprocess.run(
+        ["zbarimg", "--raw", "-q", "-Sbinary", str(image)], capture_output=True, timeout=60, check=True
+    )
+    return scanned.stdout.decode("utf-8")
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def grey_png(rows: list[list[int]]) -> bytes:
+    """An 8-bit greyscale PNG of `rows` (0 black, 255 white), written with the standard library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\0" + bytes(row) for row in rows)
+    header = struct.pack(">IIBBBBB", len(rows[0]), len(rows), 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def rasterise(text: str, dark_on_light: bool, pixels: int = 4) -> list[list[int]]:
+    """The terminal text as a screen shows it: each character one module wide and two high,
+    the glyph in the text colour, the rest in the background colour."""
+    glyph, background = (0, 255) if dark_on_light else (255, 0)
+    halves = {" ": (False, False), "▀": (True, False), "▄": (False, True), "█": (True, True)}
+    rows: list[list[int]] = []
+    for line in text.splitlines():
+        for half in (0, 1):
+            row = [glyph if halves[character][half] else background for character in line for _ in range(pixels)]
+            rows.extend([row] * pixels)
+    return rows

@@ -13,7 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import Emulator, Interaction
+from conftest import Emulator, Interaction, decode, grey_png, rasterise
+
+import portal_auth
 
 PACKAGE = Path(__file__).resolve().parents[1]
 EXAMPLES = PACKAGE / "examples"
@@ -25,7 +27,7 @@ def run_sign_in(emu: Emulator, env: str, email: str) -> Interaction:
     )
 
 
-def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str) -> None:
+def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str, tmp_path: Path) -> None:
     email = "example@example.com"
     program = run_sign_in(emu, env, email)
     program.expect("Email: ")
@@ -35,7 +37,11 @@ def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str) -> None:
     program.expect("That is not a sign-in link of this app. Link: ")
     program.answer(emu.outbox_link(email))
     transcript = program.expect("Code from your authenticator app: ")
-    assert "add this account to your authenticator app" in transcript
+    # The QR code it drew, as a screen shows it, reads back to a link with the key it printed.
+    drawn = transcript.split("authenticator app,\n")[1].split("or enter this key")[0]
+    (tmp_path / "screen.png").write_bytes(grey_png(rasterise(drawn, dark_on_light=False)))
+    key = re.search(r"by hand: (\S+)\n", transcript)
+    assert key is not None and portal_auth.totp_secret(decode(tmp_path / "screen.png")) == key[1]
     program.answer(emu.totp_code(env, email))
     status, output = program.finish()
     user = re.search(r"Signed in as (\S+)\.", output)

@@ -1,0 +1,84 @@
+"""TOTP enrollment (client-auth.md §8): the secret of an otpauth link, for manual entry, and
+its QR code as PNG bytes, SVG text or terminal text. Made by the library (libqrencode and
+libpng): byte mode, error correction M, a 4-module quiet zone, black on opaque white."""
+
+from __future__ import annotations
+
+import ctypes
+
+from . import _native
+from .errors import InvalidArgument, TotpQrUnavailable, raise_from_out
+
+
+def _link(otpauth_url: object) -> bytes:
+    if not isinstance(otpauth_url, str) or "\0" in otpauth_url:
+        raise InvalidArgument("otpauth_url")
+    try:
+        return otpauth_url.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument("otpauth_url") from None
+
+
+def _scale(scale: object) -> float:
+    # A whole number of pixels a module; the library refuses the rest (TotpQrUnavailable).
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise InvalidArgument("scale")
+    try:
+        return float(scale)
+    except OverflowError:
+        raise TotpQrUnavailable() from None
+
+
+def _owned_text(pointer: ctypes.c_void_p) -> str:
+    try:
+        return ctypes.string_at(pointer.value).decode("utf-8") if pointer.value else ""
+    finally:
+        _native.lib().portal_auth_string_free(pointer)
+
+
+def totp_secret(otpauth_url: str) -> str | None:
+    """The base32 secret of an enrollment link, or None when it carries no valid one. A
+    secret: show it to the user, never log it."""
+    out = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    raise_from_out(_native.lib().portal_auth_totp_secret(_link(otpauth_url), ctypes.byref(out), ctypes.byref(error)), error)
+    return _owned_text(out) if out.value else None
+
+
+def totp_qr_code_png(otpauth_url: str, scale: int = 10) -> bytes:
+    """The link's QR code as PNG bytes, `(modules + 8) × scale` pixels square. Raises
+    TotpQrUnavailable for an unusable link, a scale that is not a whole number from 1, or a
+    side over 8192 pixels."""
+    lib = _native.lib()
+    out = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    error = ctypes.c_void_p()
+    code = lib.portal_auth_totp_qr_png(
+        _link(otpauth_url), _scale(scale), ctypes.byref(out), ctypes.byref(length), ctypes.byref(error)
+    )
+    raise_from_out(code, error)
+    try:
+        return ctypes.string_at(out.value, length.value) if out.value else b""
+    finally:
+        lib.portal_auth_bytes_free(out)
+
+
+def totp_qr_code_svg(otpauth_url: str, scale: int = 10) -> str:
+    """The link's QR code as SVG text (one unit a module, `scale` pixels a module nominally),
+    for web views and toolkits that scale it. Raises as totp_qr_code_png."""
+    out = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    code = _native.lib().portal_auth_totp_qr_svg(_link(otpauth_url), _scale(scale), ctypes.byref(out), ctypes.byref(error))
+    raise_from_out(code, error)
+    return _owned_text(out)
+
+
+def totp_qr_code_terminal(otpauth_url: str, dark_on_light: bool = False) -> str:
+    """The link's QR code as lines of Unicode half blocks, quiet zone included, for a
+    terminal a phone camera can read; `dark_on_light` for terminals with a light background."""
+    colors = _native.TERMINAL_DARK_ON_LIGHT if dark_on_light else _native.TERMINAL_LIGHT_ON_DARK
+    out = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    code = _native.lib().portal_auth_totp_qr_terminal(_link(otpauth_url), colors, ctypes.byref(out), ctypes.byref(error))
+    raise_from_out(code, error)
+    return _owned_text(out)

@@ -16,9 +16,11 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         // The C ABI's hand-written types (include/portal_auth_types.h), for Swift to use.
         .systemLibrary(name: "CPortalAuth"),
+        // Linux calls the Glibc module leaves out (eventfd, accept4).
+        .systemLibrary(name: "CPosix"),
 
         // The Client Auth client: wire protocol, transport, flows, storage.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CPortalAuth"]),
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CPortalAuth", "CPosix"]),
 
         // The C ABI: @c exports over the core, declared by include/portal_auth.h.
         .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"]),

@@ -17,6 +17,8 @@ USER_JWT_LIFETIME = 600
 DEFAULT_OAUTH_EMAIL = "oauth-user@example.com"
 GRANT_KINDS = ("magic", "oauth")
 OAUTH_OUTCOMES = ("success", "error")
+# What the fake providers put in `error=` when the outcome is an error.
+DEFAULT_OAUTH_ERROR = "oauth_failed"
 
 
 @dataclass
@@ -52,12 +54,14 @@ class Controls:
     oauth_outcome: str = "success"
     oauth_email: str = DEFAULT_OAUTH_EMAIL
     clock_offset_seconds: float = 0.0
+    oauth_error: str = DEFAULT_OAUTH_ERROR
 
     def as_dict(self) -> dict:
         return {
             "oauthOutcome": self.oauth_outcome,
             "oauthEmail": self.oauth_email,
             "clockOffsetSeconds": self.clock_offset_seconds,
+            "oauthError": self.oauth_error,
         }
 
 
@@ -97,9 +101,10 @@ class State:
     def controls(self) -> Controls:
         with self._lock:
             current = self._store.controls
-            return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds)
+            return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds,
+                            current.oauth_error)
 
-    def update_controls(self, outcome=None, email=None, clock_offset=None) -> Controls:
+    def update_controls(self, outcome=None, email=None, clock_offset=None, error=None) -> Controls:
         with self._lock:
             controls = self._store.controls
             if outcome is not None:
@@ -108,6 +113,8 @@ class State:
                 controls.oauth_email = email
             if clock_offset is not None:
                 controls.clock_offset_seconds = clock_offset
+            if error is not None:
+                controls.oauth_error = error
         return self.controls()
 
     # -- environments -------------------------------------------------------

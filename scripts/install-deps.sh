@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
-          gcc g++ binutils valgrind chromium)
+          gcc g++ binutils valgrind chromium curl)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -47,24 +47,28 @@ struct SystemBrowser: Sendable {
         for entry in (browser ?? "").split(separator: ":") {
             let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard !words.isEmpty else { continue }
-            if words.contains(where: { $0.contains("%s") }) {
-                commands.append(words.map { Self.substitute(url, into: $0) })
-            } else {
-                commands.append(words.map(String.init) + [url])
-            }
+            var placed = false
+            let arguments = words.map { Self.substitute(url, into: $0, placed: &placed) }
+            commands.append(placed ? arguments : arguments + [url])
         }
         commands.append(["xdg-open", url])
         return commands
     }
 
-    /// `word` with `%s` replaced by `url` and `%%` by `%`; the URL itself is never rescanned.
-    private static func substitute(_ url: String, into word: Substring) -> String {
+    /// `word` with `%s` replaced by `url` (setting `placed`) and `%%` by `%`; the URL itself
+    /// is never rescanned.
+    private static func substitute(_ url: String, into word: Substring, placed: inout Bool) -> String {
         var result = ""
         var index = word.startIndex
         while index < word.endIndex {
             let next = word.index(after: index)
             if word[index] == "%", next < word.endIndex, word[next] == "s" || word[next] == "%" {
-                result += word[next] == "s" ? url : "%"
+                if word[next] == "s" {
+                    result += url
+                    placed = true
+                } else {
+                    result += "%"
+                }
                 index = word.index(after: next)
             } else {
                 result.append(word[index])

@@ -18,9 +18,11 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // The C ABI's hand-written types (include/portal_auth_types.h), for Swift to use.
         .systemLibrary(name: "CPortalAuth"),
+        // Linux calls the Glibc module leaves out (eventfd, accept4).
+        .systemLibrary(name: "CPosix"),
 
-        // The Client Auth client: wire protocol, transport, flows, storage, QR codes.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth"]),
+        // The Client Auth client: wire protocol, transport, flows, storage, browser sign-in, QR codes.
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix"]),
 
         // The C ABI: @c exports over the core, declared by include/portal_auth.h.
         .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"]),

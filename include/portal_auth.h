@@ -428,6 +428,9 @@ SWIFT_EXTERN portal_auth_code portal_auth_new(portal_auth_options const * _Nulla
 /// NULL, or a size too small to hold <code>size</code> itself, is ignored.
 SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable options, ptrdiff_t size) SWIFT_NOEXCEPT;
 
+/// PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE; PORTAL_AUTH_FALSE for NULL.
+SWIFT_EXTERN int32_t portal_auth_prefers_ephemeral_web_browser_session(portal_auth const * _Nullable client) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// Reads the persisted session (no network). The callback lends it, or NULL with no error
 /// when none is stored.
 SWIFT_EXTERN portal_auth_code portal_auth_restore_session(portal_auth * _Nullable client, portal_auth_session_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
@@ -479,12 +482,38 @@ SWIFT_EXTERN void portal_auth_session_release(portal_auth_session * _Nullable se
 /// Keeps a session beyond the callback that lent it; returns it. NULL is ignored.
 SWIFT_EXTERN portal_auth_session * _Nullable portal_auth_session_retain(portal_auth_session * _Nullable session) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// Installs the opener browser sign-ins of this client use from now on (see
+/// portal_auth_opener_fn); NULL restores the default (<code>$BROWSER</code>, else <code>xdg-open</code>).
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
+SWIFT_EXTERN portal_auth_code portal_auth_set_browser_opener(portal_auth * _Nullable client, portal_auth_opener_fn _Nullable opener, void * _Nullable user_data) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// Installs (or with NULL removes) the client’s dispatcher, for calls started from now on.
 SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, portal_auth_dispatch_fn _Nullable dispatch, void * _Nullable dispatcher_data) SWIFT_NOEXCEPT;
 
 /// Installs (or with NULL removes) the process-wide log handler. The library is silent
 /// until one is installed.
 SWIFT_EXTERN void portal_auth_set_log_handler(portal_auth_log_fn _Nullable handler, void * _Nullable user_data) SWIFT_NOEXCEPT;
+
+/// Sets the flag passed to the opener as <code>ephemeral</code>: PORTAL_AUTH_TRUE asks for a private
+/// window, PORTAL_AUTH_FALSE (the default) does not. Returns PORTAL_AUTH_E_INVALID_ARGUMENT
+/// for a NULL client or another value.
+SWIFT_EXTERN portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_session(portal_auth * _Nullable client, int32_t prefers) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Signs in with Apple in the user’s browser; as portal_auth_sign_in_with_google.
+SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_apple(portal_auth * _Nullable client, int32_t timeout_ms, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Signs in with Google in the user’s browser (desktop.md “Browser sign-in”): opens a fresh
+/// authorize URL through the client’s opener, waits for the browser to come back to the
+/// loopback redirect URL (<code>http://127.0.0.1:<port>/<path></code>, <code>[::1]</code> or <code>localhost</code>), and
+/// completes the sign-in as portal_auth_handle_redirect would. <code>timeout_ms</code> bounds the wait
+/// (0: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED), or an
+/// error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
+/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use or a failed opener,
+/// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
+/// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
+/// callback, or a negative timeout.
+SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_google(portal_auth * _Nullable client, int32_t timeout_ms, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Frees a string the library gave the caller. NULL is ignored.
 SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEPT;

@@ -69,6 +69,18 @@ typedef void (*portal_auth_session_fn)(void *user_data, portal_auth_session *ses
 typedef void (*portal_auth_job_fn)(void *job);
 typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_fn run, void *job);
 
+/*
+ * Browser sign-in (portal_auth_sign_in_with_google/_apple) opens the authorize URL through an
+ * opener: by default `$BROWSER`, else `xdg-open`; a host installs its own with
+ * portal_auth_set_browser_opener. It is called once per sign-in, on a library thread, after
+ * the loopback listener is already answering; `url` is borrowed for the call; `ephemeral` is
+ * the client's prefers-ephemeral flag (1: open a private window if you can). Return 0 once
+ * the browser is launched (loading the page before returning works too); any other value
+ * ends the sign-in with PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE. `user_data` must stay valid while
+ * the opener is installed and until every sign-in started with it has called back.
+ */
+typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, int32_t ephemeral);
+
 /* Error codes: stable numbers, never reused. client-auth.md §10 and the transport's own. */
 typedef int32_t portal_auth_code;
 enum {

@@ -44,7 +44,7 @@ private func withResultHandle(_ result: AuthResult, _ body: (UnsafePointer<porta
     body(UnsafePointer(handle))
 }
 
-private func deliver(_ outcome: Result<AuthResult?, any Error>, _ done: portal_auth_result_fn, _ user: HostPointer) {
+func deliver(_ outcome: Result<AuthResult?, any Error>, _ done: portal_auth_result_fn, _ user: HostPointer) {
     switch outcome {
     case .success(let result?):
         withResultHandle(result) { done(user.raw, $0, nil) }

@@ -120,3 +120,18 @@ public enum PortalAuthSignInError: String, Error, Sendable, CaseIterable {
     /// The callback carried nothing usable.
     case callbackIncomplete = "CALLBACK_INCOMPLETE"
 }
+
+extension PortalAuthSignInError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .closed:
+            return "The browser sign-in ended before the browser came back (timeout or cancellation); nothing was exchanged."
+        case .unavailable:
+            return "Browser sign-in is not possible: it needs an http loopback redirect URL with an explicit port that is free, and a browser to open."
+        case .signInInProgress:
+            return "A browser sign-in is already under way for this client."
+        case .callbackIncomplete:
+            return "The browser came back without a usable sign-in result."
+        }
+    }
+}

@@ -13,6 +13,7 @@ public final class PortalAuth: Sendable {
     let api: PortalAPI
     let vault: SessionVault
     let grants = GrantLock()
+    let browserSignIn = BrowserSignInState()
 
     /// Validates the configuration; performs no network or storage I/O.
     ///
@@ -75,7 +76,7 @@ public final class PortalAuth: Sendable {
         try await authorizeUrl(for: .apple)
     }
 
-    private func authorizeUrl(for method: AuthMethod) async throws -> AuthorizeUrlResult {
+    func authorizeUrl(for method: AuthMethod) async throws -> AuthorizeUrlResult {
         let urls = try await api.authorizeUrls(redirectUrl: redirectUrl, isAccountAbstracted: isAccountAbstracted)
         let chosen = method == .google ? urls.google : urls.apple
         guard let url = chosen.nonBlank else { throw PortalAuthError.authMethodUnavailable(method) }

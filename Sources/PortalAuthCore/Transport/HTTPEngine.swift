@@ -72,20 +72,11 @@ private final class IOLoop: @unchecked Sendable {
         }
         pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, HTTPEngine.connectionCacheSize)
         let loop = IOLoop(multi: multi)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(loop).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let loop = Unmanaged<IOLoop>.fromOpaque(context).takeRetainedValue()
-            pa_set_thread_name("portal-auth-io")
-            loop.run()
-        }, context)
+        let result = DetachedThread.start(name: "portal-auth-io") { loop.run() }
         guard result == 0 else {
-            Unmanaged<IOLoop>.fromOpaque(context).release()
             curl_multi_cleanup(multi)
             return .failure(.network(.connection, message: "The HTTP engine could not start its I/O thread (error \(result))."))
         }
-        pthread_detach(thread)
         return .success(loop)
     }
 

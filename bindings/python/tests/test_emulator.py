@@ -416,6 +416,20 @@ class OAuthTests(EmulatorTestCase):
         self.assertEqual(self.authorize(urls["google"]), (302, CALLBACK + "?error=oauth_failed"))
         self.assertEqual(self.authorize(self.base + "/_emulator/oauth/google/authorize?state=unknown")[0], 400)
 
+    def test_provider_error_text(self):
+        # The provider's error text, from the query or the control, percent-encoded in the redirect.
+        urls = self.oauth_urls("redirectUrl=" + encode_query_value(CALLBACK))[1]["data"]
+        self.assertEqual(self.authorize(urls["google"], "&outcome=error&error=%3Cb%3E%20no"),
+                         (302, CALLBACK + "?error=%3Cb%3E%20no"))
+        status, controls = self.client.json("POST", "/_emulator/control",
+                                            {"oauthOutcome": "error", "oauthError": 'denied <x> & "y"'})
+        self.assertEqual((status, controls["oauthError"]), (200, 'denied <x> & "y"'))
+        urls = self.oauth_urls("redirectUrl=" + encode_query_value(CALLBACK))[1]["data"]
+        self.assertEqual(self.authorize(urls["apple"]), (302, CALLBACK + "?error=denied%20%3Cx%3E%20%26%20%22y%22"))
+        self.assertEqual(self.client.json("POST", "/_emulator/control", {"oauthError": ""})[0], 400)
+        self.client.json("POST", "/_emulator/reset")
+        self.assertEqual(self.client.json("GET", "/_emulator/control")[1]["oauthError"], "oauth_failed")
+
 
 class FaultAndWaitTests(EmulatorTestCase):
     def fault(self, **spec):

@@ -156,7 +156,10 @@ class ControlApi:
         offset = body.get("clockOffsetSeconds")
         if offset is not None and (not isinstance(offset, (int, float)) or isinstance(offset, bool)):
             raise ApiError(400, "clockOffsetSeconds must be a number")
-        controls = self._state.update_controls(outcome, email, offset)
+        error = body.get("oauthError")
+        if error is not None and (not isinstance(error, str) or not error):
+            raise ApiError(400, "oauthError must be a non-empty string")
+        controls = self._state.update_controls(outcome, email, offset, error)
         return json_response(200, controls.as_dict())
 
     def _upsert_environment(self, request: Request) -> Response:

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs
 
 from .messages import Request, Response, html_response
 from .state import OAUTH_OUTCOMES, State
-from .urls import append_query
+from .urls import append_query, encode_query_value
 
 PROVIDERS = {"google": "GOOGLE", "apple": "APPLE"}
 
@@ -36,7 +36,8 @@ class FakeProviders:
             # Lost a race with another use of the same state.
             return html_response(400, "Sign-in failed", "Unknown or already used state.")
         if outcome == "error":
-            params = "error=oauth_failed"
+            # Percent-encoded as a provider would; any text, so a client's escaping can be tested.
+            params = "error=" + encode_query_value(query.get("error", controls.oauth_error))
         else:
             grant = self._state.create_grant("oauth", env.id, email, found.is_account_abstracted)
             params = f"token={grant}&login_type={login_type}"

@@ -18,6 +18,8 @@ USER_JWT_LIFETIME = 600
 DEFAULT_OAUTH_EMAIL = "oauth-user@example.com"
 GRANT_KINDS = ("magic", "oauth")
 OAUTH_OUTCOMES = ("success", "error")
+# What the fake providers put in `error=` when the outcome is an error.
+DEFAULT_OAUTH_ERROR = "oauth_failed"
 
 
 @dataclass
@@ -53,12 +55,14 @@ class Controls:
     oauth_outcome: str = "success"
     oauth_email: str = DEFAULT_OAUTH_EMAIL
     clock_offset_seconds: float = 0.0
+    oauth_error: str = DEFAULT_OAUTH_ERROR
 
     def as_dict(self) -> dict[str, str | float]:
         return {
             "oauthOutcome": self.oauth_outcome,
             "oauthEmail": self.oauth_email,
             "clockOffsetSeconds": self.clock_offset_seconds,
+            "oauthError": self.oauth_error,
         }
 
 
@@ -113,10 +117,15 @@ class State:
     def controls(self) -> Controls:
         with self._lock:
             current = self._store.controls
-            return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds)
+            return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds,
+                            current.oauth_error)
 
     def update_controls(
-        self, outcome: str | None = None, email: str | None = None, clock_offset: float | None = None
+        self,
+        outcome: str | None = None,
+        email: str | None = None,
+        clock_offset: float | None = None,
+        error: str | None = None,
     ) -> Controls:
         with self._lock:
             controls = self._store.controls
@@ -126,6 +135,8 @@ class State:
                 controls.oauth_email = email
             if clock_offset is not None:
                 controls.clock_offset_seconds = clock_offset
+            if error is not None:
+                controls.oauth_error = error
         return self.controls()
 
     # -- environments -------------------------------------------------------

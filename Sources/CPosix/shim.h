@@ -1,0 +1,18 @@
+#ifndef PORTAL_AUTH_CPOSIX_SHIM_H
+#define PORTAL_AUTH_CPOSIX_SHIM_H
+
+/* Linux calls the loopback listener uses that the toolchain's Glibc module leaves out. */
+
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+/* A GNU extension; the Glibc module is built without _GNU_SOURCE, so declare it here. */
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/* Accepts a connection whose descriptor is non-blocking and close-on-exec from the start,
+   so a process spawned meanwhile (the browser) never inherits it. */
+static inline int pa_accept_nonblocking(int fd) {
+    return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+#endif

@@ -1,0 +1,109 @@
+import CPortalAuth
+import PortalAuthCore
+
+private typealias ClientHandle = Handle<ClientBox, portal_auth>
+
+/// Signs in with Google in the user's browser (desktop.md "Browser sign-in"): opens a fresh
+/// authorize URL through the client's opener, waits for the browser to come back to the
+/// loopback redirect URL (`http://127.0.0.1:<port>/<path>`, `[::1]` or `localhost`), and
+/// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait
+/// (0: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED), or an
+/// error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
+/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use or a failed opener,
+/// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
+/// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
+/// callback, or a negative timeout.
+@c(portal_auth_sign_in_with_google)
+public func portalAuthSignInWithGoogle(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ timeout_ms: Int32,
+    _ done: portal_auth_result_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    signIn(client, timeout_ms, done, user_data, out_call) { try await $0.signInWithGoogle(timeout: $1) }
+}
+
+/// Signs in with Apple in the user's browser; as portal_auth_sign_in_with_google.
+@c(portal_auth_sign_in_with_apple)
+public func portalAuthSignInWithApple(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ timeout_ms: Int32,
+    _ done: portal_auth_result_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    signIn(client, timeout_ms, done, user_data, out_call) { try await $0.signInWithApple(timeout: $1) }
+}
+
+private func signIn(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ timeoutMs: Int32,
+    _ done: portal_auth_result_fn?,
+    _ userData: UnsafeMutableRawPointer?,
+    _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
+    _ work: @escaping @Sendable (PortalAuth, Duration) async throws -> AuthResult
+) -> portal_auth_code {
+    guard let done, timeoutMs >= 0 else {
+        outCall?.pointee = nil
+        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+    }
+    let timeout = timeoutMs == 0 ? PortalAuth.defaultSignInTimeout : .milliseconds(timeoutMs)
+    let user = HostPointer(raw: userData)
+    return startCall(client, outCall, work: { auth -> AuthResult? in try await work(auth, timeout) }) {
+        deliver($0, done, user)
+    }
+}
+
+/// The host's opener and its user_data, passed back untouched.
+private struct HostOpener: @unchecked Sendable {
+    let open: portal_auth_opener_fn
+    let data: HostPointer
+
+    struct Failed: Error {}
+}
+
+/// Installs the opener browser sign-ins of this client use from now on (see
+/// portal_auth_opener_fn); NULL restores the default (`$BROWSER`, else `xdg-open`).
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
+@c(portal_auth_set_browser_opener)
+public func portalAuthSetBrowserOpener(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ opener: portal_auth_opener_fn?,
+    _ user_data: UnsafeMutableRawPointer?
+) -> portal_auth_code {
+    guard let auth = ClientHandle.object(client)?.auth else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let opener else {
+        auth.setBrowserOpener(nil)
+        return portal_auth_code(PORTAL_AUTH_OK)
+    }
+    let host = HostOpener(open: opener, data: HostPointer(raw: user_data))
+    auth.setBrowserOpener { url, ephemeral in
+        let status = url.withCString { host.open(host.data.raw, $0, ephemeral ? 1 : 0) }
+        guard status == 0 else { throw HostOpener.Failed() }
+    }
+    return portal_auth_code(PORTAL_AUTH_OK)
+}
+
+/// Sets the flag passed to the opener as `ephemeral`: PORTAL_AUTH_TRUE asks for a private
+/// window, PORTAL_AUTH_FALSE (the default) does not. Returns PORTAL_AUTH_E_INVALID_ARGUMENT
+/// for a NULL client or another value.
+@c(portal_auth_set_prefers_ephemeral_web_browser_session)
+public func portalAuthSetPrefersEphemeralWebBrowserSession(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ prefers: Int32
+) -> portal_auth_code {
+    guard let auth = ClientHandle.object(client)?.auth,
+          prefers == Int32(PORTAL_AUTH_TRUE) || prefers == Int32(PORTAL_AUTH_FALSE)
+    else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    auth.prefersEphemeralWebBrowserSession = prefers == Int32(PORTAL_AUTH_TRUE)
+    return portal_auth_code(PORTAL_AUTH_OK)
+}
+
+/// PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE; PORTAL_AUTH_FALSE for NULL.
+@c(portal_auth_prefers_ephemeral_web_browser_session)
+public func portalAuthPrefersEphemeralWebBrowserSession(_ client: UnsafePointer<portal_auth>?) -> Int32 {
+    ClientHandle.object(client)?.auth.prefersEphemeralWebBrowserSession == true
+        ? Int32(PORTAL_AUTH_TRUE) : Int32(PORTAL_AUTH_FALSE)
+}

@@ -1,0 +1,43 @@
+/// The small HTML pages the loopback listener answers with. The browser's tab shows them
+/// once the provider sends the user back, so they say where to go next; the only text they
+/// take from a request is the redirect's `error`, HTML-escaped. No page ever carries the grant.
+enum CallbackPage {
+    /// The page for a request to the redirect path: the error it reports, else what it carried.
+    static func html(forCallback url: String) -> String {
+        let parameters = RedirectURL.queryParameters(of: url)
+        if let error = parameters["error"] {
+            // Cut as handleRedirect cuts it, so the page and the error agree.
+            return document(title: "Sign-in failed",
+                            message: "Sign-in failed: \(error.truncated(to: 100)). You can close this window and try again from the application.")
+        }
+        if let token = parameters["token"], !token.isEmpty {
+            return document(title: "Sign-in received",
+                            message: "Sign-in received. You can close this window and return to the application.")
+        }
+        return document(title: "Sign-in incomplete",
+                        message: "The sign-in did not complete. You can close this window and try again from the application.")
+    }
+
+    /// A page of one paragraph; `message` is escaped here.
+    static func document(title: String, message: String) -> String {
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(escape(title))</title></head>"
+            + "<body><p>\(escape(message))</p></body></html>"
+    }
+
+    /// `text` safe inside an element or a quoted attribute.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}

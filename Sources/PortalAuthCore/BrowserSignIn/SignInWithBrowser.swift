@@ -1,0 +1,147 @@
+import Synchronization
+
+/// A client's browser sign-in settings and its one-at-a-time guard.
+final class BrowserSignInState: Sendable {
+    private struct State {
+        var opener: BrowserOpener?
+        var ephemeral = false
+        var inProgress = false
+    }
+
+    private let state = Mutex(State())
+
+    var opener: BrowserOpener? {
+        get { state.withLock { $0.opener } }
+        set { state.withLock { $0.opener = newValue } }
+    }
+
+    var ephemeral: Bool {
+        get { state.withLock { $0.ephemeral } }
+        set { state.withLock { $0.ephemeral = newValue } }
+    }
+
+    /// Takes the guard; false when a sign-in already holds it.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard !state.inProgress else { return false }
+            state.inProgress = true
+            return true
+        }
+    }
+
+    func end() {
+        state.withLock { $0.inProgress = false }
+    }
+}
+
+/// The one-call browser sign-in (desktop.md "Browser sign-in"): the system browser opens
+/// the provider, the provider sends it back to a one-shot listener on the loopback redirect
+/// URL, and the callback URL completes the sign-in as `handleRedirect` would.
+extension PortalAuth {
+    /// How long a browser sign-in waits for the browser to come back by default.
+    public static let defaultSignInTimeout: Duration = .seconds(300)
+
+    /// Passed to the browser opener as `ephemeral`: a host that can open a private window
+    /// may do so. False by default.
+    public var prefersEphemeralWebBrowserSession: Bool {
+        get { browserSignIn.ephemeral }
+        set { browserSignIn.ephemeral = newValue }
+    }
+
+    /// Installs the opener browser sign-ins use from now on; `nil` restores the default
+    /// (`$BROWSER`, else `xdg-open`).
+    public func setBrowserOpener(_ opener: BrowserOpener?) {
+        browserSignIn.opener = opener
+    }
+
+    /// Signs in with Google in the user's browser: opens a fresh authorize URL, waits for the
+    /// browser to come back to the loopback redirect URL, and completes the sign-in.
+    ///
+    /// - Parameter timeout: how long to wait for the browser; positive.
+    /// - Returns: the session (already persisted), or the TOTP step.
+    /// - Throws: `PortalAuthSignInError.signInInProgress` while another browser sign-in of
+    ///   this client runs (no request made); `.unavailable` for a redirect URL that is not
+    ///   an `http` loopback URL with an explicit port (no request made), a port in use (no
+    ///   request made) or an opener that failed; `.closed` when the timeout elapses or the
+    ///   task is cancelled before the browser comes back (nothing exchanged);
+    ///   `.callbackIncomplete` when the callback carries nothing usable; otherwise what
+    ///   `handleRedirect` throws (`authenticationFailed` for a provider's error, transport
+    ///   errors, `sessionStorageFailure`), and the errors of `loginWithGoogle`.
+    public func signInWithGoogle(timeout: Duration = PortalAuth.defaultSignInTimeout) async throws -> AuthResult {
+        try await signInWithBrowser(.google, timeout: timeout)
+    }
+
+    /// Signs in with Apple in the user's browser; as `signInWithGoogle`.
+    public func signInWithApple(timeout: Duration = PortalAuth.defaultSignInTimeout) async throws -> AuthResult {
+        try await signInWithBrowser(.apple, timeout: timeout)
+    }
+
+    private func signInWithBrowser(_ method: AuthMethod, timeout: Duration) async throws -> AuthResult {
+        guard timeout > .zero else { throw PortalAuthError.invalidArgument(name: "timeout") }
+        guard browserSignIn.begin() else {
+            PortalAuthLog.emit(.warning, "Browser sign-in: another one is under way for this client.")
+            throw PortalAuthSignInError.signInInProgress
+        }
+        var holdsGuard = true
+        defer { if holdsGuard { browserSignIn.end() } }
+
+        guard let loopback = LoopbackRedirect(redirectUrl) else {
+            PortalAuthLog.emit(.warning, "Browser sign-in needs a redirect URL of the form http://127.0.0.1:<port>/<path> (or [::1] or localhost).")
+            throw PortalAuthSignInError.unavailable
+        }
+        let listener: LoopbackListener
+        do {
+            listener = try LoopbackListener(loopback, redirectUrl: redirectUrl)
+        } catch {
+            PortalAuthLog.emit(.warning, "Browser sign-in: \(error.message).")
+            throw PortalAuthSignInError.unavailable
+        }
+
+        let authorizeUrl: String
+        do {
+            authorizeUrl = try await self.authorizeUrl(for: method).authorizeUrl
+        } catch is CancellationError {
+            throw PortalAuthSignInError.closed
+        }
+        if Task.isCancelled { throw PortalAuthSignInError.closed }
+
+        // Listening before the browser opens: an opener that loads the page itself, before it
+        // returns, is answered too.
+        do {
+            try listener.start(timeout: timeout)
+        } catch {
+            PortalAuthLog.emit(.error, "Browser sign-in: \(error.message).")
+            throw PortalAuthSignInError.unavailable
+        }
+        PortalAuthLog.emit(.info, "Browser sign-in: listening on \(loopback.endpoint); opening the browser.")
+        do {
+            let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
+            try opener(authorizeUrl, browserSignIn.ephemeral)
+        } catch {
+            listener.stop()
+            _ = await listener.outcome()
+            PortalAuthLog.emit(.warning, "Browser sign-in: the browser could not be opened.")
+            throw PortalAuthSignInError.unavailable
+        }
+
+        let outcome = await listener.outcome()
+        // The listener has closed its sockets; the next sign-in may start at once.
+        browserSignIn.end()
+        holdsGuard = false
+        switch outcome {
+        case .callback(let url):
+            PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
+            guard let result = try await handleRedirect(url) else {
+                PortalAuthLog.emit(.warning, "Browser sign-in: the callback carried no usable result.")
+                throw PortalAuthSignInError.callbackIncomplete
+            }
+            return result
+        case .timedOut:
+            PortalAuthLog.emit(.info, "Browser sign-in: timed out waiting for the browser.")
+            throw PortalAuthSignInError.closed
+        case .stopped:
+            PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
+            throw PortalAuthSignInError.closed
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import PortalAuthCore
+
+/// The default browser opener: `$BROWSER`, else `xdg-open`, spawned without a shell.
+@Suite struct BrowserOpenerTests {
+    @Test func browserIsAColonSeparatedListOfCommandsThenXdgOpen() {
+        let url = "http://127.0.0.1:1/a?b=1&c=$(id);'\"`x` %s"
+        let browser = SystemBrowser(browser: "firefox:: chromium --incognito %s :w3m -o x=%s%%s:%%s", path: nil)
+        #expect(browser.commands(for: url) == [
+            ["firefox", url],
+            ["chromium", "--incognito", url],
+            ["w3m", "-o", "x=\(url)%s"],
+            ["%s", url],
+            ["xdg-open", url],
+        ])
+        #expect(SystemBrowser(browser: nil, path: nil).commands(for: url) == [["xdg-open", url]])
+        #expect(SystemBrowser(browser: " : ", path: nil).commands(for: url) == [["xdg-open", url]])
+    }
+
+    @Test func theURLReachesTheProgramAsOneArgumentUntouched() throws {
+        let url = "http://127.0.0.1:1/a?b=1&c=$(touch /tmp/pwned);'\"`x` *"
+        let same = try #require(ChildProcess.spawn("/usr/bin/test", arguments: ["test", url, "=", url]))
+        #expect(same.wait() == 0)
+        let other = try #require(ChildProcess.spawn("/usr/bin/test", arguments: ["test", url, "=", url + " "]))
+        #expect(other.wait() != 0)
+        #expect(ChildProcess.spawn("/nonexistent/program", arguments: ["program"]) == nil)
+    }
+
+    @Test func withNoProgramToStartTheSignInIsUnavailable() async throws {
+        let emulator = try Emulator.start()
+        let (client, _, port) = try await loopbackClient(emulator)
+        let nowhere = SystemBrowser(browser: "/nonexistent/browser:missing-browser %s", path: "/nonexistent")
+        #expect(throws: SystemBrowser.NoBrowser.self) { try nowhere.open("http://127.0.0.1:1/", ephemeral: false) }
+        client.setBrowserOpener { try nowhere.open($0, ephemeral: $1) }
+        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await client.signInWithGoogle() }
+        #expect(try await emulator.requests("/oauth/urls").count == 1)
+        #expect(LoopbackClient.isRefused(port))
+    }
+
+    @Test func theFirstProgramFoundIsTheBrowser() async throws {
+        let emulator = try Emulator.start()
+        let (client, _, _) = try await loopbackClient(emulator)
+        // curl as the browser: it loads the provider's page and follows the redirect.
+        let curl = SystemBrowser(browser: "/nonexistent/browser:curl --silent --location --output /dev/null %s",
+                                 path: "/nonexistent:/usr/bin")
+        client.setBrowserOpener { try curl.open($0, ephemeral: $1) }
+        #expect(try await client.signInWithGoogle().authenticated != nil)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+@testable import PortalAuthCore
+
+/// desktop.md "Browser sign-in": the order of the flow and its errors. The browser here is
+/// this test, over plain sockets (BrowserSignInChromiumTests has the real one).
+@Suite struct BrowserSignInTests {
+    @Test(arguments: [
+        "myapp://auth/callback", "http://example.com:8765/callback", "https://127.0.0.1:8765/callback",
+        "http://127.0.0.1/callback", "http://127.0.0.2:8765/callback", "http://user@127.0.0.1:8765/callback",
+    ])
+    func aRedirectUrlThatIsNotLoopbackIsUnavailableBeforeAnyRequest(_ redirectUrl: String) async throws {
+        let emulator = try Emulator.start()
+        let client = try makeClient(emulator, redirectUrl: redirectUrl)
+        let opener = RecordingOpener()
+        client.setBrowserOpener(opener.opener)
+        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await client.signInWithGoogle() }
+        #expect(try await emulator.requests().isEmpty)
+        #expect(opener.callCount == 0)
+    }
+
+    @Test func aPortInUseIsUnavailableBeforeAnyRequest() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let taken = try LoopbackClient.occupy(browser.port)
+        defer { close(taken) }
+        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await browser.client.signInWithApple() }
+        #expect(try await emulator.requests().isEmpty)
+        #expect(browser.opener.callCount == 0)
+    }
+
+    @Test func aFailingOpenerIsUnavailableAndLeavesNothingBehind() async throws {
+        struct NoDisplay: Error {}
+        let browser = try await BrowserFixture(try Emulator.shared.get(), opener: RecordingOpener(failingWith: NoDisplay()))
+        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await browser.client.signInWithGoogle() }
+        #expect(browser.opener.callCount == 1)
+        await browser.expectReleased()
+    }
+
+    @Test func aFailedAuthorizeFetchPassesItsErrorThroughAndLeavesNothingBehind() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        try await emulator.fault("/oauth/urls", "status", ["status": 503])
+        let error = await caught { _ = try await browser.client.signInWithGoogle() }
+        #expect((error as? PortalRequestsError)?.status == 503)
+        #expect(browser.opener.callCount == 0)
+        await browser.expectReleased()
+    }
+
+    @Test func aSecondSignInOfTheClientIsRefusedWithoutARequest() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (first, _) = await browser.startSignIn()
+
+        await #expect(throws: PortalAuthSignInError.signInInProgress) { _ = try await browser.client.signInWithApple() }
+        await #expect(throws: PortalAuthSignInError.signInInProgress) { _ = try await browser.client.signInWithGoogle() }
+        #expect(try await emulator.requests("/oauth/urls").count == 1)
+        #expect(browser.opener.callCount == 1)
+
+        first.cancel()
+        await #expect(throws: PortalAuthSignInError.closed) { _ = try await first.value }
+        await browser.expectReleased()
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+    }
+
+    @Test func theTimeoutEndsTheWaitAsClosedWithNothingExchanged() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        await #expect(throws: PortalAuthSignInError.closed) {
+            _ = try await browser.client.signInWithGoogle(timeout: .milliseconds(200))
+        }
+        #expect(browser.opener.callCount == 1)
+        await browser.expectReleased()
+        // The user's browser arriving late finds nobody: the grant is never exchanged.
+        let url = await browser.opener.firstCall().url
+        #expect(throws: LoopbackClient.Failure.self) { _ = try LoopbackClient.followSignIn(url) }
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+    }
+
+    @Test func cancellationEndsTheWaitAsClosedWithNothingExchanged() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, url) = await browser.startSignIn(apple: true)
+        signIn.cancel()
+        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await browser.expectReleased()
+        #expect(throws: LoopbackClient.Failure.self) { _ = try LoopbackClient.followSignIn(url) }
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+    }
+
+    @Test func aSignInCancelledBeforeItStartsIsClosedAndOpensNothing() async throws {
+        let browser = try await BrowserFixture(try Emulator.shared.get())
+        let signIn = Task { [client = browser.client] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.signInWithGoogle()
+        }
+        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        #expect(browser.opener.callCount == 0)
+    }
+
+    @Test func aTimeoutThatIsNotPositiveIsAnInvalidArgument() async throws {
+        let client = try makeClient(try Emulator.shared.get(), redirectUrl: "http://127.0.0.1:8765/callback")
+        await #expect(throws: PortalAuthError.invalidArgument(name: "timeout")) { _ = try await client.signInWithGoogle(timeout: .zero) }
+    }
+
+    @Test func theCallbackIsAnsweredWithAPageAndCompletesTheSignIn() async throws {
+        let browser = try await BrowserFixture(try Emulator.start())
+        let (signIn, url) = await browser.startSignIn()
+        #expect(await browser.opener.firstCall().ephemeral == false)
+
+        let page = try LoopbackClient.followSignIn(url)
+        #expect(page.status == 200)
+        #expect(page.head.contains("Content-Type: text/html; charset=utf-8"))
+        #expect(page.head.contains("Referrer-Policy: no-referrer"))
+        #expect(page.body.contains("Sign-in received"))
+        let result = try #require(try await signIn.value.authenticated)
+        #expect(try await browser.client.restoreSession()?.endUserId == result.session.endUserId)
+        await browser.expectReleased()
+    }
+
+    @Test func theErrorPageEscapesTheProviderError() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, url) = await browser.startSignIn()
+
+        let page = try LoopbackClient.followSignIn(url + "&outcome=error&error=%3Cscript%3Ealert(1)%3C%2Fscript%3E%20%26%20'q'")
+        #expect(page.status == 200)
+        #expect(page.body.contains("Sign-in failed: &lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;."))
+        #expect(!page.body.contains("<script"))
+        await #expect(throws: PortalAuthError.authenticationFailed(error: "<script>alert(1)</script> & 'q'")) {
+            _ = try await signIn.value
+        }
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+    }
+
+    @Test func aCallbackWithoutAGrantIsIncomplete() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, _) = await browser.startSignIn()
+
+        let page = try LoopbackClient.get(browser.redirectUrl + "?state=x&login_type=GOOGLE")
+        #expect(page.status == 200 && page.body.contains("The sign-in did not complete"))
+        await #expect(throws: PortalAuthSignInError.callbackIncomplete) { _ = try await signIn.value }
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+    }
+
+    @Test func otherPathsAndMethodsAreRefusedAndTheWaitGoesOn() async throws {
+        let browser = try await BrowserFixture(try Emulator.start())
+        let (signIn, url) = await browser.startSignIn()
+        let origin = "http://127.0.0.1:\(browser.port)"
+
+        #expect(try LoopbackClient.get(origin + "/favicon.ico").status == 404)
+        #expect(try LoopbackClient.get(origin + "/callbackx?token=t&login_type=GOOGLE").status == 404)
+        #expect(try LoopbackClient.get(origin + "/CALLBACK?token=t&login_type=GOOGLE").status == 404)
+        let post = try LoopbackClient.exchange(browser.port, sending: Array("POST /callback?token=t HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(try LoopbackClient.parse(try #require(post)).status == 405)
+
+        // A trailing slash is the same redirect (client-auth.md §4).
+        let location = try #require(try LoopbackClient.get(url).location)
+        #expect(location.hasPrefix(browser.redirectUrl + "?"))
+        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "/callback?", with: "/callback/?")).status == 200)
+        #expect(try await signIn.value.authenticated != nil)
+    }
+
+    @Test func hostileClientsDoNotStopTheRealCallback() async throws {
+        let browser = try await BrowserFixture(try Emulator.start())
+        let (signIn, url) = await browser.startSignIn()
+        let port = browser.port
+
+        // Connects and says nothing, for the whole test.
+        let silent = try LoopbackClient.connect(port)
+        defer { close(silent) }
+        // Sends half a request head and stops.
+        let halfway = try LoopbackClient.connect(port)
+        defer { close(halfway) }
+        _ = Glibc.send(halfway, "GET /callback?tok", 17, Int32(MSG_NOSIGNAL))
+
+        let garbage = try LoopbackClient.exchange(port, sending: [0x16, 0x03, 0x01, 0x00, 0xFF] + Array("\r\n\r\n".utf8))
+        #expect(try LoopbackClient.parse(try #require(garbage)).status == 400)
+        let binary = try LoopbackClient.exchange(port, sending: Array("GET /callback?\u{1}x HTTP/1.1\r\n\r\n".utf8))
+        #expect(try LoopbackClient.parse(try #require(binary)).status == 400)
+        // One byte over the head limit is refused as too large ...
+        let overLimit = [UInt8]("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 8192 - 4)
+        let tooLarge = try LoopbackClient.exchange(port, sending: overLimit)
+        #expect(try LoopbackClient.parse(try #require(tooLarge)).status == 431)
+        // ... and a megabyte is cut off without being read.
+        _ = try LoopbackClient.exchange(port, sending: [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
+
+        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        #expect(try await signIn.value.authenticated != nil)
+    }
+
+    @Test func theGrantLockIsNotHeldWhileWaiting() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, _) = await browser.startSignIn()
+
+        // A magic link completes while the browser sign-in waits.
+        let (link, _) = try await grantRedirect(emulator, environment: browser.client.authEnvironmentId,
+                                                redirectUrl: browser.redirectUrl)
+        #expect(try await browser.client.handleRedirect(link)?.authenticated != nil)
+
+        signIn.cancel()
+        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+    }
+
+    @Test func localhostListensOnBothLoopbackAddresses() async throws {
+        let browser = try await BrowserFixture(try Emulator.start(), host: "localhost")
+        let (signIn, url) = await browser.startSignIn()
+
+        #expect(try LoopbackClient.get("http://[::1]:\(browser.port)/elsewhere").status == 404)
+        #expect(try LoopbackClient.get("http://127.0.0.1:\(browser.port)/elsewhere").status == 404)
+        let location = try #require(try LoopbackClient.get(url).location)
+        #expect(location.hasPrefix("http://localhost:\(browser.port)/callback?"))
+        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "localhost", with: "[::1]")).status == 200)
+        #expect(try await signIn.value.authenticated != nil)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import PortalAuthCore
+
+/// The loopback redirect URLs a browser sign-in accepts (desktop.md, RFC 8252 §7.3).
+@Suite struct LoopbackRedirectTests {
+    @Test func loopbackAddressesWithAnExplicitPortAreAccepted() throws {
+        let ipv4 = try #require(LoopbackRedirect("  http://127.0.0.1:8765/callback?app=1#x "))
+        #expect(ipv4.host == .ipv4 && ipv4.port == 8765 && ipv4.origin == "http://127.0.0.1:8765")
+        let ipv6 = try #require(LoopbackRedirect("HTTP://[::1]:1"))
+        #expect(ipv6.host == .ipv6 && ipv6.port == 1 && ipv6.origin == "HTTP://[::1]:1")
+        #expect(LoopbackRedirect("http://LocalHost:65535/a/b")?.host == .localhost)
+        #expect(LoopbackRedirect("http://localhost:65535?x")?.origin == "http://localhost:65535")
+    }
+
+    @Test(arguments: [
+        "", "http://", "myapp://auth/callback", "https://127.0.0.1:8765/callback", "http://127.0.0.1/callback",
+        "http://127.0.0.1:/callback", "http://127.0.0.1:0/callback", "http://127.0.0.1:65536/callback",
+        "http://127.0.0.1:+80/callback", "http://127.0.0.1:80 /callback", "http://127.0.0.1:008080/callback",
+        "http://127.0.0.2:8765/", "http://0.0.0.0:8765/", "http://[::]:8765/", "http://[::1]/x",
+        "http://example.com:8765/", "http://user@127.0.0.1:8765/", "http://localhost.:8765/", "http://127.1:8765/",
+        "http:127.0.0.1:8765", "ws://127.0.0.1:8765/",
+    ])
+    func otherURLsAreRefused(_ url: String) {
+        #expect(LoopbackRedirect(url) == nil)
+    }
+}
+
+/// The listener on its own: limits that the browser sign-in tests leave at their defaults.
+@Suite struct LoopbackListenerTests {
+    private func listener(limits: LoopbackListener.Limits = .init()) throws -> (LoopbackListener, UInt16) {
+        let port = try LoopbackClient.freePort()
+        let redirectUrl = "http://127.0.0.1:\(port)/callback"
+        let redirect = try #require(LoopbackRedirect(redirectUrl))
+        return (try LoopbackListener(redirect, redirectUrl: redirectUrl, limits: limits), port)
+    }
+
+    @Test func aClientThatSaysNothingIsDroppedAtItsReadDeadline() async throws {
+        var limits = LoopbackListener.Limits()
+        limits.readTimeout = .milliseconds(100)
+        let (listener, port) = try listener(limits: limits)
+        try listener.start(timeout: .seconds(120))
+        let silent = try LoopbackClient.connect(port)
+        defer { close(silent) }
+        // The listener closes it: the read ends with nothing, long before the 30 s guard.
+        #expect(LoopbackClient.receiveAll(silent) == "")
+        listener.stop()
+        #expect(await listener.outcome() == .stopped)
+    }
+
+    @Test func theOldestConnectionMakesWayBeyondTheLimit() async throws {
+        var limits = LoopbackListener.Limits()
+        limits.maxConnections = 2
+        let (listener, port) = try listener(limits: limits)
+        try listener.start(timeout: .seconds(120))
+        let first = try LoopbackClient.connect(port)
+        defer { close(first) }
+        let second = try LoopbackClient.connect(port)
+        defer { close(second) }
+        // The third connection's request is served; the first, silent, was dropped for it.
+        let answer = try LoopbackClient.exchange(port, sending: Array("GET /x HTTP/1.1\r\n\r\n".utf8))
+        #expect(try LoopbackClient.parse(try #require(answer)).status == 404)
+        #expect(LoopbackClient.receiveAll(first) == "")
+        listener.stop()
+        #expect(await listener.outcome() == .stopped)
+    }
+
+    @Test func bareLineFeedsEndAHeadAndTheCallbackURLIsTheConfiguredOriginPlusTheTarget() async throws {
+        let (listener, port) = try listener()
+        try listener.start(timeout: .seconds(120))
+        let answer = try LoopbackClient.exchange(port, sending: Array("GET /callback?token=t&login_type=GOOGLE HTTP/1.0\nHost: x\n\n".utf8))
+        #expect(try LoopbackClient.parse(try #require(answer)).status == 200)
+        #expect(await listener.outcome() == .callback(url: "http://127.0.0.1:\(port)/callback?token=t&login_type=GOOGLE"))
+        #expect(LoopbackClient.isRefused(port))
+    }
+
+    @Test func aListenerNeverStartedReleasesItsPort() throws {
+        let (listener, port) = try listener()
+        withExtendedLifetime(listener) { #expect(!LoopbackClient.isRefused(port)) }
+        _ = consume listener
+        #expect(LoopbackClient.isRefused(port))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+@testable import PortalAuthCore
+
+/// A real headless Chromium (Debian's `chromium`) as the browser opener: it loads the
+/// authorize URL, follows the provider's redirect to the loopback listener exactly as a
+/// user's browser would, prints the DOM of the page it ends on (`--dump-dom`) and exits.
+///
+/// Each browser runs as the first process of a PID namespace of its own (`unshare`): when it
+/// ends, or is killed by `stop()`, the kernel ends and reaps every process it started, so
+/// none outlives the test (this machine's PID 1 does not reap orphans). Its profile and
+/// HOME are a temporary folder, removed by `stop()`.
+final class Chromium: Sendable {
+    static let launcher = "/usr/bin/chromium"
+
+    private struct Launch: @unchecked Sendable {
+        let process: Process
+        let output: Pipe
+        let arguments: [String]
+    }
+
+    private let launches = Mutex<[Launch]>([])
+    private let profile: URL
+
+    init() throws {
+        profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+    }
+
+    /// Opens each URL in a new headless browser; `ephemeral` asks for an incognito window.
+    var opener: BrowserOpener {
+        { [self] url, ephemeral in try launch(url, incognito: ephemeral) }
+    }
+
+    private func launch(_ url: String, incognito: Bool) throws {
+        let flags = [
+            "--headless=new",
+            "--no-sandbox",            // running as root, where Chromium's sandbox refuses to start
+            "--disable-gpu",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--user-data-dir=\(profile.path)/profile",
+        ] + (incognito ? ["--incognito"] : []) + ["--dump-dom", url]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        var arguments = ["--pid", "--fork", "--kill-child", "--mount-proc"]
+        if geteuid() != 0 { arguments = ["--map-root-user"] + arguments }
+        process.arguments = arguments + [Self.launcher] + flags
+        process.environment = ["HOME": profile.path, "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        launches.withLock { $0.append(Launch(process: process, output: output, arguments: flags)) }
+    }
+
+    /// The flags of each browser started, in order.
+    var launchedFlags: [[String]] { launches.withLock { $0.map(\.arguments) } }
+
+    /// Waits for the first browser to exit and returns the DOM it printed.
+    func page() throws -> String {
+        guard let launch = launches.withLock({ $0.first }) else { throw LoopbackClient.Failure(description: "no browser launched") }
+        // A browser whose page never loads would keep the pipe open: end it after a minute.
+        let hangGuard = DispatchWorkItem { if launch.process.isRunning { launch.process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: hangGuard)
+        defer { hangGuard.cancel() }
+        let data = launch.output.fileHandleForReading.readDataToEndOfFile()
+        launch.process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Ends every browser still running, waits for each, and removes the profile.
+    func stop() {
+        for launch in launches.withLock({ $0 }) {
+            if launch.process.isRunning { launch.process.terminate() }
+            launch.process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: profile)
+    }
+}

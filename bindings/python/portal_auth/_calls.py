@@ -143,9 +143,10 @@ def _start(callback: Callback[Any], starter: Starter, deliver: Callable[[_Outcom
     return pending
 
 
-def blocking(callback: Callback[T], starter: Starter) -> T:
+def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False) -> T:
     """Starts the call and waits for its outcome. An interruption (Ctrl-C) cancels the call
-    on the terms of client-auth.md §5 and propagates."""
+    on the terms of client-auth.md §5 and propagates; with `settle_on_cancel`, only once the
+    library has ended the call (a browser sign-in: its listener closed, its guard released)."""
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
     def deliver(outcome: _Outcome) -> None:
@@ -160,17 +161,23 @@ def blocking(callback: Callback[T], starter: Starter) -> T:
     except BaseException:
         if not future.done():
             pending.cancel()
+            if settle_on_cancel:
+                concurrent.futures.wait([future])
         raise
 
 
-async def awaiting(callback: Callback[T], starter: Starter) -> T:
+async def awaiting(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False) -> T:
     """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
     task cancels the call (a request already sent still completes, and its session is
-    persisted) and raises asyncio.CancelledError in the task at once."""
+    persisted) and raises asyncio.CancelledError in the task: at once, or with
+    `settle_on_cancel` once the library has ended the call (see blocking)."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
+    ended = loop.create_future()
 
     def settle(outcome: _Outcome) -> None:
+        if not ended.done():
+            ended.set_result(None)
         if future.done():  # the awaiting task was cancelled
             return
         if outcome.error is not None:
@@ -189,6 +196,8 @@ async def awaiting(callback: Callback[T], starter: Starter) -> T:
         return await future
     except asyncio.CancelledError:
         pending.cancel()
+        if settle_on_cancel:
+            await ended
         raise
 
 

@@ -54,6 +54,7 @@ STORAGE_GET_FN = ctypes.CFUNCTYPE(
 STORAGE_SET_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
 STORAGE_REMOVE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
 STORAGE_RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+OPENER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int32)
 
 # Constants of portal_auth_types.h.
 OK = 0
@@ -144,6 +145,11 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_totp_qr_svg": (code_t, [char_p, ctypes.c_double, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_terminal": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_bytes_free": (None, [ctypes.c_void_p]),
+    "portal_auth_sign_in_with_google": (code_t, [handle, ctypes.c_int32, RESULT_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_sign_in_with_apple": (code_t, [handle, ctypes.c_int32, RESULT_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_set_browser_opener": (code_t, [handle, OPENER_FN, ctypes.c_void_p]),
+    "portal_auth_set_prefers_ephemeral_web_browser_session": (code_t, [handle, ctypes.c_int32]),
+    "portal_auth_prefers_ephemeral_web_browser_session": (ctypes.c_int32, [handle]),
 }
 
 _loaded: ctypes.CDLL | None = None

@@ -8,12 +8,12 @@ import ctypes
 import math
 import threading
 import weakref
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from types import TracebackType
 from typing import Any
 
-from . import _calls, _native, _outcomes, _storage
-from .errors import InvalidArgument, PortalAuthError, raise_from_out
+from . import _calls, _native, _opener, _outcomes, _storage
+from .errors import InvalidArgument, PortalAuthError, from_code, raise_from_out
 from .results import AuthenticatedResult, AuthMethodsResult, AuthorizeUrlResult, MagicLinkConfig, TotpRequiredResult
 from .session import PortalSession
 
@@ -33,14 +33,14 @@ def _c_text(value: object, name: str) -> bytes:
         raise InvalidArgument(name) from None
 
 
-def _milliseconds(seconds: float | None, name: str) -> int:
-    """A timeout in seconds as the options' milliseconds (0: the library's default)."""
+def _milliseconds(seconds: float | None, name: str, most: int = 0xFFFFFFFF) -> int:
+    """A timeout in seconds as C's milliseconds (0: the library's default)."""
     if seconds is None:
         return 0
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
         raise InvalidArgument(name)
     milliseconds = math.ceil(seconds * 1000)
-    if not 0 < milliseconds <= 0xFFFFFFFF:
+    if not 0 < milliseconds <= most:
         raise InvalidArgument(name)
     return milliseconds
 
@@ -106,13 +106,45 @@ class _Client:
         error = ctypes.c_void_p()
         raise_from_out(lib.portal_auth_new(ctypes.byref(options), ctypes.byref(client), ctypes.byref(error)), error)
         self._handle = client.value
+        self._opener = _opener.new_key()
         # Freed by close(), or when the client is collected; calls in flight still complete.
-        self._free = weakref.finalize(self, lib.portal_auth_free, client.value)
+        self._free = weakref.finalize(self, _free, client.value, self._opener)
 
     def _close(self) -> None:
         with self._lock:
             self._handle = None
             self._free()
+
+    def _with_handle(self, use: Callable[[int], int]) -> None:
+        """Calls a synchronous setter of the client under the lock (see _starter)."""
+        with self._lock:
+            if self._handle is None:
+                raise PortalAuthError("This portal_auth client is closed.")
+            code = use(self._handle)
+        if code != _native.OK:
+            raise from_code(code, "")
+
+    def _set_browser_opener(self, opener: _opener.Opener | None) -> None:
+        if opener is not None and not callable(opener):
+            raise InvalidArgument("opener")
+        _opener.install(self._opener, opener)
+        pointer = _opener.NONE if opener is None else _opener.OPEN
+        self._with_handle(lambda handle: int(_native.lib().portal_auth_set_browser_opener(handle, pointer, self._opener)))
+
+    @property
+    def prefers_ephemeral_web_browser_session(self) -> bool:
+        """Passed to the opener as `ephemeral`: ask for a private browser window."""
+        with self._lock:
+            if self._handle is None:
+                return False
+            return bool(_native.lib().portal_auth_prefers_ephemeral_web_browser_session(self._handle) == 1)
+
+    @prefers_ephemeral_web_browser_session.setter
+    def prefers_ephemeral_web_browser_session(self, prefers: bool) -> None:
+        if not isinstance(prefers, bool):
+            raise InvalidArgument("prefers_ephemeral_web_browser_session")
+        lib = _native.lib()
+        self._with_handle(lambda handle: int(lib.portal_auth_set_prefers_ephemeral_web_browser_session(handle, int(prefers))))
 
     def _starter(self, function: str, *arguments: Any) -> _calls.Starter:
         """Starts portal_auth_<function>(client, *arguments, callback, user_data, &call)."""
@@ -157,10 +189,28 @@ class _Client:
     def _clear_persisted_session(self) -> tuple[_calls.Callback[None], _calls.Starter]:
         return _calls.DONE, self._starter("portal_auth_clear_persisted_session")
 
+    def _sign_in(
+        self, provider: str, timeout: float | None
+    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
+        # The C timeout is an int32 of milliseconds.
+        milliseconds = _milliseconds(timeout, "timeout", most=0x7FFFFFFF)
+        return _outcomes.RESULT, self._starter(f"portal_auth_sign_in_with_{provider}", milliseconds)
+
+
+def _free(handle: int | None, opener: int) -> None:
+    _native.lib().portal_auth_free(handle)
+    _opener.install(opener, None)
+
 
 def _authenticated(result: AuthenticatedResult | TotpRequiredResult | None) -> AuthenticatedResult:
     if not isinstance(result, AuthenticatedResult):
         raise PortalAuthError("verify_totp did not return a session.")
+    return result
+
+
+def _signed_in(result: AuthenticatedResult | TotpRequiredResult | None) -> AuthenticatedResult | TotpRequiredResult:
+    if result is None:
+        raise PortalAuthError("The browser sign-in returned no result.")
     return result
 
 
@@ -191,6 +241,23 @@ class PortalAuth(_Client):
 
     def clear_persisted_session(self) -> None:
         _calls.blocking(*self._clear_persisted_session())
+
+    def sign_in_with_google(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+        """Signs in with Google in the user's browser and waits for it to come back to the
+        loopback redirect URL (`http://127.0.0.1:<port>/<path>`): `timeout` seconds, 300 by
+        default. Raises SignInInProgress, SignInUnavailable, SignInClosed (timeout, Ctrl-C)
+        or SignInCallbackIncomplete, or what handle_redirect raises."""
+        return _signed_in(_calls.blocking(*self._sign_in("google", timeout), settle_on_cancel=True))
+
+    def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+        """Signs in with Apple in the user's browser; as sign_in_with_google."""
+        return _signed_in(_calls.blocking(*self._sign_in("apple", timeout), settle_on_cancel=True))
+
+    def set_browser_opener(self, opener: _opener.Opener | None) -> None:
+        """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
+        on a library thread, returns once the browser is launched; an exception fails the
+        sign-in with SignInUnavailable. None restores the default ($BROWSER, else xdg-open)."""
+        self._set_browser_opener(opener)
 
     def close(self) -> None:
         """Frees the client. Calls in flight still complete; new ones raise PortalAuthError."""
@@ -233,6 +300,22 @@ class AsyncPortalAuth(_Client):
 
     async def clear_persisted_session(self) -> None:
         await _calls.awaiting(*self._clear_persisted_session())
+
+    async def sign_in_with_google(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+        """As PortalAuth.sign_in_with_google. Cancelling the awaiting task ends the wait
+        (nothing is exchanged); CancelledError comes once the listener is closed and the
+        next sign-in may start."""
+        return _signed_in(await _calls.awaiting(*self._sign_in("google", timeout), settle_on_cancel=True))
+
+    async def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+        """As PortalAuth.sign_in_with_google, with Apple."""
+        return _signed_in(await _calls.awaiting(*self._sign_in("apple", timeout), settle_on_cancel=True))
+
+    def set_browser_opener(self, opener: _opener.Opener | None) -> Awaitable[None]:
+        """As PortalAuth.set_browser_opener (the opener is a plain function here too); it
+        takes effect at once, and awaiting it is optional."""
+        self._set_browser_opener(opener)
+        return _Ready()
 
     def close(self) -> Awaitable[None]:
         """Frees the client at once (calls in flight still complete); awaiting it is optional."""

@@ -1,0 +1,51 @@
+"""The host's browser opener, fn(url, ephemeral), reached by the library through
+portal_auth_set_browser_opener. One C function pointer for the process; user_data names the
+client whose opener to call. An exception from the opener fails the sign-in
+(SignInUnavailable) without its text, which might quote the authorize URL."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections.abc import Callable
+
+from . import _native, _threads
+
+Opener = Callable[[str, bool], None]
+
+logger = logging.getLogger("portal_auth")
+
+_openers: dict[int, Opener] = {}
+_lock = threading.Lock()
+_keys = itertools.count(1)
+
+
+@_threads.from_library
+def _open(key: int | None, url: bytes | None, ephemeral: int) -> int:
+    with _lock:
+        opener = _openers.get(key or 0)
+    if opener is None or url is None:
+        return 1
+    try:
+        opener(url.decode("utf-8"), bool(ephemeral))
+    except Exception as error:  # noqa: BLE001 - a failed opener is the sign-in's to report
+        logger.warning("the browser opener raised %s", type(error).__name__)
+        return 1
+    return 0
+
+
+OPEN = _native.OPENER_FN(_open)
+NONE = _native.OPENER_FN()
+
+
+def new_key() -> int:
+    return next(_keys)
+
+
+def install(key: int, opener: Opener | None) -> None:
+    with _lock:
+        if opener is None:
+            _openers.pop(key, None)
+        else:
+            _openers[key] = opener

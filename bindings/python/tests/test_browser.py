@@ -1,0 +1,263 @@
+"""Browser sign-in from Python: sign_in_with_google/apple with the host's opener, a loopback
+listener, the TOTP branch, errors in desktop.md's order, timeout and cancellation, two at
+once, and a real headless Chromium as the browser."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Emulator
+
+import portal_auth
+from portal_auth import AsyncPortalAuth, AuthenticatedResult, PortalAuth, TotpRequiredResult
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def loopback(emu: Emulator) -> tuple[str, str]:
+    """An environment that allows a loopback redirect URL on a port of this test's own."""
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    environment_id = emu.environment(totp=False)
+    emu.call(
+        "POST", "environments",
+        {"id": environment_id, "allowedMethods": ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
+         "redirectUrls": [redirect], "totpRequired": False, "accountAbstraction": False, "autoCreateWallet": True},
+    )
+    return environment_id, redirect
+
+
+@pytest.fixture
+def browser_client(emu: Emulator, loopback: tuple[str, str]) -> Iterator[PortalAuth]:
+    environment_id, redirect = loopback
+    with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url) as auth:
+        yield auth
+
+
+class Browser:
+    """An opener that behaves as a browser: in a thread of its own it loads the authorize URL
+    and follows the provider's redirect to the listener; the page it ends on is kept."""
+
+    def __init__(self, suffix: str = "") -> None:
+        self.suffix = suffix
+        self.calls: list[tuple[str, bool]] = []
+        self.page: str | None = None
+        self.status: int | None = None
+        self.thread: threading.Thread | None = None
+
+    def __call__(self, url: str, ephemeral: bool) -> None:
+        self.calls.append((url, ephemeral))
+        self.thread = threading.Thread(target=self._load, args=(url + self.suffix,))
+        self.thread.start()
+
+    def _load(self, url: str) -> None:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                self.status, self.page = response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            self.status, self.page = error.code, error.read().decode()
+
+    def wait(self) -> str:
+        assert self.thread is not None
+        self.thread.join(60)
+        assert self.page is not None
+        return self.page
+
+
+def test_sign_in_with_google(browser_client: PortalAuth, emu: Emulator) -> None:
+    browser = Browser()
+    browser_client.set_browser_opener(browser)
+    result = browser_client.sign_in_with_google(timeout=60)
+    assert isinstance(result, AuthenticatedResult) and result.session.get_token()
+    assert "/oauth/google/" in browser.calls[0][0] and browser.calls[0][1] is False
+    assert browser.status == 200 and browser.wait()
+    restored = browser_client.restore_session()
+    assert restored is not None and restored.end_user_id == result.session.end_user_id
+
+
+def test_sign_in_with_apple_passes_the_ephemeral_flag(browser_client: PortalAuth) -> None:
+    browser = Browser()
+    browser_client.set_browser_opener(browser)
+    assert browser_client.prefers_ephemeral_web_browser_session is False
+    browser_client.prefers_ephemeral_web_browser_session = True
+    assert browser_client.prefers_ephemeral_web_browser_session is True
+    assert isinstance(browser_client.sign_in_with_apple(), AuthenticatedResult)
+    assert "/oauth/apple/" in browser.calls[0][0] and browser.calls[0][1] is True
+    with pytest.raises(portal_auth.InvalidArgument):
+        browser_client.prefers_ephemeral_web_browser_session = 1  # type: ignore[assignment]
+
+
+def test_the_totp_branch(emu: Emulator) -> None:
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    environment_id = emu.environment()
+    emu.call(
+        "POST", "environments",
+        {"id": environment_id, "allowedMethods": ["GOOGLE"], "redirectUrls": [redirect], "totpRequired": True,
+         "accountAbstraction": False, "autoCreateWallet": True},
+    )
+    with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url) as auth:
+        browser = Browser(suffix="&email=totp-browser%40example.com")
+        auth.set_browser_opener(browser)
+        step = auth.sign_in_with_google()
+        assert isinstance(step, TotpRequiredResult) and step.totp_secret
+        code = emu.totp_code(environment_id, "totp-browser@example.com")
+        assert auth.verify_totp(code, step.user_jwt).session.end_user_id == step.end_user_id
+
+
+def test_the_error_redirect(browser_client: PortalAuth) -> None:
+    browser = Browser(suffix="&outcome=error")
+    browser_client.set_browser_opener(browser)
+    with pytest.raises(portal_auth.AuthenticationFailed) as raised:
+        browser_client.sign_in_with_google()
+    assert raised.value.error
+    assert raised.value.error in browser.wait()  # the page shows the error too
+
+
+def test_a_timeout_closes_the_sign_in_and_exchanges_nothing(browser_client: PortalAuth, emu: Emulator) -> None:
+    opened: list[str] = []
+    browser_client.set_browser_opener(lambda url, ephemeral: opened.append(url))
+    with pytest.raises(portal_auth.SignInClosed) as raised:
+        browser_client.sign_in_with_google(timeout=0.2)
+    assert raised.value.code == "POPUP_CLOSED" and len(opened) == 1
+    assert emu.requests("/oauth/tokens") == []
+    # The guard is released at once: the next sign-in starts.
+    browser_client.set_browser_opener(Browser())
+    assert isinstance(browser_client.sign_in_with_google(), AuthenticatedResult)
+
+
+def test_cancelling_the_awaiting_task_closes_the_sign_in(emu: Emulator, loopback: tuple[str, str]) -> None:
+    environment_id, redirect = loopback
+
+    async def main() -> None:
+        async with AsyncPortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url) as auth:
+            opened = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            await auth.set_browser_opener(lambda url, ephemeral: loop.call_soon_threadsafe(opened.set))
+            task = asyncio.ensure_future(auth.sign_in_with_google())
+            await opened.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # The listener is gone and the guard released: a new sign-in binds the port again.
+            auth.set_browser_opener(Browser())
+            assert isinstance(await auth.sign_in_with_apple(), AuthenticatedResult)
+
+    asyncio.run(main())
+    assert len(emu.requests("/oauth/tokens")) == 1
+
+
+def test_two_sign_ins_at_once(browser_client: PortalAuth, emu: Emulator) -> None:
+    release = threading.Event()
+    opened = threading.Event()
+    browser = Browser()
+
+    def slow_browser(url: str, ephemeral: bool) -> None:
+        opened.set()
+        threading.Thread(target=lambda: (release.wait(60), browser(url, ephemeral))).start()
+
+    browser_client.set_browser_opener(slow_browser)
+    outcome: list[object] = []
+    first = threading.Thread(target=lambda: outcome.append(browser_client.sign_in_with_google()))
+    first.start()
+    assert opened.wait(60)
+    requests_before = len(emu.requests("/oauth/urls"))
+    with pytest.raises(portal_auth.SignInInProgress):
+        browser_client.sign_in_with_apple()
+    assert len(emu.requests("/oauth/urls")) == requests_before  # refused before any request
+    release.set()
+    first.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], AuthenticatedResult)
+
+
+def test_unavailable_before_any_request(emu: Emulator, loopback: tuple[str, str], env: str) -> None:
+    environment_id, redirect = loopback
+    # Not a loopback redirect URL.
+    with PortalAuth(auth_environment_id=env, redirect_url="myapp://auth/callback", api_host=emu.url) as auth:
+        auth.set_browser_opener(Browser())
+        with pytest.raises(portal_auth.SignInUnavailable):
+            auth.sign_in_with_google()
+    # The port is in use.
+    port = int(redirect.split(":")[2].split("/")[0])
+    with socket.socket() as taken, PortalAuth(
+        auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url
+    ) as auth:
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        auth.set_browser_opener(Browser())
+        with pytest.raises(portal_auth.SignInUnavailable):
+            auth.sign_in_with_google()
+    assert emu.requests("/oauth/urls") == []
+
+
+def test_a_failing_opener_is_unavailable(browser_client: PortalAuth) -> None:
+    def broken(url: str, ephemeral: bool) -> None:
+        raise OSError(f"no browser for {url}")
+
+    browser_client.set_browser_opener(broken)
+    with pytest.raises(portal_auth.SignInUnavailable) as raised:
+        browser_client.sign_in_with_google()
+    assert "/oauth/" not in str(raised.value)
+
+
+def test_invalid_timeouts(browser_client: PortalAuth) -> None:
+    for timeout in (0, -1, float("nan"), 1e10, "5"):
+        with pytest.raises(portal_auth.InvalidArgument) as raised:
+            browser_client.sign_in_with_google(timeout=timeout)  # type: ignore[arg-type]
+        assert raised.value.name == "timeout"
+    with pytest.raises(portal_auth.InvalidArgument):
+        browser_client.set_browser_opener("firefox")  # type: ignore[arg-type]
+
+
+def test_the_default_opener_runs_browser(
+    browser_client: PortalAuth, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no opener installed, $BROWSER is run with the URL (here a script that loads it)."""
+    script = tmp_path / "browser"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=30).read()\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(script))
+    browser_client.set_browser_opener(Browser())
+    browser_client.set_browser_opener(None)  # back to the default
+    assert isinstance(browser_client.sign_in_with_google(), AuthenticatedResult)
+
+
+def chromium(url: str, ephemeral: bool, profile: Path) -> Callable[[], subprocess.CompletedProcess[str]]:
+    """Debian's Chromium, headless, loading `url` as a user's browser would; in a PID
+    namespace of its own, so that none of its processes outlives it."""
+    command = [
+        "unshare", "--pid", "--fork", "--kill-child", "--mount-proc",
+        "chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+        *(["--incognito"] if ephemeral else []), "--dump-dom", url,
+    ]
+    if os.geteuid() != 0:
+        command[1:1] = ["--map-root-user"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return lambda: subprocess.CompletedProcess(command, process.wait(120), process.stdout.read() if process.stdout else "")
+
+
+def test_with_a_real_headless_chromium(browser_client: PortalAuth, tmp_path: Path) -> None:
+    finished: list[Callable[[], subprocess.CompletedProcess[str]]] = []
+    browser_client.set_browser_opener(lambda url, ephemeral: finished.append(chromium(url, ephemeral, tmp_path)))
+    browser_client.prefers_ephemeral_web_browser_session = True
+    result = browser_client.sign_in_with_google()
+    assert isinstance(result, AuthenticatedResult) and result.session.get_token()
+    page = finished[0]()
+    assert page.returncode == 0 and "<html" in page.stdout.lower()

@@ -491,7 +491,8 @@ SWIFT_EXTERN portal_auth_code portal_auth_set_browser_opener(portal_auth * _Null
 SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, portal_auth_dispatch_fn _Nullable dispatch, void * _Nullable dispatcher_data) SWIFT_NOEXCEPT;
 
 /// Installs (or with NULL removes) the process-wide log handler. The library is silent
-/// until one is installed.
+/// until one is installed. When this returns, the handler it replaced is not running on any
+/// other thread and is never called again, so its user_data may be freed.
 SWIFT_EXTERN void portal_auth_set_log_handler(portal_auth_log_fn _Nullable handler, void * _Nullable user_data) SWIFT_NOEXCEPT;
 
 /// Sets the flag passed to the opener as <code>ephemeral</code>: PORTAL_AUTH_TRUE asks for a private

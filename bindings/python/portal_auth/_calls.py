@@ -39,10 +39,11 @@ class _Outcome:
 class _Pending:
     """One call in flight: its C call handle (to cancel), and where its outcome goes."""
 
-    __slots__ = ("deliver", "lock", "handle", "finished")
+    __slots__ = ("deliver", "group", "lock", "handle", "finished")
 
-    def __init__(self, deliver: Callable[[_Outcome], None]) -> None:
+    def __init__(self, deliver: Callable[[_Outcome], None], group: object) -> None:
         self.deliver = deliver
+        self.group = group
         self.lock = threading.Lock()
         self.handle: int | None = None
         self.finished = False
@@ -96,7 +97,7 @@ def _complete(key: int | None, read: Callable[[], Any]) -> None:
         outcome: _Outcome = _Outcome(value=read())
     except errors.PortalAuthError as error:
         outcome = _Outcome(error=error)
-    except Exception:  # noqa: BLE001 - a callback must not raise into C
+    except BaseException:  # noqa: BLE001 - a callback must not raise into C
         outcome = _Outcome(error=errors.PortalAuthError("portal-auth returned a value the binding could not read."))
     pending.finish()
     pending.deliver(outcome)
@@ -127,8 +128,18 @@ def _done(error: int | None) -> None:
 DONE = Callback(_native.DONE_FN, _done)
 
 
-def _start(callback: Callback[Any], starter: Starter, deliver: Callable[[_Outcome], None]) -> _Pending:
-    pending = _Pending(deliver)
+def cancel_group(group: object) -> None:
+    """Cancels every call in flight that was started with `group`."""
+    with _registry_changed:
+        members = [pending for pending in _registry.values() if pending.group is group]
+    for pending in members:
+        pending.cancel()
+
+
+def _start(
+    callback: Callback[Any], starter: Starter, deliver: Callable[[_Outcome], None], group: object = None
+) -> _Pending:
+    pending = _Pending(deliver, group)
     key = _register(pending)
     out_call = ctypes.c_void_p()
     try:
@@ -143,10 +154,11 @@ def _start(callback: Callback[Any], starter: Starter, deliver: Callable[[_Outcom
     return pending
 
 
-def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False) -> T:
+def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
     """Starts the call and waits for its outcome. An interruption (Ctrl-C) cancels the call
     on the terms of client-auth.md §5 and propagates; with `settle_on_cancel`, only once the
-    library has ended the call (a browser sign-in: its listener closed, its guard released)."""
+    library has ended the call (a browser sign-in: its listener closed, its guard released).
+    `group` tags the call for cancel_group."""
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
 
     def deliver(outcome: _Outcome) -> None:
@@ -155,7 +167,7 @@ def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = F
         else:
             future.set_result(outcome.value)
 
-    pending = _start(callback, starter, deliver)
+    pending = _start(callback, starter, deliver, group)
     try:
         return future.result()
     except BaseException:
@@ -166,7 +178,9 @@ def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = F
         raise
 
 
-async def awaiting(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False) -> T:
+async def awaiting(
+    callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None
+) -> T:
     """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
     task cancels the call (a request already sent still completes, and its session is
     persisted) and raises asyncio.CancelledError in the task: at once, or with
@@ -191,7 +205,7 @@ async def awaiting(callback: Callback[T], starter: Starter, settle_on_cancel: bo
         except RuntimeError:  # the loop is closed: nobody awaits this outcome any more
             pass
 
-    pending = _start(callback, starter, deliver)
+    pending = _start(callback, starter, deliver, group)
     try:
         return await future
     except asyncio.CancelledError:

@@ -9,6 +9,8 @@ import logging
 from . import _native, _threads
 
 logger = logging.getLogger("portal_auth")
+# Silent unless the application configures logging, as the C library is by default.
+logger.addHandler(logging.NullHandler())
 
 _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
 

@@ -22,7 +22,7 @@ def library_path() -> Path:
     the package, else the repository's release build."""
     override = os.environ.get("PORTAL_AUTH_LIBRARY")
     if override:
-        path = Path(override)
+        path = Path(override).resolve()  # a bare name would send dlopen to the loader's path
         if not path.is_file():
             raise LibraryNotFound(f"PORTAL_AUTH_LIBRARY names {path}, which is not a file")
         return path

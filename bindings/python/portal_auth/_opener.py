@@ -29,7 +29,7 @@ def _open(key: int | None, url: bytes | None, ephemeral: int) -> int:
         return 1
     try:
         opener(url.decode("utf-8"), bool(ephemeral))
-    except Exception as error:  # noqa: BLE001 - a failed opener is the sign-in's to report
+    except BaseException as error:  # noqa: BLE001 - a failed opener is the sign-in's to report
         logger.warning("the browser opener raised %s", type(error).__name__)
         return 1
     return 0

@@ -31,6 +31,7 @@ logger = logging.getLogger("portal_auth")
 _stores: dict[int, SessionStore] = {}
 _stores_lock = threading.Lock()
 _keys = itertools.count(1)
+_waits_at_exit = False
 
 _libc = ctypes.CDLL(None)
 _libc.malloc.restype = ctypes.c_void_p
@@ -44,7 +45,7 @@ def _store(key: int | None) -> SessionStore | None:
         return _stores.get(key or 0)
 
 
-def _failed(store: SessionStore, method: str, error: Exception) -> int:
+def _failed(store: SessionStore, method: str, error: BaseException) -> int:
     logger.warning("the session store %s.%s() raised %s", type(store).__name__, method, type(error).__name__)
     return _FAILED
 
@@ -56,15 +57,19 @@ def _get(key: int | None, environment_id: bytes | None, out_value: Any) -> int:
         return _FAILED
     try:
         value = store.get()
-    except Exception as error:  # noqa: BLE001 - any failure of the host's store is transient
+    except BaseException as error:  # noqa: BLE001 - any failure of the host's store is transient
         return _failed(store, "get", error)
     if value is None:
         out_value[0] = None
         return 0
+    if not isinstance(value, str):
+        # The host's mistake, not a stored value gone bad: transient, nothing deleted.
+        logger.warning("the session store %s.get() returned a %s, not a str", type(store).__name__, type(value).__name__)
+        return _FAILED
     try:
-        encoded = value.encode("utf-8") if isinstance(value, str) and "\0" not in value else b""
+        encoded = value.encode("utf-8") if "\0" not in value else b""
     except UnicodeEncodeError:
-        encoded = b""  # not a string the library can read: undecodable, so it is deleted
+        encoded = b""  # a string the library cannot read: undecodable, so it is deleted
     buffer = _libc.malloc(len(encoded) + 1)
     if not buffer:
         return _FAILED
@@ -80,7 +85,7 @@ def _set(key: int | None, environment_id: bytes | None, value: bytes | None) -> 
         return _FAILED
     try:
         store.set(value.decode("utf-8"))
-    except Exception as error:  # noqa: BLE001
+    except BaseException as error:  # noqa: BLE001
         return _failed(store, "set", error)
     return 0
 
@@ -92,15 +97,16 @@ def _remove(key: int | None, environment_id: bytes | None) -> int:
         return _FAILED
     try:
         store.delete()
-    except Exception as error:  # noqa: BLE001
+    except BaseException as error:  # noqa: BLE001
         return _failed(store, "delete", error)
     return 0
 
 
 @_threads.from_library
 def _release(key: int | None) -> None:
-    with _stores_lock:
+    with _released:
         _stores.pop(key or 0, None)
+        _released.notify_all()
 
 
 _GET = _native.STORAGE_GET_FN(_get)
@@ -113,10 +119,24 @@ def is_store(candidate: object) -> bool:
     return all(callable(getattr(candidate, name, None)) for name in ("get", "set", "delete"))
 
 
+_released = threading.Condition(_stores_lock)
+
+
+def _wait_for_releases() -> None:
+    """At exit, once the clients and sessions are freed and no call is in flight: the
+    library releases every store (on one of its threads, calling into Python), so wait."""
+    with _released:
+        _released.wait_for(lambda: not _stores)
+
+
 def callbacks(store: SessionStore) -> _native.StorageCallbacks:
     """The C callbacks for `store`, which stays reachable until the library releases it
     (when the client and all its sessions are gone, or at once if the client is refused)."""
+    global _waits_at_exit
     with _stores_lock:
+        if not _waits_at_exit:  # registered on first use: after the wait for calls in flight
+            _threads.at_exit(_wait_for_releases)
+            _waits_at_exit = True
         key = next(_keys)
         _stores[key] = store
     return _native.StorageCallbacks(

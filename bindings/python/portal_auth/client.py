@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 
 from . import _calls, _native, _opener, _outcomes, _storage
-from .errors import InvalidArgument, PortalAuthError, from_code, raise_from_out
+from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError, from_code, raise_from_out
 from .results import AuthenticatedResult, AuthMethodsResult, AuthorizeUrlResult, MagicLinkConfig, TotpRequiredResult
 from .session import PortalSession
 
@@ -37,9 +37,12 @@ def _milliseconds(seconds: float | None, name: str, most: int = 0xFFFFFFFF) -> i
     """A timeout in seconds as C's milliseconds (0: the library's default)."""
     if seconds is None:
         return 0
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise InvalidArgument(name)
-    milliseconds = math.ceil(seconds * 1000)
+    try:
+        milliseconds = math.ceil(seconds * 1000)
+    except (OverflowError, ValueError):  # too large for a float, or not a number
+        raise InvalidArgument(name) from None
     if not 0 < milliseconds <= most:
         raise InvalidArgument(name)
     return milliseconds
@@ -73,6 +76,9 @@ class _Client:
     ) -> None:
         self._lock = threading.Lock()
         self._handle: int | None = None
+        self._magic_link = magic_link
+        # Tags this client's browser sign-ins, which close() ends (each holds a port).
+        self._sign_ins = object()
         lib = _native.lib()
         options = _native.Options()
         lib.portal_auth_options_init(ctypes.byref(options), ctypes.sizeof(options))
@@ -114,37 +120,45 @@ class _Client:
         with self._lock:
             self._handle = None
             self._free()
+        _calls.cancel_group(self._sign_ins)
 
-    def _with_handle(self, use: Callable[[int], int]) -> None:
-        """Calls a synchronous setter of the client under the lock (see _starter)."""
+    def _with_handle(self, use: Callable[[int], int]) -> int:
+        """Calls a synchronous function of the client under the lock (see _starter)."""
         with self._lock:
             if self._handle is None:
                 raise PortalAuthError("This portal_auth client is closed.")
-            code = use(self._handle)
-        if code != _native.OK:
-            raise from_code(code, "")
+            return use(self._handle)
 
     def _set_browser_opener(self, opener: _opener.Opener | None) -> None:
         if opener is not None and not callable(opener):
             raise InvalidArgument("opener")
-        _opener.install(self._opener, opener)
-        pointer = _opener.NONE if opener is None else _opener.OPEN
-        self._with_handle(lambda handle: int(_native.lib().portal_auth_set_browser_opener(handle, pointer, self._opener)))
+        lib = _native.lib()
+
+        def install(handle: int) -> int:
+            _opener.install(self._opener, opener)
+            pointer = _opener.NONE if opener is None else _opener.OPEN
+            return int(lib.portal_auth_set_browser_opener(handle, pointer, self._opener))
+
+        code = self._with_handle(install)
+        if code != _native.OK:
+            raise from_code(code, "opener")
 
     @property
     def prefers_ephemeral_web_browser_session(self) -> bool:
         """Passed to the opener as `ephemeral`: ask for a private browser window."""
-        with self._lock:
-            if self._handle is None:
-                return False
-            return bool(_native.lib().portal_auth_prefers_ephemeral_web_browser_session(self._handle) == 1)
+        lib = _native.lib()
+        return self._with_handle(lambda handle: int(lib.portal_auth_prefers_ephemeral_web_browser_session(handle))) == 1
 
     @prefers_ephemeral_web_browser_session.setter
     def prefers_ephemeral_web_browser_session(self, prefers: bool) -> None:
         if not isinstance(prefers, bool):
             raise InvalidArgument("prefers_ephemeral_web_browser_session")
         lib = _native.lib()
-        self._with_handle(lambda handle: int(lib.portal_auth_set_prefers_ephemeral_web_browser_session(handle, int(prefers))))
+        code = self._with_handle(
+            lambda handle: int(lib.portal_auth_set_prefers_ephemeral_web_browser_session(handle, int(prefers)))
+        )
+        if code != _native.OK:
+            raise from_code(code, "prefers_ephemeral_web_browser_session")
 
     def _starter(self, function: str, *arguments: Any) -> _calls.Starter:
         """Starts portal_auth_<function>(client, *arguments, callback, user_data, &call)."""
@@ -163,6 +177,8 @@ class _Client:
         return _outcomes.METHODS, self._starter("portal_auth_get_methods")
 
     def _send_magic_link(self, email: str) -> tuple[_calls.Callback[None], _calls.Starter]:
+        if self._magic_link is None:  # client-auth.md §3: checked before the email
+            raise MagicLinkNotConfigured()
         return _calls.DONE, self._starter("portal_auth_send_magic_link", _c_text(email, "email"))
 
     def _login_with_google(self) -> tuple[_calls.Callback[AuthorizeUrlResult], _calls.Starter]:
@@ -247,11 +263,11 @@ class PortalAuth(_Client):
         loopback redirect URL (`http://127.0.0.1:<port>/<path>`): `timeout` seconds, 300 by
         default. Raises SignInInProgress, SignInUnavailable, SignInClosed (timeout, Ctrl-C)
         or SignInCallbackIncomplete, or what handle_redirect raises."""
-        return _signed_in(_calls.blocking(*self._sign_in("google", timeout), settle_on_cancel=True))
+        return _signed_in(_calls.blocking(*self._sign_in("google", timeout), settle_on_cancel=True, group=self._sign_ins))
 
     def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Apple in the user's browser; as sign_in_with_google."""
-        return _signed_in(_calls.blocking(*self._sign_in("apple", timeout), settle_on_cancel=True))
+        return _signed_in(_calls.blocking(*self._sign_in("apple", timeout), settle_on_cancel=True, group=self._sign_ins))
 
     def set_browser_opener(self, opener: _opener.Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
@@ -260,7 +276,8 @@ class PortalAuth(_Client):
         self._set_browser_opener(opener)
 
     def close(self) -> None:
-        """Frees the client. Calls in flight still complete; new ones raise PortalAuthError."""
+        """Frees the client. Calls in flight still complete, but a browser sign-in ends as
+        SignInClosed (its listener closes); new calls raise PortalAuthError."""
         self._close()
 
     def __enter__(self) -> PortalAuth:
@@ -305,11 +322,11 @@ class AsyncPortalAuth(_Client):
         """As PortalAuth.sign_in_with_google. Cancelling the awaiting task ends the wait
         (nothing is exchanged); CancelledError comes once the listener is closed and the
         next sign-in may start."""
-        return _signed_in(await _calls.awaiting(*self._sign_in("google", timeout), settle_on_cancel=True))
+        return _signed_in(await _calls.awaiting(*self._sign_in("google", timeout), settle_on_cancel=True, group=self._sign_ins))
 
     async def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_google, with Apple."""
-        return _signed_in(await _calls.awaiting(*self._sign_in("apple", timeout), settle_on_cancel=True))
+        return _signed_in(await _calls.awaiting(*self._sign_in("apple", timeout), settle_on_cancel=True, group=self._sign_ins))
 
     def set_browser_opener(self, opener: _opener.Opener | None) -> Awaitable[None]:
         """As PortalAuth.set_browser_opener (the opener is a plain function here too); it

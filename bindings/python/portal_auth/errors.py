@@ -18,6 +18,17 @@ class PortalAuthError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
 
+    def __reduce__(self) -> str | tuple[object, ...]:
+        # The fields live in attributes, the message in args: both travel (pickle, copy).
+        return _rebuild, (type(self), str(self), dict(self.__dict__))
+
+
+def _rebuild(kind: type[PortalAuthError], message: str, fields: dict[str, object]) -> PortalAuthError:
+    error = kind.__new__(kind)
+    Exception.__init__(error, message)
+    error.__dict__.update(fields)
+    return error
+
 
 class LibraryNotFound(PortalAuthError, OSError):
     """libportalauth.so is neither where PORTAL_AUTH_LIBRARY points, nor beside the package,
@@ -42,9 +53,11 @@ class MagicLinkNotConfigured(PortalAuthError):
 class AuthMethodUnavailable(PortalAuthError):
     """The environment does not allow `method`."""
 
-    def __init__(self, method: AuthMethod, message: str | None = None) -> None:
-        super().__init__(message or f"The auth method {method.value} is not enabled for this environment.")
-        self.method = method
+    def __init__(self, method: AuthMethod | str, message: str | None = None) -> None:
+        from .results import AuthMethod  # results imports this module
+
+        self.method = AuthMethod(method)
+        super().__init__(message or f"The auth method {self.method.value} is not enabled for this environment.")
 
 
 class AuthenticationFailed(PortalAuthError):
@@ -182,8 +195,6 @@ _SIMPLE: dict[int, type[PortalAuthError]] = {
 
 def from_handle(error: int) -> PortalAuthError:
     """The exception for a borrowed portal_auth_error (read at once: it dies with its callback)."""
-    from .results import AuthMethod  # results imports this module
-
     lib = _native.lib()
     code = int(lib.portal_auth_error_code(error))
     message = _native.required_text(lib.portal_auth_error_message(error))
@@ -196,7 +207,7 @@ def from_handle(error: int) -> PortalAuthError:
     if code == 1:
         return InvalidArgument(field("portal_auth_error_name"), message)
     if code == 3:
-        return AuthMethodUnavailable(AuthMethod(field("portal_auth_error_method")), message)
+        return AuthMethodUnavailable(field("portal_auth_error_method"), message)
     if code == 4:
         return AuthenticationFailed(field("portal_auth_error_detail"), message)
     if code == 5:

@@ -65,5 +65,14 @@ class PortalSession:
     def _start_invalidate(self, callback: object, key: int, out_call: ctypes.c_void_p) -> int:
         return int(_native.lib().portal_auth_session_invalidate(self._handle, callback, key, ctypes.byref(out_call)))
 
+    def __copy__(self) -> PortalSession:
+        return self  # one session, one object: a copy would share the handle without owning it
+
+    def __deepcopy__(self, memo: dict[int, object]) -> PortalSession:
+        return self
+
+    def __reduce__(self) -> str | tuple[object, ...]:
+        raise TypeError("a PortalSession lives in this process only; persist it through the client's storage")
+
     def __repr__(self) -> str:
         return f"PortalSession(end_user_id={self.end_user_id!r})"

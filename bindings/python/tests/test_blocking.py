@@ -204,3 +204,20 @@ def test_threads_share_one_client(make_client, emu: Emulator) -> None:
 def test_magic_link_config_is_keyword_constructible() -> None:
     config = MagicLinkConfig(from_email="a@example.com", template_id="t")
     assert (config.from_email, config.template_id) == ("a@example.com", "t")
+
+
+def test_a_session_is_never_copied(make_client, emu: Emulator) -> None:
+    import copy
+    import pickle
+
+    env = emu.environment(totp=False)
+    result = make_client(env).handle_redirect(emu.grant_redirect(env, "copy@example.com"))
+    assert isinstance(result, AuthenticatedResult)
+    assert copy.copy(result.session) is result.session
+    duplicate = copy.deepcopy(result)
+    assert duplicate.session is result.session
+    del result
+    gc.collect()
+    assert duplicate.session.get_token()  # still this process's one session object
+    with pytest.raises(TypeError):
+        pickle.dumps(duplicate.session)

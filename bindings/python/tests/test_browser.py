@@ -261,3 +261,37 @@ def test_with_a_real_headless_chromium(browser_client: PortalAuth, tmp_path: Pat
     assert isinstance(result, AuthenticatedResult) and result.session.get_token()
     page = finished[0]()
     assert page.returncode == 0 and "<html" in page.stdout.lower()
+
+
+def test_closing_the_client_ends_its_sign_in(emu: Emulator, loopback: tuple[str, str]) -> None:
+    environment_id, redirect = loopback
+    auth = PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url)
+    opened = threading.Event()
+    auth.set_browser_opener(lambda url, ephemeral: opened.set())
+    outcome: list[BaseException] = []
+
+    def sign_in() -> None:
+        try:
+            auth.sign_in_with_google()
+        except BaseException as error:  # noqa: BLE001
+            outcome.append(error)
+
+    waiting = threading.Thread(target=sign_in)
+    waiting.start()
+    assert opened.wait(60)
+    auth.close()
+    waiting.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], portal_auth.SignInClosed)
+    # The port is free again for another client.
+    with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url) as again:
+        again.set_browser_opener(Browser())
+        assert isinstance(again.sign_in_with_google(), AuthenticatedResult)
+
+
+def test_an_opener_raising_beyond_exception_is_unavailable(browser_client: PortalAuth) -> None:
+    def leaving(url: str, ephemeral: bool) -> None:
+        raise SystemExit(1)
+
+    browser_client.set_browser_opener(leaving)
+    with pytest.raises(portal_auth.SignInUnavailable):
+        browser_client.sign_in_with_google(timeout=60)

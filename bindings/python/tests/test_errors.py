@@ -31,6 +31,7 @@ from portal_auth import AuthMethod, MagicLinkConfig, PortalAuth, PortalAuthError
         ({"request_timeout": float("nan")}, "request_timeout"),
         ({"connect_timeout": -1}, "connect_timeout"),
         ({"connect_timeout": 1e12}, "connect_timeout"),
+        ({"request_timeout": 10**400}, "request_timeout"),
     ],
 )
 def test_invalid_constructor_arguments(options: dict[str, object], name: str) -> None:
@@ -58,8 +59,11 @@ def test_invalid_call_arguments(make_client, env: str) -> None:
 
 
 def test_magic_link_not_configured(make_client, env: str, emu: Emulator) -> None:
+    auth = make_client(env, magic_link=None)
     with pytest.raises(portal_auth.MagicLinkNotConfigured):
-        make_client(env, magic_link=None).send_magic_link("x@example.com")
+        auth.send_magic_link("x@example.com")
+    with pytest.raises(portal_auth.MagicLinkNotConfigured):  # checked before the email
+        auth.send_magic_link(None)
     assert emu.requests("/magic-links") == []
 
 
@@ -184,3 +188,33 @@ def test_the_hierarchy() -> None:
         assert issubclass(kind, portal_auth.SignInError) and kind().code == code
     assert issubclass(portal_auth.Unauthorized, portal_auth.RequestError)
     assert portal_auth.Unauthorized().status == 401
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        portal_auth.InvalidArgument("email"),
+        portal_auth.AuthMethodUnavailable("APPLE"),
+        portal_auth.AuthenticationFailed("denied"),
+        portal_auth.MalformedResponse("/api/v3/auth/methods", None),
+        portal_auth.InvalidUserJwt("not a JWT"),
+        portal_auth.SessionStorageFailure("The keyring is locked."),
+        portal_auth.AccountAbstractionUnavailable("no gas", "Account abstraction is unavailable: no gas"),
+        portal_auth.RequestError(503),
+        portal_auth.RequestError(None),
+        portal_auth.Unauthorized(),
+        portal_auth.SignInClosed(),
+        portal_auth.RateLimited(),
+    ],
+)
+def test_errors_survive_pickle_and_copy(error: PortalAuthError) -> None:
+    import copy
+    import pickle
+
+    for again in (pickle.loads(pickle.dumps(error)), copy.copy(error)):
+        assert type(again) is type(error) and str(again) == str(error)
+        assert again.__dict__ == error.__dict__
+
+
+def test_auth_method_unavailable_takes_the_wire_name() -> None:
+    assert portal_auth.AuthMethodUnavailable("GOOGLE").method is AuthMethod.GOOGLE

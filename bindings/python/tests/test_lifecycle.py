@@ -105,6 +105,11 @@ def test_portal_auth_library_names_the_library(tmp_path: Path) -> None:
         env=dict(os.environ, PORTAL_AUTH_LIBRARY=str(copy)),
     )
     assert used.stdout.strip() == str(copy)
+    relative = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, cwd=tmp_path,
+        env=dict(os.environ, PORTAL_AUTH_LIBRARY="elsewhere.so"),
+    )
+    assert relative.stdout.strip() == str(copy)
     missing = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True,
         env=dict(os.environ, PORTAL_AUTH_LIBRARY=str(tmp_path / "missing.so")),

@@ -41,3 +41,29 @@ def test_the_logger_level_filters(make_client, env: str, caplog: pytest.LogCaptu
     caplog.set_level(logging.INFO, logger="portal_auth")
     make_client(env).send_magic_link("loud@example.com")
     assert "Magic link sent." in [record.getMessage() for record in caplog.records]
+
+
+def test_silent_unless_the_application_configures_logging(emu: Emulator) -> None:
+    """Like the C library, the binding prints nothing by itself, warnings included."""
+    import subprocess
+    import sys
+
+    env = emu.environment(totp=False)
+    program = (
+        "import sys\n"
+        "from portal_auth import PortalAuth\n"
+        "class Store:\n"
+        "    def get(self): return 'not a session'\n"
+        "    def set(self, raw): pass\n"
+        "    def delete(self): pass\n"
+        "with PortalAuth(auth_environment_id=sys.argv[1], redirect_url='myapp://auth/callback',\n"
+        "                api_host=sys.argv[2], storage=Store()) as auth:\n"
+        "    print(auth.restore_session())\n"
+    )
+    quiet = subprocess.run([sys.executable, "-c", program, env, emu.url], capture_output=True, text=True, timeout=60)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "None\n", "")
+    loud = subprocess.run(
+        [sys.executable, "-c", "import logging; logging.basicConfig()\n" + program, env, emu.url],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert "WARNING:portal_auth:" in loud.stderr

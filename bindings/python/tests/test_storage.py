@@ -90,7 +90,7 @@ def test_a_failing_host_store_is_a_transient_failure(make_client, emu: Emulator,
     assert store.value == kept  # nothing deleted for a transient failure
 
 
-@pytest.mark.parametrize("stored", ["", "garbage", '{"clientSessionToken": ""}', b"bytes", 42, "a\0b", "\udcff"])
+@pytest.mark.parametrize("stored", ["", "garbage", '{"clientSessionToken": ""}', "a\0b", "\udcff"])
 def test_an_undecodable_value_is_deleted_and_reads_as_no_session(make_client, open_env: str, stored: object) -> None:
     store = DictStore()
     store.value = stored
@@ -187,3 +187,30 @@ def test_no_secret_service_is_a_storage_failure_that_says_what_to_do(
     finally:
         subprocess.run([keyring, "start"], check=True)
     assert "Secret Service" in str(raised.value)
+
+
+@pytest.mark.parametrize("stored", [b'{"clientSessionToken": "cst_1", "endUserId": "eu_1"}', 42])
+def test_a_value_of_the_wrong_type_is_a_transient_failure(make_client, open_env: str, stored: object) -> None:
+    """The host's mistake, not a value gone bad: nothing is deleted."""
+    store = DictStore()
+    store.value = stored
+    with pytest.raises(SessionStorageFailure):
+        make_client(open_env, storage=store).restore_session()
+    assert store.value == stored and "delete" not in store.calls
+
+
+@pytest.mark.parametrize("kind", [SystemExit, KeyboardInterrupt, GeneratorExit])
+def test_a_store_raising_beyond_exception_is_a_failure_too(
+    make_client, emu: Emulator, open_env: str, kind: type[BaseException]
+) -> None:
+    class Raising(DictStore):
+        def set(self, raw: str) -> None:
+            raise kind("leaving")
+
+    store = Raising()
+    store.failing.add("get")
+    auth = make_client(open_env, storage=store)
+    with pytest.raises(SessionStorageFailure):
+        auth.restore_session()
+    with pytest.raises(SessionStorageFailure):  # persisted before return, or an error
+        signed_in(auth, emu, open_env, "raising@example.com")

@@ -160,6 +160,15 @@ static int failed(const char *what, const reply *r) {
     return EXIT_LIBRARY + (int)r->code;
 }
 
+/* Waits for a call that completes with nothing but an error, and forgets it: 0, or the exit
+   status of its failure. */
+static int await_done(const char *what, reply *r, portal_auth_code started) {
+    await_reply(r, started);
+    int status = r->code == PORTAL_AUTH_OK ? 0 : failed(what, r);
+    reply_clear(r);
+    return status;
+}
+
 /* ---- The terminal ---- */
 
 /* Shows `prompt` and reads one line into *line (without its end); 0 when input ended. */
@@ -242,14 +251,8 @@ static int sign_in_by_magic_link(portal_auth *client) {
     if (!ask("Email: ", &line, &capacity)) { free(line); return input_ended(); }
     reply sent;
     reply_init(&sent);
-    await_reply(&sent, portal_auth_send_magic_link(client, line, on_done, &sent, NULL));
-    if (sent.code != PORTAL_AUTH_OK) {
-        status = failed("sending the sign-in link", &sent);
-        reply_clear(&sent);
-        free(line);
-        return status;
-    }
-    reply_clear(&sent);
+    status = await_done("sending the sign-in link", &sent, portal_auth_send_magic_link(client, line, on_done, &sent, NULL));
+    if (status != 0) { free(line); return status; }
     printf("We emailed a sign-in link to %s. Open it, or paste it here.\n", line);
     const char *prompt = "Link: ";
     for (;;) {
@@ -338,16 +341,13 @@ static int sign_out(portal_auth *client) {
     if (restored.session) {
         reply invalidated;
         reply_init(&invalidated);
-        await_reply(&invalidated, portal_auth_session_invalidate(restored.session, on_done, &invalidated, NULL));
-        if (invalidated.code != PORTAL_AUTH_OK) status = failed("signing out", &invalidated);
-        reply_clear(&invalidated);
+        status = await_done("signing out", &invalidated,
+                            portal_auth_session_invalidate(restored.session, on_done, &invalidated, NULL));
     }
     if (status == 0) {
         reply cleared;
         reply_init(&cleared);
-        await_reply(&cleared, portal_auth_clear_persisted_session(client, on_done, &cleared, NULL));
-        if (cleared.code != PORTAL_AUTH_OK) status = failed("signing out", &cleared);
-        reply_clear(&cleared);
+        status = await_done("signing out", &cleared, portal_auth_clear_persisted_session(client, on_done, &cleared, NULL));
     }
     if (status == 0) {
         if (who) printf("Signed out %s.\n", who);

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-venv curl
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium
-          gcc g++ binutils valgrind)
+          gcc g++ binutils valgrind cargo)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -78,12 +78,9 @@ else
 fi
 
 # The C tests call a Portal emulator on loopback; it stops when this script exits.
-emulator_log="$work/emulator.log"
-coproc EMULATOR { PYTHONPATH="$PWD/bindings/python" exec python3 -m portal_auth.emulator --port 0 --stop-on-stdin-eof 2>"$emulator_log"; }
-emulator_out=${EMULATOR[0]} emulator_in=${EMULATOR[1]} emulator_pid=$EMULATOR_PID
-trap 'exec {emulator_in}>&-; wait "$emulator_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-read -r line <&"$emulator_out" || { cat "$emulator_log" >&2; fail "the Portal emulator did not start"; }
-export PORTAL_AUTH_TEST_API_HOST="${line##* }"
+source scripts/emulator.sh
+start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
+trap 'stop_emulator; rm -rf "$work"' EXIT
 
 # The C test programs, under valgrind: any invalid access or definite leak fails them.
 for source in Tests/c/*_test.c; do

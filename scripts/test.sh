@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
 # tested end to end with the emulator), the Swift suite (which starts the emulators it needs
-# on loopback and stops them) inside a private keyring, and the C ABI's packaging checks.
+# on loopback and stops them) inside a private keyring, the C ABI's packaging checks, and the
+# C sample and the Rust crate against the installed library.
 # Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +31,10 @@ echo "== C ABI packaging"
 scripts/test-library.sh 2>&1 | tee "$log/c-abi"
 c_abi_count=$(sed -n 's/^c-abi: \([0-9]*\) passed, 0 failed$/\1/p' "$log/c-abi")
 
-[ -n "$python_count" ] && [ -n "$swift_count" ] && [ -n "$c_abi_count" ] || { echo "tests: no test ran" >&2; exit 1; }
-echo "tests: $((python_count + swift_count + c_abi_count)) passed, 0 failed"
+echo "== The C sample and the Rust crate, against the installed library"
+scripts/test-bindings.sh 2>&1 | tee "$log/bindings"
+bindings_count=$(sed -n 's/^bindings: \([0-9]*\) passed, 0 failed$/\1/p' "$log/bindings")
+
+[ -n "$python_count" ] && [ -n "$swift_count" ] && [ -n "$c_abi_count" ] && [ -n "$bindings_count" ] \
+    || { echo "tests: no test ran" >&2; exit 1; }
+echo "tests: $((python_count + swift_count + c_abi_count + bindings_count)) passed, 0 failed"

@@ -1,0 +1,442 @@
+/*
+ * portal-auth-login: signs a user in to a Portal auth environment from a terminal, through
+ * libportalauth's C ABI, and keeps the session in the desktop keyring.
+ *
+ *   by magic link (the default): asks for the email, then for the link from the email,
+ *       pasted back (or run again with --redirect URL from the app's URL handler)
+ *   --browser google|apple: signs in in the user's browser ($BROWSER, else xdg-open)
+ *   --restore: prints the signed-in user;  --sign-out: forgets the session
+ *
+ * A TOTP step enrolls an authenticator app on the first sign-in (QR code in the terminal,
+ * and the secret for entry by hand), then asks for the code. Every library call is
+ * asynchronous; this program starts one at a time and waits for its callback.
+ * Exit statuses: see usage() and README.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <portal_auth.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    EXIT_NOT_SIGNED_IN = 1,      /* --restore: no session is stored */
+    EXIT_USAGE = 2,              /* the command line is wrong */
+    EXIT_INPUT_ENDED = 3,        /* standard input ended before the sign-in did */
+    EXIT_NOT_A_SIGN_IN_LINK = 4, /* --redirect: the URL is not a sign-in redirect of this app */
+    EXIT_LIBRARY = 10            /* plus the library's error code (PORTAL_AUTH_E_*) */
+};
+
+/* Wrong codes the user may type before the sign-in gives up. */
+#define TOTP_ATTEMPTS 3
+
+static const char *program = "portal-auth-login";
+
+static void usage(FILE *to) {
+    fprintf(to,
+        "Usage: %s --environment ID [OPTION]...\n"
+        "Signs a user in to a Portal auth environment and keeps the session in the keyring.\n"
+        "\n"
+        "  --environment ID      the Portal auth environment id (required)\n"
+        "  --api-host HOST       Portal's API host or base URL (default api.portalhq.io)\n"
+        "  --redirect-url URL    the redirect URL allow-listed for the app\n"
+        "                        (default myapp://auth/callback)\n"
+        "  --from-email EMAIL    magic link: the sender address (with --template-id)\n"
+        "  --template-id ID      magic link: the email template\n"
+        "  --redirect URL        complete a sign-in with the redirect URL the app's URL\n"
+        "                        handler received\n"
+        "  --browser PROVIDER    sign in with google or apple in the browser; needs a loopback\n"
+        "                        redirect URL (http://127.0.0.1:PORT/PATH)\n"
+        "  --timeout SECONDS     how long --browser waits for the browser (default 300)\n"
+        "  --restore             print the signed-in user\n"
+        "  --sign-out            forget the stored session\n"
+        "  --help                show this help\n"
+        "\n"
+        "Without --redirect, --browser, --restore or --sign-out it signs in by magic link:\n"
+        "it asks for the email, then for the link from the email, pasted back.\n"
+        "\n"
+        "Exit status:\n"
+        "   0  signed in, restored or signed out\n"
+        "   1  --restore: not signed in\n"
+        "   2  wrong command line\n"
+        "   3  standard input ended before the sign-in did\n"
+        "   4  --redirect: not a sign-in link of this app\n"
+        "  10 + the library's error code, for example 11 invalid argument, 12 magic link\n"
+        "      not configured, 14 authentication failed, 18 keyring failure,\n"
+        "      30 unauthorized (HTTP 401: a spent link, wrong codes), 31 HTTP error,\n"
+        "      32 network failure, 50 browser sign-in closed (timed out), 51 browser\n"
+        "      sign-in unavailable (see README.md for all)\n",
+        program);
+}
+
+/* ---- One asynchronous call at a time: its callback fills a reply, main waits for it. ---- */
+
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int done;
+    portal_auth_code code;      /* PORTAL_AUTH_OK, or the error's code */
+    char *message;              /* the error's message (malloc'd) */
+    char *name;                 /* INVALID_ARGUMENT: the argument's name (malloc'd) */
+    int kind;                   /* 0: no result; else PORTAL_AUTH_RESULT_* */
+    char *user_jwt;             /* TOTP_REQUIRED (malloc'd; a secret: never printed) */
+    char *totp_link;            /* TOTP_REQUIRED on the first sign-in (malloc'd; a secret) */
+    portal_auth_session *session; /* retained */
+} reply;
+
+static char *copy(const char *text) { return text ? strdup(text) : NULL; }
+
+static void reply_init(reply *r) {
+    memset(r, 0, sizeof *r);
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->changed, NULL);
+}
+
+static void reply_clear(reply *r) {
+    free(r->message);
+    free(r->name);
+    free(r->user_jwt);
+    free(r->totp_link);
+    portal_auth_session_release(r->session);
+    pthread_cond_destroy(&r->changed);
+    pthread_mutex_destroy(&r->lock);
+}
+
+/* Called by every callback last: records the error and wakes main. */
+static void finish(reply *r, const portal_auth_error *error) {
+    pthread_mutex_lock(&r->lock);
+    r->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    if (error) {
+        r->message = copy(portal_auth_error_message(error));
+        r->name = copy(portal_auth_error_name(error));
+    }
+    r->done = 1;
+    pthread_cond_broadcast(&r->changed);
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* Waits for the callback of a call whose start returned `started`. */
+static void await_reply(reply *r, portal_auth_code started) {
+    if (started != PORTAL_AUTH_OK) { r->code = started; return; }  /* no callback will come */
+    pthread_mutex_lock(&r->lock);
+    while (!r->done) pthread_cond_wait(&r->changed, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void on_done(void *user_data, const portal_auth_error *error) {
+    finish(user_data, error);
+}
+
+static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    reply *r = user_data;
+    /* The result is lent for the callback: copy and retain what is needed after it. */
+    r->kind = result ? portal_auth_result_kind(result) : 0;
+    if (r->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
+        r->user_jwt = copy(portal_auth_result_user_jwt(result));
+        r->totp_link = copy(portal_auth_result_totp_link(result));
+    } else if (r->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
+        r->session = portal_auth_session_retain(portal_auth_result_session(result));
+    }
+    finish(r, error);
+}
+
+static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
+    reply *r = user_data;
+    r->session = portal_auth_session_retain(session);
+    finish(r, error);
+}
+
+/* Reports a failed call on stderr; returns its exit status. */
+static int failed(const char *what, const reply *r) {
+    if (r->code == PORTAL_AUTH_E_INVALID_ARGUMENT && r->name)
+        fprintf(stderr, "%s: %s failed: %s (%s)\n", program, what, r->message ? r->message : "invalid argument", r->name);
+    else if (r->message)
+        fprintf(stderr, "%s: %s failed: %s\n", program, what, r->message);
+    else
+        fprintf(stderr, "%s: %s failed: the library refused the call (error %d)\n", program, what, (int)r->code);
+    return EXIT_LIBRARY + (int)r->code;
+}
+
+/* Waits for a call that completes with nothing but an error, and forgets it: 0, or the exit
+   status of its failure. */
+static int await_done(const char *what, reply *r, portal_auth_code started) {
+    await_reply(r, started);
+    int status = r->code == PORTAL_AUTH_OK ? 0 : failed(what, r);
+    reply_clear(r);
+    return status;
+}
+
+/* ---- The terminal ---- */
+
+/* Shows `prompt` and reads one line into *line (without its end); 0 when input ended. */
+static int ask(const char *prompt, char **line, size_t *capacity) {
+    fputs(prompt, stdout);
+    fflush(stdout);
+    ssize_t length = getline(line, capacity, stdin);
+    if (length < 0) return 0;
+    while (length > 0 && ((*line)[length - 1] == '\n' || (*line)[length - 1] == '\r')) (*line)[--length] = 0;
+    return 1;
+}
+
+static int input_ended(void) {
+    fprintf(stderr, "\n%s: input ended before the sign-in did; nothing was stored\n", program);
+    return EXIT_INPUT_ENDED;
+}
+
+static void signed_in(const portal_auth_session *session) {
+    printf("Signed in as %s.\n", portal_auth_session_end_user_id(session));
+    fflush(stdout);
+}
+
+/* The first TOTP step of a user carries the enrollment link: draw its QR code and show the
+   secret, for the user's authenticator app. Nothing of it is logged. */
+static void show_enrollment(const char *link) {
+    char *text = NULL, *secret = NULL;
+    portal_auth_error *error = NULL;
+    printf("Two-step verification: scan this code with your authenticator app,\n");
+    if (portal_auth_totp_qr_terminal(link, PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK, &text, &error) == PORTAL_AUTH_OK) {
+        fputs(text, stdout);
+    } else {
+        printf("(the QR code cannot be drawn: %s)\n", portal_auth_error_message(error));
+        portal_auth_error_free(error);
+    }
+    if (portal_auth_totp_secret(link, &secret, NULL) == PORTAL_AUTH_OK && secret)
+        printf("or enter this key in it by hand: %s\n", secret);
+    portal_auth_string_free(secret);
+    portal_auth_string_free(text);
+}
+
+/* Takes a redirect's outcome to a session: the TOTP step if there is one. Consumes `step`. */
+static int complete(portal_auth *client, reply *step) {
+    if (step->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
+        signed_in(step->session);
+        reply_clear(step);
+        return 0;
+    }
+    if (step->totp_link) show_enrollment(step->totp_link);
+    char *line = NULL;
+    size_t capacity = 0;
+    int status = 0;
+    for (int attempt = 1;; attempt++) {
+        if (!ask("Code from your authenticator app: ", &line, &capacity)) { status = input_ended(); break; }
+        reply verified;
+        reply_init(&verified);
+        await_reply(&verified, portal_auth_verify_totp(client, line, step->user_jwt, on_result, &verified, NULL));
+        if (verified.code == PORTAL_AUTH_OK) {
+            signed_in(verified.session);
+        } else if (verified.code == PORTAL_AUTH_E_UNAUTHORIZED && attempt < TOTP_ATTEMPTS) {
+            printf("That code was not accepted; codes change every 30 seconds. Try again.\n");
+            reply_clear(&verified);
+            continue;
+        } else {
+            status = failed("verifying the code", &verified);
+        }
+        reply_clear(&verified);
+        break;
+    }
+    free(line);
+    reply_clear(step);
+    return status;
+}
+
+/* ---- The commands ---- */
+
+static int sign_in_by_magic_link(portal_auth *client) {
+    char *line = NULL;
+    size_t capacity = 0;
+    int status;
+    if (!ask("Email: ", &line, &capacity)) { free(line); return input_ended(); }
+    reply sent;
+    reply_init(&sent);
+    status = await_done("sending the sign-in link", &sent, portal_auth_send_magic_link(client, line, on_done, &sent, NULL));
+    if (status != 0) { free(line); return status; }
+    printf("We emailed a sign-in link to %s. Open it, or paste it here.\n", line);
+    const char *prompt = "Link: ";
+    for (;;) {
+        if (!ask(prompt, &line, &capacity)) { free(line); return input_ended(); }
+        reply step;
+        reply_init(&step);
+        await_reply(&step, portal_auth_handle_redirect(client, line, on_result, &step, NULL));
+        if (step.code != PORTAL_AUTH_OK) {
+            status = failed("signing in", &step);
+            reply_clear(&step);
+            break;
+        }
+        if (step.kind == 0) {   /* not a sign-in redirect of this app: nothing was sent */
+            reply_clear(&step);
+            prompt = "That is not a sign-in link of this app. Link: ";
+            continue;
+        }
+        status = complete(client, &step);
+        break;
+    }
+    free(line);
+    return status;
+}
+
+static int sign_in_with_redirect(portal_auth *client, const char *url) {
+    reply step;
+    reply_init(&step);
+    await_reply(&step, portal_auth_handle_redirect(client, url, on_result, &step, NULL));
+    if (step.code != PORTAL_AUTH_OK || step.kind == 0) {
+        int status = step.code != PORTAL_AUTH_OK ? failed("signing in", &step) : EXIT_NOT_A_SIGN_IN_LINK;
+        if (step.code == PORTAL_AUTH_OK)
+            fprintf(stderr, "%s: that is not a sign-in link of this app (its redirect URL is another)\n", program);
+        reply_clear(&step);
+        return status;
+    }
+    return complete(client, &step);
+}
+
+static int sign_in_with_browser(portal_auth *client, const char *provider, int32_t timeout_ms) {
+    int google = strcmp(provider, "google") == 0;
+    printf("Opening your browser to sign in with %s; waiting for it to come back.\n", google ? "Google" : "Apple");
+    fflush(stdout);
+    reply step;
+    reply_init(&step);
+    await_reply(&step, google ? portal_auth_sign_in_with_google(client, timeout_ms, on_result, &step, NULL)
+                              : portal_auth_sign_in_with_apple(client, timeout_ms, on_result, &step, NULL));
+    if (step.code != PORTAL_AUTH_OK) {
+        int status = failed("signing in in the browser", &step);
+        reply_clear(&step);
+        return status;
+    }
+    return complete(client, &step);
+}
+
+static int restore(portal_auth *client) {
+    reply restored;
+    reply_init(&restored);
+    await_reply(&restored, portal_auth_restore_session(client, on_session, &restored, NULL));
+    int status = 0;
+    if (restored.code != PORTAL_AUTH_OK) {
+        status = failed("reading the stored session", &restored);
+    } else if (!restored.session) {
+        printf("Not signed in.\n");
+        status = EXIT_NOT_SIGNED_IN;
+    } else {
+        signed_in(restored.session);
+    }
+    reply_clear(&restored);
+    return status;
+}
+
+static int sign_out(portal_auth *client) {
+    /* Invalidating the stored session forgets its token and deletes it from the keyring;
+       clearing afterwards also forgets the client's memory of its last grant. */
+    reply restored;
+    reply_init(&restored);
+    await_reply(&restored, portal_auth_restore_session(client, on_session, &restored, NULL));
+    if (restored.code != PORTAL_AUTH_OK) {
+        int status = failed("reading the stored session", &restored);
+        reply_clear(&restored);
+        return status;
+    }
+    const char *end_user_id = restored.session ? portal_auth_session_end_user_id(restored.session) : NULL;
+    char *who = copy(end_user_id);
+    int status = 0;
+    if (restored.session) {
+        reply invalidated;
+        reply_init(&invalidated);
+        status = await_done("signing out", &invalidated,
+                            portal_auth_session_invalidate(restored.session, on_done, &invalidated, NULL));
+    }
+    if (status == 0) {
+        reply cleared;
+        reply_init(&cleared);
+        status = await_done("signing out", &cleared, portal_auth_clear_persisted_session(client, on_done, &cleared, NULL));
+    }
+    if (status == 0) {
+        if (who) printf("Signed out %s.\n", who);
+        else printf("Not signed in; nothing to sign out.\n");
+    }
+    free(who);
+    reply_clear(&restored);
+    return status;
+}
+
+/* ---- The command line ---- */
+
+typedef struct {
+    const char *environment, *api_host, *redirect_url, *from_email, *template_id;
+    const char *redirect, *browser;
+    int32_t timeout_ms;
+    int restore, sign_out;
+} arguments;
+
+static int usage_error(const char *problem, const char *what) {
+    fprintf(stderr, "%s: %s%s\nTry '%s --help'.\n", program, problem, what ? what : "", program);
+    return EXIT_USAGE;
+}
+
+/* Parses argv into *a; returns -1 to go on, else an exit status. */
+static int parse(int argc, char **argv, arguments *a) {
+    *a = (arguments){ .redirect_url = "myapp://auth/callback" };
+    for (int i = 1; i < argc; i++) {
+        const char *option = argv[i];
+        if (strcmp(option, "--help") == 0) { usage(stdout); return 0; }
+        if (strcmp(option, "--restore") == 0) { a->restore = 1; continue; }
+        if (strcmp(option, "--sign-out") == 0) { a->sign_out = 1; continue; }
+        const char **value = strcmp(option, "--environment") == 0 ? &a->environment
+            : strcmp(option, "--api-host") == 0 ? &a->api_host
+            : strcmp(option, "--redirect-url") == 0 ? &a->redirect_url
+            : strcmp(option, "--from-email") == 0 ? &a->from_email
+            : strcmp(option, "--template-id") == 0 ? &a->template_id
+            : strcmp(option, "--redirect") == 0 ? &a->redirect
+            : strcmp(option, "--browser") == 0 ? &a->browser
+            : NULL;
+        int is_timeout = strcmp(option, "--timeout") == 0;
+        if (!value && !is_timeout) return usage_error("unknown option ", option);
+        if (i + 1 >= argc) return usage_error("a value is missing after ", option);
+        const char *text = argv[++i];
+        if (value) { *value = text; continue; }
+        char *end = NULL;
+        long seconds = strtol(text, &end, 10);
+        if (end == text || *end || seconds < 1 || seconds > INT32_MAX / 1000)
+            return usage_error("--timeout takes a whole number of seconds from 1, not ", text);
+        a->timeout_ms = (int32_t)(seconds * 1000);
+    }
+    if (!a->environment) return usage_error("--environment is required", NULL);
+    if ((a->redirect != NULL) + (a->browser != NULL) + a->restore + a->sign_out > 1)
+        return usage_error("use one of --redirect, --browser, --restore and --sign-out", NULL);
+    if (a->browser && strcmp(a->browser, "google") != 0 && strcmp(a->browser, "apple") != 0)
+        return usage_error("--browser takes google or apple, not ", a->browser);
+    if (a->timeout_ms && !a->browser) return usage_error("--timeout goes with --browser", NULL);
+    return -1;
+}
+
+int main(int argc, char **argv) {
+    arguments a;
+    int status = parse(argc, argv, &a);
+    if (status >= 0) return status;
+
+    portal_auth_options options;
+    portal_auth_options_init(&options, sizeof options);
+    options.auth_environment_id = a.environment;
+    options.redirect_url = a.redirect_url;
+    options.api_host = a.api_host;
+    options.magic_link_from_email = a.from_email;
+    options.magic_link_template_id = a.template_id;
+    portal_auth *client = NULL;
+    portal_auth_error *error = NULL;
+    portal_auth_code code = portal_auth_new(&options, &client, &error);
+    if (code != PORTAL_AUTH_OK) {
+        const char *name = portal_auth_error_name(error);
+        fprintf(stderr, "%s: %s%s%s%s\n", program, portal_auth_error_message(error),
+                name ? " (" : "", name ? name : "", name ? ")" : "");
+        portal_auth_error_free(error);
+        return EXIT_LIBRARY + (int)code;
+    }
+
+    if (a.restore) status = restore(client);
+    else if (a.sign_out) status = sign_out(client);
+    else if (a.redirect) status = sign_in_with_redirect(client, a.redirect);
+    else if (a.browser) status = sign_in_with_browser(client, a.browser, a.timeout_ms);
+    else status = sign_in_by_magic_link(client);
+
+    portal_auth_free(client);
+    return status;
+}

@@ -1,0 +1,345 @@
+"""End-to-end tests of the C sample `portal-auth-login`, driven through its standard input.
+
+Each test runs the built program (path in PORTAL_AUTH_LOGIN) against the Portal emulator
+(base URL in PORTAL_AUTH_TEST_API_HOST) and the Secret Service of the session bus (run it
+inside scripts/private-keyring.sh). The driver answers each prompt only once the program
+has shown it. Standard library only:
+
+    PORTAL_AUTH_LOGIN=... PORTAL_AUTH_TEST_API_HOST=... python3 -m unittest discover -s bindings/c/tests
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import select
+import socket
+import subprocess
+import unittest
+import urllib.parse
+import urllib.request
+
+PROGRAM = os.environ.get("PORTAL_AUTH_LOGIN", "")
+API_HOST = os.environ.get("PORTAL_AUTH_TEST_API_HOST", "")
+# A bound on waiting for output, so that a program that hangs fails its test instead of
+# hanging the suite; no outcome depends on it.
+HANG_GUARD_SECONDS = 120
+VALGRIND = ["valgrind", "-q", "--error-exitcode=125", "--leak-check=full",
+            "--show-leak-kinds=definite", "--errors-for-leak-kinds=definite"]
+_environments = itertools.count(1)
+
+
+def control(path: str, body: dict[str, object] | None = None) -> dict[str, object]:
+    """GET (no body) or POST an emulator control endpoint; its JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(API_HOST + "/_emulator/" + path, data=data,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        answer: dict[str, object] = json.load(response)
+        return answer
+
+
+def new_environment(totp: bool, redirect_url: str = "myapp://auth/callback") -> str:
+    """A fresh environment, so that each test has its own keyring item."""
+    name = f"env-c-sample-{os.getpid()}-{next(_environments)}"
+    control("environments", {"id": name, "allowedMethods": ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
+                             "redirectUrls": [redirect_url], "totpRequired": totp,
+                             "accountAbstraction": False, "autoCreateWallet": False})
+    return name
+
+
+def outbox_link(email: str) -> str:
+    messages = control("outbox?email=" + urllib.parse.quote(email))["messages"]
+    assert isinstance(messages, list) and messages
+    link: str = messages[-1]["link"]
+    return link
+
+
+def current_code(environment: str, email: str) -> str:
+    query = urllib.parse.urlencode({"environmentId": environment, "email": email})
+    code: str = control("totp?" + query)["code"]
+    return code
+
+
+def grant_redirect(environment: str, email: str) -> str:
+    token = control("grants", {"environmentId": environment, "email": email, "kind": "magic"})["token"]
+    return f"myapp://auth/callback?token={token}&authMethod=EMAIL_MAGIC_LINK"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Run:
+    """One run of the program: its output so far, and answers to its prompts."""
+
+    def __init__(self, *arguments: str, environment: str | None = None, valgrind: bool = False,
+                 env: dict[str, str] | None = None) -> None:
+        command = [PROGRAM, "--api-host", API_HOST]
+        if environment is not None:
+            command += ["--environment", environment]
+        command += list(arguments)
+        self.process = subprocess.Popen((VALGRIND if valgrind else []) + command, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        env={**os.environ, **(env or {})})
+        self.output = ""
+
+    def expect(self, prompt: str) -> str:
+        """Reads until the output ends with `prompt`; the output up to it."""
+        assert self.process.stdout is not None
+        chunks = b""
+        while not (self.output + chunks.decode(errors="replace")).endswith(prompt):
+            ready, _, _ = select.select([self.process.stdout], [], [], HANG_GUARD_SECONDS)
+            if not ready:
+                raise AssertionError(f"no prompt {prompt!r} after {self.output + chunks.decode()!r}")
+            chunk = os.read(self.process.stdout.fileno(), 65536)
+            if not chunk:
+                raise AssertionError(f"output ended before {prompt!r}: {self.output + chunks.decode()!r}; "
+                                     f"stderr {self.finish()[2]!r}")
+            chunks += chunk
+        start = len(self.output)
+        self.output += chunks.decode()
+        return self.output[start:]
+
+    def answer(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def finish(self) -> tuple[int, str, str]:
+        """Closes its input and waits: exit status, the whole standard output, standard error."""
+        out, err = self.process.communicate(timeout=HANG_GUARD_SECONDS)
+        self.output += out.decode()
+        return self.process.returncode, self.output, err.decode()
+
+
+def run(*arguments: str, environment: str | None = None, valgrind: bool = False,
+        env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    return Run(*arguments, environment=environment, valgrind=valgrind, env=env).finish()
+
+
+MAGIC_LINK = ("--from-email", "hello@auth.example.com", "--template-id", "sign-in")
+
+
+class MagicLinkTests(unittest.TestCase):
+    def sign_in(self, environment: str, email: str, valgrind: bool = False) -> Run:
+        """Email, a line that is not a link, the link; the rest is left to the caller."""
+        login = Run(*MAGIC_LINK, environment=environment, valgrind=valgrind)
+        login.expect("Email: ")
+        login.answer(email)
+        self.assertIn(f"We emailed a sign-in link to {email}.", login.expect("Link: "))
+        login.answer("otherapp://auth/callback?token=x&authMethod=EMAIL_MAGIC_LINK")
+        login.expect("That is not a sign-in link of this app. Link: ")
+        login.answer(outbox_link(email))
+        return login
+
+    def test_first_sign_in_enrolls_totp_then_restore_and_sign_out(self) -> None:
+        environment, email = new_environment(totp=True), "first@example.com"
+        login = self.sign_in(environment, email)
+        shown = login.expect("Code from your authenticator app: ")
+        self.assertIn("scan this code with your authenticator app", shown)
+        self.assertRegex(shown, "[▀▄█]{20}")  # the QR code, in half blocks
+        secret = re.search(r"enter this key in it by hand: ([A-Z2-7]+)\n", shown)
+        self.assertIsNotNone(secret)
+        # A wrong code may be corrected.
+        login.answer("abcdef")
+        login.expect("not accepted; codes change every 30 seconds. Try again.\n"
+                          "Code from your authenticator app: ")
+        login.answer(current_code(environment, email))
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        user = re.search(r"Signed in as (eu_\w+)\.\n$", output)
+        assert user is not None
+        # The session is in the keyring: another run finds it.
+        self.assertEqual(run("--restore", environment=environment), (0, f"Signed in as {user[1]}.\n", ""))
+        self.assertEqual(run("--sign-out", environment=environment), (0, f"Signed out {user[1]}.\n", ""))
+        self.assertEqual(run("--restore", environment=environment), (1, "Not signed in.\n", ""))
+        self.assertEqual(run("--sign-out", environment=environment), (0, "Not signed in; nothing to sign out.\n", ""))
+
+    def test_under_valgrind_a_returning_user_is_asked_only_for_the_code(self) -> None:
+        environment, email = new_environment(totp=True), "returning@example.com"
+        for valgrind in (False, True):
+            login = self.sign_in(environment, email, valgrind=valgrind)
+            shown = login.expect("Code from your authenticator app: ")
+            self.assertEqual("scan this code" in shown, not valgrind)  # enrolled on the first run only
+            login.answer(current_code(environment, email))
+            status, output, errors = login.finish()
+            self.assertEqual((status, errors), (0, ""))
+            self.assertRegex(output, r"Signed in as eu_\w+\.\n$")
+        status, output, errors = run("--restore", environment=environment, valgrind=True)
+        self.assertEqual((status, errors), (0, ""))
+
+    def test_three_wrong_codes_fail_as_unauthorized(self) -> None:
+        environment, email = new_environment(totp=True), "wrong@example.com"
+        login = self.sign_in(environment, email)
+        for _ in range(3):
+            login.expect("Code from your authenticator app: ")
+            login.answer("abcdef")
+        status, _, errors = login.finish()
+        self.assertEqual(status, 30)
+        self.assertEqual(errors, "portal-auth-login: verifying the code failed: Unauthorized (HTTP 401).\n")
+        self.assertEqual(run("--restore", environment=environment)[0], 1)
+
+    def test_without_totp_the_link_signs_in(self) -> None:
+        environment, email = new_environment(totp=False), "open@example.com"
+        login = self.sign_in(environment, email)
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Link: Signed in as eu_\w+\.\n$")
+
+    def test_input_ending_stops_at_each_prompt(self) -> None:
+        environment = new_environment(totp=True)
+        for answers in ([], ["ended@example.com"]):
+            login = Run(*MAGIC_LINK, environment=environment)
+            for line in answers:
+                login.expect("Email: ")
+                login.answer(line)
+            status, _, errors = login.finish()
+            self.assertEqual(status, 3)
+            self.assertIn("input ended before the sign-in did; nothing was stored", errors)
+        login = self.sign_in(environment, "ended@example.com")
+        login.expect("Code from your authenticator app: ")
+        status, _, errors = login.finish()
+        self.assertEqual(status, 3)
+
+    def test_errors_of_sending(self) -> None:
+        environment = new_environment(totp=False)
+        cases = [
+            ((), "someone@example.com", 12, "needs a MagicLinkConfig"),            # not configured
+            (MAGIC_LINK, "  ", 11, "email is blank or unusable. (email)"),        # invalid argument
+        ]
+        for arguments, email, status, message in cases:
+            login = Run(*arguments, environment=environment)
+            login.expect("Email: ")
+            login.answer(email)
+            code, _, errors = login.finish()
+            self.assertEqual(code, status)
+            self.assertIn("portal-auth-login: sending the sign-in link failed: ", errors)
+            self.assertIn(message, errors)
+
+
+class RedirectTests(unittest.TestCase):
+    def test_a_forwarded_redirect_signs_in_once(self) -> None:
+        environment = new_environment(totp=False)
+        url = grant_redirect(environment, "forwarded@example.com")
+        status, output, errors = run("--redirect", url, environment=environment)
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"^Signed in as eu_\w+\.\n$")
+        # The grant is spent: another process cannot use it again.
+        status, output, errors = run("--redirect", url, environment=environment)
+        self.assertEqual((status, output), (30, ""))
+        self.assertEqual(errors, "portal-auth-login: signing in failed: Unauthorized (HTTP 401).\n")
+
+    def test_a_forwarded_redirect_with_totp_asks_for_the_code(self) -> None:
+        environment, email = new_environment(totp=True), "forwarded-totp@example.com"
+        login = Run("--redirect", grant_redirect(environment, email), environment=environment)
+        login.expect("Code from your authenticator app: ")
+        login.answer(current_code(environment, email))
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Signed in as eu_\w+\.\n$")
+
+    def test_a_url_of_another_app(self) -> None:
+        status, output, errors = run("--redirect", "otherapp://auth/callback?token=t&authMethod=EMAIL_MAGIC_LINK",
+                                     environment=new_environment(totp=False))
+        self.assertEqual((status, output), (4, ""))
+        self.assertIn("not a sign-in link of this app", errors)
+
+    def test_an_error_redirect_fails_with_its_detail(self) -> None:
+        status, _, errors = run("--redirect", "myapp://auth/callback?error=access_denied",
+                                environment=new_environment(totp=False))
+        self.assertEqual(status, 14)  # authentication failed
+        self.assertIn("access_denied", errors)
+
+    def test_no_server(self) -> None:
+        with socket.socket() as closed:
+            closed.bind(("127.0.0.1", 0))
+            host = f"http://127.0.0.1:{closed.getsockname()[1]}"  # bound, not listening: refused
+            status, _, errors = Run("--api-host", host, "--redirect", "myapp://auth/callback?token=t&authMethod=EMAIL_MAGIC_LINK",
+                                    environment="env-open").finish()
+        self.assertEqual(status, 32)
+        self.assertIn("portal-auth-login: signing in failed: Network failure", errors)
+
+    def test_no_keyring(self) -> None:
+        env = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"}
+        status, _, errors = run("--restore", environment="env-open", env=env)
+        self.assertEqual(status, 18)  # session storage failure
+        self.assertIn("portal-auth-login: reading the stored session failed: ", errors)
+
+
+class BrowserTests(unittest.TestCase):
+    # The browser: curl, which loads the authorize URL and follows the fake provider's
+    # redirect back to the program's loopback listener.
+    FETCHING = {"BROWSER": "curl -sfL -o /dev/null"}
+
+    def test_google_and_apple(self) -> None:
+        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        environment = new_environment(totp=False, redirect_url=redirect)
+        for provider, name in (("google", "Google"), ("apple", "Apple")):
+            status, output, errors = run("--redirect-url", redirect, "--browser", provider,
+                                         environment=environment, env=self.FETCHING)
+            self.assertEqual((status, errors), (0, ""))
+            self.assertRegex(output, f"^Opening your browser to sign in with {name}; waiting for it to come back.\n"
+                                     r"Signed in as eu_\w+\.\n$")
+
+    def test_with_totp(self) -> None:
+        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        environment = new_environment(totp=True, redirect_url=redirect)
+        email = control("control")["oauthEmail"]
+        assert isinstance(email, str)
+        login = Run("--redirect-url", redirect, "--browser", "google", environment=environment,
+                    env=self.FETCHING, valgrind=True)
+        self.assertIn("scan this code", login.expect("Code from your authenticator app: "))
+        login.answer(current_code(environment, email))
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+
+    def test_a_browser_that_never_comes_back_times_out(self) -> None:
+        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        environment = new_environment(totp=False, redirect_url=redirect)
+        status, _, errors = run("--redirect-url", redirect, "--browser", "apple", "--timeout", "1",
+                                environment=environment, env={"BROWSER": "true"})
+        self.assertEqual(status, 50)  # sign-in closed
+        self.assertIn("portal-auth-login: signing in in the browser failed: ", errors)
+
+    def test_a_redirect_url_that_is_not_loopback(self) -> None:
+        status, _, errors = run("--browser", "google", environment="env-open", env=self.FETCHING)
+        self.assertEqual(status, 51)  # sign-in unavailable
+        self.assertIn("loopback redirect URL", errors)
+
+
+class CommandLineTests(unittest.TestCase):
+    def test_help(self) -> None:
+        status, output, errors = run("--help")
+        self.assertEqual((status, errors), (0, ""))
+        self.assertTrue(output.startswith("Usage: portal-auth-login --environment ID [OPTION]...\n"))
+        self.assertIn("Exit status:", output)
+
+    def test_wrong_command_lines(self) -> None:
+        cases = [
+            ((), "--environment is required"),
+            (("--environment",), "a value is missing after --environment"),
+            (("--environment", "e", "--frobnicate"), "unknown option --frobnicate"),
+            (("--environment", "e", "--restore", "--sign-out"), "use one of --redirect, --browser, --restore and --sign-out"),
+            (("--environment", "e", "--browser", "yahoo"), "--browser takes google or apple, not yahoo"),
+            (("--environment", "e", "--browser", "google", "--timeout", "0"), "--timeout takes a whole number of seconds from 1, not 0"),
+            (("--environment", "e", "--timeout", "5"), "--timeout goes with --browser"),
+        ]
+        for arguments, message in cases:
+            status, output, errors = Run(*arguments).finish()
+            self.assertEqual((status, output), (2, ""), arguments)
+            self.assertEqual(errors, f"portal-auth-login: {message}\nTry 'portal-auth-login --help'.\n")
+
+    def test_options_the_library_refuses(self) -> None:
+        status, _, errors = run("--restore", "--redirect-url", "", environment="env-open")
+        self.assertEqual(status, 11)  # invalid argument, named
+        self.assertIn("(redirect_url)", errors)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,28 @@
+//! Links libportalauth: its folder from `PORTAL_AUTH_LIB_DIR`, else from pkg-config's
+//! `portal-auth` (the `pkg-config` program itself; the crate has no dependencies). The folder
+//! also goes into the run path of this package's tests and examples.
+use std::env;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=PORTAL_AUTH_LIB_DIR");
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+    let dir = env::var("PORTAL_AUTH_LIB_DIR").unwrap_or_else(|_| pkg_config_libdir());
+    println!("cargo:rustc-link-search=native={}", dir);
+    println!("cargo:rustc-link-lib=dylib=portalauth");
+    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir);
+}
+
+fn pkg_config_libdir() -> String {
+    let not_found = "libportalauth not found: run `make install PREFIX=...` at the repository's root, \
+                     then set PKG_CONFIG_PATH=PREFIX/lib/pkgconfig (or PORTAL_AUTH_LIB_DIR=PREFIX/lib)";
+    let output = Command::new("pkg-config")
+        .args(["--variable=libdir", "portal-auth"])
+        .output()
+        .unwrap_or_else(|error| panic!("{} (pkg-config: {})", not_found, error));
+    let dir = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if !output.status.success() || dir.is_empty() {
+        panic!("{} ({})", not_found, String::from_utf8_lossy(&output.stderr).trim());
+    }
+    dir
+}

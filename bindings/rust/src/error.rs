@@ -1,0 +1,194 @@
+//! The library's errors (client-auth.md §10, transport, sign-in): one case a code, with the
+//! case's fields and the library's message, which never carries a secret.
+use std::fmt;
+
+use crate::ffi;
+use crate::strings::borrowed;
+
+/// What went wrong. `Display` gives the library's message, a sentence for the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument or options field that cannot be used, as C spells its name
+    /// (`"auth_environment_id"`, `"email"`, …).
+    InvalidArgument { name: String, message: String },
+    /// `send_magic_link` without a [`MagicLinkConfig`](crate::MagicLinkConfig).
+    MagicLinkNotConfigured { message: String },
+    /// `"GOOGLE"` or `"APPLE"` is not enabled for the environment.
+    AuthMethodUnavailable { method: String, message: String },
+    /// The redirect carried an error: `detail` is its text.
+    AuthenticationFailed { detail: String, message: String },
+    /// A response of the endpoint at `path` lacked `missing` (None: the envelope was wrong).
+    MalformedResponse { path: String, missing: Option<String>, message: String },
+    InvalidGrantResponse { message: String },
+    /// The userJwt cannot be read: `detail` says why.
+    InvalidUserJwt { detail: String, message: String },
+    /// The keyring failed (locked, no Secret Service, D-Bus): the message says what to do.
+    SessionStorageFailure { message: String },
+    /// `detail`: the server's text.
+    AccountAbstractionUnavailable { detail: String, message: String },
+    RateLimited { message: String },
+    TotpQrUnavailable { message: String },
+    /// HTTP 401: a spent or expired grant, a wrong TOTP code.
+    Unauthorized { message: String },
+    /// Another HTTP error status.
+    HttpStatus { status: u16, message: String },
+    /// No response: refused, reset, timed out, too large.
+    Network { message: String },
+    SessionInvalidated { message: String },
+    Cancelled { message: String },
+    /// Browser sign-in: timed out or cancelled before the browser came back (POPUP_CLOSED).
+    SignInClosed { message: String },
+    /// Browser sign-in: no loopback redirect URL, port in use, or no browser (POPUP_UNAVAILABLE).
+    SignInUnavailable { message: String },
+    /// Browser sign-in: another one of this client is running (SIGN_IN_ALREADY_IN_PROGRESS).
+    SignInInProgress { message: String },
+    /// Browser sign-in: the browser came back without a usable answer (CALLBACK_INCOMPLETE).
+    SignInCallbackIncomplete { message: String },
+    /// A library fault, or a code this crate does not know yet.
+    Internal { code: i32, message: String },
+}
+
+impl Error {
+    /// The library's stable code (`PORTAL_AUTH_E_*`).
+    pub fn code(&self) -> i32 {
+        use Error::*;
+        match self {
+            InvalidArgument { .. } => ffi::PORTAL_AUTH_E_INVALID_ARGUMENT,
+            MagicLinkNotConfigured { .. } => ffi::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED,
+            AuthMethodUnavailable { .. } => ffi::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE,
+            AuthenticationFailed { .. } => ffi::PORTAL_AUTH_E_AUTHENTICATION_FAILED,
+            MalformedResponse { .. } => ffi::PORTAL_AUTH_E_MALFORMED_RESPONSE,
+            InvalidGrantResponse { .. } => ffi::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE,
+            InvalidUserJwt { .. } => ffi::PORTAL_AUTH_E_INVALID_USER_JWT,
+            SessionStorageFailure { .. } => ffi::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE,
+            AccountAbstractionUnavailable { .. } => ffi::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE,
+            RateLimited { .. } => ffi::PORTAL_AUTH_E_RATE_LIMITED,
+            TotpQrUnavailable { .. } => ffi::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE,
+            Unauthorized { .. } => ffi::PORTAL_AUTH_E_UNAUTHORIZED,
+            HttpStatus { .. } => ffi::PORTAL_AUTH_E_HTTP_STATUS,
+            Network { .. } => ffi::PORTAL_AUTH_E_NETWORK,
+            SessionInvalidated { .. } => ffi::PORTAL_AUTH_E_SESSION_INVALIDATED,
+            Cancelled { .. } => ffi::PORTAL_AUTH_E_CANCELLED,
+            SignInClosed { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_CLOSED,
+            SignInUnavailable { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE,
+            SignInInProgress { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS,
+            SignInCallbackIncomplete { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE,
+            Internal { code, .. } => *code,
+        }
+    }
+
+    /// The library's message.
+    pub fn message(&self) -> &str {
+        use Error::*;
+        match self {
+            InvalidArgument { message, .. }
+            | MagicLinkNotConfigured { message }
+            | AuthMethodUnavailable { message, .. }
+            | AuthenticationFailed { message, .. }
+            | MalformedResponse { message, .. }
+            | InvalidGrantResponse { message }
+            | InvalidUserJwt { message, .. }
+            | SessionStorageFailure { message }
+            | AccountAbstractionUnavailable { message, .. }
+            | RateLimited { message }
+            | TotpQrUnavailable { message }
+            | Unauthorized { message }
+            | HttpStatus { message, .. }
+            | Network { message }
+            | SessionInvalidated { message }
+            | Cancelled { message }
+            | SignInClosed { message }
+            | SignInUnavailable { message }
+            | SignInInProgress { message }
+            | SignInCallbackIncomplete { message }
+            | Internal { message, .. } => message,
+        }
+    }
+
+    /// The error a callback or an out-parameter lends.
+    ///
+    /// # Safety
+    /// `error` is a valid, non-NULL error handle for the call.
+    pub(crate) unsafe fn from_raw(error: *const ffi::portal_auth_error) -> Error {
+        let code = ffi::portal_auth_error_code(error);
+        let message = borrowed(ffi::portal_auth_error_message(error)).unwrap_or_default();
+        let text = |field: *const std::os::raw::c_char| borrowed(field).unwrap_or_default();
+        Error::with_fields(code, message, Fields {
+            name: text(ffi::portal_auth_error_name(error)),
+            method: text(ffi::portal_auth_error_method(error)),
+            detail: text(ffi::portal_auth_error_detail(error)),
+            path: text(ffi::portal_auth_error_path(error)),
+            missing: borrowed(ffi::portal_auth_error_missing(error)),
+            status: u16::try_from(ffi::portal_auth_error_http_status(error)).unwrap_or(0),
+        })
+    }
+
+    /// An error the library returned from a starting call, which has no error handle.
+    pub(crate) fn from_code(code: i32) -> Error {
+        let message = format!("The library refused the call (error {}).", code);
+        Error::with_fields(code, message, Fields::default())
+    }
+
+    /// Frees an out-parameter error after reading it; `code` when there is none.
+    ///
+    /// # Safety
+    /// `error` is NULL or an error the library gave the caller.
+    pub(crate) unsafe fn take(code: i32, error: *mut ffi::portal_auth_error) -> Error {
+        if error.is_null() {
+            return Error::from_code(code);
+        }
+        let taken = Error::from_raw(error);
+        ffi::portal_auth_error_free(error);
+        taken
+    }
+
+    fn with_fields(code: i32, message: String, f: Fields) -> Error {
+        match code {
+            ffi::PORTAL_AUTH_E_INVALID_ARGUMENT => Error::InvalidArgument { name: f.name, message },
+            ffi::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED => Error::MagicLinkNotConfigured { message },
+            ffi::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE => Error::AuthMethodUnavailable { method: f.method, message },
+            ffi::PORTAL_AUTH_E_AUTHENTICATION_FAILED => Error::AuthenticationFailed { detail: f.detail, message },
+            ffi::PORTAL_AUTH_E_MALFORMED_RESPONSE => {
+                Error::MalformedResponse { path: f.path, missing: f.missing, message }
+            }
+            ffi::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE => Error::InvalidGrantResponse { message },
+            ffi::PORTAL_AUTH_E_INVALID_USER_JWT => Error::InvalidUserJwt { detail: f.detail, message },
+            ffi::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE => Error::SessionStorageFailure { message },
+            ffi::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE => {
+                Error::AccountAbstractionUnavailable { detail: f.detail, message }
+            }
+            ffi::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
+            ffi::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
+            ffi::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized { message },
+            ffi::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, message },
+            ffi::PORTAL_AUTH_E_NETWORK => Error::Network { message },
+            ffi::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
+            ffi::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
+            ffi::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { message },
+            ffi::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => Error::SignInUnavailable { message },
+            ffi::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS => Error::SignInInProgress { message },
+            ffi::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE => Error::SignInCallbackIncomplete { message },
+            code => Error::Internal { code, message },
+        }
+    }
+}
+
+/// The fields an error handle may carry; each case keeps its own.
+#[derive(Default)]
+struct Fields {
+    name: String,
+    method: String,
+    detail: String,
+    path: String,
+    missing: Option<String>,
+    status: u16,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,223 @@
+//! Where a sign-in left the user, the enabled methods, and TOTP enrollment (the secret and
+//! QR codes of an enrollment link, which need no network).
+use std::fmt;
+use std::os::raw::c_char;
+use std::ptr;
+
+use crate::error::Error;
+use crate::ffi;
+use crate::session::Session;
+use crate::strings::{borrowed, c_string, owned};
+
+/// The outcome of a redirect, a browser sign-in or a TOTP code.
+#[derive(Debug, Clone)]
+pub enum SignInResult {
+    /// Signed in; the session is already persisted.
+    Authenticated(Authenticated),
+    /// Call [`PortalAuth::verify_totp`](crate::PortalAuth::verify_totp) with the user's code.
+    TotpRequired(TotpRequired),
+}
+
+#[derive(Debug, Clone)]
+pub struct Authenticated {
+    pub session: Session,
+    /// The Portal Client id, when the server sent it.
+    pub client_id: Option<String>,
+    /// None when the server did not say.
+    pub is_account_abstracted: Option<bool>,
+}
+
+/// A TOTP step. `user_jwt` and `totp_link` are secrets: `Debug` redacts them.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TotpRequired {
+    pub user_jwt: String,
+    /// The enrollment link, on the user's first sign-in only.
+    pub totp_link: Option<String>,
+    /// Empty when the server did not send it.
+    pub end_user_id: String,
+}
+
+impl TotpRequired {
+    /// The enrollment link's base32 secret, for entry by hand in an authenticator app.
+    pub fn totp_secret(&self) -> Option<String> {
+        self.totp_link.as_deref().and_then(totp_secret)
+    }
+
+    /// The enrollment link's QR code as a PNG (see [`totp_qr_png`]).
+    pub fn qr_code_png(&self, scale: u32) -> Result<Vec<u8>, Error> {
+        totp_qr_png(self.link()?, scale)
+    }
+
+    /// The enrollment link's QR code for a terminal (see [`totp_qr_terminal`]).
+    pub fn qr_code_terminal(&self, colors: TerminalColors) -> Result<String, Error> {
+        totp_qr_terminal(self.link()?, colors)
+    }
+
+    fn link(&self) -> Result<&str, Error> {
+        self.totp_link.as_deref().ok_or_else(|| Error::TotpQrUnavailable {
+            message: "This TOTP step carries no enrollment link: the user has enrolled already.".to_string(),
+        })
+    }
+}
+
+impl fmt::Debug for TotpRequired {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TotpRequired")
+            .field("user_jwt", &"<redacted>")
+            .field("totp_link", &self.totp_link.as_ref().map(|_| "<redacted>"))
+            .field("end_user_id", &self.end_user_id)
+            .finish()
+    }
+}
+
+impl SignInResult {
+    /// Reads a result a callback lends; None for NULL.
+    ///
+    /// # Safety
+    /// `result` is NULL or valid for the call.
+    pub(crate) unsafe fn read(result: *const ffi::portal_auth_result) -> Result<Option<SignInResult>, Error> {
+        if result.is_null() {
+            return Ok(None);
+        }
+        match ffi::portal_auth_result_kind(result) {
+            ffi::PORTAL_AUTH_RESULT_AUTHENTICATED => {
+                let session = Session::retain(ffi::portal_auth_result_session(result)).ok_or_else(|| internal("a session"))?;
+                Ok(Some(SignInResult::Authenticated(Authenticated {
+                    session,
+                    client_id: borrowed(ffi::portal_auth_result_client_id(result)),
+                    is_account_abstracted: match ffi::portal_auth_result_is_account_abstracted(result) {
+                        ffi::PORTAL_AUTH_TRUE => Some(true),
+                        ffi::PORTAL_AUTH_FALSE => Some(false),
+                        _ => None,
+                    },
+                })))
+            }
+            ffi::PORTAL_AUTH_RESULT_TOTP_REQUIRED => Ok(Some(SignInResult::TotpRequired(TotpRequired {
+                user_jwt: borrowed(ffi::portal_auth_result_user_jwt(result)).ok_or_else(|| internal("a userJwt"))?,
+                totp_link: borrowed(ffi::portal_auth_result_totp_link(result)),
+                end_user_id: borrowed(ffi::portal_auth_result_end_user_id(result)).unwrap_or_default(),
+            }))),
+            kind => Err(internal(&format!("a result of a known kind (not {})", kind))),
+        }
+    }
+}
+
+pub(crate) fn internal(what: &str) -> Error {
+    Error::Internal { code: ffi::PORTAL_AUTH_E_INTERNAL, message: format!("The library's answer lacked {}.", what) }
+}
+
+/// A sign-in method of an environment.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AuthMethod {
+    EmailMagicLink,
+    Google,
+    Apple,
+    /// A method this crate does not know yet, as the server spells it.
+    Other(String),
+}
+
+impl AuthMethod {
+    fn from_wire(text: String) -> AuthMethod {
+        match text.as_str() {
+            "EMAIL_MAGIC_LINK" => AuthMethod::EmailMagicLink,
+            "GOOGLE" => AuthMethod::Google,
+            "APPLE" => AuthMethod::Apple,
+            _ => AuthMethod::Other(text),
+        }
+    }
+}
+
+/// What `get_methods` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthMethods {
+    pub allowed_auth_methods: Vec<AuthMethod>,
+    pub auto_create_wallet: bool,
+}
+
+impl AuthMethods {
+    /// # Safety
+    /// `methods` is valid for the call.
+    pub(crate) unsafe fn read(methods: *const ffi::portal_auth_methods) -> AuthMethods {
+        let count = ffi::portal_auth_methods_count(methods);
+        AuthMethods {
+            allowed_auth_methods: (0..count)
+                .filter_map(|index| borrowed(ffi::portal_auth_methods_at(methods, index)))
+                .map(AuthMethod::from_wire)
+                .collect(),
+            auto_create_wallet: ffi::portal_auth_methods_auto_create_wallet(methods) == 1,
+        }
+    }
+}
+
+/// The terminal a QR code is drawn for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TerminalColors {
+    /// Light text on a dark background, as most terminals.
+    LightOnDark,
+    DarkOnLight,
+}
+
+/// The base32 secret of an enrollment link; None when it carries no valid secret.
+pub fn totp_secret(otpauth_url: &str) -> Option<String> {
+    let link = c_string(otpauth_url, "otpauth_url").ok()?;
+    let mut secret = ptr::null_mut();
+    // SAFETY: borrowed input; the out-string is ours to free (NULL on failure).
+    unsafe {
+        ffi::portal_auth_totp_secret(link.as_ptr(), &mut secret, ptr::null_mut());
+        owned(secret)
+    }
+}
+
+/// The QR code of an enrollment link as a PNG: `scale` pixels a module (10 is usual),
+/// `(modules + 8) × scale` pixels square, black on white.
+pub fn totp_qr_png(otpauth_url: &str, scale: u32) -> Result<Vec<u8>, Error> {
+    let link = c_string(otpauth_url, "otpauth_url")?;
+    let (mut png, mut length, mut error) = (ptr::null_mut(), 0usize, ptr::null_mut());
+    // SAFETY: the buffer is ours to copy and free.
+    unsafe {
+        let code = ffi::portal_auth_totp_qr_png(link.as_ptr(), f64::from(scale), &mut png, &mut length, &mut error);
+        if code != ffi::PORTAL_AUTH_OK {
+            return Err(Error::take(code, error));
+        }
+        let bytes = std::slice::from_raw_parts(png, length).to_vec();
+        ffi::portal_auth_bytes_free(png);
+        Ok(bytes)
+    }
+}
+
+/// The QR code of an enrollment link as SVG text, `scale` pixels a module.
+pub fn totp_qr_svg(otpauth_url: &str, scale: u32) -> Result<String, Error> {
+    text_out("otpauth_url", otpauth_url, |link, out, error| unsafe {
+        ffi::portal_auth_totp_qr_svg(link, f64::from(scale), out, error)
+    })
+}
+
+/// The QR code of an enrollment link as half blocks for a terminal, each line ending in "\n".
+pub fn totp_qr_terminal(otpauth_url: &str, colors: TerminalColors) -> Result<String, Error> {
+    let colors = match colors {
+        TerminalColors::LightOnDark => ffi::PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK,
+        TerminalColors::DarkOnLight => ffi::PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT,
+    };
+    text_out("otpauth_url", otpauth_url, |link, out, error| unsafe {
+        ffi::portal_auth_totp_qr_terminal(link, colors, out, error)
+    })
+}
+
+/// Calls a function that makes a string from `input`, or fails with an error.
+fn text_out(
+    name: &str,
+    input: &str,
+    make: impl FnOnce(*const c_char, *mut *mut c_char, *mut *mut ffi::portal_auth_error) -> ffi::portal_auth_code,
+) -> Result<String, Error> {
+    let input = c_string(input, name)?;
+    let (mut text, mut error) = (ptr::null_mut(), ptr::null_mut());
+    let code = make(input.as_ptr(), &mut text, &mut error);
+    // SAFETY: the out-parameters are the library's, for the caller to free.
+    unsafe {
+        if code != ffi::PORTAL_AUTH_OK {
+            owned(text);
+            return Err(Error::take(code, error));
+        }
+        owned(text).ok_or_else(|| internal("a text"))
+    }
+}

@@ -1,0 +1,58 @@
+//! The example program `sign_in`, driven through its standard input: magic link with TOTP
+//! enrollment, then `--restore` in another run (the keyring).
+mod support;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use support::*;
+
+/// Built by `cargo test` beside this test's binary: target/debug/examples/sign_in.
+fn example() -> Command {
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    Command::new(deps.parent().unwrap().join("examples").join("sign_in"))
+}
+
+/// Reads the child's output until it ends with `prompt`; what was read.
+fn expect(output: &mut impl Read, prompt: &str) -> String {
+    let mut text = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&text).ends_with(prompt) {
+        assert_eq!(output.read(&mut byte).unwrap(), 1, "output ended before {:?}: {}", prompt, String::from_utf8_lossy(&text));
+        text.push(byte[0]);
+    }
+    String::from_utf8(text).unwrap()
+}
+
+#[test]
+fn the_example_signs_in_with_totp_and_restores() {
+    let environment = environment(true, APP_REDIRECT);
+    let email = "rust-example@example.com";
+    let arguments = ["--api-host", &api_host(), "--environment", &environment];
+    let mut child = example()
+        .args(arguments)
+        .args(["--from-email", "hello@auth.example.com", "--template-id", "sign-in"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut input, mut output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+    expect(&mut output, "Email: ");
+    writeln!(input, "{}", email).unwrap();
+    expect(&mut output, "Link: ");
+    writeln!(input, "{}", outbox_link(email)).unwrap();
+    let shown = expect(&mut output, "Code from your authenticator app: ");
+    assert!(shown.contains("or enter this key in it by hand: ") && shown.contains('█'));
+    writeln!(input, "{}", current_code(&environment, email)).unwrap();
+    let mut rest = String::new();
+    output.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(rest.starts_with("Signed in as eu_"), "{}", rest);
+
+    let restored = example().args(arguments).arg("--restore").output().unwrap();
+    assert!(restored.status.success());
+    assert_eq!(String::from_utf8(restored.stdout).unwrap(), rest);
+
+    let unknown = example().args(arguments).arg("--frobnicate").output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+}

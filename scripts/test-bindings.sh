@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The C sample and the Rust crate, built against the library as `make install` lays it out
+# (in a temporary prefix, found with pkg-config), tested against the Portal emulator inside
+# a private D-Bus session with gnome-keyring: the sample's quick start as its README writes
+# it, its end-to-end tests (some under valgrind); the crate's quick start, and `cargo test`
+# with Debian's cargo, offline. Ends with a count line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+pass() { passed=$((passed + 1)); echo "ok: $1"; }
+fail() { echo "FAILED: $1" >&2; echo "bindings: $passed passed, 1 failed"; exit 1; }
+
+prefix="$work/prefix"
+scripts/install.sh "$prefix"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+
+source scripts/emulator.sh
+start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
+trap 'stop_emulator; rm -rf "$work"' EXIT
+
+# Debian's cargo and rustc, whatever else is on PATH (a rustup toolchain), offline, with
+# their home and build folder here.
+export CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/cargo-target" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
+
+# A README's quick-start commands, as written, with HOME in the temporary folder and
+# Debian's programs first on PATH (as on a fresh Debian 12).
+quick_start() {
+    scripts/readme-commands.sh "$1" > "$work/quick-start.sh"
+    [ -s "$work/quick-start.sh" ] || fail "$1 has no quick start"
+    (export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
+        > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
+    pass "$1's quick start works as written"
+}
+quick_start bindings/c/README.md
+quick_start bindings/rust/README.md
+
+make -s -C bindings/c OUT="$work/portal-auth-login" || fail "portal-auth-login does not build"
+PORTAL_AUTH_LOGIN="$work/portal-auth-login" python3 -m unittest discover -v -s bindings/c/tests 2>&1 | tee "$work/c-sample" \
+    || fail "the C sample's tests"
+c_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$work/c-sample")
+grep -qx OK "$work/c-sample" && [ -n "$c_count" ] || fail "the C sample's tests printed no result"
+passed=$((passed + c_count))
+
+/usr/bin/cargo test --offline --manifest-path bindings/rust/Cargo.toml 2>&1 | tee "$work/rust" || fail "cargo test"
+rust_count=$(awk '/^test result: ok\. [0-9]+ passed; 0 failed/ { sum += $4 } END { print sum + 0 }' "$work/rust")
+[ "$rust_count" -gt 0 ] || fail "cargo test ran no test"
+passed=$((passed + rust_count))
+
+echo "bindings: $passed passed, 0 failed"

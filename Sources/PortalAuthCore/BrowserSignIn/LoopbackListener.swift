@@ -159,6 +159,9 @@ final class LoopbackListener: Sendable {
 
     private func waitForCallback(until deadline: ContinuousClock.Instant) -> ListenerOutcome {
         var connections: [Connection] = []
+        // Out of file descriptors, a pending connection keeps the listening sockets readable:
+        // they are left out of poll for a moment instead of spinning.
+        var acceptPausedUntil: ContinuousClock.Instant?
         defer {
             connections.forEach { _ = close($0.fd) }
             sockets.forEach { _ = close($0) }
@@ -171,10 +174,12 @@ final class LoopbackListener: Sendable {
                 _ = close(connection.fd)
                 return true
             }
-            let nextDeadline = connections.map(\.deadline).reduce(deadline, min)
+            if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
+            let nextDeadline = (connections.map(\.deadline) + [acceptPausedUntil].compactMap { $0 }).reduce(deadline, min)
 
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            fds += sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let listening = Int16(acceptPausedUntil == nil ? POLLIN : 0)
+            fds += sockets.map { pollfd(fd: $0, events: listening, revents: 0) }
             fds += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), Self.milliseconds(now.duration(to: nextDeadline)))
             if ready < 0 {
@@ -208,15 +213,25 @@ final class LoopbackListener: Sendable {
                 connections.remove(at: index)
             }
             for (offset, socket) in sockets.enumerated() where fds[1 + offset].revents != 0 {
-                accept(from: socket, into: &connections, now: now)
+                if !accept(from: socket, into: &connections, now: now) {
+                    acceptPausedUntil = now.advanced(by: Self.acceptBackoff)
+                }
             }
         }
     }
 
-    private func accept(from socket: Int32, into connections: inout [Connection], now: ContinuousClock.Instant) {
+    private static let acceptBackoff = Duration.milliseconds(50)
+
+    /// Accepts what is pending; false when out of descriptors with no connection to give up.
+    private func accept(from socket: Int32, into connections: inout [Connection], now: ContinuousClock.Instant) -> Bool {
         while true {
             let fd = pa_accept_nonblocking(socket)
-            guard fd >= 0 else { return }
+            guard fd >= 0 else {
+                guard errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM else { return true }
+                guard !connections.isEmpty else { return false }
+                _ = close(connections.removeFirst().fd)  // the oldest makes room for the newest
+                continue
+            }
             if connections.count >= limits.maxConnections {
                 _ = close(connections.removeFirst().fd)
             }

@@ -38,6 +38,19 @@ import Testing
         #expect(LoopbackClient.isRefused(port))
     }
 
+    @Test func aCommandThatFailsAtOnceGivesWayToTheNext() throws {
+        // `false` ends at once with status 1: not a browser. `sh -c 'exit 0'` succeeds.
+        let failing = SystemBrowser(browser: "/usr/bin/false %s", path: "/nonexistent")
+        #expect(throws: SystemBrowser.NoBrowser.self) { try failing.open("http://127.0.0.1:1/", ephemeral: false) }
+        let next = SystemBrowser(browser: "/usr/bin/false %s:/usr/bin/true %s", path: "/nonexistent")
+        try next.open("http://127.0.0.1:1/", ephemeral: false)
+        // A command still running after the grace is the launched browser.
+        let running = try #require(ChildProcess.spawn("/usr/bin/sleep", arguments: ["sleep", "30"]))
+        #expect(running.exitStatus(within: .milliseconds(50)) == nil)
+        kill(running.pid, SIGKILL)
+        #expect(running.exitStatus(within: .seconds(30)) == SIGKILL)
+    }
+
     @Test func theFirstProgramFoundIsTheBrowser() async throws {
         let emulator = try Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)

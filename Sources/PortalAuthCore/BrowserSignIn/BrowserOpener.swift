@@ -1,3 +1,4 @@
+import CPosix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,9 +13,11 @@ public typealias BrowserOpener = @Sendable (_ url: String, _ ephemeral: Bool) th
 
 /// The default opener: each command of `$BROWSER` in turn (a `:`-separated list; `%s` in a
 /// command stands for the URL, `%%` for `%`, and without `%s` the URL is the last argument),
-/// then `xdg-open`. The first command whose program exists is spawned, never through a
-/// shell, and reaped by a thread of its own when it exits; its exit status is not awaited
-/// (a browser may run for hours). There is no generic private window: `ephemeral` is not used.
+/// then `xdg-open`. Each is spawned, never through a shell. One that ends with a failure
+/// within a short grace (xdg-open with no browser configured, no display) gives way to the
+/// next; one still running then is taken as the launched browser (a browser may run for
+/// hours) and reaped by a thread of its own when it exits. There is no generic private
+/// window: `ephemeral` is not used.
 struct SystemBrowser: Sendable {
     /// `$BROWSER`, or nil.
     let browser: String?
@@ -29,11 +32,21 @@ struct SystemBrowser: Sendable {
 
     struct NoBrowser: Error {}
 
+    /// How long a command may take to fail before it counts as the launched browser.
+    static let failureGrace = Duration.seconds(2)
+
     func open(_ url: String, ephemeral: Bool) throws(NoBrowser) {
         for command in commands(for: url) {
             guard let program = resolve(command[0]) else { continue }
             guard let process = ChildProcess.spawn(program, arguments: command) else { continue }
-            process.reapWhenDone()
+            if let status = process.exitStatus(within: Self.failureGrace) {
+                guard status == 0 else {
+                    PortalAuthLog.emit(.warning, "Browser sign-in: \(program) failed (wait status \(status)).")
+                    continue
+                }
+            } else {
+                process.reapWhenDone()
+            }
             PortalAuthLog.emit(.info, "Browser sign-in: opened the browser with \(program).")
             return
         }
@@ -128,6 +141,24 @@ struct ChildProcess: Sendable {
         let started = DetachedThread.start(name: "portal-auth-reap", stackSize: 64 << 10) { _ = self.wait() }
         if started != 0 {
             PortalAuthLog.emit(.warning, "Browser sign-in: no thread to reap the browser process \(pid) (error \(started)).")
+        }
+    }
+
+    /// The wait status if the process ends within `grace` (reaped), else nil. Where the
+    /// kernel has no process descriptors, nil at once.
+    func exitStatus(within grace: Duration) -> Int32? {
+        let descriptor = pa_pidfd_open(pid)
+        guard descriptor >= 0 else { return nil }
+        defer { _ = close(descriptor) }
+        let deadline = ContinuousClock.now.advanced(by: grace)
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return nil }
+            var ended = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = poll(&ended, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0 ? wait() : nil
         }
     }
 

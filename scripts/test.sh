@@ -30,5 +30,14 @@ echo "== C ABI packaging"
 scripts/test-library.sh 2>&1 | tee "$log/c-abi"
 c_abi_count=$(sed -n 's/^c-abi: \([0-9]*\) passed, 0 failed$/\1/p' "$log/c-abi")
 
-[ -n "$python_count" ] && [ -n "$swift_count" ] && [ -n "$c_abi_count" ] || { echo "tests: no test ran" >&2; exit 1; }
-echo "tests: $((python_count + swift_count + c_abi_count)) passed, 0 failed"
+echo "== Fuzzing (libFuzzer, 20 s per target)"
+scripts/fuzz.sh 20 2>&1 | tee "$log/fuzz"
+fuzz_count=$(sed -n 's/^fuzz: \([0-9]*\) passed, 0 failed$/\1/p' "$log/fuzz")
+
+counts=("$python_count" "$swift_count" "$c_abi_count" "$fuzz_count")
+total=0
+for count in "${counts[@]}"; do
+    [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }
+    total=$((total + count))
+done
+echo "tests: $total passed, 0 failed"

@@ -474,6 +474,26 @@ class FaultAndWaitTests(EmulatorTestCase):
         self.assertFalse(worker.is_alive())
         self.assertEqual(outcome["result"][0], 200)
 
+    def test_truncated(self):
+        self.fault(path="/methods", kind="truncated", body='{"data":')
+        connection = self.client.connection()
+        connection.request("GET", API + "/methods", headers=portal_headers())
+        response = connection.getresponse()
+        self.assertEqual((response.status, response.getheader("Content-Length")), (200, str(len('{"data":') + 1024)))
+        with self.assertRaises(http.client.IncompleteRead) as raised:
+            response.read()
+        self.assertEqual(raised.exception.partial, b'{"data":')
+        connection.close()
+        self.assertEqual(self.portal("GET", "/methods")[0], 200)
+
+    def test_oversized(self):
+        self.fault(path="/methods", kind="oversized")
+        status, _, raw = self.client.call("GET", API + "/methods", headers=portal_headers())
+        self.assertEqual((status, len(raw)), (200, 10 << 20))
+        self.assertEqual(json.loads(raw)["data"]["pad"], "x" * ((10 << 20) - 19))
+        self.fault(path="/methods", kind="oversized", size=1024)
+        self.assertEqual(len(self.client.call("GET", API + "/methods", headers=portal_headers())[2]), 1024)
+
     def test_wait_blocks_until_the_request_arrives(self):
         waited = {}
         waiter = threading.Thread(
@@ -492,7 +512,8 @@ class FaultAndWaitTests(EmulatorTestCase):
 
     def test_bad_fault_specs(self):
         for spec in ({"path": "/methods", "kind": "nope"}, {"path": "/methods", "kind": "latency"},
-                     {"path": "/methods", "kind": "status", "status": 99}, {"kind": "drop"}):
+                     {"path": "/methods", "kind": "status", "status": 99}, {"kind": "drop"},
+                     {"path": "/methods", "kind": "oversized", "size": 1023}):
             with self.subTest(spec):
                 self.assertEqual(self.client.json("POST", "/_emulator/faults", spec)[0], 400)
 

@@ -24,6 +24,10 @@ test: deps
 fuzz: deps
 	scripts/fuzz.sh 60
 
+# The Swift tests under ThreadSanitizer and AddressSanitizer (also part of make test).
+sanitize: deps
+	scripts/sanitize.sh
+
 # libportalauth.so, self-contained (static Swift runtime, only portal_auth_* exported).
 library: deps
 	scripts/build-library.sh

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
-# tested end to end with the emulator), the Swift suite (which starts the emulators it needs
-# on loopback and stops them) inside a private keyring, and the C ABI's packaging checks.
-# Ends with one summary line.
+# tested end to end with the emulator, fault injection included), the Swift suite (which
+# starts the emulators it needs on loopback and stops them) inside a private keyring, the C
+# ABI's packaging checks and C tests, the fuzzers for a bounded time, and the Swift suite
+# again under ThreadSanitizer and AddressSanitizer. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp -d)
@@ -34,7 +35,11 @@ echo "== Fuzzing (libFuzzer, 20 s per target)"
 scripts/fuzz.sh 20 2>&1 | tee "$log/fuzz"
 fuzz_count=$(sed -n 's/^fuzz: \([0-9]*\) passed, 0 failed$/\1/p' "$log/fuzz")
 
-counts=("$python_count" "$swift_count" "$c_abi_count" "$fuzz_count")
+echo "== Swift tests under ThreadSanitizer and AddressSanitizer"
+scripts/sanitize.sh 2>&1 | tee "$log/sanitize"
+sanitize_count=$(sed -n 's/^sanitize: \([0-9]*\) passed, 0 failed$/\1/p' "$log/sanitize")
+
+counts=("$python_count" "$swift_count" "$c_abi_count" "$fuzz_count" "$sanitize_count")
 total=0
 for count in "${counts[@]}"; do
     [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }

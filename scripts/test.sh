@@ -2,12 +2,16 @@
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
 # tested end to end with the emulator, fault injection included), the Swift suite (which
 # starts the emulators it needs on loopback and stops them) inside a private keyring, the C
-# ABI's packaging checks and C tests, the fuzzers for a bounded time, and the Swift suite
-# again under ThreadSanitizer and AddressSanitizer. Ends with one summary line.
+# ABI's packaging checks and C tests, the fuzzers for a bounded time, the Swift suite again
+# under ThreadSanitizer and AddressSanitizer, and an audit of every log line the library
+# wrote during all of it. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+# The log audit's inputs: every harness appends the library's log lines to the first, every
+# emulator the secrets it issues to the second; scripts/log-audit.py compares them at the end.
+export PORTAL_AUTH_TEST_LOG_FILE="$log/library.log" PORTAL_AUTH_TEST_SECRETS_FILE="$log/issued-secrets"
 
 echo "== Python: pip install ./bindings/python into a fresh virtual environment"
 python3 -m venv "$log/venv"
@@ -39,7 +43,11 @@ echo "== Swift tests under ThreadSanitizer and AddressSanitizer"
 scripts/sanitize.sh 2>&1 | tee "$log/sanitize"
 sanitize_count=$(sed -n 's/^sanitize: \([0-9]*\) passed, 0 failed$/\1/p' "$log/sanitize")
 
-counts=("$python_count" "$swift_count" "$c_abi_count" "$fuzz_count" "$sanitize_count")
+echo "== Log audit: no secret the emulators issued in any log line of this run"
+python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE" 2>&1 | tee "$log/audit"
+audit_count=$(sed -n 's/^log-audit: \([0-9]*\) passed, 0 failed$/\1/p' "$log/audit")
+
+counts=("$python_count" "$swift_count" "$c_abi_count" "$fuzz_count" "$sanitize_count" "$audit_count")
 total=0
 for count in "${counts[@]}"; do
     [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }

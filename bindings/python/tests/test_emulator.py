@@ -14,7 +14,9 @@ import subprocess
 import sys
 import threading
 import time
+import tempfile
 import unittest
+import unittest.mock
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
@@ -105,6 +107,30 @@ class EmulatorTestCase(unittest.TestCase):
 
     def oauth_urls(self, query, env="env-demo"):
         return self.client.json("GET", f"{API}/oauth/urls?{query}", headers=portal_headers(env))
+
+
+class IssuedSecretsTests(EmulatorTestCase):
+    def test_every_issued_secret_is_appended_to_the_file(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "secrets")
+            with unittest.mock.patch.dict(os.environ, {"PORTAL_AUTH_TEST_SECRETS_FILE": path}):
+                grant = self.grant()
+                step = self.portal("POST", "/magic-links/validations", {"token": grant})[1]["data"]
+                secret = parse_qs(urlsplit(step["totpLink"]).query)["secret"][0]
+                key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+                bearer = {"Authorization": "Bearer " + step["userJwt"]}
+                session = self.portal("POST", "/totps/validations", {"code": totp.totp(key, time.time())}, **bearer)[1]
+            with open(path, encoding="utf-8") as file:
+                recorded = [tuple(line.rstrip("\n").split("\t")) for line in file]
+        self.assertEqual(recorded, [
+            ("grant", grant),
+            ("userJwt", step["userJwt"]),
+            ("totpLink", step["totpLink"]),
+            ("totpSecret", secret),
+            ("clientSessionToken", session["data"]["clientSessionToken"]),
+        ])
+        self.grant()  # without the variable nothing is written anywhere
+        self.assertFalse(os.path.exists(path))
 
 
 class TotpTests(unittest.TestCase):

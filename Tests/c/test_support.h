@@ -36,7 +36,7 @@ static void audit_log_line(void *user_data, int32_t level, const char *message) 
 __attribute__((constructor)) static void audit_log_install(void) {
     const char *path = getenv("PORTAL_AUTH_TEST_LOG_FILE");
     if (!path) return;
-    audit_log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    audit_log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0600);
     portal_auth_set_log_handler(audit_log_line, NULL);
 }
 

@@ -3,7 +3,7 @@
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build demo test library header install clean
+.PHONY: all deps build demo test library header install clean fuzz sanitize bench
 
 all: build
 
@@ -19,6 +19,14 @@ demo: build
 test: deps
 	swift build --build-tests
 	scripts/test.sh
+
+# libFuzzer over the parsers, 60 s per target (make test runs them for 20 s each).
+fuzz: deps
+	scripts/fuzz.sh 60
+
+# The Swift tests under ThreadSanitizer and AddressSanitizer (also part of make test).
+sanitize: deps
+	scripts/sanitize.sh
 
 # libportalauth.so, self-contained (static Swift runtime, only portal_auth_* exported).
 library: deps

@@ -32,6 +32,9 @@ let package = Package(
 
         .executableTarget(name: "PortalAuthDemo", dependencies: ["PortalAuthCore", "OneTimeCode"]),
 
-        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG"]),
+        // Shows ThreadSanitizer what Synchronization.Mutex does when contended (inert otherwise).
+        .target(name: "SanitizerSupport", path: "Tests/SanitizerSupport"),
+
+        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG", "SanitizerSupport"]),
     ]
 )

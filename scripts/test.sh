@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
-# tested end to end with the emulator), the Swift suite (which starts the emulators it needs
-# on loopback and stops them) inside a private keyring, the C ABI's packaging checks, and the
-# C sample and the Rust crate against the installed library.
-# Ends with one summary line.
+# tested end to end with the emulator, fault injection included), the Swift suite (which
+# starts the emulators it needs on loopback and stops them) inside a private keyring, the C
+# ABI's packaging checks and C tests, the C sample and the Rust crate against the installed
+# library, the fuzzers for a bounded time, the Swift suite again under ThreadSanitizer and
+# AddressSanitizer, and an audit of every log line the library wrote during all of it. Ends
+# with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+# The log audit's inputs: every harness appends the library's log lines to the first, every
+# emulator the secrets it issues to the second; scripts/log-audit.py compares them at the end.
+export PORTAL_AUTH_TEST_LOG_FILE="$log/library.log" PORTAL_AUTH_TEST_SECRETS_FILE="$log/issued-secrets"
 
 echo "== Python: pip install ./bindings/python into a fresh virtual environment"
 python3 -m venv "$log/venv"
@@ -35,6 +40,22 @@ echo "== The C sample and the Rust crate, against the installed library"
 scripts/test-bindings.sh 2>&1 | tee "$log/bindings"
 bindings_count=$(sed -n 's/^bindings: \([0-9]*\) passed, 0 failed$/\1/p' "$log/bindings")
 
-[ -n "$python_count" ] && [ -n "$swift_count" ] && [ -n "$c_abi_count" ] && [ -n "$bindings_count" ] \
-    || { echo "tests: no test ran" >&2; exit 1; }
-echo "tests: $((python_count + swift_count + c_abi_count + bindings_count)) passed, 0 failed"
+echo "== Fuzzing (libFuzzer, 20 s per target)"
+scripts/fuzz.sh 20 2>&1 | tee "$log/fuzz"
+fuzz_count=$(sed -n 's/^fuzz: \([0-9]*\) passed, 0 failed$/\1/p' "$log/fuzz")
+
+echo "== Swift tests under ThreadSanitizer and AddressSanitizer"
+scripts/sanitize.sh 2>&1 | tee "$log/sanitize"
+sanitize_count=$(sed -n 's/^sanitize: \([0-9]*\) passed, 0 failed$/\1/p' "$log/sanitize")
+
+echo "== Log audit: no secret the emulators issued in any log line of this run"
+python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE" 2>&1 | tee "$log/audit"
+audit_count=$(sed -n 's/^log-audit: \([0-9]*\) passed, 0 failed$/\1/p' "$log/audit")
+
+counts=("$python_count" "$swift_count" "$c_abi_count" "$bindings_count" "$fuzz_count" "$sanitize_count" "$audit_count")
+total=0
+for count in "${counts[@]}"; do
+    [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }
+    total=$((total + count))
+done
+echo "tests: $total passed, 0 failed"

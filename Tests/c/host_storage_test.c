@@ -45,7 +45,7 @@ static char logged[65536];
 static int lines;
 
 static void on_log(void *user_data, int32_t level, const char *message) {
-    (void)user_data;
+    audit_log_line(user_data, level, message);
     pthread_mutex_lock(&lock);
     if (level >= PORTAL_AUTH_LOG_DEBUG && level <= PORTAL_AUTH_LOG_ERROR
         && strlen(logged) + strlen(message) + 2 < sizeof logged) {
@@ -169,7 +169,7 @@ int main(void) {
     pthread_mutex_unlock(&lock);
 
     /* The log: lines arrived, none with the token or the grant. */
-    portal_auth_set_log_handler(NULL, NULL);
+    portal_auth_set_log_handler(audit_log_line, NULL);
     pthread_mutex_lock(&lock);
     CHECK(lines > 0 && strstr(logged, portal_auth_session_end_user_id(signed_in.session)) != NULL);
     CHECK(strstr(logged, token) == NULL);

@@ -7,12 +7,38 @@
 #include <portal_auth.h>
 
 #include <curl/curl.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int passed, failed;
+
+/* The log audit: with PORTAL_AUTH_TEST_LOG_FILE set, every line the library logs goes there as
+   `c<TAB>level<TAB>message`, one write each (scripts/log-audit.py checks them for secrets).
+   Installed before main; a test that installs its own handler forwards to audit_log_line and
+   reinstalls audit_log_line when done. */
+static int audit_log_fd = -1;
+
+static void audit_log_line(void *user_data, int32_t level, const char *message) {
+    (void)user_data;
+    if (audit_log_fd < 0 || !message) return;
+    size_t size = strlen(message) + 16;
+    char *line = malloc(size);
+    if (!line) return;
+    int length = snprintf(line, size, "c\t%d\t%s\n", (int)level, message);
+    if (length > 0 && write(audit_log_fd, line, (size_t)length) < 0) { /* the audit then finds it missing */ }
+    free(line);
+}
+
+__attribute__((constructor)) static void audit_log_install(void) {
+    const char *path = getenv("PORTAL_AUTH_TEST_LOG_FILE");
+    if (!path) return;
+    audit_log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+}
 
 #define CHECK(condition) do { \
     if (condition) { passed++; } \

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The request and response bodies of the six endpoints (client-auth.md §2). Every
 /// response field is optional: an absent key means absent, and unknown keys are ignored.
 enum Endpoint {
@@ -62,6 +64,14 @@ struct IgnoredData: Decodable {
 /// Success bodies are `{"data": ...}`; `data` absent or null is a malformed response.
 struct Envelope<Payload: Decodable>: Decodable {
     let data: Payload?
+
+    /// The payload of a success body for `path`; a body that is not JSON, has no `data`,
+    /// `"data": null` or `data` of the wrong shape is a malformed response.
+    static func payload(of body: [UInt8], path: String) throws(PortalAuthError) -> Payload {
+        guard let envelope = try? JSONDecoder().decode(Self.self, from: Data(body)), let payload = envelope.data
+        else { throw .malformedResponse(path: Endpoint.fullPath(path), missing: nil) }
+        return payload
+    }
 }
 
 /// The body of a 400 that may be remapped to `accountAbstractionUnavailable`.

@@ -65,10 +65,7 @@ struct PortalAPI: Sendable {
         let response = try await engine.send(request)
         switch response.status {
         case 200..<300:
-            guard let envelope = try? JSONDecoder().decode(Envelope<Payload>.self, from: Data(response.body)),
-                  let payload = envelope.data
-            else { throw PortalAuthError.malformedResponse(path: Endpoint.fullPath(path), missing: nil) }
-            return payload
+            return try Envelope<Payload>.payload(of: response.body, path: path)
         case 401:
             throw PortalRequestsError.unauthorized
         default:

@@ -19,6 +19,7 @@ final class Emulator: Sendable {
 
     /// Starts an emulator and waits for its "listening" line.
     static func start(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
+        LogAudit.installed
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]

@@ -5,6 +5,7 @@ that keyring entries never meet), and the emulator's control endpoints."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import struct
@@ -79,6 +80,28 @@ class Emulator:
 
     def wait(self, path: str, count: int) -> None:
         self.call("GET", f"wait?path={urllib.parse.quote(path)}&count={count}&timeout=30")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def log_audit() -> Iterator[None]:
+    """With PORTAL_AUTH_TEST_LOG_FILE set, every line the library logs during the session, at
+    every level, is appended there as `python<TAB>LEVEL<TAB>message` for scripts/log-audit.py."""
+    path = os.environ.get("PORTAL_AUTH_TEST_LOG_FILE")
+    if not path:
+        yield
+        return
+    logger = logging.getLogger("portal_auth")
+    handler = logging.FileHandler(path, mode="a", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("python\t%(levelname)s\t%(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        handler.close()
 
 
 @pytest.fixture(scope="session")

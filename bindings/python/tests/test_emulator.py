@@ -14,7 +14,9 @@ import subprocess
 import sys
 import threading
 import time
+import tempfile
 import unittest
+import unittest.mock
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
@@ -105,6 +107,30 @@ class EmulatorTestCase(unittest.TestCase):
 
     def oauth_urls(self, query, env="env-demo"):
         return self.client.json("GET", f"{API}/oauth/urls?{query}", headers=portal_headers(env))
+
+
+class IssuedSecretsTests(EmulatorTestCase):
+    def test_every_issued_secret_is_appended_to_the_file(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "secrets")
+            with unittest.mock.patch.dict(os.environ, {"PORTAL_AUTH_TEST_SECRETS_FILE": path}):
+                grant = self.grant()
+                step = self.portal("POST", "/magic-links/validations", {"token": grant})[1]["data"]
+                secret = parse_qs(urlsplit(step["totpLink"]).query)["secret"][0]
+                key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+                bearer = {"Authorization": "Bearer " + step["userJwt"]}
+                session = self.portal("POST", "/totps/validations", {"code": totp.totp(key, time.time())}, **bearer)[1]
+            with open(path, encoding="utf-8") as file:
+                recorded = [tuple(line.rstrip("\n").split("\t")) for line in file]
+        self.assertEqual(recorded, [
+            ("grant", grant),
+            ("userJwt", step["userJwt"]),
+            ("totpLink", step["totpLink"]),
+            ("totpSecret", secret),
+            ("clientSessionToken", session["data"]["clientSessionToken"]),
+        ])
+        self.grant()  # without the variable nothing is written anywhere
+        self.assertFalse(os.path.exists(path))
 
 
 class TotpTests(unittest.TestCase):
@@ -488,6 +514,26 @@ class FaultAndWaitTests(EmulatorTestCase):
         self.assertFalse(worker.is_alive())
         self.assertEqual(outcome["result"][0], 200)
 
+    def test_truncated(self):
+        self.fault(path="/methods", kind="truncated", body='{"data":')
+        connection = self.client.connection()
+        connection.request("GET", API + "/methods", headers=portal_headers())
+        response = connection.getresponse()
+        self.assertEqual((response.status, response.getheader("Content-Length")), (200, str(len('{"data":') + 1024)))
+        with self.assertRaises(http.client.IncompleteRead) as raised:
+            response.read()
+        self.assertEqual(raised.exception.partial, b'{"data":')
+        connection.close()
+        self.assertEqual(self.portal("GET", "/methods")[0], 200)
+
+    def test_oversized(self):
+        self.fault(path="/methods", kind="oversized")
+        status, _, raw = self.client.call("GET", API + "/methods", headers=portal_headers())
+        self.assertEqual((status, len(raw)), (200, 10 << 20))
+        self.assertEqual(json.loads(raw)["data"]["pad"], "x" * ((10 << 20) - 19))
+        self.fault(path="/methods", kind="oversized", size=1024)
+        self.assertEqual(len(self.client.call("GET", API + "/methods", headers=portal_headers())[2]), 1024)
+
     def test_wait_blocks_until_the_request_arrives(self):
         waited = {}
         waiter = threading.Thread(
@@ -506,7 +552,8 @@ class FaultAndWaitTests(EmulatorTestCase):
 
     def test_bad_fault_specs(self):
         for spec in ({"path": "/methods", "kind": "nope"}, {"path": "/methods", "kind": "latency"},
-                     {"path": "/methods", "kind": "status", "status": 99}, {"kind": "drop"}):
+                     {"path": "/methods", "kind": "status", "status": 99}, {"kind": "drop"},
+                     {"path": "/methods", "kind": "oversized", "size": 1023}):
             with self.subTest(spec):
                 self.assertEqual(self.client.json("POST", "/_emulator/faults", spec)[0], 400)
 

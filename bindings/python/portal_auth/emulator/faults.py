@@ -7,9 +7,12 @@ from typing import TypeGuard
 
 from .messages import ApiError, JsonObject, portal_path_matches
 
-KINDS = ("latency", "status", "malformed", "drop", "hold")
+KINDS = ("latency", "status", "malformed", "drop", "hold", "truncated", "oversized")
 DEFAULT_STATUS_BODY = '{"error":"injected"}'
 MAX_LATENCY_MS = 60_000
+DEFAULT_OVERSIZED_BYTES = 10 << 20  # ten times the client's response cap
+MIN_OVERSIZED_BYTES = 1 << 10
+MAX_OVERSIZED_BYTES = 64 << 20
 
 
 @dataclass
@@ -21,6 +24,7 @@ class Fault:
     ms: int = 0
     status: int = 0
     body: str = ""
+    size: int = 0
 
     def describe(self) -> JsonObject:
         return {
@@ -31,6 +35,7 @@ class Fault:
             "ms": self.ms,
             "status": self.status,
             "body": self.body,
+            "size": self.size,
         }
 
 
@@ -59,8 +64,13 @@ def parse_fault(raw: JsonObject) -> Fault:
             raise ApiError(400, "status must be an integer from 200 to 599")
         fault.status = status
         fault.body = _body(raw, DEFAULT_STATUS_BODY)
-    elif kind == "malformed":
-        fault.body = _body(raw, None)
+    elif kind in ("malformed", "truncated"):
+        fault.body = _body(raw, None if kind == "malformed" else "")
+    elif kind == "oversized":
+        size = raw.get("size", DEFAULT_OVERSIZED_BYTES)
+        if not _is_int(size) or not MIN_OVERSIZED_BYTES <= size <= MAX_OVERSIZED_BYTES:
+            raise ApiError(400, f"size must be an integer from {MIN_OVERSIZED_BYTES} to {MAX_OVERSIZED_BYTES}")
+        fault.size = size
     return fault
 
 

@@ -3,7 +3,7 @@
 import re
 from collections.abc import Callable
 
-from . import jwt, totp
+from . import issued, jwt, totp
 from .config import Environment
 from .messages import (
     PORTAL_PREFIX,
@@ -141,6 +141,8 @@ class PortalApi:
             new_secret = self._state.enroll_totp(user)
             if new_secret is not None:
                 answer["totpLink"] = totp.otpauth_link(user.email, new_secret)
+                issued.record("totpLink", answer["totpLink"])
+                issued.record("totpSecret", totp.base32_secret(new_secret))
             return data_response(answer)
         session = self._state.issue_session(user, via="exchange")
         return data_response(

@@ -30,6 +30,10 @@ LogLine = Callable[[str], None]
 _Request = socket.socket | tuple[bytes, socket.socket]
 
 
+# What _portal returns when it has already written a (deliberately broken) response.
+_TRUNCATED = Response(200)
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -42,6 +46,9 @@ class EmulatorServer(ThreadingHTTPServer):
     daemon_threads = True
     # An ephemeral port is never reused; a fixed one may be rebound right after a stop.
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops the connections of a burst of concurrent
+    # calls (the client then sees a connect timeout that a real server would not cause).
+    request_queue_size = 1024
 
     def __init__(
         self, port: int, app: "Emulator", log: LogLine | None, tls: tuple[str, str] | None = None
@@ -136,6 +143,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._log_line("dropped")
             return
+        if response is _TRUNCATED:
+            return  # already written
         self._send(response)
 
     def _portal(self, app: "Emulator", request: Request) -> Response | None:
@@ -149,6 +158,13 @@ class Handler(BaseHTTPRequestHandler):
                 return Response(fault.status, fault.body.encode("utf-8"))
             if fault.kind == "malformed":
                 return Response(200, fault.body.encode("utf-8"))
+            if fault.kind == "oversized":
+                # A valid envelope, `size` bytes in all.
+                head, tail = b'{"data":{"pad":"', b'"}}'
+                return Response(200, head + b"x" * (fault.size - len(head) - len(tail)) + tail)
+            if fault.kind == "truncated":
+                self._send_truncated(fault.body.encode("utf-8"))
+                return _TRUNCATED
             if fault.kind == "latency":
                 app.faults.pause(fault.ms)
             elif fault.kind == "hold":
@@ -234,6 +250,16 @@ class Handler(BaseHTTPRequestHandler):
         if not no_body:
             self.wfile.write(response.body)
         self._log_line(str(status))
+
+    def _send_truncated(self, body: bytes) -> None:
+        """A 200 whose Content-Length promises more than the body, then the connection closes."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body) + 1024))
+        self.end_headers()
+        self.wfile.write(body)
+        self._log_line("truncated")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         # Protocol-level errors (bad request line, oversized headers...): JSON, and

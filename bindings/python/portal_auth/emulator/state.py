@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from . import jwt, totp
+from . import issued, jwt, totp
 from .config import Config, Environment
 
 USER_JWT_LIFETIME = 600
@@ -179,6 +179,7 @@ class State:
         token = ("mlg_" if kind == "magic" else "oag_") + secrets.token_hex(24)
         with self._lock:
             self._store.grants[token] = Grant(kind, env_id, email, is_account_abstracted)
+        issued.record("grant", token)
         return token
 
     def redeem_grant(self, token: str, kind: str, env_id: str) -> Grant | None:
@@ -246,15 +247,17 @@ class State:
             return user.totp_secret
 
     def mint_user_jwt(self, user: User) -> str:
-        issued = int(self.now())
+        issued_at = int(self.now())
         claims = {
             "endUserId": user.end_user_id,
             "env": user.environment_id,
             "jti": secrets.token_hex(16),
-            "iat": issued,
-            "exp": issued + USER_JWT_LIFETIME,
+            "iat": issued_at,
+            "exp": issued_at + USER_JWT_LIFETIME,
         }
-        return jwt.sign(claims, self.config.jwt_secret)
+        user_jwt = jwt.sign(claims, self.config.jwt_secret)
+        issued.record("userJwt", user_jwt)
+        return user_jwt
 
     def jti_spent(self, jti: str) -> bool:
         with self._lock:
@@ -279,6 +282,7 @@ class State:
         }
         with self._lock:
             self._store.sessions.append(session)
+        issued.record("clientSessionToken", session["clientSessionToken"])
         return session.copy()
 
     def sessions(self) -> list[Session]:

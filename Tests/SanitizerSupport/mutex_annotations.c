@@ -1,0 +1,61 @@
+/* Synchronization.Mutex (Linux) takes an uncontended lock with atomics inlined into our own,
+ * instrumented code, which ThreadSanitizer sees. A contended lock goes through _lockSlow and
+ * _unlockSlow inside libswiftSynchronization, which is not instrumented: its spinning
+ * atomics and its futex calls are invisible, so TSan reports the state such a lock guards
+ * as racing whenever two threads contended for it. Under TSan only, the test binary
+ * defines those two functions itself (the inlined fast paths then call these), forwards to
+ * the library's, and tells TSan what they did: the lock word is released before an unlock
+ * and acquired after a lock. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+void __tsan_acquire(void *address);
+void __tsan_release(void *address);
+
+/* Borrowing methods of the ~Copyable _MutexHandle: its address (the lock word's) comes as
+ * Swift's self, in the swift_context register, after the arguments. */
+#define LOCK_SLOW "$s15Synchronization12_MutexHandleV9_lockSlowyys6UInt32VF"
+#define TRY_LOCK_SLOW "$s15Synchronization12_MutexHandleV12_tryLockSlowSbyF"
+#define UNLOCK_SLOW "$s15Synchronization12_MutexHandleV11_unlockSlowyyF"
+
+typedef __attribute__((swiftcall)) void lock_slow_fn(uint32_t, void *__attribute__((swift_context)));
+typedef __attribute__((swiftcall)) bool try_lock_slow_fn(void *__attribute__((swift_context)));
+typedef __attribute__((swiftcall)) void unlock_slow_fn(void *__attribute__((swift_context)));
+
+static void *library_function(const char *name) {
+    void *function = dlsym(RTLD_NEXT, name);
+    if (!function) abort();
+    return function;
+}
+
+__attribute__((swiftcall)) void lock_slow(uint32_t self_id, void *__attribute__((swift_context)) handle) __asm__(LOCK_SLOW);
+__attribute__((swiftcall)) void lock_slow(uint32_t self_id, void *__attribute__((swift_context)) handle) {
+    static lock_slow_fn *real;
+    if (!real) real = (lock_slow_fn *)library_function(LOCK_SLOW);
+    real(self_id, handle);
+    __tsan_acquire(handle);
+}
+
+__attribute__((swiftcall)) bool try_lock_slow(void *__attribute__((swift_context)) handle) __asm__(TRY_LOCK_SLOW);
+__attribute__((swiftcall)) bool try_lock_slow(void *__attribute__((swift_context)) handle) {
+    static try_lock_slow_fn *real;
+    if (!real) real = (try_lock_slow_fn *)library_function(TRY_LOCK_SLOW);
+    bool locked = real(handle);
+    if (locked) __tsan_acquire(handle);
+    return locked;
+}
+
+__attribute__((swiftcall)) void unlock_slow(void *__attribute__((swift_context)) handle) __asm__(UNLOCK_SLOW);
+__attribute__((swiftcall)) void unlock_slow(void *__attribute__((swift_context)) handle) {
+    static unlock_slow_fn *real;
+    if (!real) real = (unlock_slow_fn *)library_function(UNLOCK_SLOW);
+    __tsan_release(handle);
+    real(handle);
+}
+#endif
+#endif

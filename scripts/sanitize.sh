@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The Swift tests under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer), each in
+# its own build folder (.build/tsan, .build/asan) so the normal build stays valid, inside a
+# private keyring like the plain run. Any sanitizer report fails the run. Nothing is
+# suppressed in the library: Tests/SanitizerSupport shows TSan what Synchronization.Mutex
+# does when contended, and the two leaks LeakSanitizer is told to ignore
+# (Tests/Sanitizers/lsan.supp) belong to the toolchain's test and Foundation libraries.
+# Ends with a count line: the tests that passed, summed over both sanitizers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+fail() { echo "FAILED: $1" >&2; echo "sanitize: $passed passed, 1 failed"; exit 1; }
+
+# The backtracer would hang after a sanitizer abort; the sanitizers report it themselves.
+export SWIFT_BACKTRACE=enable=no
+export TSAN_OPTIONS="halt_on_error=0 exitcode=66"
+export ASAN_OPTIONS="detect_leaks=1"
+export LSAN_OPTIONS="suppressions=$PWD/Tests/Sanitizers/lsan.supp"
+for sanitizer in thread address; do
+    echo "== swift test --sanitize=$sanitizer"
+    swift build --build-tests --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer" 2>&1 | tail -n 1
+    scripts/private-keyring.sh run swift test --skip-build --sanitize="$sanitizer" \
+        --scratch-path ".build/sanitize-$sanitizer" --disable-xctest > "$work/$sanitizer" 2>&1 \
+        || { tail -n 80 "$work/$sanitizer"; fail "swift test --sanitize=$sanitizer"; }
+    grep -q -e "WARNING: ThreadSanitizer" -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" "$work/$sanitizer" \
+        && { grep -A 30 -e "WARNING: ThreadSanitizer" -e "ERROR: .*Sanitizer" "$work/$sanitizer" | head -n 80; fail "$sanitizer sanitizer report"; }
+    count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$work/$sanitizer" | tail -n 1)
+    [ -n "$count" ] || { tail -n 40 "$work/$sanitizer"; fail "swift test --sanitize=$sanitizer printed no result"; }
+    passed=$((passed + count))
+    echo "ok: $count tests clean under the $sanitizer sanitizer"
+done
+echo "sanitize: $passed passed, 0 failed"

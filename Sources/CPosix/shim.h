@@ -5,9 +5,6 @@
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/types.h>
-#include <unistd.h>
 
 /* A GNU extension; the Glibc module is built without _GNU_SOURCE, so declare it here. */
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
@@ -16,17 +13,6 @@ extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
    so a process spawned meanwhile (the browser) never inherits it. */
 static inline int pa_accept_nonblocking(int fd) {
     return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
-}
-
-/* A descriptor that becomes readable when process `pid` ends (Linux 5.3); -1 where the
-   kernel has none. syscall(2) is variadic, which Swift cannot call. */
-static inline int pa_pidfd_open(pid_t pid) {
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    return -1;
-#endif
 }
 
 #endif

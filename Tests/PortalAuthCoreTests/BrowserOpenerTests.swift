@@ -46,9 +46,10 @@ import Testing
         try next.open("http://127.0.0.1:1/", ephemeral: false)
         // A command still running after the grace is the launched browser.
         let running = try #require(ChildProcess.spawn("/usr/bin/sleep", arguments: ["sleep", "30"]))
-        #expect(running.exitStatus(within: .milliseconds(50)) == nil)
+        let watch = try #require(running.watchExit())
+        #expect(watch.status(within: .milliseconds(50)) == nil)
         kill(running.pid, SIGKILL)
-        #expect(running.exitStatus(within: .seconds(30)) == SIGKILL)
+        #expect(watch.status(within: .seconds(30)) == SIGKILL)
     }
 
     @Test func theFirstProgramFoundIsTheBrowser() async throws {

@@ -1,4 +1,3 @@
-import CPosix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,13 +38,9 @@ struct SystemBrowser: Sendable {
         for command in commands(for: url) {
             guard let program = resolve(command[0]) else { continue }
             guard let process = ChildProcess.spawn(program, arguments: command) else { continue }
-            if let status = process.exitStatus(within: Self.failureGrace) {
-                guard status == 0 else {
-                    PortalAuthLog.emit(.warning, "Browser sign-in: \(program) failed (wait status \(status)).")
-                    continue
-                }
-            } else {
-                process.reapWhenDone()
+            if let status = process.watchExit()?.status(within: Self.failureGrace), status != 0 {
+                PortalAuthLog.emit(.warning, "Browser sign-in: \(program) failed (wait status \(status)).")
+                continue
             }
             PortalAuthLog.emit(.info, "Browser sign-in: opened the browser with \(program).")
             return
@@ -136,36 +131,68 @@ struct ChildProcess: Sendable {
     }
 
     /// Collects the exit status on a small thread of its own once the process ends, so no
-    /// zombie is left behind; the status itself is not used.
-    func reapWhenDone() {
-        let started = DetachedThread.start(name: "portal-auth-reap", stackSize: 64 << 10) { _ = self.wait() }
-        if started != 0 {
+    /// zombie is left behind; the returned watch tells whether it ended, and how. Nil (with a
+    /// warning) when no thread could be started.
+    func watchExit() -> ExitWatch? {
+        let watch = ExitWatch()
+        let started = DetachedThread.start(name: "portal-auth-reap", stackSize: 64 << 10) { watch.record(self.wait()) }
+        guard started == 0 else {
             PortalAuthLog.emit(.warning, "Browser sign-in: no thread to reap the browser process \(pid) (error \(started)).")
+            return nil
         }
-    }
-
-    /// The wait status if the process ends within `grace` (reaped), else nil. Where the
-    /// kernel has no process descriptors, nil at once.
-    func exitStatus(within grace: Duration) -> Int32? {
-        let descriptor = pa_pidfd_open(pid)
-        guard descriptor >= 0 else { return nil }
-        defer { _ = close(descriptor) }
-        let deadline = ContinuousClock.now.advanced(by: grace)
-        while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return nil }
-            var ended = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&ended, 1, milliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            return ready > 0 ? wait() : nil
-        }
+        return watch
     }
 
     /// Waits for the process to end and returns its wait status.
     func wait() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+}
+
+/// The wait status of a child process, once its reaper has collected it.
+final class ExitWatch: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let ended = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var status: Int32?
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(ended, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(ended)
+        pthread_mutex_destroy(mutex)
+        ended.deallocate()
+        mutex.deallocate()
+    }
+
+    func record(_ waitStatus: Int32) {
+        pthread_mutex_lock(mutex)
+        status = waitStatus
+        pthread_cond_broadcast(ended)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The wait status if the process ends within `grace`, else nil.
+    func status(within grace: Duration) -> Int32? {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let (seconds, attoseconds) = grace.components
+        let nanoseconds = Int(deadline.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        deadline.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while status == nil {
+            if pthread_cond_timedwait(ended, mutex, &deadline) == ETIMEDOUT { break }
+        }
         return status
     }
 }

@@ -21,22 +21,33 @@ enum TotpLink {
 
     /// The secret of a link `normalised` returned.
     static func secret(ofNormalised link: String) -> String? {
+        // Separators are ASCII, found among the UTF-8 bytes (a multi-byte scalar never holds
+        // an ASCII byte); the pieces are cut from the scalars at those same indices.
         let scalars = Substring(link).unicodeScalars
-        let withoutFragment = scalars[..<(scalars.firstIndex(of: "#") ?? scalars.endIndex)]
-        guard let question = withoutFragment.firstIndex(of: "?") else { return nil }
+        let bytes = Substring(link).utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard var start = bytes[..<end].firstIndex(of: UInt8(ascii: "?")).map(bytes.index(after:)) else { return nil }
 
-        var secret: String?
-        for pair in withoutFragment[withoutFragment.index(after: question)...].split(separator: "&") {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            let rawName = Substring(pair[..<equals])
-            guard (QueryEncoding.decode(rawName, plusIsSpace: false) ?? String(rawName)).hasSameBytes(as: "secret") else {
-                continue
+        // Only the last secret= counts: its raw value is kept, and decoded once at the end.
+        var rawSecret: Substring?
+        while start < end {
+            let pairEnd = bytes[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            if let equals = bytes[start..<pairEnd].firstIndex(of: UInt8(ascii: "=")),
+               isSecretName(Substring(scalars[start..<equals])) {
+                rawSecret = Substring(scalars[bytes.index(after: equals)..<pairEnd])
             }
-            let rawValue = Substring(pair[pair.index(after: equals)...])
-            secret = QueryEncoding.decode(rawValue, plusIsSpace: false) ?? String(rawValue)
+            start = pairEnd == end ? end : bytes.index(after: pairEnd)
         }
+        let secret = rawSecret.map { QueryEncoding.decode($0, plusIsSpace: false) ?? String($0) }
         guard let value = secret.map({ asciiUppercased($0.trimmed.utf8) }), isBase32(value) else { return nil }
         return String(decoding: value, as: UTF8.self)
+    }
+
+    /// `secret`, percent-encoded or not. Only a name with an escape is decoded, so a link of
+    /// many parameters stays linear with a small constant.
+    private static func isSecretName(_ raw: Substring) -> Bool {
+        guard raw.utf8.contains(UInt8(ascii: "%")) else { return raw.utf8.elementsEqual("secret".utf8) }
+        return (QueryEncoding.decode(raw, plusIsSpace: false) ?? String(raw)).hasSameBytes(as: "secret")
     }
 
     /// Case-insensitive for the letters only: folding every byte with 0x20 would also take

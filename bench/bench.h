@@ -4,7 +4,6 @@
 #ifndef PORTAL_AUTH_BENCH_H
 #define PORTAL_AUTH_BENCH_H
 
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,6 +70,25 @@ static inline void emit(const char *contender, const char *metric, double value)
     printf("%s\t%s\t%.4f\n", contender, metric, value);
     fflush(stdout);
 }
+
+/* <metric>_median_ms and <metric>_p99_ms of n samples. */
+static inline void emit_latency(const char *contender, const char *metric, double *samples, int n) {
+    char name[64];
+    snprintf(name, sizeof name, "%s_median_ms", metric);
+    emit(contender, name, quantile(samples, n, 0.5));
+    snprintf(name, sizeof name, "%s_p99_ms", metric);
+    emit(contender, name, quantile(samples, n, 0.99));
+}
+
+#ifdef PORTAL_AUTH_TYPES_H
+/* The benchmark's client options, on options the library's portal_auth_options_init filled. */
+static inline void bench_options(portal_auth_options *options, int32_t storage) {
+    options->auth_environment_id = "env-bench";
+    options->redirect_url = "myapp://auth/callback";
+    options->api_host = getenv("BENCH_BASE");
+    options->storage = storage;
+}
+#endif
 
 enum { CALLS = 2000, WARMUP = 200, CONCURRENT = 1000, KEYRING_CALLS = 100, HOSTILE_RUNS = 20 };
 

@@ -82,11 +82,7 @@ static void sequential(const char *metric, int n, int warmup, void (*call)(CURL 
         call(easy);
         if (i >= 0) samples[i] = now_ms() - start;
     }
-    char name[64];
-    snprintf(name, sizeof name, "%s_median_ms", metric);
-    emit(contender, name, quantile(samples, n, 0.5));
-    snprintf(name, sizeof name, "%s_p99_ms", metric);
-    emit(contender, name, quantile(samples, n, 0.99));
+    emit_latency(contender, metric, samples, n);
     free(samples);
 }
 

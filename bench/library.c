@@ -4,9 +4,9 @@
  *   keyring   a grant exchange persisted to the keyring, and restore_session
  *   hostile   a 200,000-character redirect URL, userJwt and otpauth link
  * BENCH_BASE is the loopback server. The load figure is bench/load.c's. */
-#include "bench.h"
-
 #include <portal_auth.h>
+
+#include "bench.h"
 #include <pthread.h>
 
 static const char *contender = "c-library";
@@ -51,10 +51,7 @@ static void wait_completed(int count) {
 static portal_auth *client(int32_t storage) {
     portal_auth_options options;
     portal_auth_options_init(&options, sizeof options);
-    options.auth_environment_id = "env-bench";
-    options.redirect_url = "myapp://auth/callback";
-    options.api_host = getenv("BENCH_BASE");
-    options.storage = storage;
+    bench_options(&options, storage);
     portal_auth *made = NULL;
     if (portal_auth_new(&options, &made, NULL) != PORTAL_AUTH_OK) abort();
     return made;
@@ -77,11 +74,7 @@ static void sequential(const char *metric, int n, int warmup, int (*call)(portal
         wait_completed(before + 1);
         if (i >= 0) samples[i] = now_ms() - start;
     }
-    char name[64];
-    snprintf(name, sizeof name, "%s_median_ms", metric);
-    emit(contender, name, quantile(samples, n, 0.5));
-    snprintf(name, sizeof name, "%s_p99_ms", metric);
-    emit(contender, name, quantile(samples, n, 0.99));
+    emit_latency(contender, metric, samples, n);
     free(samples);
 }
 

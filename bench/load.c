@@ -2,10 +2,11 @@
  *   load library   dlopen BENCH_LIBRARY and make the first client (c-library)
  *   load floor     dlopen libcurl and libsecret and make a curl handle (c-floor)
  * Time from before dlopen to the first handle, and the growth of resident memory. */
+#include <portal_auth_types.h>
+
 #include "bench.h"
 
 #include <dlfcn.h>
-#include <portal_auth_types.h>
 
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "";
@@ -19,10 +20,7 @@ int main(int argc, char **argv) {
             (portal_auth_code (*)(const portal_auth_options *, portal_auth **, portal_auth_error **))dlsym(library, "portal_auth_new");
         portal_auth_options options;
         options_init(&options, sizeof options);
-        options.auth_environment_id = "env-bench";
-        options.redirect_url = "myapp://auth/callback";
-        options.api_host = getenv("BENCH_BASE");
-        options.storage = PORTAL_AUTH_STORAGE_MEMORY;
+        bench_options(&options, PORTAL_AUTH_STORAGE_MEMORY);
         portal_auth *client = NULL;
         if (make(&options, &client, NULL) != PORTAL_AUTH_OK) return 1;
         emit("c-library", "load_ms", now_ms() - start);

@@ -30,7 +30,7 @@ PORTAL_AUTH_LIBRARY="$library" "${pip[@]}" ./bindings/python
 python="$work/venv/bin/python"
 
 echo "== bench: the C contenders"
-flags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas -Ibench -Iinclude)
+flags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas -Ibench -Iinclude)
 gcc "${flags[@]}" bench/library.c -L"$(dirname "$library")" -lportalauth -Wl,-rpath,"$(dirname "$library")" \
     -lm -pthread -o "$work/c-library"
 read -r -a system_flags <<< "$(pkg-config --cflags --libs libcurl libsecret-1)"

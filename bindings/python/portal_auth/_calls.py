@@ -9,13 +9,15 @@ thread, then hands the outcome to a waiting thread or to the event loop that awa
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import ctypes
 import itertools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio  # at run time imported by the first awaited call: blocking users skip its ~60 ms
 
 from . import _native, _threads, errors
 
@@ -167,6 +169,8 @@ async def awaiting(callback: Callback[T], starter: Starter) -> T:
     """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
     task cancels the call (a request already sent still completes, and its session is
     persisted) and raises asyncio.CancelledError in the task at once."""
+    import asyncio  # already loaded: this runs inside a running event loop
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
 

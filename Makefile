@@ -28,6 +28,10 @@ fuzz: deps
 sanitize: deps
 	scripts/sanitize.sh
 
+# The benchmarks side by side (nginx on loopback); prints the table, writes bench/RESULTS.md.
+bench: deps
+	bench/run.sh
+
 # libportalauth.so, self-contained (static Swift runtime, only portal_auth_* exported).
 library: deps
 	scripts/build-library.sh

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, only when some are missing.
-#   scripts/install-deps.sh [build|test]
+#   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
 packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-venv curl
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium
           gcc g++ binutils valgrind cargo)
+# The benchmark's loopback server.
+[ "${1:-}" = bench ] && packages+=(nginx)
 
 missing=()
 for package in "${packages[@]}"; do

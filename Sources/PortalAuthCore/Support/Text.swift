@@ -7,7 +7,8 @@ extension StringProtocol {
         let scalars = Substring(self).unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         guard let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        return String(String.UnicodeScalarView(scalars[first...last]))
+        // Through a Substring: one copy of the bytes, not one append per scalar.
+        return String(Substring(scalars[first...last]))
     }
 
     /// Empty, or whitespace only.

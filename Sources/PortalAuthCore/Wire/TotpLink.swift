@@ -21,22 +21,36 @@ enum TotpLink {
 
     /// The secret of a link `normalised` returned.
     static func secret(ofNormalised link: String) -> String? {
-        let scalars = Substring(link).unicodeScalars
-        let withoutFragment = scalars[..<(scalars.firstIndex(of: "#") ?? scalars.endIndex)]
-        guard let question = withoutFragment.firstIndex(of: "?") else { return nil }
+        // Separators are ASCII, found among the UTF-8 bytes (a multi-byte scalar never holds
+        // an ASCII byte), so every piece cut at them is whole UTF-8 text.
+        let bytes = Array(link.utf8)
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard var start = bytes[..<end].firstIndex(of: UInt8(ascii: "?")).map({ $0 + 1 }) else { return nil }
 
-        var secret: String?
-        for pair in withoutFragment[withoutFragment.index(after: question)...].split(separator: "&") {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            let rawName = Substring(pair[..<equals])
-            guard (QueryEncoding.decode(rawName, plusIsSpace: false) ?? String(rawName)).hasSameBytes(as: "secret") else {
-                continue
+        // Only the last secret= counts: where its raw value lies is kept, and it is decoded
+        // once at the end.
+        var rawSecret: Range<Int>?
+        while start < end {
+            let pairEnd = bytes[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            if let equals = bytes[start..<pairEnd].firstIndex(of: UInt8(ascii: "=")), isSecretName(bytes[start..<equals]) {
+                rawSecret = (equals + 1)..<pairEnd
             }
-            let rawValue = Substring(pair[pair.index(after: equals)...])
-            secret = QueryEncoding.decode(rawValue, plusIsSpace: false) ?? String(rawValue)
+            start = pairEnd + 1
+        }
+        let secret = rawSecret.map { range in
+            let raw = String(decoding: bytes[range], as: UTF8.self)
+            return QueryEncoding.decode(raw, plusIsSpace: false) ?? raw
         }
         guard let value = secret.map({ asciiUppercased($0.trimmed.utf8) }), isBase32(value) else { return nil }
         return String(decoding: value, as: UTF8.self)
+    }
+
+    /// `secret`, percent-encoded or not. Only a name with an escape is decoded, so a link of
+    /// many parameters stays linear with a small constant.
+    private static func isSecretName(_ raw: ArraySlice<UInt8>) -> Bool {
+        guard raw.contains(UInt8(ascii: "%")) else { return raw.elementsEqual("secret".utf8) }
+        let name = String(decoding: raw, as: UTF8.self)
+        return (QueryEncoding.decode(name, plusIsSpace: false) ?? name).hasSameBytes(as: "secret")
     }
 
     /// Case-insensitive for the letters only: folding every byte with 0x20 would also take

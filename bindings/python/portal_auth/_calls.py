@@ -9,13 +9,15 @@ thread, then hands the outcome to a waiting thread or to the event loop that awa
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import ctypes
 import itertools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio  # at run time imported by the first awaited call: blocking users skip its ~60 ms
 
 from . import _native, _threads, errors
 
@@ -185,6 +187,8 @@ async def awaiting(
     task cancels the call (a request already sent still completes, and its session is
     persisted) and raises asyncio.CancelledError in the task: at once, or with
     `settle_on_cancel` once the library has ended the call (see blocking)."""
+    import asyncio  # already loaded: this runs inside a running event loop
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
     ended = loop.create_future()

@@ -1,0 +1,157 @@
+/* Contender 1: libportalauth from C. One mode per run (a fresh process each time):
+ *   calls     get_methods and a grant exchange (handle_redirect), one at a time
+ *   concurrent 1,000 get_methods started at once on one client: wall time, threads made
+ *   keyring   a grant exchange persisted to the keyring, and restore_session
+ *   hostile   a 200,000-character redirect URL, userJwt and otpauth link
+ * BENCH_BASE is the loopback server. The load figure is bench/load.c's. */
+#include <portal_auth.h>
+
+#include "bench.h"
+#include <pthread.h>
+
+static const char *contender = "c-library";
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int completed, failures;
+
+static void done(const portal_auth_error *error) {
+    pthread_mutex_lock(&lock);
+    completed++;
+    failures += error != NULL;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_methods(void *data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)data; (void)methods;
+    done(error);
+}
+
+static void on_result(void *data, const portal_auth_result *result, const portal_auth_error *error) {
+    (void)data;
+    done(error ? error : (result ? NULL : (const portal_auth_error *)1));
+}
+
+static void on_hostile(void *data, const portal_auth_result *result, const portal_auth_error *error) {
+    (void)data; (void)result; (void)error;
+    done(NULL); /* an error is the expected outcome here */
+}
+
+static void on_session(void *data, portal_auth_session *session, const portal_auth_error *error) {
+    (void)data;
+    done(error ? error : (session ? NULL : (const portal_auth_error *)1)); /* lent: not released */
+}
+
+static void wait_completed(int count) {
+    pthread_mutex_lock(&lock);
+    while (completed < count) pthread_cond_wait(&changed, &lock);
+    pthread_mutex_unlock(&lock);
+}
+
+static portal_auth *client(int32_t storage) {
+    portal_auth_options options;
+    portal_auth_options_init(&options, sizeof options);
+    bench_options(&options, storage);
+    portal_auth *made = NULL;
+    if (portal_auth_new(&options, &made, NULL) != PORTAL_AUTH_OK) abort();
+    return made;
+}
+
+static char redirect[256];
+static const char *next_redirect(void) {
+    static unsigned long grant;
+    snprintf(redirect, sizeof redirect, "myapp://auth/callback?token=mlg_bench%08lu&authMethod=EMAIL_MAGIC_LINK", ++grant);
+    return redirect;
+}
+
+/* Runs `call` n times one after another (after a warm-up); the median and p99 in ms. */
+static void sequential(const char *metric, int n, int warmup, int (*call)(portal_auth *), portal_auth *c) {
+    double *samples = malloc(sizeof(double) * (size_t)n);
+    for (int i = -warmup; i < n; i++) {
+        int before = completed;
+        double start = now_ms();
+        if (call(c) != PORTAL_AUTH_OK) abort();
+        wait_completed(before + 1);
+        if (i >= 0) samples[i] = now_ms() - start;
+    }
+    emit_latency(contender, metric, samples, n);
+    free(samples);
+}
+
+static int get_methods(portal_auth *c) { return portal_auth_get_methods(c, on_methods, NULL, NULL); }
+static int exchange(portal_auth *c) { return portal_auth_handle_redirect(c, next_redirect(), on_result, NULL, NULL); }
+static int restore(portal_auth *c) { return portal_auth_restore_session(c, on_session, NULL, NULL); }
+
+static void hostile(void) {
+    portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
+    enum { SIZE = 200000 };
+    char *url = malloc(SIZE + 1), *jwt = malloc(SIZE + 1), *link = malloc(SIZE + 1);
+    /* The configured redirect with a query of '&' and '=' to 200,000 characters. */
+    int prefix = snprintf(url, SIZE + 1, "myapp://auth/callback?token=x&");
+    for (int i = prefix; i < SIZE; i++) url[i] = i % 2 ? '=' : '&';
+    url[SIZE] = 0;
+    /* Three segments whose claims are 200,000 characters of base64url. */
+    memset(jwt, 'A', SIZE);
+    jwt[0] = 'e'; jwt[1] = '.'; jwt[SIZE - 2] = '.'; jwt[SIZE - 1] = 's';
+    jwt[SIZE] = 0;
+    /* An otpauth link of repeated secret= parameters. */
+    prefix = snprintf(link, SIZE + 1, "otpauth://totp/Portal:a?");
+    for (int i = prefix; i < SIZE; i++) link[i] = "secret=A&"[(i - prefix) % 9];
+    link[SIZE] = 0;
+    double samples[3][HOSTILE_RUNS];
+    for (int i = 0; i < HOSTILE_RUNS; i++) {
+        int before = completed;
+        double start = now_ms();
+        if (portal_auth_handle_redirect(c, url, on_hostile, NULL, NULL) != PORTAL_AUTH_OK) abort();
+        wait_completed(before + 1);
+        samples[0][i] = now_ms() - start;
+        start = now_ms();
+        if (portal_auth_verify_totp(c, "123456", jwt, on_hostile, NULL, NULL) != PORTAL_AUTH_OK) abort();
+        wait_completed(before + 2);
+        samples[1][i] = now_ms() - start;
+        start = now_ms();
+        char *secret = NULL;
+        if (portal_auth_totp_secret(link, &secret, NULL) != PORTAL_AUTH_OK) failures++;
+        samples[2][i] = now_ms() - start;
+        portal_auth_string_free(secret);
+    }
+    emit(contender, "hostile_redirect_max_ms", quantile(samples[0], HOSTILE_RUNS, 1));
+    emit(contender, "hostile_jwt_max_ms", quantile(samples[1], HOSTILE_RUNS, 1));
+    emit(contender, "hostile_otpauth_max_ms", quantile(samples[2], HOSTILE_RUNS, 1));
+    portal_auth_free(c);
+    free(url); free(jwt); free(link);
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "calls") == 0) {
+        portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
+        sequential("methods", CALLS, WARMUP, get_methods, c);
+        sequential("grant", CALLS, WARMUP, exchange, c);
+        portal_auth_free(c);
+    } else if (strcmp(mode, "concurrent") == 0) {
+        int before_threads = thread_count();
+        portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
+        double start = now_ms();
+        for (int i = 0; i < CONCURRENT; i++) {
+            if (get_methods(c) != PORTAL_AUTH_OK) abort();
+        }
+        wait_completed(CONCURRENT);
+        emit(contender, "concurrent_wall_ms", now_ms() - start);
+        emit(contender, "concurrent_threads", thread_count() - before_threads);
+        print_thread_names(contender);
+        portal_auth_free(c);
+    } else if (strcmp(mode, "keyring") == 0) {
+        portal_auth *c = client(PORTAL_AUTH_STORAGE_KEYRING);
+        sequential("persist", KEYRING_CALLS, 5, exchange, c);
+        sequential("restore", KEYRING_CALLS, 5, restore, c);
+        portal_auth_free(c);
+    } else if (strcmp(mode, "hostile") == 0) {
+        hostile();
+    } else {
+        fprintf(stderr, "usage: %s calls|concurrent|keyring|hostile\n", argv[0]);
+        return 2;
+    }
+    if (failures) { fprintf(stderr, "%s: %d calls failed\n", mode, failures); return 1; }
+    return 0;
+}

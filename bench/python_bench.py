@@ -1,0 +1,193 @@
+"""Contenders 2 and 3: this library from Python (blocking PortalAuth and asyncio
+AsyncPortalAuth), and the pure-Python peer a developer would write without it: `requests`
+with one Session (keep-alive) plus `keyring`. One mode per run (a fresh interpreter each):
+
+    python_bench.py load-library | load-peer | calls | concurrent | keyring
+
+BENCH_BASE is the loopback server. Lines out: contender<TAB>metric<TAB>value."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+CALLS, WARMUP, CONCURRENT, KEYRING_CALLS = 2000, 200, 1000, 100
+ENVIRONMENT, CALLBACK = "env-bench", "myapp://auth/callback"
+HEADERS = {"x-portal-auth-environment-id": ENVIRONMENT, "Accept": "application/json", "Content-Type": "application/json"}
+
+
+def headers() -> dict[str, str]:
+    """The headers of every Client Auth request, with a fresh trace id as the library sends."""
+    return {**HEADERS, "X-Portal-Trace-Id": str(uuid.uuid4())}
+STORED = '{"clientSessionToken":"cst_bench","endUserId":"eu_bench"}'
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096 / (1024 * 1024)
+
+
+def threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def emit(contender: str, metric: str, value: float) -> None:
+    print(f"{contender}\t{metric}\t{value:.4f}", flush=True)
+
+
+def quantile(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(len(ordered) * p) - 1)]
+
+
+def sequential(contender: str, metric: str, call: Callable[[], Any], n: int, warmup: int) -> None:
+    samples = []
+    for i in range(-warmup, n):
+        start = time.perf_counter()
+        call()
+        if i >= 0:
+            samples.append((time.perf_counter() - start) * 1e3)
+    emit(contender, f"{metric}_median_ms", quantile(samples, 0.5))
+    emit(contender, f"{metric}_p99_ms", quantile(samples, 0.99))
+
+
+_grant = 0
+
+
+def next_token() -> str:
+    global _grant
+    _grant += 1
+    return f"mlg_bench{_grant:08d}"
+
+
+def redirect() -> str:
+    return f"{CALLBACK}?token={next_token()}&authMethod=EMAIL_MAGIC_LINK"
+
+
+def main(mode: str, base: str) -> None:
+    if mode == "load-library":
+        before, start = rss_mb(), time.perf_counter()
+        import portal_auth
+
+        portal_auth.PortalAuth(auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory")
+        emit("py-library", "load_ms", (time.perf_counter() - start) * 1e3)
+        emit("py-library", "load_rss_mb", rss_mb() - before)
+        return
+    if mode == "load-peer":
+        before, start = rss_mb(), time.perf_counter()
+        import keyring  # noqa: F401
+        import requests
+
+        requests.Session()
+        emit("py-peer", "load_ms", (time.perf_counter() - start) * 1e3)
+        emit("py-peer", "load_rss_mb", rss_mb() - before)
+        return
+
+    import asyncio
+
+    import keyring
+    import portal_auth
+    import requests
+
+    api = base + "/api/v3/auth"
+    session = requests.Session()
+
+    def peer_methods() -> Any:
+        response = session.get(api + "/methods", headers=headers())
+        response.raise_for_status()
+        return response.json()["data"]
+
+    def peer_grant() -> Any:
+        response = session.post(api + "/magic-links/validations", json={"token": next_token()}, headers=headers())
+        response.raise_for_status()
+        data = response.json()["data"]
+        assert data["clientSessionToken"] and data["endUserId"]
+        return data
+
+    def library(storage: str | None = "memory") -> portal_auth.PortalAuth:
+        return portal_auth.PortalAuth(auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage=storage)
+
+    def signed_in(result: Any) -> None:
+        assert isinstance(result, portal_auth.AuthenticatedResult)
+
+    if mode == "calls":
+        with library() as auth:
+            sequential("py-blocking", "methods", auth.get_methods, CALLS, WARMUP)
+            sequential("py-blocking", "grant", lambda: signed_in(auth.handle_redirect(redirect())), CALLS, WARMUP)
+
+        async def run_async() -> None:
+            async with portal_auth.AsyncPortalAuth(
+                auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
+            ) as auth:
+                for metric, call in (("methods", auth.get_methods), ("grant", lambda: auth.handle_redirect(redirect()))):
+                    samples = []
+                    for i in range(-WARMUP, CALLS):
+                        start = time.perf_counter()
+                        outcome = await call()
+                        if metric == "grant":
+                            signed_in(outcome)
+                        if i >= 0:
+                            samples.append((time.perf_counter() - start) * 1e3)
+                    emit("py-async", f"{metric}_median_ms", quantile(samples, 0.5))
+                    emit("py-async", f"{metric}_p99_ms", quantile(samples, 0.99))
+
+        asyncio.run(run_async())
+        sequential("py-peer", "methods", peer_methods, CALLS, WARMUP)
+        sequential("py-peer", "grant", peer_grant, CALLS, WARMUP)
+    elif mode == "concurrent":
+        before = threads()
+
+        async def run_concurrent() -> float:
+            async with portal_auth.AsyncPortalAuth(
+                auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
+            ) as auth:
+                start = time.perf_counter()
+                await asyncio.gather(*(auth.get_methods() for _ in range(CONCURRENT)))
+                elapsed = (time.perf_counter() - start) * 1e3
+                emit("py-async", "concurrent_threads", threads() - before)
+                return elapsed
+
+        emit("py-async", "concurrent_wall_ms", asyncio.run(run_concurrent()))
+        # The peer: a thread pool, one requests.Session per worker thread.
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        local = threading.local()
+
+        def pooled_methods(_: int) -> Any:
+            if not hasattr(local, "session"):
+                local.session = requests.Session()
+            response = local.session.get(api + "/methods", headers=headers())
+            response.raise_for_status()
+            return response.json()["data"]
+
+        before = threads()
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            peak = 0
+            for _ in pool.map(pooled_methods, range(CONCURRENT)):
+                peak = max(peak, threads())
+        emit("py-peer", "concurrent_wall_ms", (time.perf_counter() - start) * 1e3)
+        emit("py-peer", "concurrent_threads", peak - before)
+    elif mode == "keyring":
+        with library(storage=None) as auth:
+            sequential("py-blocking", "persist", lambda: signed_in(auth.handle_redirect(redirect())), KEYRING_CALLS, 5)
+            sequential("py-blocking", "restore", auth.restore_session, KEYRING_CALLS, 5)
+
+        def peer_persist() -> None:
+            data = peer_grant()
+            keyring.set_password("portal-auth-bench-peer", ENVIRONMENT, STORED.replace("cst_bench", data["clientSessionToken"]))
+
+        sequential("py-peer", "persist", peer_persist, KEYRING_CALLS, 5)
+        sequential("py-peer", "restore", lambda: keyring.get_password("portal-auth-bench-peer", ENVIRONMENT), KEYRING_CALLS, 5)
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], os.environ["BENCH_BASE"])

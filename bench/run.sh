@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make bench: the SDK side by side with what its users would use instead, on one loopback
+# nginx (Debian's) that serves the emulator's responses as static JSON with keep-alive:
+#   c-library    libportalauth from C              py-blocking / py-async  the Python binding
+#   py-peer      requests + keyring (PyPI)         c-floor   libcurl easy handle + libsecret
+# Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
+# description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
+    scripts/install-deps.sh bench
+    exec scripts/private-keyring.sh run "$0" "$@"
+fi
+
+work=$(mktemp -d)
+cleanup() {
+    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== bench: the release library"
+library=$(scripts/build-library.sh)
+
+echo "== bench: a virtual environment with the binding, requests and keyring"
+python3 -m venv "$work/venv"
+pip=("$work/venv/bin/pip" install --quiet --disable-pip-version-check)
+"${pip[@]}" -r bench/requirements.txt
+PORTAL_AUTH_LIBRARY="$library" "${pip[@]}" ./bindings/python
+python="$work/venv/bin/python"
+
+echo "== bench: the C contenders"
+flags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas -Ibench -Iinclude)
+gcc "${flags[@]}" bench/library.c -L"$(dirname "$library")" -lportalauth -Wl,-rpath,"$(dirname "$library")" \
+    -lm -pthread -o "$work/c-library"
+read -r -a system_flags <<< "$(pkg-config --cflags --libs libcurl libsecret-1)"
+gcc "${flags[@]}" bench/floor.c "${system_flags[@]}" -lm -o "$work/c-floor"
+gcc "${flags[@]}" bench/load.c -ldl -lm -o "$work/load"
+
+echo "== bench: nginx on loopback, answering with the emulator's responses"
+PYTHONPATH=bindings/python python3 bench/responses.py "$work/responses"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx-temp"
+cat > "$work/nginx.conf" <<NGINX
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_timeout 300s;
+    keepalive_requests 1000000;
+    client_body_temp_path $work/nginx-temp;
+    proxy_temp_path $work/nginx-temp;
+    fastcgi_temp_path $work/nginx-temp;
+    uwsgi_temp_path $work/nginx-temp;
+    scgi_temp_path $work/nginx-temp;
+    server {
+        listen 127.0.0.1:$port;
+        default_type application/json;
+        location = /api/v3/auth/methods { return 200 '$(cat "$work/responses/methods.json")'; }
+        location = /api/v3/auth/magic-links/validations { return 200 '$(cat "$work/responses/grant.json")'; }
+    }
+}
+NGINX
+# nginx daemonises once its socket listens: when this returns, the server is ready.
+nginx -c "$work/nginx.conf" -p "$work"
+export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
+
+results="$work/results.tsv"
+: > "$results"
+run() { echo "-- $*" >&2; "$@" | tee -a "$results"; }
+# Load: a fresh process per sample (dlopen and import happen once per process).
+for _ in $(seq 15); do
+    run "$work/load" library
+    run "$work/load" floor
+    run "$python" bench/python_bench.py load-library
+    run "$python" bench/python_bench.py load-peer
+done
+for mode in calls concurrent keyring; do
+    run "$work/c-library" "$mode"
+    run "$work/c-floor" "$mode"
+    run "$python" bench/python_bench.py "$mode"
+done
+run "$work/c-library" hostile
+
+# The raw lines stay beside the report, so that it can be rebuilt: bench/report.py FILE LIB OUT.
+cp "$results" bench/results.tsv
+python3 bench/report.py "$results" "$library" bench/RESULTS.md

@@ -12,7 +12,6 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
 from conftest import CALLBACK, Emulator
 
 import portal_auth

@@ -295,3 +295,38 @@ def test_an_opener_raising_beyond_exception_is_unavailable(browser_client: Porta
     browser_client.set_browser_opener(leaving)
     with pytest.raises(portal_auth.SignInUnavailable):
         browser_client.sign_in_with_google(timeout=60)
+
+
+def test_a_listener_out_of_descriptors_still_serves_the_browser(emu: Emulator, loopback: tuple[str, str]) -> None:
+    """The app's process may run out of file descriptors while local clients hold the
+    listener's connections open: the oldest is given up for the newest, so the browser's
+    request is served before those idle connections' own 10 s read deadline would free any."""
+    environment_id, redirect = loopback
+    program = (
+        "import os, resource, sys\n"
+        "from portal_auth import PortalAuth\n"
+        "auth = PortalAuth(auth_environment_id=sys.argv[1], redirect_url=sys.argv[2], api_host=sys.argv[3],\n"
+        "                  storage='memory')\n"
+        "auth.get_methods()  # the library loaded and its connection to the emulator open\n"
+        "auth.set_browser_opener(lambda url, ephemeral: print(url, flush=True))\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "# Room for the listener's socket and a few connections, no more.\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir('/proc/self/fd')) + 4, hard))\n"
+        "print(type(auth.sign_in_with_google(timeout=5)).__name__, flush=True)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", program, environment_id, redirect, emu.url], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    url = child.stdout.readline().strip()
+    port = int(redirect.split(":")[2].split("/")[0])
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(12)]
+    try:
+        browser = Browser()
+        browser(url, False)
+        assert child.stdout.readline().strip() == "AuthenticatedResult"
+        assert browser.wait()
+    finally:
+        for connection in idle:
+            connection.close()
+        assert child.wait(60) == 0

@@ -144,6 +144,18 @@ import Testing
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
     }
 
+    @Test func aGrantWithoutAMethodMarkerIsIncompleteOnThePageToo() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, _) = await browser.startSignIn()
+
+        // A token, but no authMethod or login_type: handleRedirect finds nothing to exchange.
+        let page = try LoopbackClient.get(browser.redirectUrl + "?token=abc&state=x")
+        #expect(page.status == 200 && page.body.contains("The sign-in did not complete"))
+        await #expect(throws: PortalAuthSignInError.callbackIncomplete) { _ = try await signIn.value }
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+    }
+
     @Test func otherPathsAndMethodsAreRefusedAndTheWaitGoesOn() async throws {
         let browser = try await BrowserFixture(try Emulator.start())
         let (signIn, url) = await browser.startSignIn()

@@ -298,7 +298,7 @@ final class LoopbackListener: Sendable {
                  page: CallbackPage.document(title: "Method not allowed", message: "Method not allowed."))
             return nil
         }
-        send(fd, status: "200 OK", page: CallbackPage.html(forCallback: url))
+        send(fd, status: "200 OK", page: CallbackPage.html(forCallback: url, configured: redirectUrl))
         return url
     }
 

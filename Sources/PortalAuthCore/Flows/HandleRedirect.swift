@@ -11,24 +11,41 @@ extension PortalAuth {
     ///   errors of the exchange, `sessionStorageFailure` when the session could not be
     ///   persisted (deliver the same redirect again to retry the write alone).
     public func handleRedirect(_ url: String) async throws -> AuthResult? {
-        guard !url.isEmpty, url.utf16.count <= Self.maxRedirectLength else { return nil }
-        guard RedirectURL.matches(url, configured: redirectUrl) else { return nil }
-        let parameters = RedirectURL.queryParameters(of: url)
-        if let error = parameters["error"] {
-            throw PortalAuthError.authenticationFailed(error: error.truncated(to: 100))
-        }
-        guard let grant = parameters["token"], !grant.isEmpty else { return nil }
-
-        let path: String
-        if parameters["authMethod"]?.hasSameBytes(as: AuthMethod.emailMagicLink.rawValue) == true {
-            path = Endpoint.magicLinkValidations
-        } else if let loginType = parameters["login_type"],
-                  loginType.hasSameBytes(as: AuthMethod.google.rawValue) || loginType.hasSameBytes(as: AuthMethod.apple.rawValue) {
-            path = Endpoint.oauthTokens
-        } else {
+        switch Self.redirectContent(of: url, configured: redirectUrl) {
+        case .notASignIn:
             return nil
+        case .failed(let error):
+            throw PortalAuthError.authenticationFailed(error: error)
+        case .grant(let grant, let path):
+            return try await exchange(grant, at: path)
         }
-        return try await exchange(grant, at: path)
+    }
+
+    /// What a redirect URL carries for a client of `configured` (§3, §4). The browser
+    /// sign-in's page says the same as the exchange that follows it.
+    enum RedirectContent: Equatable {
+        /// Another URL, no token, or no known method marker.
+        case notASignIn
+        /// The redirect's `error`, cut to 100 characters.
+        case failed(error: String)
+        /// A grant and the endpoint that exchanges it.
+        case grant(String, path: String)
+    }
+
+    static func redirectContent(of url: String, configured: String) -> RedirectContent {
+        guard !url.isEmpty, url.utf16.count <= maxRedirectLength else { return .notASignIn }
+        guard RedirectURL.matches(url, configured: configured) else { return .notASignIn }
+        let parameters = RedirectURL.queryParameters(of: url)
+        if let error = parameters["error"] { return .failed(error: error.truncated(to: 100)) }
+        guard let grant = parameters["token"], !grant.isEmpty else { return .notASignIn }
+        if parameters["authMethod"]?.hasSameBytes(as: AuthMethod.emailMagicLink.rawValue) == true {
+            return .grant(grant, path: Endpoint.magicLinkValidations)
+        }
+        if let loginType = parameters["login_type"],
+           loginType.hasSameBytes(as: AuthMethod.google.rawValue) || loginType.hasSameBytes(as: AuthMethod.apple.rawValue) {
+            return .grant(grant, path: Endpoint.oauthTokens)
+        }
+        return .notASignIn
     }
 
     private func exchange(_ grant: String, at path: String) async throws -> AuthResult {

@@ -25,7 +25,9 @@ private func handingOverString(
     out?.pointee = nil
     return ErrorBox.catching(out_error) {
         let out = try required(out, name)
-        out.pointee = try body().map { strdup($0) }
+        guard let text = try body() else { return }
+        guard let copy = strdup(text) else { throw OutOfMemory() }
+        out.pointee = copy
     }
 }
 

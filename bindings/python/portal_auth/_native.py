@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .errors import LibraryNotFound
+from .errors import InvalidArgument, LibraryNotFound
 
 LIBRARY_FILE = "libportalauth.so"
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -184,3 +184,22 @@ def text(value: bytes | None) -> str | None:
 def required_text(value: bytes | None) -> str:
     """A string the library always returns for a valid handle."""
     return "" if value is None else value.decode("utf-8")
+
+
+def c_text(value: object, name: str) -> bytes:
+    """A str argument as C's UTF-8, or InvalidArgument(name): not a str, a NUL inside (C
+    would cut the string there), or not encodable."""
+    if not isinstance(value, str) or "\0" in value:
+        raise InvalidArgument(name)
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(name) from None
+
+
+def take_string(pointer: ctypes.c_void_p) -> str:
+    """A string the library handed over, read and then freed (portal_auth_string_free)."""
+    try:
+        return ctypes.string_at(pointer.value).decode("utf-8") if pointer.value else ""
+    finally:
+        lib().portal_auth_string_free(pointer)

@@ -22,17 +22,6 @@ DEFAULT_API_HOST = "api.portalhq.io"
 Storage = None | str | _storage.SessionStore
 
 
-def _c_text(value: object, name: str) -> bytes:
-    """A str argument as C's UTF-8, or InvalidArgument(name): not a str, a NUL inside (C
-    would cut the string there), or not encodable."""
-    if not isinstance(value, str) or "\0" in value:
-        raise InvalidArgument(name)
-    try:
-        return value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument(name) from None
-
-
 def _milliseconds(seconds: float | None, name: str, most: int = 0xFFFFFFFF) -> int:
     """A timeout in seconds as C's milliseconds (0: the library's default)."""
     if seconds is None:
@@ -83,14 +72,14 @@ class _Client:
         options = _native.Options()
         lib.portal_auth_options_init(ctypes.byref(options), ctypes.sizeof(options))
         # ctypes keeps the bytes assigned to the struct alive with it.
-        options.auth_environment_id = _c_text(auth_environment_id, "auth_environment_id")
-        options.redirect_url = _c_text(redirect_url, "redirect_url")
-        options.api_host = _c_text(api_host, "api_host")
+        options.auth_environment_id = _native.c_text(auth_environment_id, "auth_environment_id")
+        options.redirect_url = _native.c_text(redirect_url, "redirect_url")
+        options.api_host = _native.c_text(api_host, "api_host")
         if magic_link is not None:
             if not isinstance(magic_link, MagicLinkConfig):
                 raise InvalidArgument("magic_link")
-            options.magic_link_from_email = _c_text(magic_link.from_email, "from_email")
-            options.magic_link_template_id = _c_text(magic_link.template_id, "template_id")
+            options.magic_link_from_email = _native.c_text(magic_link.from_email, "from_email")
+            options.magic_link_template_id = _native.c_text(magic_link.template_id, "template_id")
         if is_account_abstracted is not None and not isinstance(is_account_abstracted, bool):
             raise InvalidArgument("is_account_abstracted")
         options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
@@ -123,7 +112,8 @@ class _Client:
         _calls.cancel_group(self._sign_ins)
 
     def _with_handle(self, use: Callable[[int], int]) -> int:
-        """Calls a synchronous function of the client under the lock (see _starter)."""
+        """Calls `use` with the handle, under the lock: close() cannot free the handle while a
+        call starts on it, or a setter runs."""
         with self._lock:
             if self._handle is None:
                 raise PortalAuthError("This portal_auth client is closed.")
@@ -165,11 +155,7 @@ class _Client:
         native = getattr(_native.lib(), function)
 
         def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
-            # Under the lock: close() cannot free the handle while a call starts on it.
-            with self._lock:
-                if self._handle is None:
-                    raise PortalAuthError("This portal_auth client is closed.")
-                return int(native(self._handle, *arguments, callback, key, ctypes.byref(out_call)))
+            return self._with_handle(lambda handle: int(native(handle, *arguments, callback, key, ctypes.byref(out_call))))
 
         return start
 
@@ -179,7 +165,7 @@ class _Client:
     def _send_magic_link(self, email: str) -> tuple[_calls.Callback[None], _calls.Starter]:
         if self._magic_link is None:  # client-auth.md §3: checked before the email
             raise MagicLinkNotConfigured()
-        return _calls.DONE, self._starter("portal_auth_send_magic_link", _c_text(email, "email"))
+        return _calls.DONE, self._starter("portal_auth_send_magic_link", _native.c_text(email, "email"))
 
     def _login_with_google(self) -> tuple[_calls.Callback[AuthorizeUrlResult], _calls.Starter]:
         return _outcomes.URL, self._starter("portal_auth_login_with_google")
@@ -190,13 +176,13 @@ class _Client:
     def _handle_redirect(
         self, url: str
     ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
-        return _outcomes.RESULT, self._starter("portal_auth_handle_redirect", _c_text(url, "url"))
+        return _outcomes.RESULT, self._starter("portal_auth_handle_redirect", _native.c_text(url, "url"))
 
     def _verify_totp(
         self, code: str, user_jwt: str
     ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
         return _outcomes.RESULT, self._starter(
-            "portal_auth_verify_totp", _c_text(code, "code"), _c_text(user_jwt, "user_jwt")
+            "portal_auth_verify_totp", _native.c_text(code, "code"), _native.c_text(user_jwt, "user_jwt")
         )
 
     def _restore_session(self) -> tuple[_calls.Callback[PortalSession | None], _calls.Starter]:

@@ -47,10 +47,7 @@ class PortalSession:
         error = ctypes.c_void_p()
         code = lib.portal_auth_session_copy_token(self._handle, ctypes.byref(token), ctypes.byref(error))
         errors.raise_from_out(code, error)
-        try:
-            return ctypes.string_at(token.value).decode("utf-8") if token.value else ""
-        finally:
-            lib.portal_auth_string_free(token)
+        return _native.take_string(token)
 
     def invalidate(self) -> None:
         """Forgets the token at once, then deletes the persisted copy if it is still this

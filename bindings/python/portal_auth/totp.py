@@ -11,12 +11,7 @@ from .errors import InvalidArgument, TotpQrUnavailable, raise_from_out
 
 
 def _link(otpauth_url: object) -> bytes:
-    if not isinstance(otpauth_url, str) or "\0" in otpauth_url:
-        raise InvalidArgument("otpauth_url")
-    try:
-        return otpauth_url.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument("otpauth_url") from None
+    return _native.c_text(otpauth_url, "otpauth_url")
 
 
 def _scale(scale: object) -> float:
@@ -29,20 +24,13 @@ def _scale(scale: object) -> float:
         raise TotpQrUnavailable() from None
 
 
-def _owned_text(pointer: ctypes.c_void_p) -> str:
-    try:
-        return ctypes.string_at(pointer.value).decode("utf-8") if pointer.value else ""
-    finally:
-        _native.lib().portal_auth_string_free(pointer)
-
-
 def totp_secret(otpauth_url: str) -> str | None:
     """The base32 secret of an enrollment link, or None when it carries no valid one. A
     secret: show it to the user, never log it."""
     out = ctypes.c_void_p()
     error = ctypes.c_void_p()
     raise_from_out(_native.lib().portal_auth_totp_secret(_link(otpauth_url), ctypes.byref(out), ctypes.byref(error)), error)
-    return _owned_text(out) if out.value else None
+    return _native.take_string(out) if out.value else None
 
 
 def totp_qr_code_png(otpauth_url: str, scale: int = 10) -> bytes:
@@ -70,7 +58,7 @@ def totp_qr_code_svg(otpauth_url: str, scale: int = 10) -> str:
     error = ctypes.c_void_p()
     code = _native.lib().portal_auth_totp_qr_svg(_link(otpauth_url), _scale(scale), ctypes.byref(out), ctypes.byref(error))
     raise_from_out(code, error)
-    return _owned_text(out)
+    return _native.take_string(out)
 
 
 def totp_qr_code_terminal(otpauth_url: str, dark_on_light: bool = False) -> str:
@@ -81,4 +69,4 @@ def totp_qr_code_terminal(otpauth_url: str, dark_on_light: bool = False) -> str:
     error = ctypes.c_void_p()
     code = _native.lib().portal_auth_totp_qr_terminal(_link(otpauth_url), colors, ctypes.byref(out), ctypes.byref(error))
     raise_from_out(code, error)
-    return _owned_text(out)
+    return _native.take_string(out)

@@ -64,7 +64,8 @@ func startTask<Value: Sendable>(
     complete: @escaping @Sendable (Result<Value, any Error>) -> Void
 ) -> portal_auth_code {
     let call = CallBox()
-    let task = Task {
+    // On the I/O thread: the call starts, waits and completes there, one hop from the caller.
+    let task = Task(executorPreference: PortalAuth.executor) {
         let outcome: Result<Value, any Error>
         do {
             outcome = .success(try await work())

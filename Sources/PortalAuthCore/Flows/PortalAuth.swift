@@ -15,6 +15,11 @@ public final class PortalAuth: Sendable {
     let grants = GrantLock()
     let browserSignIn = BrowserSignInState()
 
+    /// The library's I/O thread as a task executor: a task that prefers it runs a call from
+    /// request to result on that one thread, with no hop through Swift's global executor.
+    /// Nil when the thread could not start. Reading it starts the thread.
+    public static var executor: (any TaskExecutor)? { HTTPEngine.shared.executor }
+
     /// Validates the configuration; performs no network or storage I/O.
     ///
     /// - Parameters:

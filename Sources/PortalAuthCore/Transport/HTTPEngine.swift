@@ -7,6 +7,9 @@ import Glibc
 /// All HTTP of the process: one I/O thread drives one curl multi handle for every request
 /// of every client. Callers suspend instead of blocking; connections are kept alive and
 /// reused; no thread is made per request.
+///
+/// The same thread is a task executor: a call whose task prefers it builds its request,
+/// waits for the response and reads it without ever changing threads.
 package final class HTTPEngine: Sendable {
     /// The process-wide engine; its thread starts on first use.
     package static let shared = HTTPEngine()
@@ -29,6 +32,10 @@ package final class HTTPEngine: Sendable {
         loop = IOLoop.start()
     }
 
+    /// The I/O thread as a task executor, or nil when it could not start (tasks then run
+    /// on Swift's global executor and their requests fail with the reason).
+    package var executor: (any TaskExecutor)? { try? loop.get() }
+
     /// Sends `request` and returns its response, whatever its status.
     ///
     /// Cancellation is honoured until the request is handed to curl; from then on it runs
@@ -48,11 +55,14 @@ package final class HTTPEngine: Sendable {
 }
 
 /// The I/O thread and everything only it touches: the multi handle, the queues per origin,
-/// the transfers in flight, spare easy handles.
-private final class IOLoop: @unchecked Sendable {
+/// the transfers in flight, spare easy handles; and the jobs of the tasks that prefer it.
+private final class IOLoop: TaskExecutor, @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
-    // Shared with callers: guarded by the mutex.
+    // Shared with other threads: guarded by their mutexes.
     private let submitted = Mutex<[Transfer]>([])
+    private let jobs = Mutex<[UnownedJob]>([])
+    /// The loop thread's pthread_t once it runs: work it hands itself needs no wake-up.
+    private let thread = Atomic<UInt>(0)
 
     // Owned by the I/O thread alone.
     private var waiting: [String: [Transfer]] = [:]
@@ -83,18 +93,44 @@ private final class IOLoop: @unchecked Sendable {
     /// Hands a queued transfer to the thread (any thread may call this).
     func submit(_ transfer: Transfer) {
         submitted.withLock { $0.append(transfer) }
-        curl_multi_wakeup(multi)
+        wakeUnlessOnLoop()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        wakeUnlessOnLoop()
+    }
+
+    /// The loop checks its queues before it waits again, so it only needs waking from
+    /// another thread (where the wake also ends a wait already begun).
+    private func wakeUnlessOnLoop() {
+        if thread.load(ordering: .acquiring) != UInt(pthread_self()) { curl_multi_wakeup(multi) }
     }
 
     private func run() -> Never {
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         while true {
-            var progressed = startReadyTransfers()
+            var progressed = runJobs()
+            progressed = startReadyTransfers() || progressed
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             progressed = collectFinishedTransfers() || progressed
-            if !progressed {
+            if !progressed, jobs.withLock({ $0.isEmpty }) {
                 curl_multi_poll(multi, nil, 0, 1000, nil)
             }
+        }
+    }
+
+    /// Runs the queued jobs, and those they queue in turn, until none is left. Returns
+    /// whether any ran.
+    private func runJobs() -> Bool {
+        var ranAny = false
+        while true {
+            let batch = jobs.withLock { queue in defer { queue.removeAll() }; return queue }
+            if batch.isEmpty { return ranAny }
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            ranAny = true
         }
     }
 

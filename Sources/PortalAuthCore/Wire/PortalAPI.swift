@@ -54,7 +54,7 @@ struct PortalAPI: Sendable {
             "x-portal-auth-environment-id: \(environmentId)",
             "Accept: application/json",
             "Content-Type: application/json",
-            "X-Portal-Trace-Id: \(UUID().uuidString.lowercased())",
+            "X-Portal-Trace-Id: \(TraceId.make())",
         ]
         if let bearer { headers.append("Authorization: Bearer \(bearer)") }
         let request = HTTPRequest(

@@ -2,6 +2,7 @@
  * PORTAL_AUTH_TEST_API_HOST: exactly-once completion (also under 1,000 concurrent calls from
  * several threads, and with the client freed in flight), never inside the starting call,
  * the dispatcher, cancellation, and bad arguments. Waits on condition variables, never sleeps. */
+#define _GNU_SOURCE /* pthread_getname_np */
 #include "test_support.h"
 
 #include <pthread.h>
@@ -154,6 +155,13 @@ int main(void) {
         all_ok &= many[i].code == PORTAL_AUTH_OK;
     }
     CHECK(all_ok);
+
+    /* Without a dispatcher, all of them complete on the library's one I/O thread. */
+    int one_thread = 1;
+    for (int i = 0; i < THREADS * PER_THREAD; i++) one_thread &= pthread_equal(many[i].thread, many[0].thread);
+    char thread_name[16] = "";
+    pthread_getname_np(many[0].thread, thread_name, sizeof thread_name);
+    CHECK(one_thread && strcmp(thread_name, "portal-auth-io") == 0);
 
     /* The client freed with calls in flight: every call still completes. */
     portal_auth *doomed = client_for("env-demo");

@@ -45,9 +45,11 @@ enum {
 
 /*
  * Completion callbacks. Each asynchronous function that returns PORTAL_AUTH_OK calls its
- * callback exactly once, never inside the starting call, on a library thread (or through the
- * client's dispatcher); one that returns an error code never calls it. `error` is NULL on
- * success; it and every other pointer passed are borrowed, valid only during the callback.
+ * callback exactly once, never inside the starting call, on the library's I/O thread (or
+ * through the client's dispatcher); one that returns an error code never calls it. `error` is
+ * NULL on success; it and every other pointer passed are borrowed, valid only during the
+ * callback. The I/O thread carries every request of the process: a callback should return
+ * promptly (hand long work to a thread of the host's, or install a dispatcher).
  */
 typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);
 typedef void (*portal_auth_methods_fn)(void *user_data, const portal_auth_methods *methods,

@@ -1,26 +1,22 @@
-import FoundationEssentials
-
 /// The persisted form of a session (client-auth.md §9): a JSON object with sorted keys,
 /// the format Portal's SDKs share.
-struct StoredSession: Codable, Equatable, Sendable {
+struct StoredSession: Equatable, Sendable {
     let clientSessionToken: String
     let endUserId: String
 
     func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Two strings always encode.
-        let bytes = (try? encoder.encode(self)) ?? Data()
-        return String(decoding: bytes, as: UTF8.self)
+        let json = JSONValue.object(["clientSessionToken": .string(clientSessionToken), "endUserId": .string(endUserId)])
+        return String(decoding: json.encoded, as: UTF8.self)
     }
 
     /// Strict decoding: both fields non-blank strings; unknown keys and surrounding
     /// whitespace are tolerated. `nil` means the entry is undecodable.
     static func decode(_ raw: String) -> StoredSession? {
-        guard let session = try? JSONDecoder().decode(StoredSession.self, from: Data(raw.utf8)),
-              !session.clientSessionToken.isBlank, !session.endUserId.isBlank
+        guard let value = JSONValue.parse(raw), let object = try? JSONObject(value),
+              let token = try? object.string("clientSessionToken"), !token.isBlank,
+              let endUserId = try? object.string("endUserId"), !endUserId.isBlank
         else { return nil }
-        return session
+        return StoredSession(clientSessionToken: token, endUserId: endUserId)
     }
 }
 

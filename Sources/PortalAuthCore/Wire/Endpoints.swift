@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The request and response bodies of the six endpoints (client-auth.md §2). Every
 /// response field is optional: an absent key means absent, and unknown keys are ignored.
 enum Endpoint {
@@ -14,67 +12,106 @@ enum Endpoint {
     static func fullPath(_ path: String) -> String { BaseURL.apiPrefix + path }
 }
 
-struct MethodsData: Decodable {
-    let allowedAuthMethods: [String]?
-    let autoCreateWallet: Bool?
+/// A response payload read from the `data` of its envelope.
+protocol ResponsePayload {
+    /// Throws for `data` of the wrong shape.
+    init(data: JSONValue) throws(JSONObject.WrongShape)
 }
 
-struct MagicLinkRequest: Encodable {
+struct MethodsData: ResponsePayload {
+    let allowedAuthMethods: [String]?
+    let autoCreateWallet: Bool?
+
+    init(data: JSONValue) throws(JSONObject.WrongShape) {
+        let object = try JSONObject(data)
+        allowedAuthMethods = try object.strings("allowedAuthMethods")
+        autoCreateWallet = try object.bool("autoCreateWallet")
+    }
+}
+
+struct MagicLinkRequest {
     let email: String
     let redirectUrl: String
     let fromEmail: String
     let templateId: String
-    /// Omitted from the JSON when unset: synthesised encoding skips `nil`.
+    /// Omitted from the JSON when unset.
     let isAccountAbstracted: Bool?
+
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "email": .string(email), "redirectUrl": .string(redirectUrl),
+            "fromEmail": .string(fromEmail), "templateId": .string(templateId),
+        ]
+        if let isAccountAbstracted { members["isAccountAbstracted"] = .bool(isAccountAbstracted) }
+        return .object(members)
+    }
 }
 
-struct GrantRequest: Encodable {
-    let token: String
-}
-
-struct GrantData: Decodable {
+struct GrantData: ResponsePayload {
     let endUserId: String?
     let clientId: String?
     let clientSessionToken: String?
     let isAccountAbstracted: Bool?
     let userJwt: String?
     let totpLink: String?
+
+    init(data: JSONValue) throws(JSONObject.WrongShape) {
+        let object = try JSONObject(data)
+        endUserId = try object.string("endUserId")
+        clientId = try object.string("clientId")
+        clientSessionToken = try object.string("clientSessionToken")
+        isAccountAbstracted = try object.bool("isAccountAbstracted")
+        userJwt = try object.string("userJwt")
+        totpLink = try object.string("totpLink")
+    }
 }
 
-struct AuthorizeUrlsData: Decodable {
+struct AuthorizeUrlsData: ResponsePayload {
     let google: String?
     let apple: String?
+
+    init(data: JSONValue) throws(JSONObject.WrongShape) {
+        let object = try JSONObject(data)
+        google = try object.string("google")
+        apple = try object.string("apple")
+    }
 }
 
-struct TotpRequest: Encodable {
-    let code: String
-}
-
-struct TotpData: Decodable {
+struct TotpData: ResponsePayload {
     let clientSessionToken: String?
     let clientId: String?
     let isAccountAbstracted: Bool?
+
+    init(data: JSONValue) throws(JSONObject.WrongShape) {
+        let object = try JSONObject(data)
+        clientSessionToken = try object.string("clientSessionToken")
+        clientId = try object.string("clientId")
+        isAccountAbstracted = try object.bool("isAccountAbstracted")
+    }
 }
 
 /// `data` whose content is not read (the magic-link send): any non-null value is accepted.
-struct IgnoredData: Decodable {
-    init(from decoder: any Decoder) throws {}
+struct IgnoredData: ResponsePayload {
+    init(data: JSONValue) {}
 }
 
 /// Success bodies are `{"data": ...}`; `data` absent or null is a malformed response.
-struct Envelope<Payload: Decodable>: Decodable {
-    let data: Payload?
-
+enum Envelope<Payload: ResponsePayload> {
     /// The payload of a success body for `path`; a body that is not JSON, has no `data`,
     /// `"data": null` or `data` of the wrong shape is a malformed response.
     static func payload(of body: [UInt8], path: String) throws(PortalAuthError) -> Payload {
-        guard let envelope = try? JSONDecoder().decode(Self.self, from: Data(body)), let payload = envelope.data
+        guard let envelope = JSONValue.parse(body).flatMap({ try? JSONObject($0) }),
+              let data = envelope.members["data"], data != .null,
+              let payload = try? Payload(data: data)
         else { throw .malformedResponse(path: Endpoint.fullPath(path), missing: nil) }
         return payload
     }
 }
 
-/// The body of a 400 that may be remapped to `accountAbstractionUnavailable`.
-struct ErrorBody: Decodable {
-    let error: String?
+/// The message of a 400 `{"error": text}` that may be remapped to `accountAbstractionUnavailable`.
+enum ErrorBody {
+    static func message(of body: [UInt8]) -> String? {
+        guard let value = JSONValue.parse(body) else { return nil }
+        return try? JSONObject(value).string("error")
+    }
 }

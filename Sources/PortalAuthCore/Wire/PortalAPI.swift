@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// The Client Auth HTTP API of one environment: headers, envelopes, status handling and
 /// the two remaps of client-auth.md §2. Nothing is retried: grants and codes are
 /// single-use, and each magic-link send delivers a real email.
@@ -16,7 +14,7 @@ struct PortalAPI: Sendable {
 
     func sendMagicLink(_ request: MagicLinkRequest) async throws {
         let sentAbstracted = request.isAccountAbstracted == true
-        let _: IgnoredData = try await call(.post, Endpoint.magicLinks, body: request) { response in
+        let _: IgnoredData = try await call(.post, Endpoint.magicLinks, body: request.json) { response in
             if response.status == 429 { return PortalAuthError.rateLimited }
             return sentAbstracted ? Self.accountAbstractionError(response) : nil
         }
@@ -31,21 +29,21 @@ struct PortalAPI: Sendable {
     }
 
     func exchangeGrant(_ token: String, at path: String) async throws -> GrantData {
-        try await call(.post, path, body: GrantRequest(token: token), carriesCredentials: true)
+        try await call(.post, path, body: .object(["token": .string(token)]), carriesCredentials: true)
     }
 
     func verifyTotp(code: String, userJwt: String) async throws -> TotpData {
-        try await call(.post, Endpoint.totpValidations, body: TotpRequest(code: code),
+        try await call(.post, Endpoint.totpValidations, body: .object(["code": .string(code)]),
                        bearer: userJwt, carriesCredentials: true)
     }
 
     // MARK: - One call
 
-    private func call<Payload: Decodable>(
+    private func call<Payload: ResponsePayload>(
         _ method: HTTPRequest.Method,
         _ path: String,
         query: String? = nil,
-        body: (some Encodable)? = Optional<GrantRequest>.none,
+        body: JSONValue? = nil,
         bearer: String? = nil,
         carriesCredentials: Bool = false,
         remap: (HTTPResponse) -> (any Error)? = { _ in nil }
@@ -59,7 +57,7 @@ struct PortalAPI: Sendable {
         if let bearer { headers.append("Authorization: Bearer \(bearer)") }
         let request = HTTPRequest(
             method: method, url: base.url(path: path, query: query), headers: headers,
-            body: try body.map { Array(try Self.encoder.encode($0)) },
+            body: body?.encoded,
             origin: base.origin, timeouts: timeouts)
 
         let response = try await engine.send(request)
@@ -75,18 +73,9 @@ struct PortalAPI: Sendable {
         }
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
-
     /// A 400 with `{"error": text}`, for a request that asked for account abstraction.
     private static func accountAbstractionError(_ response: HTTPResponse) -> PortalAuthError? {
-        guard response.status == 400,
-              let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)),
-              let message = body.error
-        else { return nil }
+        guard response.status == 400, let message = ErrorBody.message(of: response.body) else { return nil }
         return .accountAbstractionUnavailable(message: message.truncated(to: 200))
     }
 

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// Reading the `endUserId` out of a `userJwt` without verifying it (client-auth.md §7): the
 /// client has no key, and the TOTP endpoint does not return the id.
 enum UserJwt {
@@ -19,31 +17,15 @@ enum UserJwt {
         let segments = bytes.split(separator: UInt8(ascii: "."), maxSplits: 2, omittingEmptySubsequences: false)
         guard segments.count >= 2 else { throw .invalidUserJwt(detail: malformed) }
         guard let claimsBytes = Base64.decode(segments[1]) else { throw .invalidUserJwt(detail: notBase64) }
-        // Claims must be UTF-8 text; the JSON decoder alone would let bad bytes through.
-        guard String(validating: claimsBytes, as: UTF8.self) != nil else {
+        // Claims must be UTF-8 text: bytes outside strings that are not UTF-8 are not JSON either.
+        guard let document = JSONValue.parse(claimsBytes), let claims = try? JSONObject(document) else {
             throw .invalidUserJwt(detail: unreadableClaims)
         }
-        let claims: Claims
-        do {
-            claims = try JSONDecoder().decode(Claims.self, from: Data(claimsBytes))
-        } catch {
-            throw .invalidUserJwt(detail: unreadableClaims)
+        // A claim of another type (number, boolean, null) only means the id is absent.
+        guard let endUserId = (try? claims.string("endUserId")).nonBlank else {
+            throw .invalidUserJwt(detail: noEndUserId)
         }
-        guard let endUserId = claims.endUserId.nonBlank else { throw .invalidUserJwt(detail: noEndUserId) }
         return endUserId
-    }
-
-    private struct Claims: Decodable {
-        let endUserId: String?
-
-        private enum CodingKeys: String, CodingKey { case endUserId }
-
-        init(from decoder: any Decoder) throws {
-            // A claims document that is not an object fails here; a claim of another type
-            // (number, boolean, null) only means the id is absent.
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            endUserId = try? container.decodeIfPresent(String.self, forKey: .endUserId)
-        }
     }
 }
 

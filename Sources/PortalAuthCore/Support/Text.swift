@@ -4,7 +4,12 @@
 extension StringProtocol {
     /// The string without leading and trailing Unicode whitespace.
     var trimmed: String {
-        let scalars = Substring(self).unicodeScalars
+        // Printable ASCII at both ends is not whitespace: nothing to scan.
+        let whole = Substring(self)
+        if let first = whole.utf8.first, let last = whole.utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return String(self)  // a String is returned as is, not copied
+        }
+        let scalars = whole.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         guard let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         // Through a Substring: one copy of the bytes, not one append per scalar.
@@ -29,11 +34,19 @@ extension StringProtocol {
 }
 
 extension Substring {
+    /// The first `byte`, an ASCII byte (so never part of another scalar), found by a scan of
+    /// the contiguous UTF-8: the generic search validates every index it visits.
+    func firstIndex(ofASCII byte: UInt8) -> Index? {
+        guard let offset = utf8.withContiguousStorageIfAvailable({ $0.firstIndex(of: byte) }) else {
+            return utf8.firstIndex(of: byte)
+        }
+        return offset.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+    }
+
     /// Without any trailing `/`, in one backward scan (repeated `dropLast()` is quadratic).
     var withoutTrailingSlashes: Substring {
-        let scalars = unicodeScalars
-        guard let last = scalars.lastIndex(where: { $0 != "/" }) else { return self[startIndex..<startIndex] }
-        return Substring(scalars[...last])
+        guard let last = utf8.lastIndex(where: { $0 != UInt8(ascii: "/") }) else { return self[startIndex..<startIndex] }
+        return self[...last]
     }
 }
 

@@ -36,6 +36,7 @@ enum JSONValue: Equatable, Sendable {
     /// unescaped, non-ASCII written as is.
     var encoded: [UInt8] {
         var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(to: &output)
         return output
     }
@@ -68,6 +69,15 @@ enum JSONValue: Equatable, Sendable {
 
     private static func write(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        defer { output.append(UInt8(ascii: "\"")) }
+        // Most text needs no escape: its bytes go out in one copy.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        if plain == true {
+            output.append(contentsOf: text.utf8)
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output += #"\""#.utf8
@@ -84,7 +94,6 @@ enum JSONValue: Equatable, Sendable {
             default: output.append(byte)
             }
         }
-        output.append(UInt8(ascii: "\""))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -167,7 +176,8 @@ private struct JSONReader {
     private mutating func object(depth: Int) throws(Invalid) -> JSONValue {
         guard depth <= JSONValue.maxDepth else { throw Invalid() }
         index += 1
-        var members: [String: JSONValue] = [:]
+        // Room for a protocol object's handful of members without regrowing.
+        var members = [String: JSONValue](minimumCapacity: 8)
         skipWhitespace()
         if consume(UInt8(ascii: "}")) { return .object(members) }
         repeat {
@@ -201,12 +211,18 @@ private struct JSONReader {
     private mutating func string() throws(Invalid) -> String {
         index += 1
         let start = index
-        // Most strings hold no escape: their bytes are the text.
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
             guard bytes[index] >= 0x20 else { throw Invalid() }
             index += 1
         }
         guard index < bytes.count else { throw Invalid() }
+        // Most strings hold no escape: their bytes are the text, read in place.
+        if bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self)
+            else { throw Invalid() }
+            return string
+        }
         var text = Array(bytes[start..<index])
         while bytes[index] != UInt8(ascii: "\"") {
             if bytes[index] == UInt8(ascii: "\\") {

@@ -33,6 +33,10 @@ package enum QueryEncoding {
     /// Decodes `%XX` escapes (and `+` as space when `plusIsSpace`) as UTF-8. `nil` for a
     /// bad escape or bytes that are not UTF-8: callers keep the raw text then.
     static func decode<S: StringProtocol>(_ text: S, plusIsSpace: Bool) -> String? {
+        // Most values hold nothing to decode: they are their own text.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }) {
+            return String(text)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

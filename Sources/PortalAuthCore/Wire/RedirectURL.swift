@@ -1,6 +1,7 @@
 /// Redirect URL matching and query parsing (client-auth.md §4). Separators are found among
-/// Unicode scalars, not Characters, so a combining mark after `#`, `?`, `&` or `=` cannot
-/// hide it; every step is a single scan, linear on hostile input.
+/// UTF-8 bytes, not Characters, so a combining mark after `#`, `?`, `&` or `=` cannot hide
+/// it (an ASCII byte is never part of another scalar); every step is a single scan, linear
+/// on hostile input.
 enum RedirectURL {
     /// Whether `incoming` targets `configured`: their normalised forms are the same bytes.
     static func matches(_ incoming: String, configured: String) -> Bool {
@@ -12,7 +13,7 @@ enum RedirectURL {
     static func normalise(_ url: String) -> String {
         let value = Substring(withoutFragment(Substring(url)).upTo("?").trimmed).withoutTrailingSlashes
         guard let authorityStart = value.schemeSeparatorEnd else { return value.lowercased() }
-        let pathStart = value.unicodeScalars[authorityStart...].firstIndex(of: "/") ?? value.endIndex
+        let pathStart = value[authorityStart...].firstIndex(ofASCII: UInt8(ascii: "/")) ?? value.endIndex
         return value[..<pathStart].lowercased() + value[pathStart...]
     }
 
@@ -20,14 +21,18 @@ enum RedirectURL {
     /// because the backend appends its parameters to a URL that may already carry some.
     static func queryParameters(of url: String) -> [String: String] {
         let value = withoutFragment(Substring(url.trimmed))
-        guard let question = value.unicodeScalars.firstIndex(of: "?") else { return [:] }
+        guard let question = value.firstIndex(ofASCII: UInt8(ascii: "?")) else { return [:] }
 
         var parameters: [String: String] = [:]
-        let query = value.unicodeScalars[value.unicodeScalars.index(after: question)...]
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = pair.firstIndex(of: "=")
-            let rawKey = Substring(pair[..<(equals ?? pair.endIndex)])
-            let rawValue = equals.map { Substring(pair[pair.index(after: $0)...]) } ?? ""
+        var rest = value[value.utf8.index(after: question)...]
+        while !rest.isEmpty {
+            let end = rest.firstIndex(ofASCII: UInt8(ascii: "&")) ?? rest.endIndex
+            let pair = rest[..<end]
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.utf8.index(after: end)...]
+            guard !pair.isEmpty else { continue }
+            let equals = pair.firstIndex(ofASCII: UInt8(ascii: "="))
+            let rawKey = pair[..<(equals ?? pair.endIndex)]
+            let rawValue = equals.map { pair[pair.utf8.index(after: $0)...] } ?? ""
             let key = QueryEncoding.decode(rawKey, plusIsSpace: true) ?? String(rawKey)
             guard !key.isEmpty else { continue }
             parameters[key] = QueryEncoding.decode(rawValue, plusIsSpace: true) ?? String(rawValue)
@@ -41,10 +46,10 @@ enum RedirectURL {
 }
 
 private extension Substring {
-    /// Everything before the first `scalar`, or all of it.
-    func upTo(_ scalar: Unicode.Scalar) -> Substring {
-        guard let index = unicodeScalars.firstIndex(of: scalar) else { return self }
-        return Substring(unicodeScalars[..<index])
+    /// Everything before the first `separator` (ASCII), or all of it.
+    func upTo(_ separator: Unicode.Scalar) -> Substring {
+        guard let index = firstIndex(ofASCII: UInt8(ascii: separator)) else { return self }
+        return self[..<index]
     }
 
     /// Where the authority starts: just after the first `://`.

@@ -1,5 +1,6 @@
 /* Contender 1: libportalauth from C. One mode per run (a fresh process each time):
- *   calls     get_methods and a grant exchange (handle_redirect), one at a time
+ *   calls     get_methods, a grant exchange (handle_redirect) and a call that sends nothing,
+ *             one at a time
  *   concurrent 1,000 get_methods started at once on one client: wall time, threads made
  *   keyring   a grant exchange persisted to the keyring, and restore_session
  *   hostile   a 200,000-character redirect URL, userJwt and otpauth link
@@ -81,6 +82,9 @@ static void sequential(const char *metric, int n, int warmup, int (*call)(portal
 static int get_methods(portal_auth *c) { return portal_auth_get_methods(c, on_methods, NULL, NULL); }
 static int exchange(portal_auth *c) { return portal_auth_handle_redirect(c, next_redirect(), on_result, NULL, NULL); }
 static int restore(portal_auth *c) { return portal_auth_restore_session(c, on_session, NULL, NULL); }
+/* A URL that is not a sign-in redirect: nothing is sent, so this is the asynchronous
+   contract's own cost (to the I/O thread and back, never inside the starting call). */
+static int no_request(portal_auth *c) { return portal_auth_handle_redirect(c, "other://x", on_hostile, NULL, NULL); }
 
 static void hostile(void) {
     portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
@@ -128,6 +132,7 @@ int main(int argc, char **argv) {
         portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
         sequential("methods", CALLS, WARMUP, get_methods, c);
         sequential("grant", CALLS, WARMUP, exchange, c);
+        sequential("no_request", CALLS, WARMUP, no_request, c);
         portal_auth_free(c);
     } else if (strcmp(mode, "concurrent") == 0) {
         int before_threads = thread_count();

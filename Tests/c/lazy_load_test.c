@@ -26,7 +26,7 @@ static int loaded(const char *soname) {
     return handle != NULL;
 }
 
-/* Which of the four are loaded, as a bit set in the order below, for one CHECK each. */
+/* Which of the four are loaded, as a bit set in the order of `libraries`. */
 static const char *const libraries[] = { "libcurl.so.4", "libsecret-1.so.0", "libqrencode.so.4", "libpng16.so.16" };
 enum { WITH_CURL = 1, WITH_SECRET = 2, WITH_QRENCODE = 4, WITH_PNG = 8 };
 

@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// libsecret's and GLib's headers are outside the default include path (curl, qrencode and
+// png's are not). Named here, as `pkg-config --cflags libsecret-1` gives them on Debian,
+// because `pkgConfig:` would also link libsecret and GLib into libportalauth.so. Every Swift
+// target that loads the core's modules needs them.
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+let secretIncludes = ["/usr/include/libsecret-1", "/usr/include/glib-2.0", "/usr/lib/\(multiarch)/glib-2.0/include"]
+let secretHeaders: [SwiftSetting] = [.unsafeFlags(secretIncludes.flatMap { ["-Xcc", "-I\($0)"] })]
+
 let package = Package(
     name: "portal-auth",
     products: [
@@ -10,31 +22,39 @@ let package = Package(
         .library(name: "portalauth", type: .dynamic, targets: ["PortalAuthC"]),
     ],
     targets: [
-        // System C libraries, found through pkg-config (Debian's -dev packages).
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // System C libraries: headers and types only. libportalauth.so does not link libcurl,
+        // libsecret, libqrencode or libpng; CLibraryLoader opens each on first use.
+        .systemLibrary(name: "CCurl"),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
-        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CSecret"),
+        .systemLibrary(name: "CQREncode"),
+        .systemLibrary(name: "CPNG"),
+        // The functions of those libraries the core calls, each forwarding to the library
+        // opened (dlopen) the first time a feature needs it. DWARF 4 (clang's default is 5):
+        // Debian 12's valgrind cannot read the library's debug information otherwise.
+        .target(name: "CLibraryLoader", cSettings: [.unsafeFlags(["-gdwarf-4"] + secretIncludes.map { "-I\($0)" })]),
         // The C ABI's hand-written types (include/portal_auth_types.h), for Swift to use.
         .systemLibrary(name: "CPortalAuth"),
         // Linux calls the Glibc module leaves out (eventfd, accept4).
         .systemLibrary(name: "CPosix"),
 
         // The Client Auth client: wire protocol, transport, flows, storage, browser sign-in, QR codes.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix"]),
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix", "CLibraryLoader"],
+                swiftSettings: secretHeaders),
 
         // The C ABI: @c exports over the core, declared by include/portal_auth.h.
-        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"]),
+        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"], swiftSettings: secretHeaders),
 
         // RFC 6238 codes, for the demo and the tests (an authenticator app's side).
         .target(name: "OneTimeCode", dependencies: ["CCrypto"]),
 
-        .executableTarget(name: "PortalAuthDemo", dependencies: ["PortalAuthCore", "OneTimeCode"]),
+        .executableTarget(name: "PortalAuthDemo", dependencies: ["PortalAuthCore", "OneTimeCode"], swiftSettings: secretHeaders),
 
         // Shows ThreadSanitizer what Synchronization.Mutex does when contended (inert otherwise).
         .target(name: "SanitizerSupport", path: "Tests/SanitizerSupport"),
 
-        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG", "SanitizerSupport"]),
+        // Reads PNGs back with libpng's own API, so links libpng itself.
+        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG", "SanitizerSupport"],
+                    swiftSettings: secretHeaders, linkerSettings: [.linkedLibrary("png16")]),
     ]
 )

@@ -1,5 +1,6 @@
 /* The load figure, in a process linked to neither contender (so dlopen really loads):
- *   load library   dlopen BENCH_LIBRARY and make the first client (c-library)
+ *   load library   dlopen BENCH_LIBRARY and make the first client, default options: keyring
+ *                  storage (c-library)
  *   load floor     dlopen libcurl and libsecret and make a curl handle (c-floor)
  * Time from before dlopen to the first handle, and the growth of resident memory. */
 #include <portal_auth_types.h>
@@ -20,7 +21,7 @@ int main(int argc, char **argv) {
             (portal_auth_code (*)(const portal_auth_options *, portal_auth **, portal_auth_error **))dlsym(library, "portal_auth_new");
         portal_auth_options options;
         options_init(&options, sizeof options);
-        bench_options(&options, PORTAL_AUTH_STORAGE_MEMORY);
+        bench_options(&options, PORTAL_AUTH_STORAGE_KEYRING);
         portal_auth *client = NULL;
         if (make(&options, &client, NULL) != PORTAL_AUTH_OK) return 1;
         emit("c-library", "load_ms", now_ms() - start);

@@ -74,7 +74,8 @@ def main(mode: str, base: str) -> None:
         before, start = rss_mb(), time.perf_counter()
         import portal_auth
 
-        portal_auth.PortalAuth(auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory")
+        # The default storage (the keyring), as issue 9's load target is defined.
+        portal_auth.PortalAuth(auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base)
         emit("py-library", "load_ms", (time.perf_counter() - start) * 1e3)
         emit("py-library", "load_rss_mb", rss_mb() - before)
         return

@@ -528,7 +528,8 @@ SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEP
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not <code>otpauth://</code>, carries no valid
 /// secret or is too long for a QR code, and for a <code>scale</code> that is not a whole number from 1
 /// or makes a side over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
-/// link (“otpauth_url”) or a NULL <code>out_png</code> or <code>out_length</code>.
+/// link (“otpauth_url”) or a NULL <code>out_png</code> or <code>out_length</code>. PORTAL_AUTH_E_INTERNAL, with a
+/// message naming it, when libqrencode or libpng (opened by the first QR code) cannot be loaded.
 SWIFT_EXTERN portal_auth_code portal_auth_totp_qr_png(char const * _Nullable otpauth_url, double scale, uint8_t * _Nullable * _Nullable out_png, size_t * _Nullable out_length, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// The QR code of an enrollment link as SVG text: a view box of one unit a module (for web
@@ -544,7 +545,7 @@ SWIFT_EXTERN portal_auth_code portal_auth_totp_qr_svg(char const * _Nullable otp
 /// string in <code>*out_text</code> (free it with portal_auth_string_free); NULL on failure.
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as portal_auth_totp_qr_png);
 /// PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link, another <code>colors</code> (“colors”)
-/// or a NULL <code>out_text</code>.
+/// or a NULL <code>out_text</code>; PORTAL_AUTH_E_INTERNAL when libqrencode cannot be loaded.
 SWIFT_EXTERN portal_auth_code portal_auth_totp_qr_terminal(char const * _Nullable otpauth_url, int32_t colors, char * _Nullable * _Nullable out_text, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// The base32 secret of an enrollment link, for manual entry in an authenticator app.

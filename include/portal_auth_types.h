@@ -1,6 +1,13 @@
 /*
  * portal_auth_types.h: the types of libportalauth's C ABI, written by hand.
  * Include <portal_auth.h>, which includes this file and declares the functions.
+ *
+ * libportalauth.so links only libc, libm, libstdc++ and libgcc_s. It opens the system
+ * libraries its features use the first time each is needed: libcurl at the first request,
+ * libsecret (with GLib) at the first keyring access, libqrencode and libpng at the first
+ * QR code. Where one is not installed, only the calls that need it fail, with a message
+ * naming it: PORTAL_AUTH_E_NETWORK, PORTAL_AUTH_E_SESSION_STORAGE_FAILURE and
+ * PORTAL_AUTH_E_INTERNAL respectively.
  */
 #ifndef PORTAL_AUTH_TYPES_H
 #define PORTAL_AUTH_TYPES_H
@@ -100,14 +107,14 @@ enum {
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,
     PORTAL_AUTH_E_UNAUTHORIZED = 20,                  /* HTTP 401 */
     PORTAL_AUTH_E_HTTP_STATUS = 21,                   /* field: http_status */
-    PORTAL_AUTH_E_NETWORK = 22,                       /* no response: refused, reset, timeout, too large */
+    PORTAL_AUTH_E_NETWORK = 22,                       /* no response: refused, reset, timeout, too large; no libcurl */
     PORTAL_AUTH_E_SESSION_INVALIDATED = 30,
     PORTAL_AUTH_E_CANCELLED = 31,
     PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,                /* POPUP_CLOSED */
     PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,           /* POPUP_UNAVAILABLE */
     PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,           /* SIGN_IN_ALREADY_IN_PROGRESS */
     PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,   /* CALLBACK_INCOMPLETE */
-    PORTAL_AUTH_E_INTERNAL = 99
+    PORTAL_AUTH_E_INTERNAL = 99                       /* also: a QR code without libqrencode or libpng */
 };
 
 /* Where a client keeps the session of its environment. */

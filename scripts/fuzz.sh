@@ -20,15 +20,21 @@ mkdir -p .build/fuzz
 
 echo "== fuzz: building $binary (swiftc -sanitize=fuzzer,address)"
 read -r -a c_flags <<< "$(pkg-config --cflags libcurl libsecret-1 libqrencode libpng)"
-read -r -a c_libs <<< "$(pkg-config --libs libcurl libsecret-1 libqrencode libpng)"
 swift_flags=()
 for directory in Sources/C*/; do swift_flags+=(-I "$directory"); done
 for flag in "${c_flags[@]}"; do swift_flags+=(-Xcc "$flag"); done
 mapfile -t sources < <(find Sources/PortalAuthCore -name '*.swift' | sort)
+# The system libraries' functions the core calls: CLibraryLoader, which opens them on first use.
+loader_objects=()
+for source in Sources/CLibraryLoader/*.c; do
+    object=.build/fuzz/$(basename "$source" .c).o
+    gcc -c -g -ISources/CLibraryLoader/include "${c_flags[@]}" "$source" -o "$object"
+    loader_objects+=("$object")
+done
 # ld.gold warns about every ASan helper it cannot export; those lines are noise.
 swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -g \
     -module-name PortalAuthFuzz -package-name portal_auth "${swift_flags[@]}" \
-    "${sources[@]}" Tests/Fuzz/FuzzTargets.swift "${c_libs[@]}" -o "$binary" \
+    "${sources[@]}" Tests/Fuzz/FuzzTargets.swift "${loader_objects[@]}" -o "$binary" \
     2> >(grep -v "Cannot export local symbol '__asan" >&2)
 
 passed=0

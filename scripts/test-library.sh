@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks of the C ABI: the checked-in header is fresh; `make install`'s layout (library,
-# headers, pkg-config file) works; header and exports agree; the library links only system
-# C libraries and loads with the Swift toolchain hidden; a C11 and a C++17 program build
-# with pkg-config; the C tests in Tests/c, built the same way, pass under valgrind. Ends
-# with a count line.
+# headers, pkg-config file) works; header and exports agree; the library links only libc,
+# libm, libstdc++ and libgcc_s (libcurl, libsecret, libqrencode and libpng are opened on
+# first use) and loads with the Swift toolchain hidden; a C11 and a C++17 program build
+# with pkg-config; the C tests in Tests/c, built the same way, pass under valgrind, and
+# the lazy-loading test passes again with each system library hidden. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -28,17 +29,20 @@ nm -D --defined-only "$library" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort -u > 
 diff -u "$work/declared" "$work/exported" || fail "header and exports disagree"
 pass "the header declares exactly the $(wc -l < "$work/exported") exported symbols, all portal_auth_*"
 
-# Only libc, libm, libstdc++, libgcc_s and the system C libraries the core uses (with what
-# those pull in); nothing of the Swift toolchain.
+# Only what the static Swift runtime needs: libc, libm, libstdc++, libgcc_s and the dynamic
+# loader; nothing of the Swift toolchain. libcurl, libsecret (with GLib), libqrencode and
+# libpng are opened on first use (Sources/CLibraryLoader), so a client costs none of them.
 ldd "$library" | grep -q -e swift -e '/opt/' && fail "the library depends on the Swift toolchain: $(ldd "$library" | grep -e swift -e /opt/)"
 direct=$(readelf -d "$library" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 for needed in $direct; do
     case "$needed" in
-        libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|libcurl.so.*|libsecret-1.so.*|libqrencode.so.*|libpng16.so.*|libgio-2.0.so.*|libgobject-2.0.so.*|libglib-2.0.so.*|ld-linux*) ;;
+        libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*) ;;
+        libcurl.*|libsecret*|libglib*|libgio*|libgobject*|libpng*|libqrencode*)
+            fail "$needed is linked; it must be opened on first use (Sources/CLibraryLoader)" ;;
         *) fail "unexpected direct dependency $needed" ;;
     esac
 done
-pass "direct dependencies are system C libraries only: $direct"
+pass "direct dependencies are the C and C++ runtimes only: $direct"
 
 cat > "$work/version.c" <<'C'
 #include <portal_auth.h>
@@ -65,16 +69,24 @@ for program in version-c version-cpp; do
 done
 pass "both run against the library and agree with the header's version"
 
-# Loads where no Swift toolchain is installed: the toolchain's folder is hidden in a
-# private mount namespace (root only; CI runs as root).
+# Runs COMMAND in a private mount namespace where PATH is hidden: a folder under an empty
+# tmpfs, a file under an empty file (unreadable as a library). As root, or else in a user
+# namespace of its own.
+#   hiding PATH COMMAND...
+hiding() {
+    local namespace=(unshare --mount --propagation private)
+    [ "$(id -u)" -eq 0 ] || namespace=(unshare --map-root-user --mount --propagation private)
+    "${namespace[@]}" sh -c 'if [ -d "$0" ]; then mount -t tmpfs none "$0"; else mount --bind /dev/null "$0"; fi && exec "$@"' "$@"
+}
+can_hide=true
+hiding "$work" true 2>/dev/null || { can_hide=false; echo "skipped below: no private mount namespace (unshare)"; }
+
+# Loads where no Swift toolchain is installed: the toolchain's folder is hidden.
 toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")")
-if [ "$(id -u)" -eq 0 ]; then
-    unshare --mount --propagation private sh -c \
-        "mount -t tmpfs none '$toolchain' && [ -z \"\$(ls '$toolchain')\" ] && LD_LIBRARY_PATH='$prefix/lib' '$work/version-c'" >/dev/null \
+if $can_hide; then
+    hiding "$toolchain" sh -c '[ -z "$(ls "$0")" ] && exec "$@"' "$toolchain" env LD_LIBRARY_PATH="$prefix/lib" "$work/version-c" >/dev/null \
         || fail "the library does not load with the toolchain ($toolchain) hidden"
     pass "it loads with the Swift toolchain ($toolchain) hidden"
-else
-    echo "skipped: hiding the toolchain needs root"
 fi
 
 # The C tests call a Portal emulator on loopback; it stops when this script exits.
@@ -82,17 +94,37 @@ source scripts/emulator.sh
 start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
 
-# The C test programs, under valgrind: any invalid access or definite leak fails them.
+# Runs a C test program under valgrind (any invalid access or definite leak fails it, but
+# for glibc's own in Tests/c/valgrind.supp) and checks its closing line. LABEL names the run; WRAPPER... (maybe none) runs valgrind.
+#   run_c_test LABEL NAME [ARGUMENT] [-- WRAPPER...]
+run_c_test() {
+    local label=$1 name=$2 arguments=() wrapper=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do arguments+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; wrapper=("$@"); }
+    "${wrapper[@]}" env LD_LIBRARY_PATH="$prefix/lib" valgrind -q --error-exitcode=3 --leak-check=full \
+        --show-leak-kinds=definite --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp "$work/$name" "${arguments[@]}" > "$work/$name.out" \
+        || { cat "$work/$name.out"; fail "$label failed under valgrind"; }
+    cat "$work/$name.out"
+    grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$label printed no result"
+    pass "$label"
+}
+
+# The C test programs. --as-needed: only those that call libcurl themselves link it, so
+# lazy_load_test sees what the library alone loads.
 for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
-    gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "$source" "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) -o "$work/$name" \
-        || fail "$name does not build"
-    LD_LIBRARY_PATH="$prefix/lib" valgrind -q --error-exitcode=3 --leak-check=full \
-        --show-leak-kinds=definite --errors-for-leak-kinds=definite "$work/$name" > "$work/$name.out" \
-        || { cat "$work/$name.out"; fail "$name failed under valgrind"; }
-    cat "$work/$name.out"
-    grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$name printed no result"
-    pass "$name"
+    gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "$source" -Wl,--as-needed "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) \
+        -o "$work/$name" || fail "$name does not build"
+    run_c_test "$name" "$name"
 done
+
+# With each system library unloadable, only the calls that need it fail, with its name.
+if $can_hide; then
+    for soname in libcurl.so.4 libsecret-1.so.0 libqrencode.so.4 libpng16.so.16; do
+        file=$(readlink -f "$(gcc -print-file-name="$soname")")
+        run_c_test "lazy_load_test with $soname hidden" lazy_load_test "$soname" -- hiding "$file"
+    done
+fi
 
 echo "c-abi: $passed passed, 0 failed"

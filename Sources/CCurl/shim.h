@@ -4,40 +4,25 @@
 #include <curl/curl.h>
 #include <sys/prctl.h>
 
+/* libcurl is not linked: Sources/CLibraryLoader/curl.c defines every libcurl function the
+   core calls, loading libcurl on first use. */
+
+/* Loads libcurl (once): NULL, or why it could not be loaded. */
+const char *pa_curl_load_error(void);
+
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift
-   cannot call: one typed wrapper per argument kind. */
+   cannot call: one typed wrapper per argument kind (in curl.c too). */
 
 typedef size_t (*pa_curl_write_fn)(char *data, size_t size, size_t count, void *user);
-
-static inline CURLcode pa_easy_setopt_long(CURL *easy, CURLoption option, long value) {
-    return curl_easy_setopt(easy, option, value);
-}
-
-static inline CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value) {
-    return curl_easy_setopt(easy, option, value);
-}
-
-static inline CURLcode pa_easy_setopt_pointer(CURL *easy, CURLoption option, void *value) {
-    return curl_easy_setopt(easy, option, value);
-}
-
-static inline CURLcode pa_easy_setopt_write_function(CURL *easy, pa_curl_write_fn fn) {
-    return curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, fn);
-}
-
 typedef int (*pa_curl_prereq_fn)(void *user, char *primary_ip, char *local_ip, int primary_port, int local_port);
 
-static inline CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn) {
-    return curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, fn);
-}
-
-static inline CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) {
-    return curl_easy_getinfo(easy, info, value);
-}
-
-static inline CURLMcode pa_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
-}
+CURLcode pa_easy_setopt_long(CURL *easy, CURLoption option, long value);
+CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value);
+CURLcode pa_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
+CURLcode pa_easy_setopt_write_function(CURL *easy, pa_curl_write_fn fn);
+CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn);
+CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
+CURLMcode pa_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
 /* CURLMsg carries its result in a union; reading it here keeps Swift away from the layout. */
 static inline CURLcode pa_message_result(const CURLMsg *message) {

@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* libpng is not linked: Sources/CLibraryLoader/png.c defines the functions the writer below
+   calls, loading libpng on first use. (The tests read PNGs with libpng's own png_image_*,
+   linking it themselves.) */
+
+/* Loads libpng (once): NULL, or why it could not be loaded. */
+const char *pa_png_load_error(void);
+
 /* The PNG stream, growing in memory. */
 typedef struct pa_png_buffer {
     unsigned char *bytes;

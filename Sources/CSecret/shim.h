@@ -3,6 +3,12 @@
 
 #include <libsecret/secret.h>
 
+/* libsecret is not linked: Sources/CLibraryLoader/secret.c defines every libsecret and GLib
+   function the core calls (those below included), loading libsecret on first use. */
+
+/* Loads libsecret (once): NULL, or why it could not be loaded. */
+const char *pa_secret_load_error(void);
+
 /* The schema of the project's persisted sessions: one item per auth environment. libsecret
    also stores its name as the xdg:schema attribute, so
    `secret-tool search xdg:schema io.portalhq.auth.Session` lists every such item. */

@@ -73,8 +73,9 @@ final class ErrorBox {
             break
         }
         self.code = code
-        // Only the library's own descriptions; an unknown error's text is not repeated.
-        let known = code != portal_auth_code(PORTAL_AUTH_E_INTERNAL)
+        // Only the library's own descriptions (a missing system library's names it, with
+        // INTERNAL's code); an unknown error's text is not repeated.
+        let known = code != portal_auth_code(PORTAL_AUTH_E_INTERNAL) || error is SystemLibraryUnavailable
         message = OwnedCString(known ? String(describing: error) : "An internal error occurred in portal-auth.")
     }
 

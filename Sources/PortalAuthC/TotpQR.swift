@@ -65,7 +65,8 @@ public func portalAuthTotpSecret(
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not `otpauth://`, carries no valid
 /// secret or is too long for a QR code, and for a `scale` that is not a whole number from 1
 /// or makes a side over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
-/// link ("otpauth_url") or a NULL `out_png` or `out_length`.
+/// link ("otpauth_url") or a NULL `out_png` or `out_length`. PORTAL_AUTH_E_INTERNAL, with a
+/// message naming it, when libqrencode or libpng (opened by the first QR code) cannot be loaded.
 @c(portal_auth_totp_qr_png)
 public func portalAuthTotpQrPng(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -108,7 +109,7 @@ public func portalAuthTotpQrSvg(
 /// string in `*out_text` (free it with portal_auth_string_free); NULL on failure.
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as portal_auth_totp_qr_png);
 /// PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link, another `colors` ("colors")
-/// or a NULL `out_text`.
+/// or a NULL `out_text`; PORTAL_AUTH_E_INTERNAL when libqrencode cannot be loaded.
 @c(portal_auth_totp_qr_terminal)
 public func portalAuthTotpQrTerminal(
     _ otpauth_url: UnsafePointer<CChar>?,

@@ -56,6 +56,22 @@ extension PortalAuthError: CustomStringConvertible {
     }
 }
 
+/// A system C library a feature needs could not be loaded. libcurl, libsecret, libqrencode
+/// and libpng are opened on first use, so a machine missing one still loads the library and
+/// fails only the calls that need it. (HTTP reports it as a network failure and the keyring
+/// as a session storage failure; the QR code throws this.) The message names the library
+/// and says why, in the dynamic loader's words.
+public struct SystemLibraryUnavailable: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public var description: String { message }
+
+    /// Throws when `loadError`, a loader's answer (`pa_<library>_load_error()`), is not NULL.
+    static func check(_ loadError: UnsafePointer<CChar>?) throws(SystemLibraryUnavailable) {
+        if let loadError { throw SystemLibraryUnavailable(message: String(cString: loadError)) }
+    }
+}
+
 /// Errors of the transport, passed through unchanged by every call.
 public enum PortalRequestsError: Error, Equatable, Sendable {
     /// The server answered 401: a spent grant, a wrong TOTP code, an expired or spent

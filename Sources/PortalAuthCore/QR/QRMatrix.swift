@@ -13,8 +13,9 @@ struct QRMatrix: Sendable {
 
     /// `payload` in byte mode at error-correction level M, in the smallest version that holds
     /// it; `nil` when none does (over 2,331 bytes). libqrencode rejects such a payload after
-    /// one pass over it.
-    init?(byteMode payload: [UInt8]) {
+    /// one pass over it. Throws when libqrencode cannot be loaded.
+    init?(byteMode payload: [UInt8]) throws(SystemLibraryUnavailable) {
+        try SystemLibraryUnavailable.check(pa_qrencode_load_error())
         guard let count = Int32(exactly: payload.count),
               let code = payload.withUnsafeBufferPointer({ QRcode_encodeData(count, $0.baseAddress, 0, QR_ECLEVEL_M) })
         else { return nil }

@@ -10,10 +10,11 @@ public struct TotpQRCode: Sendable {
     let matrix: QRMatrix
 
     /// Throws `PortalAuthError.totpQrUnavailable` when the link is not an `otpauth://` link,
-    /// carries no valid secret, or is too long for a QR code.
+    /// carries no valid secret, or is too long for a QR code; `SystemLibraryUnavailable`
+    /// when libqrencode cannot be loaded.
     public init(otpAuthUrl: String) throws {
         guard let link = TotpLink.normalised(otpAuthUrl), TotpLink.secret(ofNormalised: link) != nil,
-              let matrix = QRMatrix(byteMode: Array(link.utf8))
+              let matrix = try QRMatrix(byteMode: Array(link.utf8))
         else { throw PortalAuthError.totpQrUnavailable }
         self.matrix = matrix
     }
@@ -23,12 +24,13 @@ public struct TotpQRCode: Sendable {
 
     /// A PNG of `scale` pixels a module, `side × scale` pixels square: pure black on opaque
     /// white (1-bit grayscale). Throws `PortalAuthError.totpQrUnavailable` unless `scale`
-    /// is a whole number from 1 with a side of at most `maximumSide` pixels.
+    /// is a whole number from 1 with a side of at most `maximumSide` pixels;
+    /// `SystemLibraryUnavailable` when libpng cannot be loaded.
     public func png(scale: Double = 10) throws -> [UInt8] {
         let bitmap = Bitmap(columns: side, rows: side, scale: try pixelsPerModule(scale)) {
             matrix.isDark(row: $0, column: $1)
         }
-        guard let png = PNGEncoding.encode(bitmap) else { throw PortalAuthError.totpQrUnavailable }
+        guard let png = try PNGEncoding.encode(bitmap) else { throw PortalAuthError.totpQrUnavailable }
         return png
     }
 

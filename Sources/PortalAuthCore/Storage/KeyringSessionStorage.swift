@@ -123,6 +123,9 @@ private enum Keyring {
     private static let noServiceMessage = "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration) and try again."
 
     private static func connect() throws(SessionStorageError) -> UnsafeMutablePointer<SecretService> {
+        if let missing = pa_secret_load_error() {
+            throw SessionStorageError(message: "\(String(cString: missing)); install libsecret (Debian: libsecret-1-0) to keep sessions in the keyring.")
+        }
         var error: UnsafeMutablePointer<GError>?
         guard let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nil, &error) else {
             throw failure(error, "reach")

@@ -76,6 +76,8 @@ private final class IOLoop: TaskExecutor, @unchecked Sendable {
 
     /// Creates the multi handle and starts the thread that drives it.
     static func start() -> Result<IOLoop, PortalRequestsError> {
+        // libcurl is loaded here, by the first request (CLibraryLoader).
+        if let missing = pa_curl_load_error() { return .failure(.network(.connection, message: String(cString: missing))) }
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard let multi = curl_multi_init() else {
             return .failure(.network(.connection, message: "libcurl could not allocate its multi handle."))

@@ -72,5 +72,5 @@ func pngOfGrid(_ grid: [[Bool]], scale: Int = 8) throws -> [UInt8] {
     let bitmap = Bitmap(columns: columns, rows: grid.count, scale: scale) { row, column in
         column < grid[row].count && grid[row][column]
     }
-    return try #require(PNGEncoding.encode(bitmap))
+    return try #require(try PNGEncoding.encode(bitmap))
 }

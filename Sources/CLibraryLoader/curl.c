@@ -1,0 +1,41 @@
+/* libcurl, loaded by the HTTP engine's start (its first request). */
+#include "loader.h"
+#include "../CCurl/shim.h"
+
+#define CURL_FUNCTIONS(F, V, R) \
+    F(curl_global_init, CURLcode, (long flags), (flags), CURLE_FAILED_INIT) \
+    F(curl_easy_init, CURL *, (void), (), NULL) \
+    V(curl_easy_reset, (CURL *easy), (easy)) \
+    F(curl_easy_strerror, const char *, (CURLcode code), (code), "libcurl is not loaded") \
+    R(curl_easy_setopt) \
+    R(curl_easy_getinfo) \
+    F(curl_multi_init, CURLM *, (void), (), NULL) \
+    F(curl_multi_cleanup, CURLMcode, (CURLM *multi), (multi), CURLM_INTERNAL_ERROR) \
+    R(curl_multi_setopt) \
+    F(curl_multi_add_handle, CURLMcode, (CURLM *multi, CURL *easy), (multi, easy), CURLM_INTERNAL_ERROR) \
+    F(curl_multi_remove_handle, CURLMcode, (CURLM *multi, CURL *easy), (multi, easy), CURLM_INTERNAL_ERROR) \
+    F(curl_multi_perform, CURLMcode, (CURLM *multi, int *running), (multi, running), CURLM_INTERNAL_ERROR) \
+    F(curl_multi_poll, CURLMcode, (CURLM *multi, struct curl_waitfd extra_fds[], unsigned int extra_count, int timeout_ms, int *count), \
+      (multi, extra_fds, extra_count, timeout_ms, count), CURLM_INTERNAL_ERROR) \
+    F(curl_multi_wakeup, CURLMcode, (CURLM *multi), (multi), CURLM_INTERNAL_ERROR) \
+    F(curl_multi_info_read, CURLMsg *, (CURLM *multi, int *remaining), (multi, remaining), NULL) \
+    F(curl_slist_append, struct curl_slist *, (struct curl_slist *list, const char *line), (list, line), NULL) \
+    V(curl_slist_free_all, (struct curl_slist *list), (list))
+
+PA_LIBRARY(pa_curl_load_error, "libcurl", "libcurl.so.4", CURL_FUNCTIONS)
+
+/* The typed calls of the variadic functions, declared in CCurl's shim. */
+PA_CALLING(pa_easy_setopt_long, CURLcode, (CURL *easy, CURLoption option, long value),
+           curl_easy_setopt, (easy, option, value), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_setopt_string, CURLcode, (CURL *easy, CURLoption option, const char *value),
+           curl_easy_setopt, (easy, option, value), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_setopt_pointer, CURLcode, (CURL *easy, CURLoption option, void *value),
+           curl_easy_setopt, (easy, option, value), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_setopt_write_function, CURLcode, (CURL *easy, pa_curl_write_fn fn),
+           curl_easy_setopt, (easy, CURLOPT_WRITEFUNCTION, fn), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_setopt_prereq_function, CURLcode, (CURL *easy, pa_curl_prereq_fn fn),
+           curl_easy_setopt, (easy, CURLOPT_PREREQFUNCTION, fn), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_getinfo_long, CURLcode, (CURL *easy, CURLINFO info, long *value),
+           curl_easy_getinfo, (easy, info, value), CURLE_FAILED_INIT)
+PA_CALLING(pa_multi_setopt_long, CURLMcode, (CURLM *multi, CURLMoption option, long value),
+           curl_multi_setopt, (multi, option, value), CURLM_INTERNAL_ERROR)

@@ -4,12 +4,12 @@ Every call registers under an integer key, passed to C as user_data; one C funct
 per callback type (alive as long as the module) finds the call by its key. The registry
 keeps each call alive until its callback has fired, which the library does exactly once.
 The callback turns the borrowed C values into Python objects at once, on the library's
-thread, then hands the outcome to a waiting thread or to the event loop that awaits it.
+thread, stores the outcome in the call and wakes its waiter: a blocking caller through a
+lock the caller holds, an awaiting task through one call_soon_threadsafe into its loop.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import ctypes
 import itertools
 import threading
@@ -28,27 +28,28 @@ T = TypeVar("T")
 Starter = Callable[[Any, int, ctypes.c_void_p], int]
 
 
-class _Outcome:
-    """A call's value, or the exception it ends with."""
-
-    __slots__ = ("value", "error")
-
-    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
-        self.value = value
-        self.error = error
+def _nobody() -> None:
+    pass
 
 
-class _Pending:
-    """One call in flight: its C call handle (to cancel), and where its outcome goes."""
+class _Call:
+    """One call in flight: its C call handle (to cancel), its outcome once the callback has
+    read it, and how the callback wakes the waiter."""
 
-    __slots__ = ("deliver", "group", "lock", "handle", "finished")
+    __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake", "settled", "ended")
 
-    def __init__(self, deliver: Callable[[_Outcome], None], group: object) -> None:
-        self.deliver = deliver
+    def __init__(self, group: object) -> None:
         self.group = group
         self.lock = threading.Lock()
         self.handle: int | None = None
         self.finished = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.wake: Callable[[], object] = _nobody
+        # Awaited calls only, on the loop's thread: the outcome has reached the loop, and
+        # what a task cancelled with settle_on_cancel awaits until then.
+        self.settled = False
+        self.ended: asyncio.Future[None] | None = None
 
     def started(self, handle: int | None) -> None:
         with self.lock:
@@ -70,39 +71,33 @@ class _Pending:
             if self.handle is not None:
                 _native.lib().portal_auth_call_cancel(self.handle)
 
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
 
-_registry: dict[int, _Pending] = {}
-_registry_changed = threading.Condition()
+
+_registry: dict[int, _Call] = {}
+_registry_lock = threading.Lock()
+# Notified only while exit drains the calls in flight.
+_registry_emptied = threading.Condition(_registry_lock)
+_draining = False
 _keys = itertools.count(1)
 
 
-def _register(pending: _Pending) -> int:
-    with _registry_changed:
+def _register(call: _Call) -> int:
+    with _registry_lock:
         key = next(_keys)
-        _registry[key] = pending
+        _registry[key] = call
         return key
 
 
-def _unregister(key: int) -> _Pending | None:
-    with _registry_changed:
-        pending = _registry.pop(key, None)
-        _registry_changed.notify_all()
-        return pending
-
-
-def _complete(key: int | None, read: Callable[[], Any]) -> None:
-    """Runs in the C callback: reads the borrowed values, then delivers the outcome."""
-    pending = _unregister(key or 0)
-    if pending is None:
-        return
-    try:
-        outcome: _Outcome = _Outcome(value=read())
-    except errors.PortalAuthError as error:
-        outcome = _Outcome(error=error)
-    except BaseException:  # noqa: BLE001 - a callback must not raise into C
-        outcome = _Outcome(error=errors.PortalAuthError("portal-auth returned a value the binding could not read."))
-    pending.finish()
-    pending.deliver(outcome)
+def _unregister(key: int) -> _Call | None:
+    with _registry_lock:
+        call = _registry.pop(key, None)
+        if _draining and not _registry:
+            _registry_emptied.notify_all()
+        return call
 
 
 def check(error: int | None) -> None:
@@ -117,10 +112,20 @@ class Callback(Generic[T]):
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
         @_threads.from_library
-        def trampoline(key: int | None, *arguments: Any) -> None:
-            _complete(key, lambda: read(*arguments))
+        def complete(key: int | None, *arguments: Any) -> None:
+            call = _unregister(key or 0)
+            if call is None:
+                return
+            try:
+                call.value = read(*arguments)
+            except errors.PortalAuthError as error:
+                call.error = error
+            except BaseException:  # noqa: BLE001 - a callback must not raise into C
+                call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
+            call.finish()
+            call.wake()
 
-        self.pointer = prototype(trampoline)
+        self.pointer = prototype(complete)
 
 
 def _done(error: int | None) -> None:
@@ -132,17 +137,14 @@ DONE = Callback(_native.DONE_FN, _done)
 
 def cancel_group(group: object) -> None:
     """Cancels every call in flight that was started with `group`."""
-    with _registry_changed:
-        members = [pending for pending in _registry.values() if pending.group is group]
-    for pending in members:
-        pending.cancel()
+    with _registry_lock:
+        members = [call for call in _registry.values() if call.group is group]
+    for call in members:
+        call.cancel()
 
 
-def _start(
-    callback: Callback[Any], starter: Starter, deliver: Callable[[_Outcome], None], group: object = None
-) -> _Pending:
-    pending = _Pending(deliver, group)
-    key = _register(pending)
+def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
+    key = _register(call)
     out_call = ctypes.c_void_p()
     try:
         code = starter(callback.pointer, key, out_call)
@@ -152,8 +154,7 @@ def _start(
     if code != _native.OK:
         _unregister(key)  # the library never calls back for a refused call
         raise errors.from_code(code, "")
-    pending.started(out_call.value)
-    return pending
+    call.started(out_call.value)
 
 
 def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
@@ -161,23 +162,35 @@ def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = F
     on the terms of client-auth.md §5 and propagates; with `settle_on_cancel`, only once the
     library has ended the call (a browser sign-in: its listener closed, its guard released).
     `group` tags the call for cancel_group."""
-    future: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-    def deliver(outcome: _Outcome) -> None:
-        if outcome.error is not None:
-            future.set_exception(outcome.error)
-        else:
-            future.set_result(outcome.value)
-
-    pending = _start(callback, starter, deliver, group)
+    call = _Call(group)
+    # Held until the callback releases it: the cheapest wake there is, and interruptible.
+    delivered = threading.Lock()
+    delivered.acquire()
+    call.wake = delivered.release
+    _start(call, callback, starter)
     try:
-        return future.result()
+        delivered.acquire()
     except BaseException:
-        if not future.done():
-            pending.cancel()
+        if not call.finished:  # the callback has not fired yet (its release may be what is left)
+            call.cancel()
             if settle_on_cancel:
-                concurrent.futures.wait([future])
+                delivered.acquire()
         raise
+    result: T = call.outcome()
+    return result
+
+
+def _settle(future: asyncio.Future[Any], call: _Call) -> None:
+    """On the loop's thread: hands the call's outcome to the awaiting task."""
+    call.settled = True
+    if call.ended is not None and not call.ended.done():
+        call.ended.set_result(None)
+    if future.done():  # the awaiting task was cancelled
+        return
+    if call.error is not None:
+        future.set_exception(call.error)
+    else:
+        future.set_result(call.value)
 
 
 async def awaiting(
@@ -191,43 +204,37 @@ async def awaiting(
 
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
-    ended = loop.create_future()
+    call = _Call(group)
 
-    def settle(outcome: _Outcome) -> None:
-        if not ended.done():
-            ended.set_result(None)
-        if future.done():  # the awaiting task was cancelled
-            return
-        if outcome.error is not None:
-            future.set_exception(outcome.error)
-        else:
-            future.set_result(outcome.value)
-
-    def deliver(outcome: _Outcome) -> None:
+    def wake() -> None:
         try:
-            loop.call_soon_threadsafe(settle, outcome)
+            loop.call_soon_threadsafe(_settle, future, call)
         except RuntimeError:  # the loop is closed: nobody awaits this outcome any more
             pass
 
-    pending = _start(callback, starter, deliver, group)
+    call.wake = wake
+    _start(call, callback, starter)
     try:
         return await future
     except asyncio.CancelledError:
-        pending.cancel()
-        if settle_on_cancel:
-            await ended
+        call.cancel()
+        if settle_on_cancel and not call.settled:
+            call.ended = loop.create_future()
+            await call.ended
         raise
 
 
 def _drain() -> None:
     """At exit: cancels what has not been sent and waits for the rest (an exchange in flight
     still persists its session)."""
-    with _registry_changed:
+    global _draining
+    with _registry_lock:
         waiting = list(_registry.values())
-    for pending in waiting:
-        pending.cancel()
-    with _registry_changed:
-        _registry_changed.wait_for(lambda: not _registry)
+    for call in waiting:
+        call.cancel()
+    with _registry_emptied:
+        _draining = True
+        _registry_emptied.wait_for(lambda: not _registry)
 
 
 _threads.at_exit(_drain)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 if TYPE_CHECKING:
     import asyncio  # at run time imported by the first awaited call: blocking users skip its ~60 ms
 
-from . import _native, _threads, errors
+from . import _log, _native, _threads, errors
 
 T = TypeVar("T")
 
@@ -144,6 +144,7 @@ def cancel_group(group: object) -> None:
 
 
 def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
+    _log.pass_level(_native.lib())  # before the call: its lines are filtered by the level now
     key = _register(call)
     out_call = ctypes.c_void_p()
     try:

@@ -113,7 +113,7 @@ class Callback(Generic[T]):
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
         @_threads.from_library
         def complete(key: int | None, *arguments: Any) -> None:
-            call = _unregister(key or 0)
+            call = _registry.get(key or 0)
             if call is None:
                 return
             try:
@@ -123,6 +123,9 @@ class Callback(Generic[T]):
             except BaseException:  # noqa: BLE001 - a callback must not raise into C
                 call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
             call.finish()
+            # Only once read: when exit finds the registry empty, every session these calls
+            # made is in the session map, which exit releases next.
+            _unregister(key or 0)
             call.wake()
 
         self.pointer = prototype(complete)

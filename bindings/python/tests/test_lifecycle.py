@@ -145,3 +145,30 @@ def test_exit_with_a_call_in_flight_completes_it_first(emu: Emulator) -> None:
     assert exited.returncode == 0, exited.stderr
     with PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url) as auth:
         assert auth.restore_session() is not None
+
+
+def test_exit_lets_go_of_a_host_store_whose_session_a_call_in_flight_makes(emu: Emulator) -> None:
+    """The exchange in flight at exit completes during the exit's wait and makes a session;
+    exit releases it too, so the library lets go of the host's store and the process ends
+    (it used to wait for ever: the session was made after the releases at exit had run)."""
+    env = emu.environment(totp=False)
+    url = emu.grant_redirect(env, "exit-store@example.com")
+    emu.fault("/magic-links/validations", "latency", ms=300)
+    program = (
+        "import sys, threading\n"
+        "from portal_auth import PortalAuth\n"
+        "class Store:\n"
+        "    value = None\n"
+        "    def get(self): return self.value\n"
+        "    def set(self, raw): self.value = raw\n"
+        "    def delete(self): self.value = None\n"
+        "auth = PortalAuth(auth_environment_id=sys.argv[1], redirect_url=sys.argv[2], api_host=sys.argv[3], storage=Store())\n"
+        "results = []\n"
+        "threading.Thread(target=lambda: results.append(auth.handle_redirect(sys.argv[4])), daemon=True).start()\n"
+        "import urllib.request\n"
+        "urllib.request.urlopen(sys.argv[3] + '/_emulator/wait?path=/magic-links/validations&count=1').read()\n"
+    )
+    exited = subprocess.run(
+        [sys.executable, "-c", program, env, CALLBACK, emu.url, url], capture_output=True, text=True, timeout=60
+    )
+    assert exited.returncode == 0, exited.stderr

@@ -36,16 +36,30 @@ def _forward(user_data: int | None, level: int, message: bytes | None) -> None:
 _on_log = _native.LOG_FN(_forward)
 
 
+def _lowest_enabled() -> int:
+    for library_level, python_level in _LEVELS.items():
+        if logger.isEnabledFor(python_level):
+            return library_level
+    return _NO_LINE
+
+
+def _unchanged(passed: int | None) -> bool:
+    """The level passed is still the lowest the logger lets through (two cached lookups at
+    most, where finding it again takes up to four)."""
+    if passed is None:
+        return False
+    below = passed == 0 or not logger.isEnabledFor(_LEVELS[passed - 1])
+    return below and (passed == _NO_LINE or logger.isEnabledFor(_LEVELS[passed]))
+
+
 def pass_level(lib: ctypes.CDLL) -> None:
     """Gives the library the lowest level the logger lets through now (it changes with
     setLevel, logging.disable or a parent's level), if that is not the one it has."""
     global _passed
+    if _unchanged(_passed):
+        return
     with _passing:
-        level = _NO_LINE
-        for library_level, python_level in _LEVELS.items():
-            if logger.isEnabledFor(python_level):
-                level = library_level
-                break
+        level = _lowest_enabled()
         if level != _passed:
             lib.portal_auth_set_log_level(level)
             _passed = level

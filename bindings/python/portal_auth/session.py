@@ -21,7 +21,8 @@ class _Held(weakref.ref["PortalSession"]):
 
 
 _live: dict[int, _Held] = {}
-_live_lock = threading.Lock()
+# Reentrant: a collection that runs while _of holds it may free a session, whose _gone takes it.
+_live_lock = threading.RLock()
 
 
 def _gone(held: _Held) -> None:

@@ -113,7 +113,8 @@ class Callback(Generic[T]):
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
         @_threads.from_library
         def complete(key: int | None, *arguments: Any) -> None:
-            call = _registry.get(key or 0)
+            with _registry_lock:
+                call = _registry.get(key or 0)
             if call is None:
                 return
             try:

@@ -13,11 +13,8 @@ from __future__ import annotations
 import ctypes
 import itertools
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-if TYPE_CHECKING:
-    import asyncio  # at run time imported by the first awaited call: blocking users skip its ~60 ms
+from collections.abc import Callable, Coroutine
+from typing import Any, Generic, TypeVar
 
 from . import _log, _native, _threads, errors
 
@@ -36,7 +33,7 @@ class _Call:
     """One call in flight: its C call handle (to cancel), its outcome once the callback has
     read it, and how the callback wakes the waiter."""
 
-    __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake", "settled", "ended")
+    __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake")
 
     def __init__(self, group: object) -> None:
         self.group = group
@@ -46,10 +43,6 @@ class _Call:
         self.value: Any = None
         self.error: BaseException | None = None
         self.wake: Callable[[], object] = _nobody
-        # Awaited calls only, on the loop's thread: the outcome has reached the loop, and
-        # what a task cancelled with settle_on_cancel awaits until then.
-        self.settled = False
-        self.ended: asyncio.Future[None] | None = None
 
     def started(self, handle: int | None) -> None:
         with self.lock:
@@ -185,48 +178,16 @@ def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = F
     return result
 
 
-def _settle(future: asyncio.Future[Any], call: _Call) -> None:
-    """On the loop's thread: hands the call's outcome to the awaiting task."""
-    call.settled = True
-    if call.ended is not None and not call.ended.done():
-        call.ended.set_result(None)
-    if future.done():  # the awaiting task was cancelled
-        return
-    if call.error is not None:
-        future.set_exception(call.error)
-    else:
-        future.set_result(call.value)
-
-
-async def awaiting(
+def awaiting(
     callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None
-) -> T:
+) -> Coroutine[Any, Any, T]:
     """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
     task cancels the call (a request already sent still completes, and its session is
     persisted) and raises asyncio.CancelledError in the task: at once, or with
     `settle_on_cancel` once the library has ended the call (see blocking)."""
-    import asyncio  # already loaded: this runs inside a running event loop
+    from . import _awaited  # imports asyncio, so only here: blocking users skip its ~60 ms
 
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-    call = _Call(group)
-
-    def wake() -> None:
-        try:
-            loop.call_soon_threadsafe(_settle, future, call)
-        except RuntimeError:  # the loop is closed: nobody awaits this outcome any more
-            pass
-
-    call.wake = wake
-    _start(call, callback, starter)
-    try:
-        return await future
-    except asyncio.CancelledError:
-        call.cancel()
-        if settle_on_cancel and not call.settled:
-            call.ended = loop.create_future()
-            await call.ended
-        raise
+    return _awaited.awaiting(callback, starter, settle_on_cancel, group)
 
 
 def _drain() -> None:

@@ -141,7 +141,7 @@ def cancel_group(group: object) -> None:
 
 
 def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
-    _log.pass_level(_native.lib())  # before the call: its lines are filtered by the level now
+    _log.pass_level()  # before the call: its lines are filtered by the level now
     key = _register(call)
     out_call = ctypes.c_void_p()
     try:

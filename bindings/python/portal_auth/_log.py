@@ -52,12 +52,15 @@ def _unchanged(passed: int | None) -> bool:
     return below and (passed == _NO_LINE or logger.isEnabledFor(_LEVELS[passed]))
 
 
-def pass_level(lib: ctypes.CDLL) -> None:
+def pass_level() -> None:
     """Gives the library the lowest level the logger lets through now (it changes with
     setLevel, logging.disable or a parent's level), if that is not the one it has."""
+    if not _unchanged(_passed):
+        _pass_level(_native.lib())
+
+
+def _pass_level(lib: ctypes.CDLL) -> None:
     global _passed
-    if _unchanged(_passed):
-        return
     with _passing:
         level = _lowest_enabled()
         if level != _passed:
@@ -66,6 +69,6 @@ def pass_level(lib: ctypes.CDLL) -> None:
 
 
 def install(lib: ctypes.CDLL) -> None:
-    pass_level(lib)
+    _pass_level(lib)
     lib.portal_auth_set_log_handler(_on_log, None)
     _threads.at_exit(lambda: lib.portal_auth_set_log_handler(_native.LOG_FN(), None))

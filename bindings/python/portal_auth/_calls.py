@@ -120,7 +120,10 @@ class Callback(Generic[T]):
             # Only once read: when exit finds the registry empty, every session these calls
             # made is in the session map, which exit releases next.
             _unregister(key or 0)
-            call.wake()
+            # Let go of the wake first: an awaited call's wake refers back to the call, a
+            # cycle that would otherwise be left to the garbage collector on every call.
+            wake, call.wake = call.wake, _nobody
+            wake()
 
         self.pointer = prototype(complete)
 

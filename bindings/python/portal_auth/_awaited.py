@@ -23,6 +23,8 @@ class _Outcome(asyncio.Future[T]):
     """The future one task awaits for one call. Nobody else sees it: the only callback is
     the task's own wakeup, added when the task starts waiting and never removed."""
 
+    __slots__ = ("_resume", "settled", "ended")
+
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(loop=loop)
         self._resume: list[_Resume] = []

@@ -5,6 +5,8 @@
 #   py-peer      requests + keyring (PyPI)         c-floor   libcurl easy handle + libsecret
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
+# BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring and hostile, and
+# prints their lines without touching bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
@@ -70,19 +72,24 @@ export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
 results="$work/results.tsv"
 : > "$results"
 run() { echo "-- $*" >&2; "$@" | tee -a "$results"; }
+modes=" ${BENCH_MODES:-load calls concurrent keyring hostile} "
 # Load: a fresh process per sample (dlopen and import happen once per process).
-for _ in $(seq 15); do
-    run "$work/load" library
-    run "$work/load" floor
-    run "$python" bench/python_bench.py load-library
-    run "$python" bench/python_bench.py load-peer
-done
+if [[ $modes == *" load "* ]]; then
+    for _ in $(seq 15); do
+        run "$work/load" library
+        run "$work/load" floor
+        run "$python" bench/python_bench.py load-library
+        run "$python" bench/python_bench.py load-peer
+    done
+fi
 for mode in calls concurrent keyring; do
+    [[ $modes == *" $mode "* ]] || continue
     run "$work/c-library" "$mode"
     run "$work/c-floor" "$mode"
     run "$python" bench/python_bench.py "$mode"
 done
-run "$work/c-library" hostile
+[[ $modes == *" hostile "* ]] && run "$work/c-library" hostile
+[ -z "${BENCH_MODES:-}" ] || exit 0
 
 # The raw lines stay beside the report, so that it can be rebuilt: bench/report.py FILE LIB OUT.
 cp "$results" bench/results.tsv

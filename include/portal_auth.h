@@ -495,6 +495,13 @@ SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, por
 /// other thread and is never called again, so its user_data may be freed.
 SWIFT_EXTERN void portal_auth_set_log_handler(portal_auth_log_fn _Nullable handler, void * _Nullable user_data) SWIFT_NOEXCEPT;
 
+/// Passes only lines at <code>level</code> (a PORTAL_AUTH_LOG_* value) and above to the log handler,
+/// for lines emitted after this returns; above PORTAL_AUTH_LOG_ERROR, none. By default every
+/// line (PORTAL_AUTH_LOG_DEBUG). Process-wide, like the handler: a host whose own filter
+/// drops the lower levels (a logging framework’s level) spares itself their calls, which
+/// for an interpreter’s callback cost more than the line.
+SWIFT_EXTERN void portal_auth_set_log_level(int32_t level) SWIFT_NOEXCEPT;
+
 /// Sets the flag passed to the opener as <code>ephemeral</code>: PORTAL_AUTH_TRUE asks for a private
 /// window, PORTAL_AUTH_FALSE (the default) does not. Returns PORTAL_AUTH_E_INVALID_ARGUMENT
 /// for a NULL client or another value.

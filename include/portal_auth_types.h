@@ -148,7 +148,7 @@ typedef struct portal_auth_storage_callbacks {
     void (*release)(void *user_data);
 } portal_auth_storage_callbacks;
 
-/* Log levels of portal_auth_set_log_handler. */
+/* Log levels of portal_auth_set_log_handler and portal_auth_set_log_level. */
 enum {
     PORTAL_AUTH_LOG_DEBUG = 0,
     PORTAL_AUTH_LOG_INFO = 1,

@@ -1,5 +1,5 @@
-/* C test of host-supplied storage and the log hook, against the Portal emulator whose base
- * URL is in PORTAL_AUTH_TEST_API_HOST. */
+/* C test of host-supplied storage and the log hook (and its level), against the Portal
+ * emulator whose base URL is in PORTAL_AUTH_TEST_API_HOST. */
 #define _POSIX_C_SOURCE 200809L  /* strdup */
 #include "test_support.h"
 
@@ -112,13 +112,32 @@ int main(void) {
     CHECK(stored != NULL && strcmp(stored, expected) == 0);
     pthread_mutex_unlock(&lock);
 
-    /* A second client restores it. */
+    /* A second client restores it, which logs a line at info level. */
     portal_auth *second = client_with(&callbacks, &code, NULL);
+    pthread_mutex_lock(&lock);
+    int lines_before = lines;
+    pthread_mutex_unlock(&lock);
     outcome restored = {0};
     CHECK(portal_auth_restore_session(second, on_session, &restored, NULL) == PORTAL_AUTH_OK);
     wait_calls(&restored.calls);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
     portal_auth_session_release(restored.session);
+    pthread_mutex_lock(&lock);
+    CHECK(lines > lines_before);
+    lines_before = lines;
+    pthread_mutex_unlock(&lock);
+
+    /* With the log level at warning, the same restore passes no line to the handler. */
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_WARNING);
+    outcome quiet = {0};
+    CHECK(portal_auth_restore_session(second, on_session, &quiet, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&quiet.calls);
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
+    CHECK(quiet.code == PORTAL_AUTH_OK && quiet.session != NULL);
+    portal_auth_session_release(quiet.session);
+    pthread_mutex_lock(&lock);
+    CHECK(lines == lines_before);
+    pthread_mutex_unlock(&lock);
 
     /* A failing get is transient: an error, and the value stays. */
     pthread_mutex_lock(&lock);

@@ -4,22 +4,19 @@ Every call registers under an integer key, passed to C as user_data; one C funct
 per callback type (alive as long as the module) finds the call by its key. The registry
 keeps each call alive until its callback has fired, which the library does exactly once.
 The callback turns the borrowed C values into Python objects at once, on the library's
-thread, then hands the outcome to a waiting thread or to the event loop that awaits it.
+thread, stores the outcome in the call and wakes its waiter: a blocking caller through a
+lock the caller holds, an awaiting task through one call_soon_threadsafe into its loop.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import ctypes
 import itertools
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, Generic, TypeVar
 
-if TYPE_CHECKING:
-    import asyncio  # at run time imported by the first awaited call: blocking users skip its ~60 ms
-
-from . import _native, _threads, errors
+from . import _log, _native, _threads, errors
 
 T = TypeVar("T")
 
@@ -28,27 +25,24 @@ T = TypeVar("T")
 Starter = Callable[[Any, int, ctypes.c_void_p], int]
 
 
-class _Outcome:
-    """A call's value, or the exception it ends with."""
-
-    __slots__ = ("value", "error")
-
-    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
-        self.value = value
-        self.error = error
+def _nobody() -> None:
+    pass
 
 
-class _Pending:
-    """One call in flight: its C call handle (to cancel), and where its outcome goes."""
+class _Call:
+    """One call in flight: its C call handle (to cancel), its outcome once the callback has
+    read it, and how the callback wakes the waiter."""
 
-    __slots__ = ("deliver", "group", "lock", "handle", "finished")
+    __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake")
 
-    def __init__(self, deliver: Callable[[_Outcome], None], group: object) -> None:
-        self.deliver = deliver
+    def __init__(self, group: object) -> None:
         self.group = group
         self.lock = threading.Lock()
         self.handle: int | None = None
         self.finished = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.wake: Callable[[], object] = _nobody
 
     def started(self, handle: int | None) -> None:
         with self.lock:
@@ -70,39 +64,33 @@ class _Pending:
             if self.handle is not None:
                 _native.lib().portal_auth_call_cancel(self.handle)
 
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
 
-_registry: dict[int, _Pending] = {}
-_registry_changed = threading.Condition()
+
+_registry: dict[int, _Call] = {}
+_registry_lock = threading.Lock()
+# Notified only while exit drains the calls in flight.
+_registry_emptied = threading.Condition(_registry_lock)
+_draining = False
 _keys = itertools.count(1)
 
 
-def _register(pending: _Pending) -> int:
-    with _registry_changed:
+def _register(call: _Call) -> int:
+    with _registry_lock:
         key = next(_keys)
-        _registry[key] = pending
+        _registry[key] = call
         return key
 
 
-def _unregister(key: int) -> _Pending | None:
-    with _registry_changed:
-        pending = _registry.pop(key, None)
-        _registry_changed.notify_all()
-        return pending
-
-
-def _complete(key: int | None, read: Callable[[], Any]) -> None:
-    """Runs in the C callback: reads the borrowed values, then delivers the outcome."""
-    pending = _unregister(key or 0)
-    if pending is None:
-        return
-    try:
-        outcome: _Outcome = _Outcome(value=read())
-    except errors.PortalAuthError as error:
-        outcome = _Outcome(error=error)
-    except BaseException:  # noqa: BLE001 - a callback must not raise into C
-        outcome = _Outcome(error=errors.PortalAuthError("portal-auth returned a value the binding could not read."))
-    pending.finish()
-    pending.deliver(outcome)
+def _unregister(key: int) -> _Call | None:
+    with _registry_lock:
+        call = _registry.pop(key, None)
+        if _draining and not _registry:
+            _registry_emptied.notify_all()
+        return call
 
 
 def check(error: int | None) -> None:
@@ -117,10 +105,27 @@ class Callback(Generic[T]):
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
         @_threads.from_library
-        def trampoline(key: int | None, *arguments: Any) -> None:
-            _complete(key, lambda: read(*arguments))
+        def complete(key: int | None, *arguments: Any) -> None:
+            with _registry_lock:
+                call = _registry.get(key or 0)
+            if call is None:
+                return
+            try:
+                call.value = read(*arguments)
+            except errors.PortalAuthError as error:
+                call.error = error
+            except BaseException:  # noqa: BLE001 - a callback must not raise into C
+                call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
+            call.finish()
+            # Only once read: when exit finds the registry empty, every session these calls
+            # made is in the session map, which exit releases next.
+            _unregister(key or 0)
+            # Let go of the wake first: an awaited call's wake refers back to the call, a
+            # cycle that would otherwise be left to the garbage collector on every call.
+            wake, call.wake = call.wake, _nobody
+            wake()
 
-        self.pointer = prototype(trampoline)
+        self.pointer = prototype(complete)
 
 
 def _done(error: int | None) -> None:
@@ -132,17 +137,15 @@ DONE = Callback(_native.DONE_FN, _done)
 
 def cancel_group(group: object) -> None:
     """Cancels every call in flight that was started with `group`."""
-    with _registry_changed:
-        members = [pending for pending in _registry.values() if pending.group is group]
-    for pending in members:
-        pending.cancel()
+    with _registry_lock:
+        members = [call for call in _registry.values() if call.group is group]
+    for call in members:
+        call.cancel()
 
 
-def _start(
-    callback: Callback[Any], starter: Starter, deliver: Callable[[_Outcome], None], group: object = None
-) -> _Pending:
-    pending = _Pending(deliver, group)
-    key = _register(pending)
+def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
+    _log.pass_level()  # before the call: its lines are filtered by the level now
+    key = _register(call)
     out_call = ctypes.c_void_p()
     try:
         code = starter(callback.pointer, key, out_call)
@@ -152,8 +155,7 @@ def _start(
     if code != _native.OK:
         _unregister(key)  # the library never calls back for a refused call
         raise errors.from_code(code, "")
-    pending.started(out_call.value)
-    return pending
+    call.started(out_call.value)
 
 
 def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
@@ -161,73 +163,47 @@ def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = F
     on the terms of client-auth.md §5 and propagates; with `settle_on_cancel`, only once the
     library has ended the call (a browser sign-in: its listener closed, its guard released).
     `group` tags the call for cancel_group."""
-    future: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-    def deliver(outcome: _Outcome) -> None:
-        if outcome.error is not None:
-            future.set_exception(outcome.error)
-        else:
-            future.set_result(outcome.value)
-
-    pending = _start(callback, starter, deliver, group)
+    call = _Call(group)
+    # Held until the callback releases it: the cheapest wake there is, and interruptible.
+    delivered = threading.Lock()
+    delivered.acquire()
+    call.wake = delivered.release
+    _start(call, callback, starter)
     try:
-        return future.result()
+        delivered.acquire()
     except BaseException:
-        if not future.done():
-            pending.cancel()
+        if not call.finished:  # the callback has not fired yet (its release may be what is left)
+            call.cancel()
             if settle_on_cancel:
-                concurrent.futures.wait([future])
+                delivered.acquire()
         raise
+    result: T = call.outcome()
+    return result
 
 
-async def awaiting(
+def awaiting(
     callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None
-) -> T:
+) -> Coroutine[Any, Any, T]:
     """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
     task cancels the call (a request already sent still completes, and its session is
     persisted) and raises asyncio.CancelledError in the task: at once, or with
     `settle_on_cancel` once the library has ended the call (see blocking)."""
-    import asyncio  # already loaded: this runs inside a running event loop
+    from . import _awaited  # imports asyncio, so only here: blocking users skip its ~60 ms
 
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-    ended = loop.create_future()
-
-    def settle(outcome: _Outcome) -> None:
-        if not ended.done():
-            ended.set_result(None)
-        if future.done():  # the awaiting task was cancelled
-            return
-        if outcome.error is not None:
-            future.set_exception(outcome.error)
-        else:
-            future.set_result(outcome.value)
-
-    def deliver(outcome: _Outcome) -> None:
-        try:
-            loop.call_soon_threadsafe(settle, outcome)
-        except RuntimeError:  # the loop is closed: nobody awaits this outcome any more
-            pass
-
-    pending = _start(callback, starter, deliver, group)
-    try:
-        return await future
-    except asyncio.CancelledError:
-        pending.cancel()
-        if settle_on_cancel:
-            await ended
-        raise
+    return _awaited.awaiting(callback, starter, settle_on_cancel, group)
 
 
 def _drain() -> None:
     """At exit: cancels what has not been sent and waits for the rest (an exchange in flight
     still persists its session)."""
-    with _registry_changed:
+    global _draining
+    with _registry_lock:
         waiting = list(_registry.values())
-    for pending in waiting:
-        pending.cancel()
-    with _registry_changed:
-        _registry_changed.wait_for(lambda: not _registry)
+    for call in waiting:
+        call.cancel()
+    with _registry_emptied:
+        _draining = True
+        _registry_emptied.wait_for(lambda: not _registry)
 
 
 _threads.at_exit(_drain)

@@ -1,10 +1,15 @@
 """The library's log lines, at every level, go to the standard logger `portal_auth`, whose
-level filters them. The library never puts a secret in a log line."""
+level filters them. The library never puts a secret in a log line.
+
+Each line the library passes over costs a Python entry on its thread (the GIL and a thread
+state), more than the line itself; so the library is told the lowest level the logger lets
+through whenever a call starts, and keeps the rest to itself."""
 
 from __future__ import annotations
 
 import ctypes
 import logging
+import threading
 
 from . import _native, _threads
 
@@ -12,7 +17,12 @@ logger = logging.getLogger("portal_auth")
 # Silent unless the application configures logging, as the C library is by default.
 logger.addHandler(logging.NullHandler())
 
+# The library's levels (PORTAL_AUTH_LOG_*), lowest first, and the logger's names for them.
 _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
+_NO_LINE = 4  # above PORTAL_AUTH_LOG_ERROR: the library passes no line
+
+_passed: int | None = None  # the level the library was last given
+_passing = threading.Lock()
 
 
 @_threads.from_library
@@ -26,6 +36,39 @@ def _forward(user_data: int | None, level: int, message: bytes | None) -> None:
 _on_log = _native.LOG_FN(_forward)
 
 
+def _lowest_enabled() -> int:
+    for library_level, python_level in _LEVELS.items():
+        if logger.isEnabledFor(python_level):
+            return library_level
+    return _NO_LINE
+
+
+def _unchanged(passed: int | None) -> bool:
+    """The level passed is still the lowest the logger lets through (two cached lookups at
+    most, where finding it again takes up to four)."""
+    if passed is None:
+        return False
+    below = passed == 0 or not logger.isEnabledFor(_LEVELS[passed - 1])
+    return below and (passed == _NO_LINE or logger.isEnabledFor(_LEVELS[passed]))
+
+
+def pass_level() -> None:
+    """Gives the library the lowest level the logger lets through now (it changes with
+    setLevel, logging.disable or a parent's level), if that is not the one it has."""
+    if not _unchanged(_passed):
+        _pass_level(_native.lib())
+
+
+def _pass_level(lib: ctypes.CDLL) -> None:
+    global _passed
+    with _passing:
+        level = _lowest_enabled()
+        if level != _passed:
+            lib.portal_auth_set_log_level(level)
+            _passed = level
+
+
 def install(lib: ctypes.CDLL) -> None:
+    _pass_level(lib)
     lib.portal_auth_set_log_handler(_on_log, None)
     _threads.at_exit(lambda: lib.portal_auth_set_log_handler(_native.LOG_FN(), None))

@@ -137,6 +137,7 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
     "portal_auth_error_free": (None, [handle]),
     "portal_auth_set_log_handler": (None, [LOG_FN, ctypes.c_void_p]),
+    "portal_auth_set_log_level": (None, [ctypes.c_int32]),
     "portal_auth_totp_secret": (code_t, [char_p, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_png": (
         code_t,

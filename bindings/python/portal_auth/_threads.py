@@ -19,8 +19,12 @@ from typing import ParamSpec, TypeVar
 P = ParamSpec("P")
 R = TypeVar("R")
 
-_changed = threading.Condition()
+# Every completion and log line passes here: a plain lock keeps the count cheap, and the
+# condition on it is notified only once exit waits.
+_lock = threading.Lock()
+_left = threading.Condition(_lock)
 _inside = 0
+_exiting = False
 _exit_hooks: list[Callable[[], None]] = []
 
 
@@ -30,14 +34,17 @@ def from_library(function: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(function)
     def counted(*args: P.args, **kwargs: P.kwargs) -> R:
         global _inside
-        with _changed:
+        with _lock:
             _inside += 1
         try:
             return function(*args, **kwargs)
         finally:
-            with _changed:
+            # Leaving and signalling under the one lock: exit cannot see the count drop while
+            # this thread still has a lock to wait for.
+            with _lock:
                 _inside -= 1
-                _changed.notify_all()
+                if _exiting:
+                    _left.notify_all()
 
     return counted
 
@@ -49,11 +56,13 @@ def at_exit(hook: Callable[[], None]) -> None:
 
 
 def _settle_at_exit() -> None:
+    global _exiting
     sys.setswitchinterval(1.0)
     for hook in _exit_hooks:
         hook()
-    with _changed:
-        _changed.wait_for(lambda: _inside == 0)
+    with _left:
+        _exiting = True
+        _left.wait_for(lambda: _inside == 0)
 
 
 atexit.register(_settle_at_exit)

@@ -111,13 +111,13 @@ class _Client:
             self._free()
         _calls.cancel_group(self._sign_ins)
 
-    def _with_handle(self, use: Callable[[int], int]) -> int:
-        """Calls `use` with the handle, under the lock: close() cannot free the handle while a
-        call starts on it, or a setter runs."""
+    def _with_handle(self, use: Callable[..., Any], *arguments: Any) -> int:
+        """Calls `use(handle, *arguments)` under the lock: close() cannot free the handle while
+        a call starts on it, or a setter runs."""
         with self._lock:
             if self._handle is None:
                 raise PortalAuthError("This portal_auth client is closed.")
-            return use(self._handle)
+            return int(use(self._handle, *arguments))
 
     def _set_browser_opener(self, opener: _opener.Opener | None) -> None:
         if opener is not None and not callable(opener):
@@ -137,16 +137,14 @@ class _Client:
     def prefers_ephemeral_web_browser_session(self) -> bool:
         """Passed to the opener as `ephemeral`: ask for a private browser window."""
         lib = _native.lib()
-        return self._with_handle(lambda handle: int(lib.portal_auth_prefers_ephemeral_web_browser_session(handle))) == 1
+        return self._with_handle(lib.portal_auth_prefers_ephemeral_web_browser_session) == 1
 
     @prefers_ephemeral_web_browser_session.setter
     def prefers_ephemeral_web_browser_session(self, prefers: bool) -> None:
         if not isinstance(prefers, bool):
             raise InvalidArgument("prefers_ephemeral_web_browser_session")
         lib = _native.lib()
-        code = self._with_handle(
-            lambda handle: int(lib.portal_auth_set_prefers_ephemeral_web_browser_session(handle, int(prefers)))
-        )
+        code = self._with_handle(lib.portal_auth_set_prefers_ephemeral_web_browser_session, int(prefers))
         if code != _native.OK:
             raise from_code(code, "prefers_ephemeral_web_browser_session")
 
@@ -155,7 +153,7 @@ class _Client:
         native = getattr(_native.lib(), function)
 
         def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
-            return self._with_handle(lambda handle: int(native(handle, *arguments, callback, key, ctypes.byref(out_call))))
+            return self._with_handle(native, *arguments, callback, key, ctypes.byref(out_call))
 
         return start
 

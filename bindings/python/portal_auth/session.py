@@ -6,7 +6,45 @@ import ctypes
 import threading
 import weakref
 
-from . import _calls, _native, errors
+from . import _calls, _native, _threads, errors
+
+
+class _Held(weakref.ref["PortalSession"]):
+    """The binding's reference to a live session object, under the address of the library's
+    session; when the object goes, its callback releases the library's session. One weak
+    reference does both jobs: a completion builds a session on a library thread, where
+    every Python call costs."""
+
+    __slots__ = ("borrowed", "handle")
+    borrowed: int
+    handle: int
+
+
+_live: dict[int, _Held] = {}
+# Reentrant: a collection that runs while _of holds it may free a session, whose _gone takes it.
+_live_lock = threading.RLock()
+
+
+def _gone(held: _Held) -> None:
+    """The session object is gone (or exit releases it): lets the library's session go once."""
+    with _live_lock:
+        if _live.get(held.borrowed) is held:
+            del _live[held.borrowed]
+        handle, held.handle = held.handle, 0
+    if handle:
+        _native.lib().portal_auth_session_release(handle)
+
+
+def _release_all() -> None:
+    """At exit, once no call is in flight: releases every session still held, so that the
+    library can let its clients' storage go."""
+    with _live_lock:
+        held = list(_live.values())
+    for each in held:
+        _gone(each)
+
+
+_threads.at_exit(_release_all)
 
 
 class PortalSession:
@@ -14,9 +52,6 @@ class PortalSession:
     client's memory returns this very object again. Its repr shows only the end_user_id."""
 
     __slots__ = ("_handle", "end_user_id", "__weakref__")
-
-    _live: weakref.WeakValueDictionary[int, PortalSession] = weakref.WeakValueDictionary()
-    _live_lock = threading.Lock()
 
     _handle: int
     end_user_id: str
@@ -28,15 +63,18 @@ class PortalSession:
     def _of(cls, borrowed: int) -> PortalSession:
         """The session object of a borrowed handle: the live one, else a new one holding a
         reference of its own."""
-        lib = _native.lib()
-        with cls._live_lock:
-            session = cls._live.get(borrowed)
+        with _live_lock:
+            held = _live.get(borrowed)
+            session = None if held is None else held()
             if session is None:
+                lib = _native.lib()
                 session = object.__new__(cls)
                 session._handle = int(lib.portal_auth_session_retain(borrowed))
                 session.end_user_id = _native.required_text(lib.portal_auth_session_end_user_id(borrowed))
-                weakref.finalize(session, lib.portal_auth_session_release, session._handle)
-                cls._live[borrowed] = session
+                held = _Held(session, _gone)
+                held.borrowed = borrowed
+                held.handle = session._handle
+                _live[borrowed] = held
             return session
 
     def get_token(self) -> str:

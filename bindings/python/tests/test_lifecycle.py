@@ -125,17 +125,19 @@ def test_importing_the_emulator_needs_no_library() -> None:
     assert checked.stdout.strip() == "True"
 
 
-def test_exit_with_a_call_in_flight_completes_it_first(emu: Emulator) -> None:
-    """At exit the binding waits for calls in flight (the library's timeouts bound it), so no
-    library thread calls into a finalising interpreter and a sent exchange still persists."""
-    env = emu.environment(totp=False)
-    url = emu.grant_redirect(env, "exit@example.com")
+def _exit_during_an_exchange(emu: Emulator, env: str, email: str, store: str = "") -> None:
+    """A process that exits while its exchange (slowed down) is in flight, in a daemon
+    thread, exits cleanly. `store`: the source of a class Store to keep the session in."""
+    url = emu.grant_redirect(env, email)
     emu.fault("/magic-links/validations", "latency", ms=300)
+    storage = ", storage=Store()" if store else ""
     program = (
         "import sys, threading\n"
         "from portal_auth import PortalAuth\n"
-        "auth = PortalAuth(auth_environment_id=sys.argv[1], redirect_url=sys.argv[2], api_host=sys.argv[3])\n"
-        "threading.Thread(target=auth.handle_redirect, args=(sys.argv[4],), daemon=True).start()\n"
+        f"{store}"
+        f"auth = PortalAuth(auth_environment_id=sys.argv[1], redirect_url=sys.argv[2], api_host=sys.argv[3]{storage})\n"
+        "results = []\n"
+        "threading.Thread(target=lambda: results.append(auth.handle_redirect(sys.argv[4])), daemon=True).start()\n"
         "import urllib.request\n"
         "urllib.request.urlopen(sys.argv[3] + '/_emulator/wait?path=/magic-links/validations&count=1').read()\n"
     )
@@ -143,5 +145,26 @@ def test_exit_with_a_call_in_flight_completes_it_first(emu: Emulator) -> None:
         [sys.executable, "-c", program, env, CALLBACK, emu.url, url], capture_output=True, text=True, timeout=60
     )
     assert exited.returncode == 0, exited.stderr
+
+
+def test_exit_with_a_call_in_flight_completes_it_first(emu: Emulator) -> None:
+    """At exit the binding waits for calls in flight (the library's timeouts bound it), so no
+    library thread calls into a finalising interpreter and a sent exchange still persists."""
+    env = emu.environment(totp=False)
+    _exit_during_an_exchange(emu, env, "exit@example.com")
     with PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url) as auth:
         assert auth.restore_session() is not None
+
+
+def test_exit_lets_go_of_a_host_store_whose_session_a_call_in_flight_makes(emu: Emulator) -> None:
+    """The exchange in flight at exit completes during the exit's wait and makes a session;
+    exit releases it too, so the library lets go of the host's store and the process ends
+    (it used to wait for ever: the session was made after the releases at exit had run)."""
+    store = (
+        "class Store:\n"
+        "    value = None\n"
+        "    def get(self): return self.value\n"
+        "    def set(self, raw): self.value = raw\n"
+        "    def delete(self): self.value = None\n"
+    )
+    _exit_during_an_exchange(emu, emu.environment(totp=False), "exit-store@example.com", store)

@@ -195,6 +195,7 @@ extern "C" {
         dispatcher_data: *mut c_void,
     );
     pub fn portal_auth_set_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void);
+    pub fn portal_auth_set_log_level(level: i32);
     pub fn portal_auth_set_prefers_ephemeral_web_browser_session(client: *mut portal_auth, prefers: i32)
         -> portal_auth_code;
     pub fn portal_auth_sign_in_with_apple(

@@ -1,0 +1,89 @@
+"""Calls awaited on an asyncio loop (imported by the first awaited call, with asyncio).
+
+The library's thread hands a call's outcome to the loop with one call_soon_threadsafe; the
+future it settles there resumes the awaiting task at once, in that same loop iteration, where
+a plain future would schedule the task for the next one (a second pass through the selector
+on every call)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from . import _calls
+
+T = TypeVar("T")
+
+_Resume = tuple[Callable[[Any], object], "contextvars.Context | None"]
+
+
+class _Outcome(asyncio.Future[T]):
+    """The future one task awaits for one call. Nobody else sees it: the only callback is
+    the task's own wakeup, added when the task starts waiting and never removed."""
+
+    __slots__ = ("_resume", "settled", "ended")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._resume: list[_Resume] = []
+        self.settled = False  # the call's outcome has reached the loop
+        self.ended: asyncio.Future[None] | None = None  # awaited by a task cancelled with settle_on_cancel
+
+    def add_done_callback(self, fn: Callable[[Any], object], *, context: contextvars.Context | None = None) -> None:
+        if self.done():
+            super().add_done_callback(fn, context=context)
+        else:
+            self._resume.append((fn, context))
+
+    def cancel(self, msg: Any | None = None) -> bool:
+        if not super().cancel(msg=msg):
+            return False
+        # As a plain future does: the task learns of it in the next loop iteration.
+        resume, self._resume = self._resume, []
+        for fn, context in resume:
+            self.get_loop().call_soon(fn, self, context=context)
+        return True
+
+    def settle(self, call: _calls._Call) -> None:
+        """On the loop's thread, from a loop callback (never inside a task): hands the call's
+        outcome to the task and resumes it."""
+        self.settled = True
+        if self.ended is not None and not self.ended.done():
+            self.ended.set_result(None)
+        if self.done():  # the awaiting task was cancelled
+            return
+        if call.error is not None:
+            self.set_exception(call.error)
+        else:
+            self.set_result(call.value)
+        resume, self._resume = self._resume, []
+        for fn, context in resume:
+            if context is None:
+                fn(self)
+            else:
+                context.run(fn, self)
+
+
+async def awaiting(callback: _calls.Callback[T], starter: _calls.Starter, settle_on_cancel: bool, group: object) -> T:
+    loop = asyncio.get_running_loop()
+    outcome: _Outcome[T] = _Outcome(loop)
+    call = _calls._Call(group)
+
+    def wake() -> None:
+        try:
+            loop.call_soon_threadsafe(outcome.settle, call)
+        except RuntimeError:  # the loop is closed: nobody awaits this outcome any more
+            pass
+
+    call.wake = wake
+    _calls._start(call, callback, starter)
+    try:
+        return await outcome
+    except asyncio.CancelledError:
+        call.cancel()
+        if settle_on_cancel and not outcome.settled:
+            outcome.ended = loop.create_future()
+            await outcome.ended
+        raise

@@ -8,28 +8,57 @@ through whenever a call starts, and keeps the rest to itself."""
 from __future__ import annotations
 
 import ctypes
-import logging
+import sys
 import threading
+from typing import TYPE_CHECKING
 
 from . import _native, _threads
 
-logger = logging.getLogger("portal_auth")
-# Silent unless the application configures logging, as the C library is by default.
-logger.addHandler(logging.NullHandler())
+if TYPE_CHECKING:
+    import logging
 
-# The library's levels (PORTAL_AUTH_LOG_*), lowest first, and the logger's names for them.
-_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}
+# The library's levels (PORTAL_AUTH_LOG_*), lowest first, and the logging module's numbers
+# for them (DEBUG, INFO, WARNING, ERROR).
+_LEVELS = {0: 10, 1: 20, 2: 30, 3: 40}
 _NO_LINE = 4  # above PORTAL_AUTH_LOG_ERROR: the library passes no line
 
+_logger: logging.Logger | None = None
+_making = threading.Lock()
 _passed: int | None = None  # the level the library was last given
 _passing = threading.Lock()
 
 
+def logger() -> logging.Logger | None:
+    """The `portal_auth` logger, once anything in the process has imported `logging`; None
+    before. Until then no handler can have been configured, so no line could reach one, and
+    importing `logging` here would cost more than the rest of the package's import."""
+    global _logger
+    if _logger is None:
+        logging = sys.modules.get("logging")
+        if logging is None:
+            return None
+        with _making:
+            if _logger is None:
+                made = logging.getLogger("portal_auth")
+                # Silent unless the application configures logging, as the C library is by default.
+                made.addHandler(logging.NullHandler())
+                _logger = made
+    return _logger
+
+
+def warning(message: str, *arguments: object) -> None:
+    """A warning of the binding's own (a host callback that failed)."""
+    log = logger()
+    if log is not None:
+        log.warning(message, *arguments)
+
+
 @_threads.from_library
 def _forward(user_data: int | None, level: int, message: bytes | None) -> None:
-    python_level = _LEVELS.get(level, logging.ERROR)
-    if message is not None and logger.isEnabledFor(python_level):
-        logger.log(python_level, "%s", message.decode("utf-8", "replace"))
+    log = logger()
+    python_level = _LEVELS.get(level, 40)
+    if log is not None and message is not None and log.isEnabledFor(python_level):
+        log.log(python_level, "%s", message.decode("utf-8", "replace"))
 
 
 # One C function pointer for the process, alive as long as the module.
@@ -37,8 +66,9 @@ _on_log = _native.LOG_FN(_forward)
 
 
 def _lowest_enabled() -> int:
+    log = logger()
     for library_level, python_level in _LEVELS.items():
-        if logger.isEnabledFor(python_level):
+        if log is not None and log.isEnabledFor(python_level):
             return library_level
     return _NO_LINE
 
@@ -48,8 +78,11 @@ def _unchanged(passed: int | None) -> bool:
     most, where finding it again takes up to four)."""
     if passed is None:
         return False
-    below = passed == 0 or not logger.isEnabledFor(_LEVELS[passed - 1])
-    return below and (passed == _NO_LINE or logger.isEnabledFor(_LEVELS[passed]))
+    log = logger()
+    if log is None:
+        return passed == _NO_LINE
+    below = passed == 0 or not log.isEnabledFor(_LEVELS[passed - 1])
+    return below and (passed == _NO_LINE or log.isEnabledFor(_LEVELS[passed]))
 
 
 def pass_level() -> None:

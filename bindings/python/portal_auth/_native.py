@@ -6,28 +6,29 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
 from .errors import InvalidArgument, LibraryNotFound
 
+# os.path rather than pathlib: importing pathlib (with fnmatch, re and urllib.parse) cost
+# more than the rest of the package's own code.
 LIBRARY_FILE = "libportalauth.so"
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 # bindings/python/portal_auth → the repository root, when running from a checkout.
-_REPOSITORY_BUILD = _PACKAGE_DIR.parents[2] / ".build" / "release" / LIBRARY_FILE
+_REPOSITORY_BUILD = os.path.normpath(os.path.join(_PACKAGE_DIR, "..", "..", "..", ".build", "release", LIBRARY_FILE))
 
 
-def library_path() -> Path:
+def library_path() -> str:
     """The library the contract names: PORTAL_AUTH_LIBRARY when set, else the copy next to
     the package, else the repository's release build."""
     override = os.environ.get("PORTAL_AUTH_LIBRARY")
     if override:
-        path = Path(override).resolve()  # a bare name would send dlopen to the loader's path
-        if not path.is_file():
+        path = os.path.realpath(override)  # a bare name would send dlopen to the loader's path
+        if not os.path.isfile(path):
             raise LibraryNotFound(f"PORTAL_AUTH_LIBRARY names {path}, which is not a file")
         return path
-    for path in (_PACKAGE_DIR / LIBRARY_FILE, _REPOSITORY_BUILD):
-        if path.is_file():
+    for path in (os.path.join(_PACKAGE_DIR, LIBRARY_FILE), _REPOSITORY_BUILD):
+        if os.path.isfile(path):
             return path
     raise LibraryNotFound(
         f"{LIBRARY_FILE} not found beside the package ({_PACKAGE_DIR}) nor at {_REPOSITORY_BUILD}; "
@@ -165,7 +166,7 @@ def lib() -> ctypes.CDLL:
         return _loaded
     with _loading:
         if _loaded is None:
-            loaded = ctypes.CDLL(str(library_path()))
+            loaded = ctypes.CDLL(library_path())
             for name, (restype, argtypes) in _PROTOTYPES.items():
                 function = getattr(loaded, name)
                 function.restype = restype

@@ -6,15 +6,12 @@ client whose opener to call. An exception from the opener fails the sign-in
 from __future__ import annotations
 
 import itertools
-import logging
 import threading
 from collections.abc import Callable
 
-from . import _native, _threads
+from . import _log, _native, _threads
 
 Opener = Callable[[str, bool], None]
-
-logger = logging.getLogger("portal_auth")
 
 _openers: dict[int, Opener] = {}
 _lock = threading.Lock()
@@ -30,7 +27,7 @@ def _open(key: int | None, url: bytes | None, ephemeral: int) -> int:
     try:
         opener(url.decode("utf-8"), bool(ephemeral))
     except BaseException as error:  # noqa: BLE001 - a failed opener is the sign-in's to report
-        logger.warning("the browser opener raised %s", type(error).__name__)
+        _log.warning("the browser opener raised %s", type(error).__name__)
         return 1
     return 0
 

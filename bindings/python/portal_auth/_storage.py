@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import ctypes
 import itertools
-import logging
 import threading
 from typing import Any, Protocol, runtime_checkable
 
-from . import _native, _threads
+from . import _log, _native, _threads
 
 
 @runtime_checkable
@@ -25,8 +24,6 @@ class SessionStore(Protocol):
 
     def delete(self) -> None: ...
 
-
-logger = logging.getLogger("portal_auth")
 
 _stores: dict[int, SessionStore] = {}
 _stores_lock = threading.Lock()
@@ -46,7 +43,7 @@ def _store(key: int | None) -> SessionStore | None:
 
 
 def _failed(store: SessionStore, method: str, error: BaseException) -> int:
-    logger.warning("the session store %s.%s() raised %s", type(store).__name__, method, type(error).__name__)
+    _log.warning("the session store %s.%s() raised %s", type(store).__name__, method, type(error).__name__)
     return _FAILED
 
 
@@ -64,7 +61,7 @@ def _get(key: int | None, environment_id: bytes | None, out_value: Any) -> int:
         return 0
     if not isinstance(value, str):
         # The host's mistake, not a stored value gone bad: transient, nothing deleted.
-        logger.warning("the session store %s.get() returned a %s, not a str", type(store).__name__, type(value).__name__)
+        _log.warning("the session store %s.get() returned a %s, not a str", type(store).__name__, type(value).__name__)
         return _FAILED
     try:
         encoded = value.encode("utf-8") if "\0" not in value else b""

@@ -67,3 +67,31 @@ def test_silent_unless_the_application_configures_logging(emu: Emulator) -> None
         capture_output=True, text=True, timeout=60,
     )
     assert "WARNING:portal_auth:" in loud.stderr
+
+
+def test_logging_is_not_imported_for_the_application_but_serves_it_once_imported(emu: Emulator) -> None:
+    """Importing `logging` costs more than the rest of the package's import, and until the
+    application imports it no handler can exist: the binding never imports it itself, and
+    picks the logger up on the first call after the application has."""
+    import subprocess
+    import sys
+
+    env = emu.environment(totp=False)
+    program = (
+        "import sys\n"
+        "from portal_auth import PortalAuth\n"
+        "class Store:\n"
+        "    def get(self): return 'not a session'\n"
+        "    def set(self, raw): pass\n"
+        "    def delete(self): pass\n"
+        "with PortalAuth(auth_environment_id=sys.argv[1], redirect_url='myapp://auth/callback',\n"
+        "                api_host=sys.argv[2], storage=Store()) as auth:\n"
+        "    auth.restore_session()\n"
+        "    print('logging' in sys.modules)\n"
+        "    import logging\n"
+        "    logging.basicConfig()\n"
+        "    auth.restore_session()\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", program, env, emu.url], capture_output=True, text=True, timeout=60)
+    assert (ran.returncode, ran.stdout) == (0, "False\n")
+    assert "WARNING:portal_auth:" in ran.stderr

@@ -6,8 +6,9 @@
  * calls and, through PA_LIBRARY, defines each under its real name as a forwarder to the
  * function resolved with dlsym. The library is opened once, thread-safely, by the first
  * call to its pa_<library>_load_error (declared in the library's shim; the core calls it
- * before first use and reports its message) or to any forwarder. The definitions are hidden: libportalauth.so exports none of them, and a
- * program linked with the core never interposes them on the real library's. */
+ * before first use and reports its message) or to any forwarder. The definitions are
+ * hidden: libportalauth.so exports none of them, and a program linked with the core never
+ * interposes them on the real library's. */
 #ifndef PORTAL_AUTH_LOADER_H
 #define PORTAL_AUTH_LOADER_H
 

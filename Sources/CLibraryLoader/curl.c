@@ -17,7 +17,6 @@
     F(curl_multi_perform, CURLMcode, (CURLM *multi, int *running), (multi, running), CURLM_INTERNAL_ERROR) \
     F(curl_multi_poll, CURLMcode, (CURLM *multi, struct curl_waitfd extra_fds[], unsigned int extra_count, int timeout_ms, int *count), \
       (multi, extra_fds, extra_count, timeout_ms, count), CURLM_INTERNAL_ERROR) \
-    F(curl_multi_wakeup, CURLMcode, (CURLM *multi), (multi), CURLM_INTERNAL_ERROR) \
     F(curl_multi_info_read, CURLMsg *, (CURLM *multi, int *remaining), (multi, remaining), NULL) \
     F(curl_slist_append, struct curl_slist *, (struct curl_slist *list, const char *line), (list, line), NULL) \
     V(curl_slist_free_all, (struct curl_slist *list), (list))

@@ -58,7 +58,7 @@ final class LoopbackListener: Sendable {
     private let sockets: [Int32]
     /// Written to end the wait; closed at deinit only, so a late `stop` never writes to a
     /// descriptor reused by someone else.
-    private let wake: Int32
+    private let wake: WakeSignal
     private let state = Mutex(State())
 
     /// Binds and listens on the redirect URL's loopback address and port at once, so that
@@ -68,8 +68,8 @@ final class LoopbackListener: Sendable {
         self.redirect = redirect
         self.redirectUrl = redirectUrl
         self.limits = limits
-        wake = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        guard wake >= 0 else { throw ListenerError(message: "no descriptor for the listener (errno \(errno))") }
+        guard let wake = WakeSignal() else { throw ListenerError(message: "no descriptor for the listener (errno \(errno))") }
+        self.wake = wake
 
         var opened: [Int32] = []
         do {
@@ -87,7 +87,6 @@ final class LoopbackListener: Sendable {
             }
         } catch {
             opened.forEach { _ = close($0) }
-            _ = close(wake)
             throw error
         }
         sockets = opened
@@ -95,7 +94,6 @@ final class LoopbackListener: Sendable {
 
     deinit {
         if case .bound = state.withLock({ $0.phase }) { sockets.forEach { _ = close($0) } }
-        _ = close(wake)
     }
 
     /// Starts waiting, on a thread of the listener's own, for at most `timeout`.
@@ -114,8 +112,7 @@ final class LoopbackListener: Sendable {
 
     /// Ends the wait (as `.stopped`) unless it has already ended.
     func stop() {
-        var one: UInt64 = 1
-        _ = write(wake, &one, MemoryLayout<UInt64>.size)
+        wake.signal()
     }
 
     /// How the wait ended; cancelling the awaiting task stops it. Without `start`, `.stopped`.
@@ -177,7 +174,7 @@ final class LoopbackListener: Sendable {
             if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
             let nextDeadline = (connections.map(\.deadline) + [acceptPausedUntil].compactMap { $0 }).reduce(deadline, min)
 
-            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            var fds = [wake.pollDescriptor]
             let listening = Int16(acceptPausedUntil == nil ? POLLIN : 0)
             fds += sockets.map { pollfd(fd: $0, events: listening, revents: 0) }
             fds += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }

@@ -57,39 +57,56 @@ package final class HTTPEngine: Sendable {
 /// The I/O thread and everything only it touches: the multi handle, the queues per origin,
 /// the transfers in flight, spare easy handles; and the jobs of the tasks that prefer it.
 private final class IOLoop: TaskExecutor, @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
-    // Shared with other threads: guarded by their mutexes.
+    // Shared with other threads: guarded by their mutexes, or thread-safe.
     private let submitted = Mutex<[Transfer]>([])
     private let jobs = Mutex<[UnownedJob]>([])
+    private let wake: WakeSignal
     /// The loop thread's pthread_t once it runs: work it hands itself needs no wake-up.
     private let thread = Atomic<UInt>(0)
 
     // Owned by the I/O thread alone.
+    /// The multi handle, made (and libcurl loaded) by the first transfer, so that calls
+    /// that send nothing (a restore, a foreign redirect) never load libcurl; or why not.
+    private var curl: Result<UnsafeMutableRawPointer, PortalRequestsError>?
     private var waiting: [String: [Transfer]] = [:]
     private var activeCount: [String: Int] = [:]
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
     private var spareHandles: [UnsafeMutableRawPointer] = []
 
-    private init(multi: UnsafeMutableRawPointer) {
-        self.multi = multi
+    private init(wake: WakeSignal) {
+        self.wake = wake
     }
 
-    /// Creates the multi handle and starts the thread that drives it.
+    /// Starts the thread; libcurl waits for the first transfer.
     static func start() -> Result<IOLoop, PortalRequestsError> {
-        // libcurl is loaded here, by the first request (CLibraryLoader).
-        if let missing = pa_curl_load_error() { return .failure(.network(.connection, message: String(cString: missing))) }
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let multi = curl_multi_init() else {
-            return .failure(.network(.connection, message: "libcurl could not allocate its multi handle."))
+        guard let wake = WakeSignal() else {
+            return .failure(.network(.connection, message: "The HTTP engine has no descriptor for its I/O thread (errno \(errno))."))
         }
-        pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, HTTPEngine.connectionCacheSize)
-        let loop = IOLoop(multi: multi)
+        let loop = IOLoop(wake: wake)
         let result = DetachedThread.start(name: "portal-auth-io") { loop.run() }
         guard result == 0 else {
-            curl_multi_cleanup(multi)
             return .failure(.network(.connection, message: "The HTTP engine could not start its I/O thread (error \(result))."))
         }
         return .success(loop)
+    }
+
+    /// The multi handle, made on first use; libcurl is loaded then (CLibraryLoader).
+    private func multiHandle() -> Result<UnsafeMutableRawPointer, PortalRequestsError> {
+        if let curl { return curl }
+        let made: Result<UnsafeMutableRawPointer, PortalRequestsError>
+        if let missing = pa_curl_load_error() {
+            made = .failure(.network(.connection, message: String(cString: missing)))
+        } else {
+            curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+            if let multi = curl_multi_init() {
+                pa_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, HTTPEngine.connectionCacheSize)
+                made = .success(multi)
+            } else {
+                made = .failure(.network(.connection, message: "libcurl could not allocate its multi handle."))
+            }
+        }
+        curl = made
+        return made
     }
 
     /// Hands a queued transfer to the thread (any thread may call this).
@@ -107,7 +124,7 @@ private final class IOLoop: TaskExecutor, @unchecked Sendable {
     /// The loop checks its queues before it waits again, so it only needs waking from
     /// another thread (where the wake also ends a wait already begun).
     private func wakeUnlessOnLoop() {
-        if thread.load(ordering: .acquiring) != UInt(pthread_self()) { curl_multi_wakeup(multi) }
+        if thread.load(ordering: .acquiring) != UInt(pthread_self()) { wake.signal() }
     }
 
     private func run() -> Never {
@@ -115,13 +132,25 @@ private final class IOLoop: TaskExecutor, @unchecked Sendable {
         while true {
             var progressed = runJobs()
             progressed = startReadyTransfers() || progressed
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            progressed = collectFinishedTransfers() || progressed
-            if !progressed, jobs.withLock({ $0.isEmpty }) {
-                curl_multi_poll(multi, nil, 0, 1000, nil)
+            if case .success(let multi)? = curl {
+                var running: Int32 = 0
+                curl_multi_perform(multi, &running)
+                progressed = collectFinishedTransfers(multi) || progressed
             }
+            if !progressed, jobs.withLock({ $0.isEmpty }) { waitForWork() }
         }
+    }
+
+    /// Sleeps until a wake-up, a transfer's socket or curl's own timeout (at most a second).
+    private func waitForWork() {
+        var signal = wake.pollDescriptor
+        if case .success(let multi)? = curl {
+            var extra = curl_waitfd(fd: signal.fd, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+            curl_multi_poll(multi, &extra, 1, 1000, nil)
+        } else {
+            _ = poll(&signal, 1, 1000)
+        }
+        wake.drain()
     }
 
     /// Runs the queued jobs, and those they queue in turn, until none is left. Returns
@@ -160,6 +189,11 @@ private final class IOLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func start(_ transfer: Transfer) {
+        let multi: UnsafeMutableRawPointer
+        switch multiHandle() {
+        case .success(let made): multi = made
+        case .failure(let error): return transfer.finish(.failure(error))
+        }
         let easy = spareHandles.popLast() ?? curl_easy_init()
         guard let easy else {
             transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl could not allocate a handle.")))
@@ -176,7 +210,7 @@ private final class IOLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Completes every finished transfer. Returns whether any finished.
-    private func collectFinishedTransfers() -> Bool {
+    private func collectFinishedTransfers(_ multi: UnsafeMutableRawPointer) -> Bool {
         var finishedAny = false
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {

@@ -1,0 +1,32 @@
+import CPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An eventfd one thread signals and another waits on with poll: the wake-up of a thread
+/// that sleeps in poll (the HTTP loop, a loopback listener). Signals before the wait are
+/// kept, so one cannot be lost between a check and the wait.
+final class WakeSignal: Sendable {
+    let fd: Int32
+
+    /// Nil when no descriptor is left.
+    init?() {
+        fd = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        guard fd >= 0 else { return nil }
+    }
+
+    deinit { _ = close(fd) }
+
+    func signal() {
+        var one: UInt64 = 1
+        _ = write(fd, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// Forgets the signals received so far (after the wait that they ended).
+    func drain() {
+        var count: UInt64 = 0
+        _ = read(fd, &count, MemoryLayout<UInt64>.size)
+    }
+
+    var pollDescriptor: pollfd { pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
+}

@@ -102,7 +102,7 @@ static void hostile(void) {
     prefix = snprintf(link, SIZE + 1, "otpauth://totp/Portal:a?");
     for (int i = prefix; i < SIZE; i++) link[i] = "secret=A&"[(i - prefix) % 9];
     link[SIZE] = 0;
-    /* The first call of a process starts the I/O thread and loads libcurl: not the parse. */
+    /* The first call of a process starts the I/O thread: not the parse. */
     int warmed = completed + 1;
     if (no_request(c) != PORTAL_AUTH_OK) abort();
     wait_completed(warmed);

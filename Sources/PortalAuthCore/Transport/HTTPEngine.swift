@@ -24,7 +24,7 @@ package final class HTTPEngine: Sendable {
     /// the next call wanted; curl's default (four per running transfer) is smaller still.
     static let connectionCacheSize = 256
 
-    /// The running loop, or why none could start (no memory for curl, no thread): every
+    /// The running loop, or why none could start (no descriptor, no thread): every
     /// call then fails with a network error rather than taking the host process down.
     private let loop: Result<IOLoop, PortalRequestsError>
 

@@ -4,6 +4,8 @@ logger's level, and never carry a secret."""
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 
 import pytest
 from conftest import Emulator
@@ -43,29 +45,29 @@ def test_the_logger_level_filters(make_client, env: str, caplog: pytest.LogCaptu
     assert "Magic link sent." in [record.getMessage() for record in caplog.records]
 
 
-def test_silent_unless_the_application_configures_logging(emu: Emulator) -> None:
-    """Like the C library, the binding prints nothing by itself, warnings included."""
-    import subprocess
-    import sys
-
-    env = emu.environment(totp=False)
+def _run_with_an_undecodable_store(emu: Emulator, body: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
+    """Runs `body` in a process of its own, with `auth`, a client whose store holds an entry
+    that does not decode: restoring it logs a warning."""
     program = (
-        "import sys\n"
+        prelude + "import sys\n"
         "from portal_auth import PortalAuth\n"
         "class Store:\n"
         "    def get(self): return 'not a session'\n"
         "    def set(self, raw): pass\n"
         "    def delete(self): pass\n"
         "with PortalAuth(auth_environment_id=sys.argv[1], redirect_url='myapp://auth/callback',\n"
-        "                api_host=sys.argv[2], storage=Store()) as auth:\n"
-        "    print(auth.restore_session())\n"
+        "                api_host=sys.argv[2], storage=Store()) as auth:\n" + body
     )
-    quiet = subprocess.run([sys.executable, "-c", program, env, emu.url], capture_output=True, text=True, timeout=60)
+    env = emu.environment(totp=False)
+    return subprocess.run([sys.executable, "-c", program, env, emu.url], capture_output=True, text=True, timeout=60)
+
+
+def test_silent_unless_the_application_configures_logging(emu: Emulator) -> None:
+    """Like the C library, the binding prints nothing by itself, warnings included."""
+    body = "    print(auth.restore_session())\n"
+    quiet = _run_with_an_undecodable_store(emu, body)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "None\n", "")
-    loud = subprocess.run(
-        [sys.executable, "-c", "import logging; logging.basicConfig()\n" + program, env, emu.url],
-        capture_output=True, text=True, timeout=60,
-    )
+    loud = _run_with_an_undecodable_store(emu, body, prelude="import logging; logging.basicConfig()\n")
     assert "WARNING:portal_auth:" in loud.stderr
 
 
@@ -73,25 +75,12 @@ def test_logging_is_not_imported_for_the_application_but_serves_it_once_imported
     """Importing `logging` costs more than the rest of the package's import, and until the
     application imports it no handler can exist: the binding never imports it itself, and
     picks the logger up on the first call after the application has."""
-    import subprocess
-    import sys
-
-    env = emu.environment(totp=False)
-    program = (
-        "import sys\n"
-        "from portal_auth import PortalAuth\n"
-        "class Store:\n"
-        "    def get(self): return 'not a session'\n"
-        "    def set(self, raw): pass\n"
-        "    def delete(self): pass\n"
-        "with PortalAuth(auth_environment_id=sys.argv[1], redirect_url='myapp://auth/callback',\n"
-        "                api_host=sys.argv[2], storage=Store()) as auth:\n"
+    ran = _run_with_an_undecodable_store(emu, (
         "    auth.restore_session()\n"
         "    print('logging' in sys.modules)\n"
         "    import logging\n"
         "    logging.basicConfig()\n"
         "    auth.restore_session()\n"
-    )
-    ran = subprocess.run([sys.executable, "-c", program, env, emu.url], capture_output=True, text=True, timeout=60)
+    ))
     assert (ran.returncode, ran.stdout) == (0, "False\n")
     assert "WARNING:portal_auth:" in ran.stderr

@@ -11,18 +11,25 @@ enum LoopbackClient {
         let description: String
     }
 
-    /// A port nobody listens on now: bound to 0, read back, released.
+    /// A port nobody uses now, below the kernel's ephemeral range (32768 and up): a port the
+    /// kernel hands out (bind to 0, the local end of a connection) could be taken by another
+    /// test between this check and the listener's bind, and was, once in a while. Each call
+    /// moves on from the last, so tests running together never share one.
     static func freePort() throws -> UInt16 {
-        let fd = try open(ipv6: false)
-        defer { close(fd) }
-        var address = sockaddr_in(ipv4Port: 0)
-        guard withSocketAddress(&address, { bind(fd, $0, $1) }) == 0 else { throw Failure(description: "bind: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        for _ in 0..<portRange.count {
+            let port = UInt16(portRange.lowerBound + nextPort.add(1, ordering: .relaxed).oldValue % portRange.count)
+            let fd = try open(ipv6: false)
+            var address = sockaddr_in(ipv4Port: port)
+            let bound = withSocketAddress(&address, { bind(fd, $0, $1) }) == 0
+            close(fd)
+            if bound { return port }
         }
-        return UInt16(bigEndian: address.sin_port)
+        throw Failure(description: "no free port in \(portRange)")
     }
+
+    private static let portRange = 20_000..<32_000
+    /// Where the next search starts: random, so that runs in parallel processes rarely meet.
+    private static let nextPort = Atomic<Int>(Int.random(in: 0..<12_000))
 
     /// A socket listening on 127.0.0.1:`port`, so that the port is in use; close it when done.
     static func occupy(_ port: UInt16) throws -> Int32 {

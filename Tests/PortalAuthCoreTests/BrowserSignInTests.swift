@@ -133,24 +133,15 @@ import Testing
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
     }
 
-    @Test func aCallbackWithoutAGrantIsIncomplete() async throws {
+    /// No grant, or a token with no authMethod or login_type (handleRedirect finds nothing to
+    /// exchange): the page says so too.
+    @Test(arguments: ["?state=x&login_type=GOOGLE", "?token=abc&state=x"])
+    func aCallbackWithNothingToExchangeIsIncompleteOnThePageToo(query: String) async throws {
         let emulator = try Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, _) = await browser.startSignIn()
 
-        let page = try LoopbackClient.get(browser.redirectUrl + "?state=x&login_type=GOOGLE")
-        #expect(page.status == 200 && page.body.contains("The sign-in did not complete"))
-        await #expect(throws: PortalAuthSignInError.callbackIncomplete) { _ = try await signIn.value }
-        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
-    }
-
-    @Test func aGrantWithoutAMethodMarkerIsIncompleteOnThePageToo() async throws {
-        let emulator = try Emulator.start()
-        let browser = try await BrowserFixture(emulator)
-        let (signIn, _) = await browser.startSignIn()
-
-        // A token, but no authMethod or login_type: handleRedirect finds nothing to exchange.
-        let page = try LoopbackClient.get(browser.redirectUrl + "?token=abc&state=x")
+        let page = try LoopbackClient.get(browser.redirectUrl + query)
         #expect(page.status == 200 && page.body.contains("The sign-in did not complete"))
         await #expect(throws: PortalAuthSignInError.callbackIncomplete) { _ = try await signIn.value }
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)

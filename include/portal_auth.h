@@ -395,7 +395,7 @@ SWIFT_EXTERN void portal_auth_free(portal_auth * _Nullable client) SWIFT_NOEXCEP
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or callback.
 SWIFT_EXTERN portal_auth_code portal_auth_get_methods(portal_auth * _Nullable client, portal_auth_methods_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Exchanges the grant a redirect URL carries (client-auth.md §3). <code>url</code> is borrowed.
+/// Exchanges the grant a redirect URL carries (docs/protocol.md §3). <code>url</code> is borrowed.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client, callback
 /// or URL, or a URL that is not UTF-8.
 SWIFT_EXTERN portal_auth_code portal_auth_handle_redirect(portal_auth * _Nullable client, char const * _Nullable url, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
@@ -510,7 +510,7 @@ SWIFT_EXTERN portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_sess
 /// Signs in with Apple in the user’s browser; as portal_auth_sign_in_with_google.
 SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_apple(portal_auth * _Nullable client, int32_t timeout_ms, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Signs in with Google in the user’s browser (desktop.md “Browser sign-in”): opens a fresh
+/// Signs in with Google in the user’s browser (docs/desktop.md “Browser sign-in”): opens a fresh
 /// authorize URL through the client’s opener, waits for the browser to come back to the
 /// loopback redirect URL (<code>http://127.0.0.1:<port>/<path></code>, <code>[::1]</code> or <code>localhost</code>), and
 /// completes the sign-in as portal_auth_handle_redirect would. <code>timeout_ms</code> bounds the wait

@@ -90,7 +90,7 @@ typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_f
  */
 typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, int32_t ephemeral);
 
-/* Error codes: stable numbers, never reused. client-auth.md §10 and the transport's own. */
+/* Error codes: stable numbers, never reused. docs/protocol.md §10 and the transport's own. */
 typedef int32_t portal_auth_code;
 enum {
     PORTAL_AUTH_OK = 0,

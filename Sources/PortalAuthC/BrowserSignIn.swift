@@ -3,7 +3,7 @@ import PortalAuthCore
 
 private typealias ClientHandle = Handle<ClientBox, portal_auth>
 
-/// Signs in with Google in the user's browser (desktop.md "Browser sign-in"): opens a fresh
+/// Signs in with Google in the user's browser (docs/desktop.md "Browser sign-in"): opens a fresh
 /// authorize URL through the client's opener, waits for the browser to come back to the
 /// loopback redirect URL (`http://127.0.0.1:<port>/<path>`, `[::1]` or `localhost`), and
 /// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait

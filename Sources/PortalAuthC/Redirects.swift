@@ -55,7 +55,7 @@ func deliver(_ outcome: Result<AuthResult?, any Error>, _ done: portal_auth_resu
     }
 }
 
-/// Exchanges the grant a redirect URL carries (client-auth.md §3). `url` is borrowed.
+/// Exchanges the grant a redirect URL carries (docs/protocol.md §3). `url` is borrowed.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client, callback
 /// or URL, or a URL that is not UTF-8.
 @c(portal_auth_handle_redirect)

@@ -4,7 +4,7 @@ import PortalAuthCore
 import Glibc
 #endif
 
-// TOTP enrollment (client-auth.md §8): the secret for manual entry and the QR code to scan,
+// TOTP enrollment (docs/protocol.md §8): the secret for manual entry and the QR code to scan,
 // from the `otpauth://` link of a TOTP step (portal_auth_result_totp_link) or one the host
 // kept. Synchronous: no network, no keyring. The secret and every rendering of the code
 // carry the TOTP secret: never log or persist them.

@@ -29,7 +29,7 @@ private func check(_ condition: Bool, _ rule: StaticString) {
     if !condition { fatalError("broken rule: \(rule)") }
 }
 
-/// The redirect matcher and query parser (client-auth.md §4). The input is the configured
+/// The redirect matcher and query parser (docs/protocol.md §4). The input is the configured
 /// URL, a newline, then the incoming URL.
 private func fuzzRedirect(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)

@@ -1,7 +1,7 @@
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §1: the base URL from apiHost.
+/// docs/protocol.md §1: the base URL from apiHost.
 @Suite struct BaseURLTests {
     @Test(arguments: [
         ("api.portalhq.io", "https://api.portalhq.io"),
@@ -43,7 +43,7 @@ import Testing
     }
 }
 
-/// client-auth.md §2: the redirectUrl query encoding.
+/// docs/protocol.md §2: the redirectUrl query encoding.
 @Suite struct QueryEncodingTests {
     @Test func encodesEveryByteButTheUnreservedSet() {
         #expect(QueryEncoding.encode("AZaz09-_.*") == "AZaz09-_.*")

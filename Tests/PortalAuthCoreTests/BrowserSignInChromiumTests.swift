@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// desktop.md "Browser sign-in" with a real headless Chromium as the browser: it loads the
+/// docs/desktop.md "Browser sign-in" with a real headless Chromium as the browser: it loads the
 /// emulator's fake provider page and follows its redirect to the loopback listener. One
 /// browser at a time: the machine has two cores.
 @Suite(.serialized) struct BrowserSignInChromiumTests {

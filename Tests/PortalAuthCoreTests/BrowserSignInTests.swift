@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// desktop.md "Browser sign-in": the order of the flow and its errors. The browser here is
+/// docs/desktop.md "Browser sign-in": the order of the flow and its errors. The browser here is
 /// this test, over plain sockets (BrowserSignInChromiumTests has the real one).
 @Suite struct BrowserSignInTests {
     @Test(arguments: [
@@ -158,7 +158,7 @@ import Testing
         let post = try LoopbackClient.exchange(browser.port, sending: Array("POST /callback?token=t HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect(try LoopbackClient.parse(try #require(post)).status == 405)
 
-        // A trailing slash is the same redirect (client-auth.md §4).
+        // A trailing slash is the same redirect (docs/protocol.md §4).
         let location = try #require(try LoopbackClient.get(url).location)
         #expect(location.hasPrefix(browser.redirectUrl + "?"))
         #expect(try LoopbackClient.get(location.replacingOccurrences(of: "/callback?", with: "/callback/?")).status == 200)

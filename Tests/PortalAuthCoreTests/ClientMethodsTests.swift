@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §3: construction, sendMagicLink, loginWithGoogle / loginWithApple.
+/// docs/protocol.md §3: construction, sendMagicLink, loginWithGoogle / loginWithApple.
 @Suite struct ClientMethodsTests {
     @Test func aBlankEnvironmentIdIsCheckedFirst() {
         #expect(throws: PortalAuthError.invalidArgument(name: "authEnvironmentId")) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §2: endpoints, query encoding on the wire, the two remaps.
+/// docs/protocol.md §2: endpoints, query encoding on the wire, the two remaps.
 @Suite struct EndpointTests {
     @Test func getMethodsDropsUnknownMethods() async throws {
         let emulator = try Emulator.start()

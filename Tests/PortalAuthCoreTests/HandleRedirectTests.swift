@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §3 handleRedirect, in its order, and grant response handling.
+/// docs/protocol.md §3 handleRedirect, in its order, and grant response handling.
 @Suite struct HandleRedirectTests {
     @Test func urlsThatAreNotOursReturnNothingWithoutARequest() async throws {
         let emulator = try Emulator.start()

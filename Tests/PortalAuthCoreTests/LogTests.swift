@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §8, §10 and the log hook: the library's log lines never carry a secret.
+/// docs/protocol.md §8, §10 and the log hook: the library's log lines never carry a secret.
 @Suite struct LogTests {
     @Test func aWholeSignInLogsTheUserButNoSecret() async throws {
         let lines = Mutex<[String]>([])

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// client-auth.md §1 transport: the standard proxy variables are honoured. The demo runs in
+/// docs/protocol.md §1 transport: the standard proxy variables are honoured. The demo runs in
 /// a process of its own, so the variables reach no other test; its API host resolves
 /// nowhere (.test is reserved), so only the proxy (the emulator) can answer. The demo
 /// persists its session in the keyring: nested in KeyringTests, it runs only in a private

@@ -1,7 +1,7 @@
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §4: matching and query parsing, linear on hostile input.
+/// docs/protocol.md §4: matching and query parsing, linear on hostile input.
 @Suite struct RedirectURLTests {
     @Test(arguments: [
         "myapp://auth/callback",

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §5: the replay memo, persist before return, the grant lock, cancellation.
+/// docs/protocol.md §5: the replay memo, persist before return, the grant lock, cancellation.
 @Suite struct ReplayAndPersistenceTests {
     @Test func aRedeliveredGrantReplaysTheSameSessionWithoutARequest() async throws {
         let emulator = try Emulator.start()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §3 restoreSession / clearPersistedSession, §6 sessions.
+/// docs/protocol.md §3 restoreSession / clearPersistedSession, §6 sessions.
 @Suite struct SessionTests {
     func signIn(_ client: PortalAuth, _ emulator: Emulator) async throws -> PortalSession {
         let (url, _) = try await grantRedirect(emulator, environment: client.authEnvironmentId)

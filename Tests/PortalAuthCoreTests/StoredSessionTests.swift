@@ -1,7 +1,7 @@
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §9: the persisted format.
+/// docs/protocol.md §9: the persisted format.
 @Suite struct StoredSessionTests {
     @Test func encodesWithSortedKeysAndNothingElse() {
         let stored = StoredSession(clientSessionToken: "cst/1", endUserId: "eu_1")

@@ -1,7 +1,7 @@
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §8: the enrollment link and its secret.
+/// docs/protocol.md §8: the enrollment link and its secret.
 @Suite struct TotpLinkTests {
     static let link = "otpauth://totp/Portal:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Portal"
 

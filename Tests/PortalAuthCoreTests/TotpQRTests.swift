@@ -3,7 +3,7 @@ import OneTimeCode
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §8: the enrollment link's QR code, as PNG, SVG and terminal text, each
+/// docs/protocol.md §8: the enrollment link's QR code, as PNG, SVG and terminal text, each
 /// read back by a real QR decoder (zbarimg) to exactly the normalised link.
 @Suite struct TotpQRTests {
     static let link = "otpauth://totp/Portal:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Portal"

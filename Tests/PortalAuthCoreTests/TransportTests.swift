@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §1 against the emulator over real loopback HTTP. Each test that counts
+/// docs/protocol.md §1 against the emulator over real loopback HTTP. Each test that counts
 /// requests or injects faults has an emulator of its own.
 @Suite struct TransportTests {
     @Test func everyRequestCarriesTheHeadersAndOnlyTotpABearer() async throws {

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Testing
 @testable import PortalAuthCore
 
-/// client-auth.md §7: reading the endUserId out of a userJwt.
+/// docs/protocol.md §7: reading the endUserId out of a userJwt.
 @Suite struct UserJwtTests {
     static func segment(_ json: String, urlSafe: Bool = true, padded: Bool = false) -> String {
         var text = Data(json.utf8).base64EncodedString()

@@ -1,4 +1,4 @@
-/* C test of cancellation on the terms of client-auth.md §5, against the Portal emulator in
+/* C test of cancellation on the terms of docs/protocol.md §5, against the Portal emulator in
  * PORTAL_AUTH_TEST_API_HOST: a call cancelled before its request is sent ends CANCELLED and
  * sends nothing; one cancelled after its request is on the wire completes, and its session is
  * persisted. The emulator holds a request until released, so the order is certain. */

@@ -1,4 +1,4 @@
-/* C tests of TOTP enrollment (client-auth.md §8): the secret, and the QR code as PNG bytes,
+/* C tests of TOTP enrollment (docs/protocol.md §8): the secret, and the QR code as PNG bytes,
  * SVG text and terminal text, with the ownership the header states; bad arguments of every
  * kind. Run under valgrind by scripts/test-library.sh; the PNG is read back with zbarimg. */
 /* popen, mkstemp */

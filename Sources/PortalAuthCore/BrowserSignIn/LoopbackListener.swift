@@ -20,7 +20,7 @@ struct ListenerError: Error, Equatable {
 }
 
 /// A one-shot HTTP listener on a loopback redirect URL's address and port, over POSIX
-/// sockets (desktop.md "Browser sign-in").
+/// sockets (docs/desktop.md "Browser sign-in").
 ///
 /// It listens on loopback only. One thread of its own polls every socket without blocking
 /// on any, so a client that connects and says nothing cannot hold up the browser: each
@@ -51,7 +51,7 @@ final class LoopbackListener: Sendable {
     }
 
     private let redirect: LoopbackRedirect
-    /// The configured redirect URL, which requests are matched against (client-auth.md §4).
+    /// The configured redirect URL, which requests are matched against (docs/protocol.md §4).
     private let redirectUrl: String
     private let limits: Limits
     /// Listening sockets: closed by the wait when it ends, or at deinit if it never ran.

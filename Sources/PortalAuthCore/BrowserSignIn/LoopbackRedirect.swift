@@ -1,4 +1,4 @@
-/// A redirect URL a browser sign-in can listen on (desktop.md, RFC 8252 §7.3): `http`, a
+/// A redirect URL a browser sign-in can listen on (docs/desktop.md, RFC 8252 §7.3): `http`, a
 /// loopback host (`127.0.0.1`, `[::1]` or `localhost`) and an explicit port. Portal matches
 /// the redirect byte for byte, so the port is the allow-listed one, never an ephemeral one.
 struct LoopbackRedirect: Equatable, Sendable {

@@ -34,7 +34,7 @@ final class BrowserSignInState: Sendable {
     }
 }
 
-/// The one-call browser sign-in (desktop.md "Browser sign-in"): the system browser opens
+/// The one-call browser sign-in (docs/desktop.md "Browser sign-in"): the system browser opens
 /// the provider, the provider sends it back to a one-shot listener on the loopback redirect
 /// URL, and the callback URL completes the sign-in as `handleRedirect` would.
 extension PortalAuth {

@@ -1,4 +1,4 @@
-/// The client's own errors (client-auth.md §10). No case ever carries a token, a grant, a
+/// The client's own errors (docs/protocol.md §10). No case ever carries a token, a grant, a
 /// `userJwt`, a TOTP link or secret, or a stored value.
 public enum PortalAuthError: Error, Equatable, Sendable {
     /// A required argument (`authEnvironmentId`, `redirectUrl`, `apiHost`, `email`) was

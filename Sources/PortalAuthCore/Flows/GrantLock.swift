@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The client's grant lock and the state it guards (client-auth.md §5): the replay memo
+/// The client's grant lock and the state it guards (docs/protocol.md §5): the replay memo
 /// and the pending writes. Memo lookup, exchange and persist; TOTP verify and persist;
 /// and clear all run under it, one at a time.
 final class GrantLock: Sendable {

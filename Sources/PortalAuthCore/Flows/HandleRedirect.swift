@@ -1,4 +1,4 @@
-/// The single completion path of every sign-in (client-auth.md §3 handleRedirect, §5).
+/// The single completion path of every sign-in (docs/protocol.md §3 handleRedirect, §5).
 extension PortalAuth {
     /// The longest URL considered, in UTF-16 code units; longer ones are not ours.
     static let maxRedirectLength = 8192

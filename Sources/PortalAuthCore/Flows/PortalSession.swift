@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A signed-in user: the Client Session Token and the `endUserId` (client-auth.md §6).
+/// A signed-in user: the Client Session Token and the `endUserId` (docs/protocol.md §6).
 ///
 /// Printing a session shows only the `endUserId`, which is never secret and is what to
 /// log and to key per-user state on.

@@ -1,4 +1,4 @@
-/// The two-factor step (client-auth.md §3 verifyTotp, §5, §7).
+/// The two-factor step (docs/protocol.md §3 verifyTotp, §5, §7).
 extension PortalAuth {
     /// Submits a code for a sign-in that returned `.totpRequired`.
     ///

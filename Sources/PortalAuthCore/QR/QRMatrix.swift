@@ -1,6 +1,6 @@
 import CQREncode
 
-/// The modules of a QR code with its white quiet zone around them (client-auth.md §8): the
+/// The modules of a QR code with its white quiet zone around them (docs/protocol.md §8): the
 /// grid every rendering draws, one cell a module.
 struct QRMatrix: Sendable {
     /// Modules of white on each side.

@@ -1,5 +1,5 @@
 /// The QR code of a TOTP enrollment link, for an authenticator app to scan
-/// (client-auth.md §8): the normalised link in byte mode at error-correction level M, with a
+/// (docs/protocol.md §8): the normalised link in byte mode at error-correction level M, with a
 /// 4-module white quiet zone, as PNG bytes, SVG text or terminal text. The same link always
 /// gives the same output. It embeds the TOTP secret: never log or persist it; its
 /// descriptions show only its size.

@@ -2,7 +2,7 @@ import CSecret
 
 /// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
 /// Keyring, KeePassXC and KWallet serve): one item per environment, in the default
-/// collection (the login keyring), holding the JSON of client-auth.md §9.
+/// collection (the login keyring), holding the JSON of docs/protocol.md §9.
 ///
 /// It never prompts: a locked keyring is reported, not unlocked, so a background restore
 /// cannot pop a dialog. Its blocking calls run on a queue of their own

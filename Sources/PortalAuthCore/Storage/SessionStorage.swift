@@ -3,7 +3,7 @@ import Synchronization
 /// Where persisted sessions live: one opaque entry per `authEnvironmentId`.
 ///
 /// Implementations store and return the raw text unchanged; the library encodes and
-/// decodes it (client-auth.md §9), serialises calls per environment, and applies the fault
+/// decodes it (docs/protocol.md §9), serialises calls per environment, and applies the fault
 /// taxonomy: an error thrown here is a transient failure and nothing is deleted for it.
 public protocol SessionStorage: Sendable {
     /// The stored entry, or `nil` when there is none.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// One environment's persisted session over a `SessionStorage`: encoding, the fault
-/// taxonomy (client-auth.md §3, §6), and serialisation per environment across every
+/// taxonomy (docs/protocol.md §3, §6), and serialisation per environment across every
 /// client of the process, which makes compare-and-delete atomic there.
 struct SessionVault: Sendable {
     let storage: any SessionStorage

@@ -1,4 +1,4 @@
-/// The persisted form of a session (client-auth.md §9): a JSON object with sorted keys,
+/// The persisted form of a session (docs/protocol.md §9): a JSON object with sorted keys,
 /// the format Portal's SDKs share.
 struct StoredSession: Equatable, Sendable {
     let clientSessionToken: String

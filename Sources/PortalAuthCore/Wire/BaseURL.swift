@@ -1,4 +1,4 @@
-/// The API's base URL, derived from `apiHost` (client-auth.md §1).
+/// The API's base URL, derived from `apiHost` (docs/protocol.md §1).
 struct BaseURL: Sendable, Equatable {
     /// Scheme, authority and any path prefix, with no trailing `/`.
     let origin: String

@@ -1,4 +1,4 @@
-/// The request and response bodies of the six endpoints (client-auth.md §2). Every
+/// The request and response bodies of the six endpoints (docs/protocol.md §2). Every
 /// response field is optional: an absent key means absent, and unknown keys are ignored.
 enum Endpoint {
     static let methods = "/methods"

@@ -99,7 +99,7 @@ enum JSONValue: Equatable, Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
-/// An object's members read by type, as client-auth.md §2 reads a payload: a member absent
+/// An object's members read by type, as docs/protocol.md §2 reads a payload: a member absent
 /// or null is absent; a member of another type is the wrong shape.
 struct JSONObject {
     struct WrongShape: Error {}

@@ -1,5 +1,5 @@
 /// The Client Auth HTTP API of one environment: headers, envelopes, status handling and
-/// the two remaps of client-auth.md §2. Nothing is retried: grants and codes are
+/// the two remaps of docs/protocol.md §2. Nothing is retried: grants and codes are
 /// single-use, and each magic-link send delivers a real email.
 struct PortalAPI: Sendable {
     let base: BaseURL

@@ -1,4 +1,4 @@
-/// Percent-encoding of a query value the way the backend expects it (client-auth.md §2):
+/// Percent-encoding of a query value the way the backend expects it (docs/protocol.md §2):
 /// byte by byte over UTF-8, `A-Z a-z 0-9 - _ . *` unchanged, every other byte `%XX` with
 /// uppercase hex, so space is `%20` and never `+`.
 package enum QueryEncoding {

@@ -1,4 +1,4 @@
-/// Redirect URL matching and query parsing (client-auth.md §4). Separators are found among
+/// Redirect URL matching and query parsing (docs/protocol.md §4). Separators are found among
 /// UTF-8 bytes, not Characters, so a combining mark after `#`, `?`, `&` or `=` cannot hide
 /// it (an ASCII byte is never part of another scalar); every step is a single scan, linear
 /// on hostile input.

@@ -1,4 +1,4 @@
-/// The TOTP enrollment link and its secret (client-auth.md §8). Each step is one scan over
+/// The TOTP enrollment link and its secret (docs/protocol.md §8). Each step is one scan over
 /// Unicode scalars or bytes: linear on hostile links.
 enum TotpLink {
     /// The link as an authenticator reads it: trimmed; if it does not start with

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The `X-Portal-Trace-Id` of a request (client-auth.md §2): a fresh lowercase UUID v4.
+/// The `X-Portal-Trace-Id` of a request (docs/protocol.md §2): a fresh lowercase UUID v4.
 ///
 /// Drawn from glibc's `arc4random_buf`, a per-thread stream seeded by the kernel: no file
 /// and no system call per request, where FoundationEssentials' `UUID()` opens `/dev/urandom`

@@ -1,4 +1,4 @@
-/// Reading the `endUserId` out of a `userJwt` without verifying it (client-auth.md §7): the
+/// Reading the `endUserId` out of a `userJwt` without verifying it (docs/protocol.md §7): the
 /// client has no key, and the TOTP endpoint does not return the id.
 enum UserJwt {
     static let malformed = "The provided userJwt is malformed."

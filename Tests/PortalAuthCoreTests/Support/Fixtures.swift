@@ -120,7 +120,7 @@ func caught(_ body: () async throws -> Void) async -> (any Error)? {
 }
 
 /// A client of env-demo whose user's code was accepted but whose session write failed: a
-/// pending TOTP write (client-auth.md §5).
+/// pending TOTP write (docs/protocol.md §5).
 func clientWithPendingTotpWrite(_ emulator: Emulator, storage: FlakyStorage) async throws -> (PortalAuth, TotpRequiredResult) {
     let client = try makeClient(emulator, environment: Env.demo, storage: storage)
     guard let step = try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep else {

@@ -160,7 +160,7 @@ def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
 
 def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
     """Starts the call and waits for its outcome. An interruption (Ctrl-C) cancels the call
-    on the terms of client-auth.md §5 and propagates; with `settle_on_cancel`, only once the
+    on the terms of docs/protocol.md §5 and propagates; with `settle_on_cancel`, only once the
     library has ended the call (a browser sign-in: its listener closed, its guard released).
     `group` tags the call for cancel_group."""
     call = _Call(group)

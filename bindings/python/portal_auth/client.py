@@ -161,7 +161,7 @@ class _Client:
         return _outcomes.METHODS, self._starter("portal_auth_get_methods")
 
     def _send_magic_link(self, email: str) -> tuple[_calls.Callback[None], _calls.Starter]:
-        if self._magic_link is None:  # client-auth.md §3: checked before the email
+        if self._magic_link is None:  # docs/protocol.md §3: checked before the email
             raise MagicLinkNotConfigured()
         return _calls.DONE, self._starter("portal_auth_send_magic_link", _native.c_text(email, "email"))
 
@@ -216,7 +216,7 @@ def _signed_in(result: AuthenticatedResult | TotpRequiredResult | None) -> Authe
 
 class PortalAuth(_Client):
     """Portal's Client Auth, blocking: each call returns when it is done. Safe to use from
-    several threads; Ctrl-C during a call cancels it (client-auth.md §5) and propagates."""
+    several threads; Ctrl-C during a call cancels it (docs/protocol.md §5) and propagates."""
 
     def get_methods(self) -> AuthMethodsResult:
         return _calls.blocking(*self._get_methods())
@@ -276,7 +276,7 @@ class PortalAuth(_Client):
 class AsyncPortalAuth(_Client):
     """Portal's Client Auth for asyncio: the same calls as coroutines. Completions reach the
     awaiting loop thread-safely; cancelling an awaiting task cancels its call
-    (client-auth.md §5: a request already sent still completes and persists its session)."""
+    (docs/protocol.md §5: a request already sent still completes and persists its session)."""
 
     async def get_methods(self) -> AuthMethodsResult:
         return await _calls.awaiting(*self._get_methods())

@@ -1,4 +1,4 @@
-"""The exceptions of portal_auth, one per error case of client-auth.md §10 and the C ABI's
+"""The exceptions of portal_auth, one per error case of docs/protocol.md §10 and the C ABI's
 codes. `str(error)` is the library's message, which never carries a secret."""
 
 from __future__ import annotations

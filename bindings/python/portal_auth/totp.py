@@ -1,4 +1,4 @@
-"""TOTP enrollment (client-auth.md §8): the secret of an otpauth link, for manual entry, and
+"""TOTP enrollment (docs/protocol.md §8): the secret of an otpauth link, for manual entry, and
 its QR code as PNG bytes, SVG text or terminal text. Made by the library (libqrencode and
 libpng): byte mode, error correction M, a 4-module quiet zone, black on opaque white."""
 

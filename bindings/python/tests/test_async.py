@@ -1,5 +1,5 @@
 """AsyncPortalAuth: the same calls as coroutines, completions delivered to the loop's thread,
-500 calls at once, and cancellation on the terms of client-auth.md §5."""
+500 calls at once, and cancellation on the terms of docs/protocol.md §5."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Browser sign-in from Python: sign_in_with_google/apple with the host's opener, a loopback
-listener, the TOTP branch, errors in desktop.md's order, timeout and cancellation, two at
+listener, the TOTP branch, errors in docs/desktop.md's order, timeout and cancellation, two at
 once, and a real headless Chromium as the browser."""
 
 from __future__ import annotations

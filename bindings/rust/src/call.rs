@@ -139,7 +139,7 @@ impl<T> Call<T> {
     /// Asks the call to stop; it then completes with [`Error::Cancelled`] (or
     /// [`Error::SignInClosed`] for a browser sign-in). Honoured only before its request is on
     /// the wire: a grant already sent is spent, so that exchange completes, and its session is
-    /// persisted (client-auth.md §5).
+    /// persisted (docs/protocol.md §5).
     pub fn cancel(&self) {
         // SAFETY: the handle is the library's (or NULL, which it ignores) until drop.
         unsafe { ffi::portal_auth_call_cancel(self.handle) };

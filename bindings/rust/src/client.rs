@@ -197,7 +197,7 @@ impl PortalAuth {
         })
     }
 
-    /// Exchanges the grant a redirect URL carries (client-auth.md §3); `Ok(None)` when the
+    /// Exchanges the grant a redirect URL carries (docs/protocol.md §3); `Ok(None)` when the
     /// URL is not a sign-in redirect of this client (nothing was sent).
     pub fn handle_redirect(&self, url: &str) -> Call<Option<SignInResult>> {
         let url = match c_string(url, "url") {

@@ -1,4 +1,4 @@
-//! The library's errors (client-auth.md §10, transport, sign-in): one case a code, with the
+//! The library's errors (docs/protocol.md §10, transport, sign-in): one case a code, with the
 //! case's fields and the library's message, which never carries a secret.
 use std::fmt;
 

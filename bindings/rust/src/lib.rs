@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Dropping a `Call` before it completes cancels it; a request already on the wire still
-//! completes in the library and persists its session (client-auth.md §5).
+//! completes in the library and persists its session (docs/protocol.md §5).
 
 mod call;
 mod client;

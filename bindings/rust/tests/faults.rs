@@ -61,7 +61,7 @@ fn dropping_a_future_after_its_request_was_sent_still_persists_the_session() {
     fault(r#"{"path":"/magic-links/validations","kind":"hold"}"#);
     let call = auth.handle_redirect(&url);
     wait_for_request("/magic-links/validations", 1);
-    drop(call); // cancels, too late: the grant is on the wire (client-auth.md §5)
+    drop(call); // cancels, too late: the grant is on the wire (docs/protocol.md §5)
     control("POST", "release", Some("{}"));
     // The same redirect waits for the exchange in flight and replays its session.
     let replayed = match auth.handle_redirect(&url).wait().unwrap() {

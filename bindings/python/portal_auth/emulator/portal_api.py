@@ -1,4 +1,4 @@
-"""Portal's Client Auth endpoints under /api/v3/auth (client-auth.md §1, §2, §7, §8)."""
+"""Portal's Client Auth endpoints under /api/v3/auth (docs/protocol.md §1, §2, §7, §8)."""
 
 import re
 from collections.abc import Callable
@@ -240,7 +240,7 @@ def _bearer(header: str | None) -> str | None:
 
 def _parse_oauth_query(query: str) -> tuple[str, bool | None]:
     """Decode `redirectUrl=<enc>[&isAccountAbstracted=true|false]`, insisting on the
-    exact encoding of client-auth.md §2 (the backend matches it byte for byte)."""
+    exact encoding of docs/protocol.md §2 (the backend matches it byte for byte)."""
     params: dict[str, str] = {}
     for pair in query.split("&") if query else []:
         name, _, value = pair.partition("=")

@@ -2,7 +2,7 @@
 
 from urllib.parse import unquote_to_bytes
 
-# client-auth.md §2: these bytes pass through, every other byte is %XX (uppercase).
+# docs/protocol.md §2: these bytes pass through, every other byte is %XX (uppercase).
 _QUERY_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.*")
 
 

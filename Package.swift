@@ -33,7 +33,7 @@ let package = Package(
         // opened (dlopen) the first time a feature needs it. DWARF 4 (clang's default is 5):
         // Debian 12's valgrind cannot read the library's debug information otherwise.
         .target(name: "CLibraryLoader", cSettings: [.unsafeFlags(["-gdwarf-4"] + secretIncludes.map { "-I\($0)" })]),
-        // The C ABI's hand-written types (include/portal_auth_types.h), for Swift to use.
+        // The C ABI's hand-written header (include/portal_auth.h): its types, for Swift to use.
         .systemLibrary(name: "CPortalAuth"),
         // Linux calls the Glibc module leaves out (eventfd, accept4).
         .systemLibrary(name: "CPosix"),

@@ -1,16 +1,40 @@
 #!/usr/bin/env bash
-# Installs libportalauth.so, its two headers and portal-auth.pc under PREFIX, so that a C
-# program builds with `cc app.c $(pkg-config --cflags --libs portal-auth)`.
+# Installs libportalauth under PREFIX the way a distribution lays a C library out:
+#   lib/libportalauth.so.0.MINOR.PATCH    the library, stripped
+#   lib/libportalauth.so.0                the soname's link, which programs load
+#   lib/libportalauth.so                  the link the linker finds for -lportalauth
+#   lib/.debug/libportalauth.so.0.MINOR.PATCH.debug   its debug information, which gdb and
+#                                         valgrind find through the library's .gnu_debuglink
+#   include/portal_auth.h, lib/pkgconfig/portal-auth.pc, lib/cmake/PortalAuth/*.cmake
+# so that a C program builds with `cc app.c $(pkg-config --cflags --libs portal-auth)`, or
+# with CMake's find_package(PortalAuth) and PortalAuth::PortalAuth.
 #   scripts/install.sh PREFIX
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=${1:?usage: scripts/install.sh PREFIX}
 library=$(scripts/build-library.sh)
-version=$(sed -n 's/^#define PORTAL_AUTH_VERSION_STRING "\(.*\)"$/\1/p' include/portal_auth_types.h)
+macro() { sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" include/portal_auth.h; }
+version=$(macro PORTAL_AUTH_VERSION_STRING)
+soname=$(readelf -d "$library" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+file=$soname.$(macro PORTAL_AUTH_VERSION_MINOR).$(macro PORTAL_AUTH_VERSION_PATCH)
+lib=$prefix/lib
 
-install -D -m 0755 "$library" "$prefix/lib/libportalauth.so"
-install -D -m 0644 include/portal_auth.h "$prefix/include/portal_auth.h"
-install -D -m 0644 include/portal_auth_types.h "$prefix/include/portal_auth_types.h"
-mkdir -p "$prefix/lib/pkgconfig"
-sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" scripts/portal-auth.pc.in > "$prefix/lib/pkgconfig/portal-auth.pc"
-echo "Installed portal-auth $version under $prefix" >&2
+install -d "$lib/.debug" "$lib/pkgconfig" "$lib/cmake/PortalAuth" "$prefix/include"
+objcopy --only-keep-debug "$library" "$lib/.debug/$file.debug"
+chmod 0644 "$lib/.debug/$file.debug"
+strip --strip-unneeded --remove-section=.comment -o "$lib/$file.tmp" "$library"
+objcopy --add-gnu-debuglink="$lib/.debug/$file.debug" "$lib/$file.tmp"
+chmod 0755 "$lib/$file.tmp"
+mv -f "$lib/$file.tmp" "$lib/$file"
+ln -sfn "$file" "$lib/$soname"
+ln -sfn "$soname" "$lib/libportalauth.so"
+
+install -m 0644 include/portal_auth.h "$prefix/include/portal_auth.h"
+substitute() {
+    sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" -e "s|@FILE@|$file|g" -e "s|@SONAME@|$soname|g" \
+        -e "s|@MAJOR@|$(macro PORTAL_AUTH_VERSION_MAJOR)|g" "$1" > "$2"
+}
+substitute scripts/portal-auth.pc.in "$lib/pkgconfig/portal-auth.pc"
+substitute scripts/PortalAuthConfig.cmake.in "$lib/cmake/PortalAuth/PortalAuthConfig.cmake"
+substitute scripts/PortalAuthConfigVersion.cmake.in "$lib/cmake/PortalAuth/PortalAuthConfigVersion.cmake"
+echo "Installed portal-auth $version under $prefix ($file, $(stat -c %s "$lib/$file") bytes stripped)" >&2

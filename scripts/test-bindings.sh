@@ -3,7 +3,8 @@
 # (in a temporary prefix, found with pkg-config), tested against the Portal emulator inside
 # a private D-Bus session with gnome-keyring: the sample's quick start as its README writes
 # it, its end-to-end tests (some under valgrind); the crate's quick start, and `cargo test`
-# with Debian's cargo, offline. Ends with a count line.
+# with Debian's cargo, offline. The sample and the crate's programs load the library by its
+# soname. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
@@ -16,6 +17,15 @@ fail() { echo "FAILED: $1" >&2; echo "bindings: $passed passed, 1 failed"; exit 
 prefix="$work/prefix"
 scripts/install.sh "$prefix"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+soname=$(readelf -d "$prefix/lib/libportalauth.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+
+# PROGRAM loads the library by its soname, and finds it in the prefix.
+#   loads_by_soname LABEL PROGRAM
+loads_by_soname() {
+    readelf -d "$2" | grep -q "(NEEDED).*\[$soname\]" || fail "$1 does not load the library as $soname"
+    env -u LD_LIBRARY_PATH ldd "$2" | grep -q "$soname => $prefix/lib/$soname" || fail "$1 does not find $soname in the prefix"
+    pass "$1 loads the library as $soname"
+}
 
 source scripts/emulator.sh
 start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
@@ -38,6 +48,7 @@ quick_start bindings/c/README.md
 quick_start bindings/rust/README.md
 
 make -s -C bindings/c OUT="$work/portal-auth-login" || fail "portal-auth-login does not build"
+loads_by_soname "the C sample" "$work/portal-auth-login"
 PORTAL_AUTH_LOGIN="$work/portal-auth-login" python3 -m unittest discover -v -s bindings/c/tests 2>&1 | tee "$work/c-sample" \
     || fail "the C sample's tests"
 c_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$work/c-sample")
@@ -48,5 +59,6 @@ passed=$((passed + c_count))
 rust_count=$(awk '/^test result: ok\. [0-9]+ passed; 0 failed/ { sum += $4 } END { print sum + 0 }' "$work/rust")
 [ "$rust_count" -gt 0 ] || fail "cargo test ran no test"
 passed=$((passed + rust_count))
+loads_by_soname "the crate's example" "$CARGO_TARGET_DIR/debug/examples/sign_in"
 
 echo "bindings: $passed passed, 0 failed"

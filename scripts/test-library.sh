@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Checks of the C ABI: the checked-in header is fresh; `make install`'s layout (library,
-# headers, pkg-config file) works; header and exports agree; the library links only libc,
-# libm, libstdc++ and libgcc_s (libcurl, libsecret, libqrencode and libpng are opened on
-# first use) and loads with the Swift toolchain hidden; a C11 and a C++17 program build
-# with pkg-config; the C tests in Tests/c, built the same way, pass under valgrind, and
-# the lazy-loading test passes again with each system library hidden. Ends with a count line.
+# Checks of the shared object as `make install` lays it out in a temporary prefix: the
+# soname, the file and its two links; every exported symbol portal_auth_* in the version node
+# PORTAL_AUTH_<soversion>; the library stripped, with debug information that gdb finds
+# through its debug link; the header and the exports agree; the ABI matches the baseline in
+# abi/ (scripts/abi.sh, which fails on an incompatible change and lets added functions pass);
+# the library links only libc, libm, libstdc++ and libgcc_s (libcurl, libsecret, libqrencode
+# and libpng are opened on first use) and loads with the Swift toolchain hidden; a C11 and a
+# C++17 program build with pkg-config; the C tests in Tests/c, built the same way, pass under
+# valgrind, and the lazy-loading test passes again with each system library hidden. Ends
+# with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -13,21 +17,65 @@ passed=0
 pass() { passed=$((passed + 1)); echo "ok: $1"; }
 fail() { echo "FAILED: $1" >&2; echo "c-abi: $passed passed, 1 failed"; exit 1; }
 
-scripts/generate-header.sh --check || fail "include/portal_auth.h is stale"
-pass "the checked-in header matches the exports"
-
-# Everything below uses the library, header and pkg-config file as `make install` lays them out.
 prefix="$work/prefix"
 scripts/install.sh "$prefix"
-library="$prefix/lib/libportalauth.so"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+macro() { sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" include/portal_auth.h; }
+soversion=$(macro PORTAL_AUTH_SOVERSION)
+soname=libportalauth.so.$soversion
+file=$soname.$(macro PORTAL_AUTH_VERSION_MINOR).$(macro PORTAL_AUTH_VERSION_PATCH)
+library="$prefix/lib/$file"
 
-# Declared: the portal_auth_* functions of the preprocessed header.
+# The file, the soname's link and the linker's link.
+[ -f "$library" ] && [ ! -L "$library" ] || fail "$file is not installed as a file"
+[ "$(readlink "$prefix/lib/$soname")" = "$file" ] || fail "$soname is not a link to $file"
+[ "$(readlink "$prefix/lib/libportalauth.so")" = "$soname" ] || fail "libportalauth.so is not a link to $soname"
+recorded=$(readelf -d "$library" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+[ "$recorded" = "$soname" ] || fail "the soname is '$recorded', not $soname"
+pass "$file with the soname $soname, linked from $soname and libportalauth.so"
+
+# Every global symbol defined: portal_auth_*@@PORTAL_AUTH_<soversion>, beside the node itself.
+nm -D --defined-only "$library" > "$work/dynamic"
+awk '$2 ~ /^[A-Z]$/ && $2 != "A" { print $3 }' "$work/dynamic" | sort -u > "$work/versioned"
+grep -v "^portal_auth_[a-z0-9_]*@@PORTAL_AUTH_$soversion\$" "$work/versioned" > "$work/unversioned" \
+    && fail "exported without the version node PORTAL_AUTH_$soversion, or not portal_auth_*: $(tr '\n' ' ' < "$work/unversioned")"
+grep -qx "0* A PORTAL_AUTH_$soversion" "$work/dynamic" || fail "no version node PORTAL_AUTH_$soversion"
+pass "the $(wc -l < "$work/versioned") exports are portal_auth_*, each in the version node PORTAL_AUTH_$soversion"
+
+# Stripped, with its debug information apart, where gdb finds it through the debug link.
+readelf -S -W "$library" | grep -q -e ' \.debug_info ' -e ' \.symtab ' && fail "$file is not stripped"
+objcopy --dump-section .gnu_debuglink="$work/debuglink" "$library" "$work/scratch" 2>/dev/null || fail "$file has no debug link"
+link=$(tr '\0' '\n' < "$work/debuglink" | head -n 1)
+[ "$link" = "$file.debug" ] || fail "the debug link names '$link', not $file.debug"
+readelf -S -W "$prefix/lib/.debug/$file.debug" | grep -q ' \.debug_info ' || fail "lib/.debug/$file.debug holds no debug information"
+gdb -batch -nx -ex 'info line portal_auth_version' "$prefix/lib/$soname" > "$work/gdb" 2>&1
+grep -q '^Line [0-9]* of ".*Sources/PortalAuthC/Version\.swift"' "$work/gdb" || { cat "$work/gdb"; fail "gdb finds no line of portal_auth_version"; }
+pass "stripped to $(stat -c %s "$library") bytes; gdb reads its lines from lib/.debug/$file.debug"
+
+# Declared: the portal_auth_* functions of the preprocessed header. Exported: the library's
+# global defined dynamic symbols, without their version.
 gcc -E -P -Iinclude include/portal_auth.h | grep -o '\bportal_auth_[a-z0-9_]*\s*(' | tr -d ' (' | sort -u > "$work/declared"
-# Exported: the library's global defined dynamic symbols.
-nm -D --defined-only "$library" | awk '$2 ~ /^[A-Z]$/ { print $3 }' | sort -u > "$work/exported"
+sed 's/@.*//' "$work/versioned" > "$work/exported"
 diff -u "$work/declared" "$work/exported" || fail "header and exports disagree"
-pass "the header declares exactly the $(wc -l < "$work/exported") exported symbols, all portal_auth_*"
+pass "the header declares exactly the $(wc -l < "$work/exported") exported symbols"
+
+scripts/abi.sh check "$prefix" || fail "the ABI differs from the baseline in abi/ (README.md, \"Changing the ABI\")"
+pass "abidiff finds the ABI of the baseline in abi/"
+
+# The check fails on an incompatible change and lets an added function pass: the same prefix
+# with its header altered.
+cp -r "$prefix" "$work/altered"
+altered="$work/altered/include/portal_auth.h"
+sed 's/^void portal_auth_call_free(portal_auth_call \*call);$/&\nvoid portal_auth_added_for_the_test(int32_t value);/' include/portal_auth.h > "$altered"
+grep -q portal_auth_added_for_the_test "$altered" && scripts/abi.sh check "$work/altered" >/dev/null 2>&1 \
+    || fail "scripts/abi.sh refuses an added function"
+for change in 's/int32_t scale, uint8_t \*\*out_png/double scale, uint8_t **out_png/' '/^void portal_auth_call_free(/d' \
+              's/^    int32_t connect_timeout_ms;$/    int64_t connect_timeout_ms;/'; do
+    sed "$change" include/portal_auth.h > "$altered"
+    ! cmp -s "$altered" include/portal_auth.h || fail "the test's change '$change' changed nothing"
+    ! scripts/abi.sh check "$work/altered" >/dev/null 2>&1 || fail "scripts/abi.sh lets an incompatible change pass: $change"
+done
+pass "scripts/abi.sh lets an added function pass and fails a changed parameter, a removed function and a changed field"
 
 # Only what the static Swift runtime needs: libc, libm, libstdc++, libgcc_s and the dynamic
 # loader; nothing of the Swift toolchain. libcurl, libsecret (with GLib), libqrencode and
@@ -57,12 +105,13 @@ int main(void) {
 C
 cp "$work/version.c" "$work/version.cpp"
 read -r -a portal_auth_flags <<< "$(pkg-config --cflags --libs portal-auth)"
-flags=(-Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas)
+flags=(-Wall -Wextra -Wpedantic -Werror)
 gcc -std=c11 "${flags[@]}" "$work/version.c" "${portal_auth_flags[@]}" -o "$work/version-c" \
     || fail "the installed header does not compile as C11"
 g++ -std=c++17 "${flags[@]}" "$work/version.cpp" "${portal_auth_flags[@]}" -o "$work/version-cpp" \
     || fail "the installed header does not compile as C++17"
-pass "a C11 and a C++17 program build with pkg-config against the installed library"
+readelf -d "$work/version-c" | grep -q "(NEEDED).*\[$soname\]" || fail "version-c does not load the library by its soname"
+pass "a C11 and a C++17 program build with pkg-config against the installed library, which they load as $soname"
 
 for program in version-c version-cpp; do
     LD_LIBRARY_PATH="$prefix/lib" "$work/$program" >/dev/null || fail "$program: the version does not match the header's"

@@ -7,13 +7,13 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 /// authorize URL through the client's opener, waits for the browser to come back to the
 /// loopback redirect URL (`http://127.0.0.1:<port>/<path>`, `[::1]` or `localhost`), and
 /// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait
-/// (0: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED), or an
+/// (zero or less: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED), or an
 /// error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
 /// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use or a failed opener,
 /// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
 /// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
-/// callback, or a negative timeout.
+/// callback.
 @c(portal_auth_sign_in_with_google)
 public func portalAuthSignInWithGoogle(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -45,11 +45,8 @@ private func signIn(
     _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
     _ work: @escaping @Sendable (PortalAuth, Duration) async throws -> AuthResult
 ) -> portal_auth_code {
-    guard let done, timeoutMs >= 0 else {
-        outCall?.pointee = nil
-        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
-    }
-    let timeout = timeoutMs == 0 ? PortalAuth.defaultSignInTimeout : .milliseconds(timeoutMs)
+    guard let done else { return refused(outCall) }
+    let timeout = timeout(milliseconds: timeoutMs, default: PortalAuth.defaultSignInTimeout)
     let user = HostPointer(raw: userData)
     return startCall(client, outCall, work: { auth -> AuthResult? in try await work(auth, timeout) }) {
         deliver($0, done, user)
@@ -80,7 +77,7 @@ public func portalAuthSetBrowserOpener(
     }
     let host = HostOpener(open: opener, data: HostPointer(raw: user_data))
     auth.setBrowserOpener { url, ephemeral in
-        let status = url.withCString { host.open(host.data.raw, $0, ephemeral ? 1 : 0) }
+        let status = url.withCString { host.open(host.data.raw, $0, ephemeral ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE) }
         guard status == 0 else { throw HostOpener.Failed() }
     }
     return portal_auth_code(PORTAL_AUTH_OK)
@@ -92,18 +89,16 @@ public func portalAuthSetBrowserOpener(
 @c(portal_auth_set_prefers_ephemeral_web_browser_session)
 public func portalAuthSetPrefersEphemeralWebBrowserSession(
     _ client: UnsafeMutablePointer<portal_auth>?,
-    _ prefers: Int32
+    _ prefers: portal_auth_bool
 ) -> portal_auth_code {
-    guard let auth = ClientHandle.object(client)?.auth,
-          prefers == Int32(PORTAL_AUTH_TRUE) || prefers == Int32(PORTAL_AUTH_FALSE)
+    guard let auth = ClientHandle.object(client)?.auth, prefers == PORTAL_AUTH_TRUE || prefers == PORTAL_AUTH_FALSE
     else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
-    auth.prefersEphemeralWebBrowserSession = prefers == Int32(PORTAL_AUTH_TRUE)
+    auth.prefersEphemeralWebBrowserSession = prefers == PORTAL_AUTH_TRUE
     return portal_auth_code(PORTAL_AUTH_OK)
 }
 
 /// PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE; PORTAL_AUTH_FALSE for NULL.
 @c(portal_auth_prefers_ephemeral_web_browser_session)
-public func portalAuthPrefersEphemeralWebBrowserSession(_ client: UnsafePointer<portal_auth>?) -> Int32 {
-    ClientHandle.object(client)?.auth.prefersEphemeralWebBrowserSession == true
-        ? Int32(PORTAL_AUTH_TRUE) : Int32(PORTAL_AUTH_FALSE)
+public func portalAuthPrefersEphemeralWebBrowserSession(_ client: UnsafePointer<portal_auth>?) -> portal_auth_bool {
+    ClientHandle.object(client)?.auth.prefersEphemeralWebBrowserSession == true ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
 }

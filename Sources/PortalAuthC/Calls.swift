@@ -38,6 +38,13 @@ final class CallBox: Sendable {
 
 private typealias CallHandle = Handle<CallBox, portal_auth_call>
 
+/// An asynchronous call refused before it started (a NULL or unusable argument): `*out_call`
+/// is cleared, as on every failure path, and the callback is never called.
+func refused(_ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?) -> portal_auth_code {
+    outCall?.pointee = nil
+    return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+}
+
 /// Starts `work` on the client; `complete` runs exactly once with its outcome, through the
 /// client's dispatcher, after this function has returned.
 func startCall<Value: Sendable>(
@@ -46,10 +53,7 @@ func startCall<Value: Sendable>(
     work: @escaping @Sendable (PortalAuth) async throws -> Value,
     complete: @escaping @Sendable (Result<Value, any Error>) -> Void
 ) -> portal_auth_code {
-    outCall?.pointee = nil
-    guard let box = Handle<ClientBox, portal_auth>.object(client) else {
-        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
-    }
+    guard let box = Handle<ClientBox, portal_auth>.object(client) else { return refused(outCall) }
     // The task holds the client itself: a handle freed meanwhile still completes the call.
     let auth = box.auth
     return startTask(dispatcher: box.dispatcher.withLock { $0 }, outCall, work: { try await work(auth) }, complete: complete)
@@ -96,15 +100,16 @@ public func portalAuthCallFree(_ call: UnsafeMutablePointer<portal_auth_call>?) 
 }
 
 /// Installs (or with NULL removes) the client's dispatcher, for calls started from now on.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
 @c(portal_auth_set_dispatcher)
 public func portalAuthSetDispatcher(
     _ client: UnsafeMutablePointer<portal_auth>?,
     _ dispatch: portal_auth_dispatch_fn?,
     _ dispatcher_data: UnsafeMutableRawPointer?
-) {
-    Handle<ClientBox, portal_auth>.object(client)?.dispatcher.withLock {
-        $0 = Dispatcher(dispatch: dispatch, data: HostPointer(raw: dispatcher_data))
-    }
+) -> portal_auth_code {
+    guard let box = Handle<ClientBox, portal_auth>.object(client) else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    box.dispatcher.withLock { $0 = Dispatcher(dispatch: dispatch, data: HostPointer(raw: dispatcher_data)) }
+    return portal_auth_code(PORTAL_AUTH_OK)
 }
 
 /// Runs `body` with a borrowed error handle for `error` (nil for success).

@@ -19,12 +19,13 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 /// shorter struct safe; bytes of a newer, longer struct beyond this library's are zeroed.
 /// NULL, or a size too small to hold `size` itself, is ignored.
 @c(portal_auth_options_init)
-public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?, _ size: Int) {
+public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?, _ size: UInt) {
+    let size = Int(clamping: size)
     guard let options, size >= MemoryLayout<Int>.size else { return }
     var defaults = portal_auth_options(
         size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
-        magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: Int32(PORTAL_AUTH_UNSET),
-        storage: Int32(PORTAL_AUTH_STORAGE_KEYRING), connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil)
+        magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: PORTAL_AUTH_UNSET,
+        storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil)
     let raw = UnsafeMutableRawPointer(options)
     let known = min(size, MemoryLayout<portal_auth_options>.size)
     withUnsafeBytes(of: &defaults) { bytes in
@@ -102,24 +103,22 @@ private struct ClientOptions {
             throw PortalAuthError.invalidArgument(name: fromEmail == nil ? "magic_link_from_email" : "magic_link_template_id")
         }
         let abstracted: Bool?
-        switch field(\.is_account_abstracted, or: Int32(PORTAL_AUTH_UNSET)) {
-        case Int32(PORTAL_AUTH_UNSET): abstracted = nil
-        case Int32(PORTAL_AUTH_FALSE): abstracted = false
-        case Int32(PORTAL_AUTH_TRUE): abstracted = true
+        switch field(\.is_account_abstracted, or: PORTAL_AUTH_UNSET) {
+        case PORTAL_AUTH_UNSET: abstracted = nil
+        case PORTAL_AUTH_FALSE: abstracted = false
+        case PORTAL_AUTH_TRUE: abstracted = true
         default: throw PortalAuthError.invalidArgument(name: "is_account_abstracted")
         }
         let storage: any SessionStorage
-        switch field(\.storage, or: Int32(PORTAL_AUTH_STORAGE_KEYRING)) {
-        case Int32(PORTAL_AUTH_STORAGE_KEYRING): storage = KeyringSessionStorage.shared
-        case Int32(PORTAL_AUTH_STORAGE_MEMORY): storage = MemorySessionStorage.shared
-        case Int32(PORTAL_AUTH_STORAGE_HOST): storage = try HostStorage.make(field(\.host_storage, or: nil))
+        switch field(\.storage, or: PORTAL_AUTH_STORAGE_KEYRING) {
+        case PORTAL_AUTH_STORAGE_KEYRING: storage = KeyringSessionStorage.shared
+        case PORTAL_AUTH_STORAGE_MEMORY: storage = MemorySessionStorage.shared
+        case PORTAL_AUTH_STORAGE_HOST: storage = try HostStorage.make(field(\.host_storage, or: nil))
         default: throw PortalAuthError.invalidArgument(name: "storage")
         }
         let defaults = Timeouts()
-        let connect = field(\.connect_timeout_ms, or: 0)
-        let total = field(\.request_timeout_ms, or: 0)
-        let timeouts = Timeouts(connect: connect == 0 ? defaults.connect : .milliseconds(connect),
-                                total: total == 0 ? defaults.total : .milliseconds(total))
+        let timeouts = Timeouts(connect: timeout(milliseconds: field(\.connect_timeout_ms, or: 0), default: defaults.connect),
+                                total: timeout(milliseconds: field(\.request_timeout_ms, or: 0), default: defaults.total))
         return try PortalAuth(
             authEnvironmentId: environment, redirectUrl: redirect, apiHost: apiHost,
             magicLink: fromEmail.flatMap { from in templateId.map { MagicLinkConfig(fromEmail: from, templateId: $0) } },

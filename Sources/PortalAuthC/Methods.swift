@@ -14,7 +14,7 @@ final class MethodsBox {
 
 private typealias MethodsHandle = Handle<MethodsBox, portal_auth_methods>
 
-/// Which sign-in methods the environment has enabled. See portal_auth_types.h for the
+/// Which sign-in methods the environment has enabled. See portal_auth.h for the
 /// callback's contract; `out_call` (may be NULL) receives a call handle to cancel or free.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or callback.
 @c(portal_auth_get_methods)
@@ -24,7 +24,7 @@ public func portalAuthGetMethods(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let done else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startCall(client, out_call, work: { try await $0.getMethods() }) { outcome in
         switch outcome {
@@ -52,10 +52,10 @@ public func portalAuthMethodsAt(_ methods: UnsafePointer<portal_auth_methods>?, 
     return UnsafePointer(names[Int(index)].pointer)
 }
 
-/// 1 when Portal suggests creating a wallet for a new user, else 0.
+/// PORTAL_AUTH_TRUE when Portal suggests creating a wallet for a new user, else PORTAL_AUTH_FALSE.
 @c(portal_auth_methods_auto_create_wallet)
-public func portalAuthMethodsAutoCreateWallet(_ methods: UnsafePointer<portal_auth_methods>?) -> Int32 {
-    MethodsHandle.object(methods)?.autoCreateWallet == true ? 1 : 0
+public func portalAuthMethodsAutoCreateWallet(_ methods: UnsafePointer<portal_auth_methods>?) -> portal_auth_bool {
+    MethodsHandle.object(methods)?.autoCreateWallet == true ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
 }
 
 /// Emails the user a sign-in link. `email` is borrowed (copied before return).
@@ -69,9 +69,7 @@ public func portalAuthSendMagicLink(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    guard let done, let address = try? CText.read(email) ?? "" else {
-        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
-    }
+    guard let done, let address = try? CText.read(email) ?? "" else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startCall(client, out_call, work: { try await $0.sendMagicLink(address) }) { outcome in
         withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
@@ -107,7 +105,7 @@ private func authorizeUrl(
     _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
     _ work: @escaping @Sendable (PortalAuth) async throws -> AuthorizeUrlResult
 ) -> portal_auth_code {
-    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let done else { return refused(outCall) }
     let user = HostPointer(raw: userData)
     return startCall(client, outCall, work: work) { outcome in
         switch outcome {

@@ -66,7 +66,7 @@ public func portalAuthHandleRedirect(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    guard let done, let url = try? CText.read(url) else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let done, let url = try? CText.read(url) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startCall(client, out_call, work: { try await $0.handleRedirect(url) }) { deliver($0, done, user) }
 }
@@ -82,9 +82,7 @@ public func portalAuthVerifyTotp(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    guard let done, let code = try? CText.read(code), let jwt = try? CText.read(user_jwt) else {
-        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
-    }
+    guard let done, let code = try? CText.read(code), let jwt = try? CText.read(user_jwt) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startCall(client, out_call, work: { auth -> AuthResult? in
         .authenticated(try await auth.verifyTotp(code, userJwt: jwt))
@@ -100,7 +98,7 @@ public func portalAuthRestoreSession(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let done else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startCall(client, out_call, work: { try await $0.restoreSession() }) { outcome in
         switch outcome {
@@ -122,7 +120,7 @@ public func portalAuthClearPersistedSession(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    guard let done else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let done else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startCall(client, out_call, work: { try await $0.clearPersistedSession() }) { outcome in
         withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
@@ -131,11 +129,11 @@ public func portalAuthClearPersistedSession(
 
 /// PORTAL_AUTH_RESULT_AUTHENTICATED or PORTAL_AUTH_RESULT_TOTP_REQUIRED; 0 for NULL.
 @c(portal_auth_result_kind)
-public func portalAuthResultKind(_ result: UnsafePointer<portal_auth_result>?) -> Int32 {
+public func portalAuthResultKind(_ result: UnsafePointer<portal_auth_result>?) -> portal_auth_result_type {
     switch ResultHandle.object(result)?.result {
-    case .authenticated?: return Int32(PORTAL_AUTH_RESULT_AUTHENTICATED)
-    case .totpRequired?: return Int32(PORTAL_AUTH_RESULT_TOTP_REQUIRED)
-    case nil: return 0
+    case .authenticated?: return PORTAL_AUTH_RESULT_AUTHENTICATED
+    case .totpRequired?: return PORTAL_AUTH_RESULT_TOTP_REQUIRED
+    case nil: return portal_auth_result_type(rawValue: 0)
     }
 }
 
@@ -157,11 +155,11 @@ public func portalAuthResultClientId(_ result: UnsafePointer<portal_auth_result>
 
 /// AUTHENTICATED: PORTAL_AUTH_TRUE, _FALSE, or _UNSET when the server did not say.
 @c(portal_auth_result_is_account_abstracted)
-public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_auth_result>?) -> Int32 {
+public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_auth_result>?) -> portal_auth_bool {
     guard case .authenticated(let authenticated)? = ResultHandle.object(result)?.result,
           let abstracted = authenticated.isAccountAbstracted
-    else { return Int32(PORTAL_AUTH_UNSET) }
-    return Int32(abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE)
+    else { return PORTAL_AUTH_UNSET }
+    return abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
 }
 
 /// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.

@@ -110,8 +110,7 @@ public func portalAuthSessionInvalidate(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    out_call?.pointee = nil
-    guard let done, let box = SessionHandle.object(session) else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
+    guard let done, let box = SessionHandle.object(session) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
     return startTask(dispatcher: .direct, out_call, work: { try await box.session.invalidate() }) { outcome in
         withErrorHandle(outcome.failureValue) { done(user.raw, $0) }

@@ -63,14 +63,14 @@ public func portalAuthTotpSecret(
 /// On success returns PORTAL_AUTH_OK, stores a new buffer in `*out_png` (free it with
 /// portal_auth_bytes_free) and its size in `*out_length`. On failure stores NULL and 0.
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not `otpauth://`, carries no valid
-/// secret or is too long for a QR code, and for a `scale` that is not a whole number from 1
-/// or makes a side over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
+/// secret or is too long for a QR code, and for a `scale` under 1 or one that makes a side
+/// over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
 /// link ("otpauth_url") or a NULL `out_png` or `out_length`. PORTAL_AUTH_E_INTERNAL, with a
 /// message naming it, when libqrencode or libpng (opened by the first QR code) cannot be loaded.
 @c(portal_auth_totp_qr_png)
 public func portalAuthTotpQrPng(
     _ otpauth_url: UnsafePointer<CChar>?,
-    _ scale: Double,
+    _ scale: Int32,
     _ out_png: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
     _ out_length: UnsafeMutablePointer<UInt>?,
     _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
@@ -79,7 +79,7 @@ public func portalAuthTotpQrPng(
     out_length?.pointee = 0
     return ErrorBox.catching(out_error) {
         let (outPng, outLength) = (try required(out_png, "out_png"), try required(out_length, "out_length"))
-        let png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: scale)
+        let png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale))
         guard let buffer = malloc(png.count)?.assumingMemoryBound(to: UInt8.self) else { throw OutOfMemory() }
         buffer.initialize(from: png, count: png.count)
         (outPng.pointee, outLength.pointee) = (buffer, UInt(png.count))
@@ -93,12 +93,12 @@ public func portalAuthTotpQrPng(
 @c(portal_auth_totp_qr_svg)
 public func portalAuthTotpQrSvg(
     _ otpauth_url: UnsafePointer<CChar>?,
-    _ scale: Double,
+    _ scale: Int32,
     _ out_svg: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
 ) -> portal_auth_code {
     handingOverString(out_svg, named: "out_svg", out_error) {
-        try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).svg(scale: scale)
+        try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).svg(scale: Double(scale))
     }
 }
 
@@ -113,15 +113,15 @@ public func portalAuthTotpQrSvg(
 @c(portal_auth_totp_qr_terminal)
 public func portalAuthTotpQrTerminal(
     _ otpauth_url: UnsafePointer<CChar>?,
-    _ colors: Int32,
+    _ colors: portal_auth_terminal_colors,
     _ out_text: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
 ) -> portal_auth_code {
     handingOverString(out_text, named: "out_text", out_error) {
         let terminal: TerminalColors
         switch colors {
-        case Int32(PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK): terminal = .lightOnDark
-        case Int32(PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT): terminal = .darkOnLight
+        case PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK: terminal = .lightOnDark
+        case PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT: terminal = .darkOnLight
         default: throw PortalAuthError.invalidArgument(name: "colors")
         }
         return try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).terminalText(colors: terminal)

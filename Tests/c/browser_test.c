@@ -39,7 +39,7 @@ typedef struct {
     char page[4096];
 } browser;
 
-static int opener(void *user_data, const char *url, int32_t ephemeral) {
+static int opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
     browser *b = user_data;
     snprintf(b->url, sizeof b->url, "%s", url);
     b->ephemeral = ephemeral;
@@ -131,10 +131,10 @@ int main(void) {
     portal_auth_call_free(call);
     portal_auth_session_release(google.session);
 
-    /* Apple, without the ephemeral flag. */
+    /* Apple, without the ephemeral flag. A negative timeout is the default wait, as 0 is. */
     CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, PORTAL_AUTH_FALSE) == PORTAL_AUTH_OK);
     outcome apple = {0};
-    CHECK(portal_auth_sign_in_with_apple(client, 60000, on_result, &apple, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_sign_in_with_apple(client, -1, on_result, &apple, NULL) == PORTAL_AUTH_OK);
     wait_result(&apple);
     CHECK(apple.code == PORTAL_AUTH_OK && apple.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(following.calls == 2 && following.ephemeral == 0);
@@ -194,10 +194,10 @@ int main(void) {
     call = (portal_auth_call *)&never;
     CHECK(portal_auth_sign_in_with_google(NULL, 0, on_result, &never, &call) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(call == NULL);
-    CHECK(portal_auth_sign_in_with_google(client, -1, on_result, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_sign_in_with_apple(client, 0, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_browser_opener(NULL, opener, &idle) == PORTAL_AUTH_E_INVALID_ARGUMENT);
-    CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, 2) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, (portal_auth_bool)2) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, PORTAL_AUTH_UNSET) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_prefers_ephemeral_web_browser_session(NULL) == PORTAL_AUTH_FALSE);
     /* NULL restores the default opener. */

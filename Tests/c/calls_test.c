@@ -133,6 +133,36 @@ int main(void) {
     CHECK(portal_auth_send_magic_link(client, NULL, NULL, &never, &call) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_login_with_google(client, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
 
+    /* Each of the eleven calls that cannot start clears *out_call. */
+    portal_auth_call *stale = (portal_auth_call *)&never;
+    portal_auth_call *refused[11];
+    for (int i = 0; i < 11; i++) refused[i] = stale;
+    portal_auth_code codes[11] = {
+        portal_auth_get_methods(client, NULL, &never, &refused[0]),
+        portal_auth_send_magic_link(client, "ada@example.com", NULL, &never, &refused[1]),
+        portal_auth_login_with_google(client, NULL, &never, &refused[2]),
+        portal_auth_login_with_apple(client, NULL, &never, &refused[3]),
+        portal_auth_sign_in_with_google(client, 0, NULL, &never, &refused[4]),
+        portal_auth_sign_in_with_apple(client, 0, NULL, &never, &refused[5]),
+        portal_auth_handle_redirect(client, "myapp://auth/callback?token=t", NULL, &never, &refused[6]),
+        portal_auth_verify_totp(client, "123456", "a.b.c", NULL, &never, &refused[7]),
+        portal_auth_restore_session(client, NULL, &never, &refused[8]),
+        portal_auth_clear_persisted_session(client, NULL, &never, &refused[9]),
+        portal_auth_session_invalidate(NULL, on_done, &never, &refused[10]),
+    };
+    for (int i = 0; i < 11; i++) {
+        if (codes[i] != PORTAL_AUTH_E_INVALID_ARGUMENT || refused[i] != NULL) fprintf(stderr, "call %d: code %d\n", i, (int)codes[i]);
+        CHECK(codes[i] == PORTAL_AUTH_E_INVALID_ARGUMENT && refused[i] == NULL);
+    }
+
+    /* The setters all answer with a code. */
+    CHECK(portal_auth_set_dispatcher(NULL, queue_job, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_browser_opener(NULL, NULL, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_log_level((portal_auth_log_level)5) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_log_level(PORTAL_AUTH_LOG_NONE) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG) == PORTAL_AUTH_OK);
+
     /* Authorize URLs, and a provider the environment lacks. */
     portal_auth *open_client = client_for("env-open");
     outcome urls[2] = {{0}};
@@ -180,7 +210,7 @@ int main(void) {
     CHECK(cancelled.code == PORTAL_AUTH_E_CANCELLED || cancelled.code == PORTAL_AUTH_OK);
 
     /* A dispatcher: the completion runs where the host runs the job, here the main thread. */
-    portal_auth_set_dispatcher(client, queue_job, NULL);
+    CHECK(portal_auth_set_dispatcher(client, queue_job, NULL) == PORTAL_AUTH_OK);
     outcome dispatched = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
     pthread_mutex_lock(&lock);
@@ -192,7 +222,7 @@ int main(void) {
     entry->run(entry->data);
     free(entry);
     CHECK(dispatched.calls == 1 && pthread_equal(dispatched.thread, pthread_self()));
-    portal_auth_set_dispatcher(client, NULL, NULL);
+    CHECK(portal_auth_set_dispatcher(client, NULL, NULL) == PORTAL_AUTH_OK);
 
     portal_auth_free(client);
 

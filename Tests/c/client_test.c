@@ -44,6 +44,15 @@ int main(void) {
     CHECK(options.is_account_abstracted == PORTAL_AUTH_UNSET && options.storage == PORTAL_AUTH_STORAGE_KEYRING);
     CHECK(options.connect_timeout_ms == 0 && options.request_timeout_ms == 0);
     portal_auth_options_init(NULL, sizeof options);
+    /* The initialiser macro sets the same defaults. */
+    portal_auth_options initialised = PORTAL_AUTH_OPTIONS_INIT;
+    CHECK(initialised.size == options.size && initialised.auth_environment_id == options.auth_environment_id);
+    CHECK(initialised.redirect_url == options.redirect_url && initialised.api_host == options.api_host);
+    CHECK(initialised.magic_link_from_email == options.magic_link_from_email);
+    CHECK(initialised.magic_link_template_id == options.magic_link_template_id);
+    CHECK(initialised.is_account_abstracted == options.is_account_abstracted && initialised.storage == options.storage);
+    CHECK(initialised.connect_timeout_ms == options.connect_timeout_ms);
+    CHECK(initialised.request_timeout_ms == options.request_timeout_ms && initialised.host_storage == options.host_storage);
     /* An older caller's shorter struct: nothing written past its size. A newer caller's
        longer one: the bytes this library does not know are zeroed. */
     union { portal_auth_options options; unsigned char bytes[sizeof(portal_auth_options) + 16]; } raw;
@@ -72,11 +81,16 @@ int main(void) {
     CHECK(client != NULL && error == NULL);
     portal_auth_free(client);
     portal_auth_free(NULL);
+    /* A timeout of zero or less is the default, never an error. */
+    good.connect_timeout_ms = -1;
+    good.request_timeout_ms = INT32_MIN;
+    CHECK(portal_auth_new(&good, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth_free(client);
 
     /* A caller built against an older, shorter struct: later fields take their defaults. */
     portal_auth_options old = valid_options();
     old.size = offsetof(portal_auth_options, is_account_abstracted);
-    old.storage = 12345; /* beyond the caller's size: never read */
+    old.storage = (portal_auth_storage_kind)12345; /* beyond the caller's size: never read */
     CHECK(portal_auth_new(&old, &client, NULL) == PORTAL_AUTH_OK);
     portal_auth_free(client);
 
@@ -112,10 +126,10 @@ int main(void) {
     expect_invalid(&bad, "magic_link_template_id");
 
     bad = valid_options();
-    bad.is_account_abstracted = 7;
+    bad.is_account_abstracted = (portal_auth_bool)7;
     expect_invalid(&bad, "is_account_abstracted");
     bad = valid_options();
-    bad.storage = -3;
+    bad.storage = (portal_auth_storage_kind)-3;
     expect_invalid(&bad, "storage");
 
     /* No place for the client: an error, and no leak. */

@@ -44,7 +44,7 @@ static void host_release(void *user_data) {
 static char logged[65536];
 static int lines;
 
-static void on_log(void *user_data, int32_t level, const char *message) {
+static void on_log(void *user_data, portal_auth_log_level level, const char *message) {
     audit_log_line(user_data, level, message);
     pthread_mutex_lock(&lock);
     if (level >= PORTAL_AUTH_LOG_DEBUG && level <= PORTAL_AUTH_LOG_ERROR

@@ -22,7 +22,7 @@ static int passed, failed;
    reinstalls audit_log_line when done. */
 static int audit_log_fd = -1;
 
-static void audit_log_line(void *user_data, int32_t level, const char *message) {
+static void audit_log_line(void *user_data, portal_auth_log_level level, const char *message) {
     (void)user_data;
     if (audit_log_fd < 0 || !message) return;
     size_t size = strlen(message) + 16;

@@ -98,7 +98,7 @@ static void test_png(void) {
     portal_auth_bytes_free(NULL);
 
     /* Scales: whole pixels, from 1, a side of at most 8192. */
-    const double scales[] = { 0, -1, 0.5, 2.5, NAN, INFINITY, -INFINITY, 1e300, 8192 };
+    const int32_t scales[] = { 0, -1, INT32_MIN, INT32_MAX, 8192 };
     for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
         png = (uint8_t *)1;
         length = 1;

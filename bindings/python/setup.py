@@ -1,7 +1,7 @@
-"""Puts libportalauth.so inside the package, next to its modules (where the binding looks
-first), so that `pip install ./bindings/python` carries the library. The library comes from
-PORTAL_AUTH_LIBRARY when set, else from the repository's release build (built when
-missing). The version is the C headers' own."""
+"""Puts the library inside the package as libportalauth.so.0, its soname, next to its
+modules (where the binding looks first), so that `pip install ./bindings/python` carries the
+library. The library comes from PORTAL_AUTH_LIBRARY when set, else from the repository's
+release build (built when missing). The version is the C header's own."""
 
 import os
 import re
@@ -15,14 +15,14 @@ from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
-LIBRARY = "libportalauth.so"
+LIBRARY = "libportalauth.so.0"
 
 
 def version() -> str:
-    header = (REPOSITORY / "include" / "portal_auth_types.h").read_text(encoding="utf-8")
+    header = (REPOSITORY / "include" / "portal_auth.h").read_text(encoding="utf-8")
     match = re.search(r'#define PORTAL_AUTH_VERSION_STRING "([^"]+)"', header)
     if match is None:
-        raise RuntimeError("PORTAL_AUTH_VERSION_STRING not found in include/portal_auth_types.h")
+        raise RuntimeError("PORTAL_AUTH_VERSION_STRING not found in include/portal_auth.h")
     return match.group(1)
 
 

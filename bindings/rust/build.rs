@@ -1,6 +1,8 @@
 //! Links libportalauth: its folder from `PORTAL_AUTH_LIB_DIR`, else from pkg-config's
-//! `portal-auth` (the `pkg-config` program itself; the crate has no dependencies). The folder
-//! also goes into the run path of this package's tests and examples.
+//! `portal-auth` (the `pkg-config` program itself; the crate has no dependencies). Linked as
+//! `-lportalauth`, through the `libportalauth.so` link, a program records the library's
+//! soname, libportalauth.so.0, and loads that. The folder also goes into the run path of
+//! this package's tests and examples.
 use std::env;
 use std::process::Command;
 

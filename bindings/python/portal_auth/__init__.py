@@ -7,7 +7,7 @@ Apple, with TOTP two-factor, and keep their session in the desktop keyring.
                     magic_link=MagicLinkConfig(from_email="...", template_id="...")) as auth:
         auth.send_magic_link("user@example.com")
 
-A thin layer over libportalauth.so (ctypes, standard library only). `AsyncPortalAuth` has
+A thin layer over libportalauth.so.0 (ctypes, standard library only). `AsyncPortalAuth` has
 the same calls as coroutines. The library's log lines go to the `portal_auth` logger. For
 offline development, `python -m portal_auth.emulator` serves Portal's API locally.
 """

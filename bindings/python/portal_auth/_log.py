@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # The library's levels (PORTAL_AUTH_LOG_*), lowest first, and the logging module's numbers
 # for them (DEBUG, INFO, WARNING, ERROR).
 _LEVELS = {0: 10, 1: 20, 2: 30, 3: 40}
-_NO_LINE = 4  # above PORTAL_AUTH_LOG_ERROR: the library passes no line
+_NO_LINE = 4  # PORTAL_AUTH_LOG_NONE: the library passes no line
 
 _logger: logging.Logger | None = None
 _making = threading.Lock()

@@ -1,5 +1,6 @@
-"""libportalauth.so: where it is found, and the C declarations of include/portal_auth.h that
-the binding calls. Loaded on first use, so that `portal_auth.emulator` needs no library."""
+"""libportalauth.so.0: where it is found (by its soname), and the C declarations of
+include/portal_auth.h that the binding calls. Loaded on first use, so that
+`portal_auth.emulator` needs no library."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .errors import InvalidArgument, LibraryNotFound
 
 # os.path rather than pathlib: importing pathlib (with fnmatch, re and urllib.parse) cost
 # more than the rest of the package's own code.
-LIBRARY_FILE = "libportalauth.so"
+LIBRARY_FILE = "libportalauth.so.0"
 _PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 # bindings/python/portal_auth → the repository root, when running from a checkout.
 _REPOSITORY_BUILD = os.path.normpath(os.path.join(_PACKAGE_DIR, "..", "..", "..", ".build", "release", LIBRARY_FILE))
@@ -42,7 +43,8 @@ code_t = ctypes.c_int32
 char_p = ctypes.c_char_p
 out_handle = ctypes.POINTER(ctypes.c_void_p)
 
-# Completion callbacks (portal_auth_types.h). Pointer arguments arrive as plain integers.
+# Completion callbacks (portal_auth.h). Pointer arguments arrive as plain integers; the enum
+# types of the header are C ints.
 DONE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 METHODS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 URL_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
@@ -57,7 +59,7 @@ STORAGE_REMOVE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_cha
 STORAGE_RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 OPENER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int32)
 
-# Constants of portal_auth_types.h.
+# Constants of portal_auth.h.
 OK = 0
 RESULT_AUTHENTICATED = 1
 RESULT_TOTP_REQUIRED = 2
@@ -90,8 +92,8 @@ class Options(ctypes.Structure):
         ("magic_link_template_id", ctypes.c_char_p),
         ("is_account_abstracted", ctypes.c_int32),
         ("storage", ctypes.c_int32),
-        ("connect_timeout_ms", ctypes.c_uint32),
-        ("request_timeout_ms", ctypes.c_uint32),
+        ("connect_timeout_ms", ctypes.c_int32),
+        ("request_timeout_ms", ctypes.c_int32),
         ("host_storage", ctypes.POINTER(StorageCallbacks)),
     ]
 
@@ -137,14 +139,14 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_method": (char_p, [handle]),
     "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
     "portal_auth_error_free": (None, [handle]),
-    "portal_auth_set_log_handler": (None, [LOG_FN, ctypes.c_void_p]),
-    "portal_auth_set_log_level": (None, [ctypes.c_int32]),
+    "portal_auth_set_log_handler": (code_t, [LOG_FN, ctypes.c_void_p]),
+    "portal_auth_set_log_level": (code_t, [ctypes.c_int32]),
     "portal_auth_totp_secret": (code_t, [char_p, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_png": (
         code_t,
-        [char_p, ctypes.c_double, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), out_handle],
+        [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), out_handle],
     ),
-    "portal_auth_totp_qr_svg": (code_t, [char_p, ctypes.c_double, ctypes.POINTER(ctypes.c_void_p), out_handle]),
+    "portal_auth_totp_qr_svg": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_terminal": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_bytes_free": (None, [ctypes.c_void_p]),
     "portal_auth_sign_in_with_google": (code_t, [handle, ctypes.c_int32, RESULT_FN, ctypes.c_void_p, out_handle]),

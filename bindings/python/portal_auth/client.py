@@ -22,8 +22,10 @@ DEFAULT_API_HOST = "api.portalhq.io"
 Storage = None | str | _storage.SessionStore
 
 
-def _milliseconds(seconds: float | None, name: str, most: int = 0xFFFFFFFF) -> int:
-    """A timeout in seconds as C's milliseconds (0: the library's default)."""
+def _milliseconds(seconds: float | None, name: str) -> int:
+    """A timeout in seconds as the C ABI's int32 of milliseconds, whose meaning the library
+    decides (zero or less: its default); None is 0. Only what no int32 of milliseconds can
+    hold is refused."""
     if seconds is None:
         return 0
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
@@ -32,7 +34,7 @@ def _milliseconds(seconds: float | None, name: str, most: int = 0xFFFFFFFF) -> i
         milliseconds = math.ceil(seconds * 1000)
     except (OverflowError, ValueError):  # too large for a float, or not a number
         raise InvalidArgument(name) from None
-    if not 0 < milliseconds <= most:
+    if not -0x80000000 <= milliseconds <= 0x7FFFFFFF:
         raise InvalidArgument(name)
     return milliseconds
 
@@ -192,8 +194,7 @@ class _Client:
     def _sign_in(
         self, provider: str, timeout: float | None
     ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
-        # The C timeout is an int32 of milliseconds.
-        milliseconds = _milliseconds(timeout, "timeout", most=0x7FFFFFFF)
+        milliseconds = _milliseconds(timeout, "timeout")
         return _outcomes.RESULT, self._starter(f"portal_auth_sign_in_with_{provider}", milliseconds)
 
 
@@ -244,8 +245,8 @@ class PortalAuth(_Client):
 
     def sign_in_with_google(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Google in the user's browser and waits for it to come back to the
-        loopback redirect URL (`http://127.0.0.1:<port>/<path>`): `timeout` seconds, 300 by
-        default. Raises SignInInProgress, SignInUnavailable, SignInClosed (timeout, Ctrl-C)
+        loopback redirect URL (`http://127.0.0.1:<port>/<path>`): `timeout` seconds; None, zero
+        or less wait the library's default, 300 s. Raises SignInInProgress, SignInUnavailable, SignInClosed (timeout, Ctrl-C)
         or SignInCallbackIncomplete, or what handle_redirect raises."""
         return _signed_in(_calls.blocking(*self._sign_in("google", timeout), settle_on_cancel=True, group=self._sign_ins))
 

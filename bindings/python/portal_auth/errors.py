@@ -31,7 +31,7 @@ def _rebuild(kind: type[PortalAuthError], message: str, fields: dict[str, object
 
 
 class LibraryNotFound(PortalAuthError, OSError):
-    """libportalauth.so is neither where PORTAL_AUTH_LIBRARY points, nor beside the package,
+    """libportalauth.so.0 is neither where PORTAL_AUTH_LIBRARY points, nor beside the package,
     nor in the repository's build output."""
 
 

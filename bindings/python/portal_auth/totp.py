@@ -7,21 +7,19 @@ from __future__ import annotations
 import ctypes
 
 from . import _native
-from .errors import InvalidArgument, TotpQrUnavailable, raise_from_out
+from .errors import InvalidArgument, raise_from_out
 
 
 def _link(otpauth_url: object) -> bytes:
     return _native.c_text(otpauth_url, "otpauth_url")
 
 
-def _scale(scale: object) -> float:
-    # A whole number of pixels a module; the library refuses the rest (TotpQrUnavailable).
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+def _scale(scale: object) -> int:
+    # Whole pixels a module, as the C ABI's int32; the library refuses what it cannot draw
+    # (TotpQrUnavailable).
+    if isinstance(scale, bool) or not isinstance(scale, int) or not -0x80000000 <= scale <= 0x7FFFFFFF:
         raise InvalidArgument("scale")
-    try:
-        return float(scale)
-    except OverflowError:
-        raise TotpQrUnavailable() from None
+    return scale
 
 
 def totp_secret(otpauth_url: str) -> str | None:
@@ -35,8 +33,8 @@ def totp_secret(otpauth_url: str) -> str | None:
 
 def totp_qr_code_png(otpauth_url: str, scale: int = 10) -> bytes:
     """The link's QR code as PNG bytes, `(modules + 8) × scale` pixels square. Raises
-    TotpQrUnavailable for an unusable link, a scale that is not a whole number from 1, or a
-    side over 8192 pixels."""
+    TotpQrUnavailable for an unusable link, a scale under 1, or a side over 8192 pixels;
+    InvalidArgument("scale") for a scale that is not an int of 32 bits."""
     lib = _native.lib()
     out = ctypes.c_void_p()
     length = ctypes.c_size_t()

@@ -27,10 +27,10 @@ from portal_auth import AuthMethod, MagicLinkConfig, PortalAuth, PortalAuthError
         ({"is_account_abstracted": "yes"}, "is_account_abstracted"),
         ({"storage": "disk"}, "storage"),
         ({"storage": object()}, "storage"),
-        ({"request_timeout": 0}, "request_timeout"),
         ({"request_timeout": float("nan")}, "request_timeout"),
-        ({"connect_timeout": -1}, "connect_timeout"),
+        ({"connect_timeout": float("-inf")}, "connect_timeout"),
         ({"connect_timeout": 1e12}, "connect_timeout"),
+        ({"connect_timeout": -3e6}, "connect_timeout"),
         ({"request_timeout": 10**400}, "request_timeout"),
     ],
 )
@@ -153,6 +153,16 @@ def test_connection_refused_and_timeout(emu: Emulator, env: str) -> None:
             auth.get_methods()
         assert raised.value.status is None
     emu.call("POST", "release")
+
+
+def test_a_timeout_of_zero_or_less_is_the_library_default(emu: Emulator, env: str) -> None:
+    # Passed to the library unchanged: neither refused nor an instant timeout.
+    for timeout in (0, -1, -0.5):
+        with PortalAuth(
+            auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, storage="memory",
+            connect_timeout=timeout, request_timeout=timeout,
+        ) as auth:
+            assert isinstance(auth.get_methods(), portal_auth.AuthMethodsResult)
 
 
 def test_session_invalidated(make_client, emu: Emulator) -> None:

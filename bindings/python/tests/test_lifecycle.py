@@ -80,20 +80,22 @@ def test_blocking_calls_from_threads_while_a_host_store_calls_back(emu: Emulator
         assert failures == []
 
 
-def test_the_installed_package_carries_its_library() -> None:
+def test_the_installed_package_carries_its_library_by_its_soname() -> None:
     package = Path(portal_auth.__file__).parent
-    assert (package / "libportalauth.so").is_file()
+    assert (package / "libportalauth.so.0").is_file()
     assert (package / "py.typed").is_file()
+    dynamic = subprocess.run(["readelf", "-d", str(package / "libportalauth.so.0")], capture_output=True, text=True, check=True)
+    assert "Library soname: [libportalauth.so.0]" in dynamic.stdout
     found = subprocess.run(
         [sys.executable, "-c", "from portal_auth import _native; print(_native.library_path())"],
         capture_output=True, text=True, check=True, env={k: v for k, v in os.environ.items() if k != "PORTAL_AUTH_LIBRARY"},
     )
-    assert found.stdout.strip() == str(package / "libportalauth.so")
+    assert found.stdout.strip() == str(package / "libportalauth.so.0")
 
 
 def test_portal_auth_library_names_the_library(tmp_path: Path) -> None:
     copy = tmp_path / "elsewhere.so"
-    copy.write_bytes((Path(portal_auth.__file__).parent / "libportalauth.so").read_bytes())
+    copy.write_bytes((Path(portal_auth.__file__).parent / "libportalauth.so.0").read_bytes())
     program = (
         "from portal_auth import PortalAuth, _native\n"
         "PortalAuth(auth_environment_id='e', redirect_url='myapp://x', storage='memory').close()\n"

@@ -42,9 +42,9 @@ pub struct Options {
     pub magic_link: Option<MagicLinkConfig>,
     pub is_account_abstracted: Option<bool>,
     pub storage: Storage,
-    /// None: 10 s.
+    /// None or zero: the library's default, 10 s.
     pub connect_timeout: Option<Duration>,
-    /// None: 30 s.
+    /// None or zero: the library's default, 30 s.
     pub request_timeout: Option<Duration>,
 }
 
@@ -98,13 +98,15 @@ impl PortalAuth {
         let magic_link = options.magic_link.as_ref();
         let from_email = optional(magic_link.map(|m| m.from_email.as_str()), "magic_link_from_email")?;
         let template_id = optional(magic_link.map(|m| m.template_id.as_str()), "magic_link_template_id")?;
+        let connect_timeout_ms = milliseconds(options.connect_timeout, "connect_timeout")?;
+        let request_timeout_ms = milliseconds(options.request_timeout, "request_timeout")?;
         let pointer = |value: &Option<CString>| value.as_ref().map_or(ptr::null(), |value| value.as_ptr());
 
         // SAFETY: options_init fills the struct this crate knows; every string outlives the
         // call, which copies what it keeps.
         unsafe {
             let mut raw_options: ffi::portal_auth_options = mem::zeroed();
-            ffi::portal_auth_options_init(&mut raw_options, mem::size_of::<ffi::portal_auth_options>() as isize);
+            ffi::portal_auth_options_init(&mut raw_options, mem::size_of::<ffi::portal_auth_options>());
             raw_options.auth_environment_id = environment.as_ptr();
             raw_options.redirect_url = redirect_url.as_ptr();
             raw_options.api_host = pointer(&api_host);
@@ -119,8 +121,8 @@ impl PortalAuth {
                 Storage::Keyring => ffi::PORTAL_AUTH_STORAGE_KEYRING,
                 Storage::Memory => ffi::PORTAL_AUTH_STORAGE_MEMORY,
             };
-            raw_options.connect_timeout_ms = options.connect_timeout.map_or(0, milliseconds);
-            raw_options.request_timeout_ms = options.request_timeout.map_or(0, milliseconds);
+            raw_options.connect_timeout_ms = connect_timeout_ms;
+            raw_options.request_timeout_ms = request_timeout_ms;
             let (mut client, mut error) = (ptr::null_mut(), ptr::null_mut());
             let code = ffi::portal_auth_new(&raw_options, &mut client, &mut error);
             match NonNull::new(client) {
@@ -168,7 +170,7 @@ impl PortalAuth {
     }
 
     /// Signs in with Google in the user's browser: opens a fresh authorize URL through the
-    /// opener, waits (`timeout`, None: 300 s) for the browser to come back to the loopback
+    /// opener, waits (`timeout`; None or zero: the library's 300 s) for the browser to come back to the loopback
     /// redirect URL (`http://127.0.0.1:PORT/PATH`), and completes as `handle_redirect`.
     pub fn sign_in_with_google(&self, timeout: Option<Duration>) -> Call<SignInResult> {
         self.sign_in_with_browser(timeout, ffi::portal_auth_sign_in_with_google)
@@ -190,7 +192,10 @@ impl PortalAuth {
             *mut *mut ffi::portal_auth_call,
         ) -> ffi::portal_auth_code,
     ) -> Call<SignInResult> {
-        let timeout_ms = timeout.map_or(0, |timeout| milliseconds(timeout).min(i32::MAX as u32) as i32);
+        let timeout_ms = match milliseconds(timeout, "timeout") {
+            Ok(timeout_ms) => timeout_ms,
+            Err(error) => return call::failed(error),
+        };
         let keep: Arc<dyn Any + Send + Sync> = Arc::clone(&self.openers) as _;
         call::start(Some(keep), |user_data, out_call| unsafe {
             begin(self.raw(), timeout_ms, Some(on_result::<SignInResult>), user_data, out_call)
@@ -279,8 +284,12 @@ impl Drop for PortalAuth {
     }
 }
 
-fn milliseconds(duration: Duration) -> u32 {
-    u32::try_from(duration.as_millis()).unwrap_or(u32::MAX).max(1)
+/// A timeout as the C ABI's int32 of milliseconds, rounded up; None is 0. What zero means
+/// (the library's default) is the library's to decide, so it goes through unchanged; only a
+/// duration no int32 of milliseconds holds is refused.
+fn milliseconds(timeout: Option<Duration>, name: &str) -> Result<i32, Error> {
+    let nanoseconds = timeout.map_or(0, |timeout| timeout.as_nanos());
+    i32::try_from((nanoseconds + 999_999) / 1_000_000).map_err(|_| Error::out_of_range(name))
 }
 
 /// The result callback's outcome as each call wants it.
@@ -338,7 +347,7 @@ unsafe extern "C" fn on_session(
 }
 
 /// Calls a host's opener; a panic in it fails the sign-in instead of unwinding into C.
-unsafe extern "C" fn open_browser(user_data: *mut c_void, url: *const c_char, ephemeral: i32) -> c_int {
+unsafe extern "C" fn open_browser(user_data: *mut c_void, url: *const c_char, ephemeral: ffi::portal_auth_bool) -> c_int {
     let opener = &*(user_data as *const BrowserOpener);
     let url = borrowed(url).unwrap_or_default();
     match catch_unwind(AssertUnwindSafe(|| opener(&url, ephemeral == ffi::PORTAL_AUTH_TRUE))) {

@@ -124,6 +124,11 @@ impl Error {
         })
     }
 
+    /// An argument whose value the C ABI's integer cannot hold, refused before any call.
+    pub(crate) fn out_of_range(name: &str) -> Error {
+        Error::InvalidArgument { name: name.to_string(), message: format!("Invalid argument: {} is out of range.", name) }
+    }
+
     /// An error the library returned from a starting call, which has no error handle.
     pub(crate) fn from_code(code: i32) -> Error {
         let message = format!("The library refused the call (error {}).", code);

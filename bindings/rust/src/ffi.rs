@@ -1,5 +1,5 @@
-//! The C ABI of libportalauth, declared by hand from `include/portal_auth_types.h` and
-//! `include/portal_auth.h` (whose comments state the ownership of every pointer).
+//! The C ABI of libportalauth, declared by hand from `include/portal_auth.h` (whose
+//! comments state the ownership of every pointer).
 //! `tests/header.rs` fails when a function here and its prototype in the header disagree.
 #![allow(non_camel_case_types)]
 
@@ -13,8 +13,15 @@ opaque!(portal_auth, portal_auth_error, portal_auth_call, portal_auth_methods, p
 
 pub type portal_auth_code = i32;
 
-pub const PORTAL_AUTH_RESULT_AUTHENTICATED: i32 = 1;
-pub const PORTAL_AUTH_RESULT_TOTP_REQUIRED: i32 = 2;
+// The header's enum types, passed as C ints.
+pub type portal_auth_bool = c_int;
+pub type portal_auth_storage_kind = c_int;
+pub type portal_auth_result_type = c_int;
+pub type portal_auth_log_level = c_int;
+pub type portal_auth_terminal_colors = c_int;
+
+pub const PORTAL_AUTH_RESULT_AUTHENTICATED: portal_auth_result_type = 1;
+pub const PORTAL_AUTH_RESULT_TOTP_REQUIRED: portal_auth_result_type = 2;
 
 pub const PORTAL_AUTH_OK: portal_auth_code = 0;
 pub const PORTAL_AUTH_E_INVALID_ARGUMENT: portal_auth_code = 1;
@@ -39,15 +46,15 @@ pub const PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS: portal_auth_code = 42;
 pub const PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE: portal_auth_code = 43;
 pub const PORTAL_AUTH_E_INTERNAL: portal_auth_code = 99;
 
-pub const PORTAL_AUTH_STORAGE_KEYRING: i32 = 0;
-pub const PORTAL_AUTH_STORAGE_MEMORY: i32 = 1;
+pub const PORTAL_AUTH_STORAGE_KEYRING: portal_auth_storage_kind = 0;
+pub const PORTAL_AUTH_STORAGE_MEMORY: portal_auth_storage_kind = 1;
 
-pub const PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK: i32 = 0;
-pub const PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT: i32 = 1;
+pub const PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK: portal_auth_terminal_colors = 0;
+pub const PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT: portal_auth_terminal_colors = 1;
 
-pub const PORTAL_AUTH_UNSET: i32 = -1;
-pub const PORTAL_AUTH_FALSE: i32 = 0;
-pub const PORTAL_AUTH_TRUE: i32 = 1;
+pub const PORTAL_AUTH_UNSET: portal_auth_bool = -1;
+pub const PORTAL_AUTH_FALSE: portal_auth_bool = 0;
+pub const PORTAL_AUTH_TRUE: portal_auth_bool = 1;
 
 // Callbacks: every pointer they receive is borrowed for the call.
 pub type portal_auth_done_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, error: *const portal_auth_error)>;
@@ -66,8 +73,9 @@ pub type portal_auth_job_fn = Option<unsafe extern "C" fn(job: *mut c_void)>;
 pub type portal_auth_dispatch_fn =
     Option<unsafe extern "C" fn(dispatcher_data: *mut c_void, run: portal_auth_job_fn, job: *mut c_void)>;
 pub type portal_auth_opener_fn =
-    Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, ephemeral: i32) -> c_int>;
-pub type portal_auth_log_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, level: i32, message: *const c_char)>;
+    Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, ephemeral: portal_auth_bool) -> c_int>;
+pub type portal_auth_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: portal_auth_log_level, message: *const c_char)>;
 
 #[repr(C)]
 pub struct portal_auth_storage_callbacks {
@@ -88,10 +96,10 @@ pub struct portal_auth_options {
     pub api_host: *const c_char,
     pub magic_link_from_email: *const c_char,
     pub magic_link_template_id: *const c_char,
-    pub is_account_abstracted: i32,
-    pub storage: i32,
-    pub connect_timeout_ms: u32,
-    pub request_timeout_ms: u32,
+    pub is_account_abstracted: portal_auth_bool,
+    pub storage: portal_auth_storage_kind,
+    pub connect_timeout_ms: i32,
+    pub request_timeout_ms: i32,
     pub host_storage: *const portal_auth_storage_callbacks,
 }
 
@@ -141,15 +149,15 @@ extern "C" {
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
     pub fn portal_auth_methods_at(methods: *const portal_auth_methods, index: usize) -> *const c_char;
-    pub fn portal_auth_methods_auto_create_wallet(methods: *const portal_auth_methods) -> i32;
+    pub fn portal_auth_methods_auto_create_wallet(methods: *const portal_auth_methods) -> portal_auth_bool;
     pub fn portal_auth_methods_count(methods: *const portal_auth_methods) -> usize;
     pub fn portal_auth_new(
         options: *const portal_auth_options,
         out_client: *mut *mut portal_auth,
         out_error: *mut *mut portal_auth_error,
     ) -> portal_auth_code;
-    pub fn portal_auth_options_init(options: *mut portal_auth_options, size: isize);
-    pub fn portal_auth_prefers_ephemeral_web_browser_session(client: *const portal_auth) -> i32;
+    pub fn portal_auth_options_init(options: *mut portal_auth_options, size: usize);
+    pub fn portal_auth_prefers_ephemeral_web_browser_session(client: *const portal_auth) -> portal_auth_bool;
     pub fn portal_auth_restore_session(
         client: *mut portal_auth,
         done: portal_auth_session_fn,
@@ -158,8 +166,8 @@ extern "C" {
     ) -> portal_auth_code;
     pub fn portal_auth_result_client_id(result: *const portal_auth_result) -> *const c_char;
     pub fn portal_auth_result_end_user_id(result: *const portal_auth_result) -> *const c_char;
-    pub fn portal_auth_result_is_account_abstracted(result: *const portal_auth_result) -> i32;
-    pub fn portal_auth_result_kind(result: *const portal_auth_result) -> i32;
+    pub fn portal_auth_result_is_account_abstracted(result: *const portal_auth_result) -> portal_auth_bool;
+    pub fn portal_auth_result_kind(result: *const portal_auth_result) -> portal_auth_result_type;
     pub fn portal_auth_result_session(result: *const portal_auth_result) -> *mut portal_auth_session;
     pub fn portal_auth_result_totp_link(result: *const portal_auth_result) -> *const c_char;
     pub fn portal_auth_result_user_jwt(result: *const portal_auth_result) -> *const c_char;
@@ -193,11 +201,13 @@ extern "C" {
         client: *mut portal_auth,
         dispatch: portal_auth_dispatch_fn,
         dispatcher_data: *mut c_void,
-    );
-    pub fn portal_auth_set_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void);
-    pub fn portal_auth_set_log_level(level: i32);
-    pub fn portal_auth_set_prefers_ephemeral_web_browser_session(client: *mut portal_auth, prefers: i32)
-        -> portal_auth_code;
+    ) -> portal_auth_code;
+    pub fn portal_auth_set_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
+    pub fn portal_auth_set_log_level(level: portal_auth_log_level) -> portal_auth_code;
+    pub fn portal_auth_set_prefers_ephemeral_web_browser_session(
+        client: *mut portal_auth,
+        prefers: portal_auth_bool,
+    ) -> portal_auth_code;
     pub fn portal_auth_sign_in_with_apple(
         client: *mut portal_auth,
         timeout_ms: i32,
@@ -215,20 +225,20 @@ extern "C" {
     pub fn portal_auth_string_free(string: *mut c_char);
     pub fn portal_auth_totp_qr_png(
         otpauth_url: *const c_char,
-        scale: f64,
+        scale: i32,
         out_png: *mut *mut u8,
         out_length: *mut usize,
         out_error: *mut *mut portal_auth_error,
     ) -> portal_auth_code;
     pub fn portal_auth_totp_qr_svg(
         otpauth_url: *const c_char,
-        scale: f64,
+        scale: i32,
         out_svg: *mut *mut c_char,
         out_error: *mut *mut portal_auth_error,
     ) -> portal_auth_code;
     pub fn portal_auth_totp_qr_terminal(
         otpauth_url: *const c_char,
-        colors: i32,
+        colors: portal_auth_terminal_colors,
         out_text: *mut *mut c_char,
         out_error: *mut *mut portal_auth_error,
     ) -> portal_auth_code;

@@ -144,7 +144,7 @@ impl AuthMethods {
                 .filter_map(|index| borrowed(ffi::portal_auth_methods_at(methods, index)))
                 .map(AuthMethod::from_wire)
                 .collect(),
-            auto_create_wallet: ffi::portal_auth_methods_auto_create_wallet(methods) == 1,
+            auto_create_wallet: ffi::portal_auth_methods_auto_create_wallet(methods) == ffi::PORTAL_AUTH_TRUE,
         }
     }
 }
@@ -172,10 +172,11 @@ pub fn totp_secret(otpauth_url: &str) -> Option<String> {
 /// `(modules + 8) × scale` pixels square, black on white.
 pub fn totp_qr_png(otpauth_url: &str, scale: u32) -> Result<Vec<u8>, Error> {
     let link = c_string(otpauth_url, "otpauth_url")?;
+    let scale = c_scale(scale)?;
     let (mut png, mut length, mut error) = (ptr::null_mut(), 0usize, ptr::null_mut());
     // SAFETY: the buffer is ours to copy and free.
     unsafe {
-        let code = ffi::portal_auth_totp_qr_png(link.as_ptr(), f64::from(scale), &mut png, &mut length, &mut error);
+        let code = ffi::portal_auth_totp_qr_png(link.as_ptr(), scale, &mut png, &mut length, &mut error);
         if code != ffi::PORTAL_AUTH_OK {
             return Err(Error::take(code, error));
         }
@@ -187,9 +188,13 @@ pub fn totp_qr_png(otpauth_url: &str, scale: u32) -> Result<Vec<u8>, Error> {
 
 /// The QR code of an enrollment link as SVG text, `scale` pixels a module.
 pub fn totp_qr_svg(otpauth_url: &str, scale: u32) -> Result<String, Error> {
-    text_out("otpauth_url", otpauth_url, |link, out, error| unsafe {
-        ffi::portal_auth_totp_qr_svg(link, f64::from(scale), out, error)
-    })
+    let scale = c_scale(scale)?;
+    text_out("otpauth_url", otpauth_url, |link, out, error| unsafe { ffi::portal_auth_totp_qr_svg(link, scale, out, error) })
+}
+
+/// A scale as the C ABI's int32 of whole pixels; the library refuses what it cannot draw.
+fn c_scale(scale: u32) -> Result<i32, Error> {
+    i32::try_from(scale).map_err(|_| Error::out_of_range("scale"))
 }
 
 /// The QR code of an enrollment link as half blocks for a terminal, each line ending in "\n".

@@ -45,7 +45,8 @@ private func fuzzRedirect(_ bytes: [UInt8]) {
 
 private let jwtDetails = [UserJwt.malformed, UserJwt.notBase64, UserJwt.unreadableClaims, UserJwt.noEndUserId]
 
-/// The userJwt reader (§7): a non-blank id, or one of the fixed details (never the JWT).
+/// The userJwt reader (docs/protocol.md §7): a non-blank id, or one of the fixed details (never
+/// the JWT).
 private func fuzzUserJwt(_ bytes: [UInt8]) {
     let jwt = String(decoding: bytes, as: UTF8.self)
     do {
@@ -57,7 +58,8 @@ private func fuzzUserJwt(_ bytes: [UInt8]) {
     }
 }
 
-/// The otpauth parser (§8): a normalised link starts with otpauth://, a secret is base32.
+/// The otpauth parser (docs/protocol.md §8): a normalised link starts with otpauth://, a secret
+/// is base32.
 private func fuzzOtpauth(_ bytes: [UInt8]) {
     let link = String(decoding: bytes, as: UTF8.self)
     if let normalised = TotpLink.normalised(link) {
@@ -70,9 +72,9 @@ private func fuzzOtpauth(_ bytes: [UInt8]) {
     }
 }
 
-/// The response envelope decoder (§1, §2): every payload shape either decodes or is
-/// malformedResponse naming the path, nothing else. The JSON reader under it: a document it
-/// accepts, written back, reads as the same value.
+/// The response envelope decoder (docs/protocol.md §1, §2): every payload shape either decodes
+/// or is malformedResponse naming the path, nothing else. The JSON reader under it: a document
+/// it accepts, written back, reads as the same value.
 private func fuzzEnvelope(_ bytes: [UInt8]) {
     if let value = JSONValue.parse(bytes) {
         check(JSONValue.parse(value.encoded) == value, "JSON written back reads the same")

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// The loopback redirect URLs a browser sign-in accepts (docs/desktop.md, RFC 8252 §7.3).
+/// The loopback redirect URLs a browser sign-in accepts (docs/desktop.md "Browser sign-in",
+/// RFC 8252 §7.3).
 @Suite struct LoopbackRedirectTests {
     @Test func loopbackAddressesWithAnExplicitPortAreAccepted() throws {
         let ipv4 = try #require(LoopbackRedirect("  http://127.0.0.1:8765/callback?app=1#x "))

@@ -1,6 +1,7 @@
-/// A redirect URL a browser sign-in can listen on (docs/desktop.md, RFC 8252 §7.3): `http`, a
-/// loopback host (`127.0.0.1`, `[::1]` or `localhost`) and an explicit port. Portal matches
-/// the redirect byte for byte, so the port is the allow-listed one, never an ephemeral one.
+/// A redirect URL a browser sign-in can listen on (docs/desktop.md "Browser sign-in",
+/// RFC 8252 §7.3): `http`, a loopback host (`127.0.0.1`, `[::1]` or `localhost`) and an
+/// explicit port. Portal matches the redirect byte for byte, so the port is the allow-listed
+/// one, never an ephemeral one.
 struct LoopbackRedirect: Equatable, Sendable {
     enum Host: Equatable, Sendable {
         case ipv4

@@ -21,8 +21,8 @@ extension PortalAuth {
         }
     }
 
-    /// What a redirect URL carries for a client of `configured` (§3, §4). The browser
-    /// sign-in's page says the same as the exchange that follows it.
+    /// What a redirect URL carries for a client of `configured` (docs/protocol.md §3, §4).
+    /// The browser sign-in's page says the same as the exchange that follows it.
     enum RedirectContent: Equatable {
         /// Another URL, no token, or no known method marker.
         case notASignIn

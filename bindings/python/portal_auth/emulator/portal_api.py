@@ -51,7 +51,7 @@ class PortalApi:
         except ApiError as exc:
             return error_response(exc.status, exc.message)
 
-    # -- §1 transport rules ----------------------------------------------------
+    # -- docs/protocol.md §1: transport rules -------------------------------------
 
     def _check_headers(self, request: Request) -> Environment:
         env_id = request.header("x-portal-auth-environment-id")

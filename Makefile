@@ -3,7 +3,7 @@
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build demo test library header install clean fuzz sanitize bench
+.PHONY: all deps build demo test library header install docs clean fuzz sanitize bench
 
 all: build
 
@@ -32,17 +32,23 @@ sanitize: deps
 bench: deps
 	bench/run.sh
 
-# libportalauth.so, self-contained (static Swift runtime, only portal_auth_* exported).
+# libportalauth.so.0, self-contained (static Swift runtime, only versioned portal_auth_* exported).
 library: deps
 	scripts/build-library.sh
 
-# The library, its headers and portal-auth.pc under $(PREFIX).
+# The library (stripped, its debug information apart), the header, portal-auth.pc and the
+# CMake package under $(PREFIX).
 install: deps
 	scripts/install.sh "$(PREFIX)"
 
-# Regenerates include/portal_auth.h after a change to the @c exports.
+# What swiftc declares for the @c exports (.build/portal_auth.generated.h), compared with
+# the hand-written include/portal_auth.h.
 header: build
-	scripts/generate-header.sh
+	scripts/compare-header.py "$$(scripts/generate-header.sh)"
+
+# The HTML reference of include/portal_auth.h (Doxygen), in .build/docs/html; fails on a warning.
+docs: deps
+	scripts/docs.sh
 
 clean:
 	rm -rf .build

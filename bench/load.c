@@ -3,7 +3,7 @@
  *                  storage (c-library)
  *   load floor     dlopen libcurl and libsecret and make a curl handle (c-floor)
  * Time from before dlopen to the first handle, and the growth of resident memory. */
-#include <portal_auth_types.h>
+#include <portal_auth.h>
 
 #include "bench.h"
 

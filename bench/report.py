@@ -57,6 +57,12 @@ def command(*args: str) -> str:
         return "?"
 
 
+def debug_information(library: str) -> str:
+    """The separate debug information `make install` lays beside the library (lib/.debug)."""
+    installed = os.path.realpath(library)
+    return os.path.join(os.path.dirname(installed), ".debug", os.path.basename(installed) + ".debug")
+
+
 def machine(library: str) -> list[str]:
     cpu = next((line.split(":", 1)[1].strip() for line in command("lscpu").splitlines() if line.startswith("Model name")), "?")
     memory = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")), "0")
@@ -67,7 +73,8 @@ def machine(library: str) -> list[str]:
         f"- system: {platform.system()} {platform.release()} {platform.machine()}, Debian {debian}",
         f"- {command('swift', '--version').splitlines()[0] if command('swift', '--version') != '?' else 'swift ?'}",
         f"- {command('nginx', '-v')} (Debian's), one worker, keep-alive; Python {platform.python_version()}",
-        f"- libportalauth.so: {os.path.getsize(library) / 1e6:.1f} MB (release, static Swift runtime)",
+        f"- {os.path.basename(library)}: {os.path.getsize(library) / 1e6:.1f} MB as installed, stripped (release, static Swift"
+        f" runtime); its debug information apart, {os.path.getsize(debug_information(library)) / 1e6:.1f} MB",
     ]
 
 

@@ -21,8 +21,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== bench: the release library"
-library=$(scripts/build-library.sh)
+echo "== bench: the release library, installed (stripped) in a temporary prefix"
+scripts/install.sh "$work/prefix"
+library="$work/prefix/lib/libportalauth.so.0"
 
 echo "== bench: a virtual environment with the binding, requests and keyring"
 python3 -m venv "$work/venv"
@@ -32,7 +33,7 @@ PORTAL_AUTH_LIBRARY="$library" "${pip[@]}" ./bindings/python
 python="$work/venv/bin/python"
 
 echo "== bench: the C contenders"
-flags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-attributes -Wno-unknown-pragmas -Ibench -Iinclude)
+flags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Ibench -Iinclude)
 gcc "${flags[@]}" bench/library.c -L"$(dirname "$library")" -lportalauth -Wl,-rpath,"$(dirname "$library")" \
     -lm -pthread -o "$work/c-library"
 read -r -a system_flags <<< "$(pkg-config --cflags --libs libcurl libsecret-1)"

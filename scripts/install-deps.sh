@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-venv curl
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium
-          gcc g++ binutils valgrind cargo)
+          gcc g++ binutils valgrind cargo
+          clang gdb abigail-tools doxygen cmake meson ninja-build)
 # The benchmark's loopback server.
 [ "${1:-}" = bench ] && packages+=(nginx)
 

@@ -2,10 +2,11 @@
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
 # tested end to end with the emulator, fault injection included), the Swift suite (which
 # starts the emulators it needs on loopback and stops them) inside a private keyring, the C
-# ABI's packaging checks and C tests, the C sample and the Rust crate against the installed
-# library, the fuzzers for a bounded time, the Swift suite again under ThreadSanitizer and
-# AddressSanitizer, and an audit of every log line the library wrote during all of it. Ends
-# with one summary line.
+# ABI's packaging checks (soname, versioned symbols, debug information, the ABI baseline) and
+# C tests, the header's checks, the consumer projects, the documentation and its citations,
+# the C sample and the Rust crate against the installed library, the fuzzers for a bounded
+# time, the Swift suite again under ThreadSanitizer and AddressSanitizer, and an audit of
+# every log line the library wrote during all of it. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp -d)
@@ -36,6 +37,18 @@ echo "== C ABI packaging"
 scripts/test-library.sh 2>&1 | tee "$log/c-abi"
 c_abi_count=$(sed -n 's/^c-abi: \([0-9]*\) passed, 0 failed$/\1/p' "$log/c-abi")
 
+echo "== The C header: plain C under gcc and clang, and the declarations of the Swift exports"
+scripts/test-header.sh 2>&1 | tee "$log/header"
+header_count=$(sed -n 's/^header: \([0-9]*\) passed, 0 failed$/\1/p' "$log/header")
+
+echo "== Consumer projects: pkg-config, CMake and Meson, against the installed library"
+scripts/test-consumers.sh 2>&1 | tee "$log/consumers"
+consumers_count=$(sed -n 's/^consumers: \([0-9]*\) passed, 0 failed$/\1/p' "$log/consumers")
+
+echo "== Documentation: make docs (Doxygen) and the citations of docs/"
+scripts/test-docs.sh 2>&1 | tee "$log/docs"
+docs_count=$(sed -n 's/^docs: \([0-9]*\) passed, 0 failed$/\1/p' "$log/docs")
+
 echo "== The C sample and the Rust crate, against the installed library"
 scripts/test-bindings.sh 2>&1 | tee "$log/bindings"
 bindings_count=$(sed -n 's/^bindings: \([0-9]*\) passed, 0 failed$/\1/p' "$log/bindings")
@@ -52,7 +65,7 @@ echo "== Log audit: no secret the emulators issued in any log line of this run"
 python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE" 2>&1 | tee "$log/audit"
 audit_count=$(sed -n 's/^log-audit: \([0-9]*\) passed, 0 failed$/\1/p' "$log/audit")
 
-counts=("$python_count" "$swift_count" "$c_abi_count" "$bindings_count" "$fuzz_count" "$sanitize_count" "$audit_count")
+counts=("$python_count" "$swift_count" "$c_abi_count" "$header_count" "$consumers_count" "$docs_count" "$bindings_count" "$fuzz_count" "$sanitize_count" "$audit_count")
 total=0
 for count in "${counts[@]}"; do
     [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }

@@ -80,9 +80,9 @@ static inline void emit_latency(const char *contender, const char *metric, doubl
     emit(contender, name, quantile(samples, n, 0.99));
 }
 
-#ifdef PORTAL_AUTH_TYPES_H
+#ifdef PORTAL_AUTH_H
 /* The benchmark's client options, on options the library's portal_auth_options_init filled. */
-static inline void bench_options(portal_auth_options *options, int32_t storage) {
+static inline void bench_options(portal_auth_options *options, portal_auth_storage_kind storage) {
     options->auth_environment_id = "env-bench";
     options->redirect_url = "myapp://auth/callback";
     options->api_host = getenv("BENCH_BASE");

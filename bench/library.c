@@ -49,7 +49,7 @@ static void wait_completed(int count) {
     pthread_mutex_unlock(&lock);
 }
 
-static portal_auth *client(int32_t storage) {
+static portal_auth *client(portal_auth_storage_kind storage) {
     portal_auth_options options;
     portal_auth_options_init(&options, sizeof options);
     bench_options(&options, storage);

@@ -8,16 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { echo "FAILED: $1" >&2; echo "bindings: $passed passed, 1 failed"; exit 1; }
+source scripts/stage.sh bindings
 
-prefix="$work/prefix"
-scripts/install.sh "$prefix"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-soname=$(readelf -d "$prefix/lib/libportalauth.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+install_prefix
 
 # PROGRAM loads the library by its soname, and finds it in the prefix.
 #   loads_by_soname LABEL PROGRAM
@@ -61,4 +54,4 @@ rust_count=$(awk '/^test result: ok\. [0-9]+ passed; 0 failed/ { sum += $4 } END
 passed=$((passed + rust_count))
 loads_by_soname "the crate's example" "$CARGO_TARGET_DIR/debug/examples/sign_in"
 
-echo "bindings: $passed passed, 0 failed"
+finish

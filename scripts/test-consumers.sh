@@ -6,16 +6,9 @@
 # the prefix and runs. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { echo "FAILED: $1" >&2; echo "consumers: $passed passed, 1 failed"; exit 1; }
+source scripts/stage.sh consumers
 
-prefix="$work/prefix"
-scripts/install.sh "$prefix"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-soname=$(readelf -d "$prefix/lib/libportalauth.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+install_prefix
 version=$(sed -n 's/^#define PORTAL_AUTH_VERSION_STRING "\(.*\)"$/\1/p' include/portal_auth.h)
 
 # Runs the consumer a project built, as it is (no LD_LIBRARY_PATH): it must load the library
@@ -52,4 +45,4 @@ pass "CMake: find_package(PortalAuth 1.0) refuses $version"
     > "$work/meson.log" 2>&1 || { cat "$work/meson.log"; fail "the Meson consumer does not build"; }
 run_consumer "Meson: dependency('portal-auth', version: '>=0.1')" "$work/meson/consumer"
 
-echo "consumers: $passed passed, 0 failed"
+finish

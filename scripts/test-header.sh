@@ -7,14 +7,9 @@
 # declaration that differs). Needs `swift build` first. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { echo "FAILED: $1" >&2; echo "header: $passed passed, 1 failed"; exit 1; }
+source scripts/stage.sh header
 
-prefix="$work/prefix"
-scripts/install.sh "$prefix"
+install_prefix
 header="$prefix/include/portal_auth.h"
 
 LC_ALL=C grep -n '[^[:print:][:space:]]' "$header" && fail "the header holds characters that are not ASCII"
@@ -61,4 +56,4 @@ EXPECTED
 diff -u "$work/expected" "$work/report" || fail "compare-header.py does not name each declaration that differs"
 pass "a changed parameter, a missing and an extra declaration are each named"
 
-echo "header: $passed passed, 0 failed"
+finish

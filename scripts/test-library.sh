@@ -11,27 +11,19 @@
 # with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { echo "FAILED: $1" >&2; echo "c-abi: $passed passed, 1 failed"; exit 1; }
+source scripts/stage.sh c-abi
 
-prefix="$work/prefix"
-scripts/install.sh "$prefix"
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+install_prefix
 macro() { sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" include/portal_auth.h; }
 soversion=$(macro PORTAL_AUTH_SOVERSION)
-soname=libportalauth.so.$soversion
 file=$soname.$(macro PORTAL_AUTH_VERSION_MINOR).$(macro PORTAL_AUTH_VERSION_PATCH)
 library="$prefix/lib/$file"
 
-# The file, the soname's link and the linker's link.
+# The soname of PORTAL_AUTH_SOVERSION; the file, the soname's link and the linker's link.
+[ "$soname" = "libportalauth.so.$soversion" ] || fail "the soname is '$soname', not libportalauth.so.$soversion"
 [ -f "$library" ] && [ ! -L "$library" ] || fail "$file is not installed as a file"
 [ "$(readlink "$prefix/lib/$soname")" = "$file" ] || fail "$soname is not a link to $file"
 [ "$(readlink "$prefix/lib/libportalauth.so")" = "$soname" ] || fail "libportalauth.so is not a link to $soname"
-recorded=$(readelf -d "$library" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
-[ "$recorded" = "$soname" ] || fail "the soname is '$recorded', not $soname"
 pass "$file with the soname $soname, linked from $soname and libportalauth.so"
 
 # Every global symbol defined: portal_auth_*@@PORTAL_AUTH_<soversion>, beside the node itself.
@@ -54,7 +46,7 @@ pass "stripped to $(stat -c %s "$library") bytes; gdb reads its lines from lib/.
 
 # Declared: the portal_auth_* functions of the preprocessed header. Exported: the library's
 # global defined dynamic symbols, without their version.
-gcc -E -P -Iinclude include/portal_auth.h | grep -o '\bportal_auth_[a-z0-9_]*\s*(' | tr -d ' (' | sort -u > "$work/declared"
+gcc -E -P "$prefix/include/portal_auth.h" | grep -o '\bportal_auth_[a-z0-9_]*\s*(' | tr -d ' (' | sort -u > "$work/declared"
 sed 's/@.*//' "$work/versioned" > "$work/exported"
 diff -u "$work/declared" "$work/exported" || fail "header and exports disagree"
 pass "the header declares exactly the $(wc -l < "$work/exported") exported symbols"
@@ -176,4 +168,4 @@ if $can_hide; then
     done
 fi
 
-echo "c-abi: $passed passed, 0 failed"
+finish

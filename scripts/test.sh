@@ -33,39 +33,30 @@ echo "== Swift tests (inside a private D-Bus session with gnome-keyring)"
 scripts/private-keyring.sh run swift test --disable-xctest 2>&1 | tee "$log/swift"
 swift_count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$log/swift" | tail -n 1)
 
-echo "== C ABI packaging"
-scripts/test-library.sh 2>&1 | tee "$log/c-abi"
-c_abi_count=$(sed -n 's/^c-abi: \([0-9]*\) passed, 0 failed$/\1/p' "$log/c-abi")
+# Runs a stage that closes with "NAME: N passed, 0 failed"; its N joins the total.
+#   run_stage NAME TITLE COMMAND...
+stage_counts=()
+run_stage() {
+    local name=$1 title=$2
+    shift 2
+    echo "== $title"
+    "$@" 2>&1 | tee "$log/$name"
+    stage_counts+=("$(sed -n "s/^$name: \([0-9]*\) passed, 0 failed\$/\1/p" "$log/$name")")
+}
+run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline, the C tests" \
+    scripts/test-library.sh
+run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \
+    scripts/test-header.sh
+run_stage consumers "Consumer projects: pkg-config, CMake and Meson, against the installed library" \
+    scripts/test-consumers.sh
+run_stage docs "Documentation: make docs (Doxygen) and the citations of docs/" scripts/test-docs.sh
+run_stage bindings "The C sample and the Rust crate, against the installed library" scripts/test-bindings.sh
+run_stage fuzz "Fuzzing (libFuzzer, 20 s per target)" scripts/fuzz.sh 20
+run_stage sanitize "Swift tests under ThreadSanitizer and AddressSanitizer" scripts/sanitize.sh
+run_stage log-audit "Log audit: no secret the emulators issued in any log line of this run" \
+    python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE"
 
-echo "== The C header: plain C under gcc and clang, and the declarations of the Swift exports"
-scripts/test-header.sh 2>&1 | tee "$log/header"
-header_count=$(sed -n 's/^header: \([0-9]*\) passed, 0 failed$/\1/p' "$log/header")
-
-echo "== Consumer projects: pkg-config, CMake and Meson, against the installed library"
-scripts/test-consumers.sh 2>&1 | tee "$log/consumers"
-consumers_count=$(sed -n 's/^consumers: \([0-9]*\) passed, 0 failed$/\1/p' "$log/consumers")
-
-echo "== Documentation: make docs (Doxygen) and the citations of docs/"
-scripts/test-docs.sh 2>&1 | tee "$log/docs"
-docs_count=$(sed -n 's/^docs: \([0-9]*\) passed, 0 failed$/\1/p' "$log/docs")
-
-echo "== The C sample and the Rust crate, against the installed library"
-scripts/test-bindings.sh 2>&1 | tee "$log/bindings"
-bindings_count=$(sed -n 's/^bindings: \([0-9]*\) passed, 0 failed$/\1/p' "$log/bindings")
-
-echo "== Fuzzing (libFuzzer, 20 s per target)"
-scripts/fuzz.sh 20 2>&1 | tee "$log/fuzz"
-fuzz_count=$(sed -n 's/^fuzz: \([0-9]*\) passed, 0 failed$/\1/p' "$log/fuzz")
-
-echo "== Swift tests under ThreadSanitizer and AddressSanitizer"
-scripts/sanitize.sh 2>&1 | tee "$log/sanitize"
-sanitize_count=$(sed -n 's/^sanitize: \([0-9]*\) passed, 0 failed$/\1/p' "$log/sanitize")
-
-echo "== Log audit: no secret the emulators issued in any log line of this run"
-python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE" 2>&1 | tee "$log/audit"
-audit_count=$(sed -n 's/^log-audit: \([0-9]*\) passed, 0 failed$/\1/p' "$log/audit")
-
-counts=("$python_count" "$swift_count" "$c_abi_count" "$header_count" "$consumers_count" "$docs_count" "$bindings_count" "$fuzz_count" "$sanitize_count" "$audit_count")
+counts=("$python_count" "$swift_count" "${stage_counts[@]}")
 total=0
 for count in "${counts[@]}"; do
     [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }

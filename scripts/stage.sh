@@ -5,6 +5,10 @@
 #   finish                  closes with "NAME: N passed, 0 failed"
 #   install_prefix          `make install` into $work/prefix: sets prefix, soname and
 #                           PKG_CONFIG_PATH
+#   loads_by_soname LABEL PROGRAM   fails unless PROGRAM loads the library by its soname,
+#                           found in the prefix when run as it is (no LD_LIBRARY_PATH)
+# Outputs are read whole before grep looks at them: under pipefail, `command | grep -q`
+# fails whenever grep stops reading before the command has written everything.
 stage=${1:?usage: source scripts/stage.sh NAME}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -17,4 +21,12 @@ install_prefix() {
     scripts/install.sh "$prefix"
     export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
     soname=$(readelf -d "$prefix/lib/libportalauth.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+}
+loads_by_soname() {
+    local dynamic resolved
+    dynamic=$(readelf -d "$2")
+    resolved=$(env -u LD_LIBRARY_PATH ldd "$2")
+    grep -q "(NEEDED).*\[$soname\]" <<< "$dynamic" || fail "$1 does not load the library as $soname"
+    grep -q "$soname => $prefix/lib/$soname " <<< "$resolved" \
+        || fail "$1 does not find $soname in the prefix: $(grep portalauth <<< "$resolved")"
 }

@@ -12,14 +12,6 @@ source scripts/stage.sh bindings
 
 install_prefix
 
-# PROGRAM loads the library by its soname, and finds it in the prefix.
-#   loads_by_soname LABEL PROGRAM
-loads_by_soname() {
-    readelf -d "$2" | grep -q "(NEEDED).*\[$soname\]" || fail "$1 does not load the library as $soname"
-    env -u LD_LIBRARY_PATH ldd "$2" | grep -q "$soname => $prefix/lib/$soname" || fail "$1 does not find $soname in the prefix"
-    pass "$1 loads the library as $soname"
-}
-
 source scripts/emulator.sh
 start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
@@ -42,6 +34,7 @@ quick_start bindings/rust/README.md
 
 make -s -C bindings/c OUT="$work/portal-auth-login" || fail "portal-auth-login does not build"
 loads_by_soname "the C sample" "$work/portal-auth-login"
+pass "the C sample loads the library as $soname"
 PORTAL_AUTH_LOGIN="$work/portal-auth-login" python3 -m unittest discover -v -s bindings/c/tests 2>&1 | tee "$work/c-sample" \
     || fail "the C sample's tests"
 c_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$work/c-sample")
@@ -53,5 +46,6 @@ rust_count=$(awk '/^test result: ok\. [0-9]+ passed; 0 failed/ { sum += $4 } END
 [ "$rust_count" -gt 0 ] || fail "cargo test ran no test"
 passed=$((passed + rust_count))
 loads_by_soname "the crate's example" "$CARGO_TARGET_DIR/debug/examples/sign_in"
+pass "the crate's example loads the library as $soname"
 
 finish

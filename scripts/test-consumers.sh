@@ -17,9 +17,7 @@ version=$(sed -n 's/^#define PORTAL_AUTH_VERSION_STRING "\(.*\)"$/\1/p' include/
 run_consumer() {
     local label=$1 program=$2
     [ -x "$program" ] || fail "$label built no program"
-    readelf -d "$program" | grep -q "(NEEDED).*\[$soname\]" || fail "$label: the program does not load $soname"
-    env -u LD_LIBRARY_PATH ldd "$program" | grep -q "$soname => $prefix/lib/$soname" \
-        || fail "$label: $soname does not resolve to the prefix: $(env -u LD_LIBRARY_PATH ldd "$program" | grep portalauth)"
+    loads_by_soname "$label: the program" "$program"
     [ "$(env -u LD_LIBRARY_PATH "$program")" = "consumer: $version" ] || fail "$label: the program failed"
     pass "$label"
 }

@@ -35,11 +35,11 @@ grep -qx "0* A PORTAL_AUTH_$soversion" "$work/dynamic" || fail "no version node 
 pass "the $(wc -l < "$work/versioned") exports are portal_auth_*, each in the version node PORTAL_AUTH_$soversion"
 
 # Stripped, with its debug information apart, where gdb finds it through the debug link.
-readelf -S -W "$library" | grep -q -e ' \.debug_info ' -e ' \.symtab ' && fail "$file is not stripped"
+grep -q -e ' \.debug_info ' -e ' \.symtab ' <<< "$(readelf -S -W "$library")" && fail "$file is not stripped"
 objcopy --dump-section .gnu_debuglink="$work/debuglink" "$library" "$work/scratch" 2>/dev/null || fail "$file has no debug link"
 link=$(tr '\0' '\n' < "$work/debuglink" | head -n 1)
 [ "$link" = "$file.debug" ] || fail "the debug link names '$link', not $file.debug"
-readelf -S -W "$prefix/lib/.debug/$file.debug" | grep -q ' \.debug_info ' || fail "lib/.debug/$file.debug holds no debug information"
+grep -q ' \.debug_info ' <<< "$(readelf -S -W "$prefix/lib/.debug/$file.debug")" || fail "lib/.debug/$file.debug holds no debug information"
 gdb -batch -nx -ex 'info line portal_auth_version' "$prefix/lib/$soname" > "$work/gdb" 2>&1
 grep -q '^Line [0-9]* of ".*Sources/PortalAuthC/Version\.swift"' "$work/gdb" || { cat "$work/gdb"; fail "gdb finds no line of portal_auth_version"; }
 pass "stripped to $(stat -c %s "$library") bytes; gdb reads its lines from lib/.debug/$file.debug"
@@ -72,7 +72,8 @@ pass "scripts/abi.sh lets an added function pass and fails a changed parameter, 
 # Only what the static Swift runtime needs: libc, libm, libstdc++, libgcc_s and the dynamic
 # loader; nothing of the Swift toolchain. libcurl, libsecret (with GLib), libqrencode and
 # libpng are opened on first use (Sources/CLibraryLoader), so a client costs none of them.
-ldd "$library" | grep -q -e swift -e '/opt/' && fail "the library depends on the Swift toolchain: $(ldd "$library" | grep -e swift -e /opt/)"
+dependencies=$(ldd "$library")
+grep -q -e swift -e '/opt/' <<< "$dependencies" && fail "the library depends on the Swift toolchain: $(grep -e swift -e /opt/ <<< "$dependencies")"
 direct=$(readelf -d "$library" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
 for needed in $direct; do
     case "$needed" in
@@ -102,7 +103,7 @@ gcc -std=c11 "${flags[@]}" "$work/version.c" "${portal_auth_flags[@]}" -o "$work
     || fail "the installed header does not compile as C11"
 g++ -std=c++17 "${flags[@]}" "$work/version.cpp" "${portal_auth_flags[@]}" -o "$work/version-cpp" \
     || fail "the installed header does not compile as C++17"
-readelf -d "$work/version-c" | grep -q "(NEEDED).*\[$soname\]" || fail "version-c does not load the library by its soname"
+grep -q "(NEEDED).*\[$soname\]" <<< "$(readelf -d "$work/version-c")" || fail "version-c does not load the library by its soname"
 pass "a C11 and a C++17 program build with pkg-config against the installed library, which they load as $soname"
 
 for program in version-c version-cpp; do

@@ -7,8 +7,8 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 /// authorize URL through the client's opener, waits for the browser to come back to the
 /// loopback redirect URL (`http://127.0.0.1:<port>/<path>`, `[::1]` or `localhost`), and
 /// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait
-/// (zero or less: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED), or an
-/// error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
+/// (zero or less: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED),
+/// or an error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
 /// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use or a failed opener,
 /// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
 /// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.

@@ -143,8 +143,9 @@ typedef enum portal_auth_bool {
 /** The version of this header as text. */
 #define PORTAL_AUTH_VERSION_STRING "0.1.0"
 /** The version of this header as one comparable number: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define PORTAL_AUTH_VERSION_NUMBER \
-    (PORTAL_AUTH_VERSION_MAJOR * 10000 + PORTAL_AUTH_VERSION_MINOR * 100 + PORTAL_AUTH_VERSION_PATCH)
+#define PORTAL_AUTH_VERSION_NUMBER                                              \
+    (PORTAL_AUTH_VERSION_MAJOR * 10000 + PORTAL_AUTH_VERSION_MINOR * 100 +      \
+     PORTAL_AUTH_VERSION_PATCH)
 /** The number in the soname, libportalauth.so.0: it changes only with an incompatible ABI. */
 #define PORTAL_AUTH_SOVERSION 0
 
@@ -354,8 +355,8 @@ typedef void (*portal_auth_methods_fn)(void *user_data, const portal_auth_method
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_get_methods(portal_auth *client, portal_auth_methods_fn done, void *user_data,
-                                         portal_auth_call **out_call);
+portal_auth_code portal_auth_get_methods(portal_auth *client, portal_auth_methods_fn done,
+                                         void *user_data, portal_auth_call **out_call);
 
 /**
  * The number of methods.
@@ -404,8 +405,9 @@ portal_auth_bool portal_auth_methods_auto_create_wallet(const portal_auth_method
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done, or an email that is not UTF-8.
  */
-portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *email, portal_auth_done_fn done,
-                                             void *user_data, portal_auth_call **out_call);
+portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *email,
+                                             portal_auth_done_fn done, void *user_data,
+                                             portal_auth_call **out_call);
 
 /** @} */
 
@@ -419,7 +421,8 @@ portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *em
  * The callback of the login calls: the authorize URL on success, else an error, each
  * borrowed for the callback.
  */
-typedef void (*portal_auth_url_fn)(void *user_data, const char *url, const portal_auth_error *error);
+typedef void (*portal_auth_url_fn)(void *user_data, const char *url,
+                                   const portal_auth_error *error);
 
 /**
  * Fetches a fresh Google authorize URL for the host to open. Each URL is single-use: fetch
@@ -433,8 +436,8 @@ typedef void (*portal_auth_url_fn)(void *user_data, const char *url, const porta
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_login_with_google(portal_auth *client, portal_auth_url_fn done, void *user_data,
-                                               portal_auth_call **out_call);
+portal_auth_code portal_auth_login_with_google(portal_auth *client, portal_auth_url_fn done,
+                                               void *user_data, portal_auth_call **out_call);
 
 /**
  * Fetches a fresh Apple authorize URL for the host to open; as portal_auth_login_with_google.
@@ -446,8 +449,8 @@ portal_auth_code portal_auth_login_with_google(portal_auth *client, portal_auth_
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_url_fn done, void *user_data,
-                                              portal_auth_call **out_call);
+portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_url_fn done,
+                                              void *user_data, portal_auth_call **out_call);
 
 /** @} */
 
@@ -480,7 +483,8 @@ typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, portal_au
  * @retval PORTAL_AUTH_OK Installed.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client.
  */
-portal_auth_code portal_auth_set_browser_opener(portal_auth *client, portal_auth_opener_fn opener, void *user_data);
+portal_auth_code portal_auth_set_browser_opener(portal_auth *client, portal_auth_opener_fn opener,
+                                                void *user_data);
 
 /**
  * Sets the flag passed to the opener as `ephemeral`.
@@ -491,7 +495,8 @@ portal_auth_code portal_auth_set_browser_opener(portal_auth *client, portal_auth
  * @retval PORTAL_AUTH_OK Set.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, or another value.
  */
-portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_session(portal_auth *client, portal_auth_bool prefers);
+portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_session(portal_auth *client,
+                                                                       portal_auth_bool prefers);
 
 /**
  * The flag passed to the opener as `ephemeral`.
@@ -523,8 +528,9 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_sign_in_with_google(portal_auth *client, int32_t timeout_ms, portal_auth_result_fn done,
-                                                 void *user_data, portal_auth_call **out_call);
+portal_auth_code portal_auth_sign_in_with_google(portal_auth *client, int32_t timeout_ms,
+                                                 portal_auth_result_fn done, void *user_data,
+                                                 portal_auth_call **out_call);
 
 /**
  * Signs in with Apple in the user's browser; as portal_auth_sign_in_with_google.
@@ -537,8 +543,9 @@ portal_auth_code portal_auth_sign_in_with_google(portal_auth *client, int32_t ti
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_sign_in_with_apple(portal_auth *client, int32_t timeout_ms, portal_auth_result_fn done,
-                                                void *user_data, portal_auth_call **out_call);
+portal_auth_code portal_auth_sign_in_with_apple(portal_auth *client, int32_t timeout_ms,
+                                                portal_auth_result_fn done, void *user_data,
+                                                portal_auth_call **out_call);
 
 /** @} */
 
@@ -564,8 +571,9 @@ portal_auth_code portal_auth_sign_in_with_apple(portal_auth *client, int32_t tim
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, url or done, or a URL that is not UTF-8.
  */
-portal_auth_code portal_auth_handle_redirect(portal_auth *client, const char *url, portal_auth_result_fn done,
-                                             void *user_data, portal_auth_call **out_call);
+portal_auth_code portal_auth_handle_redirect(portal_auth *client, const char *url,
+                                             portal_auth_result_fn done, void *user_data,
+                                             portal_auth_call **out_call);
 
 /** @} */
 
@@ -590,8 +598,9 @@ portal_auth_code portal_auth_handle_redirect(portal_auth *client, const char *ur
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, code, user_jwt or done, or a string
  *         that is not UTF-8.
  */
-portal_auth_code portal_auth_verify_totp(portal_auth *client, const char *code, const char *user_jwt,
-                                         portal_auth_result_fn done, void *user_data, portal_auth_call **out_call);
+portal_auth_code portal_auth_verify_totp(portal_auth *client, const char *code,
+                                         const char *user_jwt, portal_auth_result_fn done,
+                                         void *user_data, portal_auth_call **out_call);
 
 /** @} */
 
@@ -703,8 +712,8 @@ typedef void (*portal_auth_session_fn)(void *user_data, portal_auth_session *ses
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_restore_session(portal_auth *client, portal_auth_session_fn done, void *user_data,
-                                             portal_auth_call **out_call);
+portal_auth_code portal_auth_restore_session(portal_auth *client, portal_auth_session_fn done,
+                                             void *user_data, portal_auth_call **out_call);
 
 /**
  * Deletes the persisted session and forgets the client's memory of its last grant, once any
@@ -717,8 +726,8 @@ portal_auth_code portal_auth_restore_session(portal_auth *client, portal_auth_se
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
-portal_auth_code portal_auth_clear_persisted_session(portal_auth *client, portal_auth_done_fn done, void *user_data,
-                                                     portal_auth_call **out_call);
+portal_auth_code portal_auth_clear_persisted_session(portal_auth *client, portal_auth_done_fn done,
+                                                     void *user_data, portal_auth_call **out_call);
 
 /**
  * Keeps a session beyond the callback that lent it.
@@ -754,8 +763,8 @@ const char *portal_auth_session_end_user_id(const portal_auth_session *session);
  * @retval PORTAL_AUTH_E_SESSION_INVALIDATED The session was invalidated.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL session or out_token.
  */
-portal_auth_code portal_auth_session_copy_token(const portal_auth_session *session, char **out_token,
-                                                portal_auth_error **out_error);
+portal_auth_code portal_auth_session_copy_token(const portal_auth_session *session,
+                                                char **out_token, portal_auth_error **out_error);
 
 /**
  * Frees a string the library handed over, clearing its bytes first.
@@ -777,8 +786,9 @@ void portal_auth_string_free(char *string);
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL session or done.
  */
-portal_auth_code portal_auth_session_invalidate(portal_auth_session *session, portal_auth_done_fn done,
-                                                void *user_data, portal_auth_call **out_call);
+portal_auth_code portal_auth_session_invalidate(portal_auth_session *session,
+                                                portal_auth_done_fn done, void *user_data,
+                                                portal_auth_call **out_call);
 
 /** @} */
 
@@ -795,27 +805,30 @@ portal_auth_code portal_auth_session_invalidate(portal_auth_session *session, po
  */
 enum {
     PORTAL_AUTH_OK = 0,                                /**< Success. */
-    PORTAL_AUTH_E_INVALID_ARGUMENT = 1,                /**< An argument or option is unusable. Field: name. */
+    PORTAL_AUTH_E_INVALID_ARGUMENT = 1,                /**< An unusable argument. Field: name. */
     PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED = 2,       /**< No magic-link options. */
-    PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE = 3,         /**< The provider is not enabled. Field: method. */
-    PORTAL_AUTH_E_AUTHENTICATION_FAILED = 4,           /**< The redirect carried an error. Field: detail. */
+    PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE = 3,         /**< Not enabled. Field: method. */
+    PORTAL_AUTH_E_AUTHENTICATION_FAILED = 4,           /**< The redirect's error. Field: detail. */
     PORTAL_AUTH_E_MALFORMED_RESPONSE = 5,              /**< Fields: path, missing (may be NULL). */
     PORTAL_AUTH_E_INVALID_GRANT_RESPONSE = 6,          /**< Neither a session nor a TOTP step. */
     PORTAL_AUTH_E_INVALID_USER_JWT = 7,                /**< Field: detail. */
     PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,         /**< The message says what to do. */
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9, /**< Field: detail (the server's text). */
-    PORTAL_AUTH_E_RATE_LIMITED = 10,                   /**< Portal refuses to send more emails now. */
-    PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,            /**< No QR code for this link at this scale. */
+    PORTAL_AUTH_E_RATE_LIMITED = 10,                   /**< Portal sends no more emails now. */
+    PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,            /**< No QR code of this link, this scale. */
     PORTAL_AUTH_E_UNAUTHORIZED = 20,                   /**< HTTP 401. Field: http_status. */
-    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Another HTTP error. Field: http_status. */
-    PORTAL_AUTH_E_NETWORK = 22,                        /**< No response: refused, reset, timeout, too large; no libcurl. */
+    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Another status. Field: http_status. */
+    /** No response (refused, reset, timed out, too large), or no libcurl. */
+    PORTAL_AUTH_E_NETWORK = 22,
     PORTAL_AUTH_E_SESSION_INVALIDATED = 30,            /**< The session was invalidated. */
     PORTAL_AUTH_E_CANCELLED = 31,                      /**< portal_auth_call_cancel took. */
     PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,                 /**< The web SDK's POPUP_CLOSED. */
     PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,            /**< The web SDK's POPUP_UNAVAILABLE. */
-    PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,            /**< The web SDK's SIGN_IN_ALREADY_IN_PROGRESS. */
+    /** The web SDK's SIGN_IN_ALREADY_IN_PROGRESS. */
+    PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,
     PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,    /**< The web SDK's CALLBACK_INCOMPLETE. */
-    PORTAL_AUTH_E_INTERNAL = 99                        /**< Anything else; also a QR code without libqrencode or libpng. */
+    /** Anything else; also a QR code without libqrencode or libpng. */
+    PORTAL_AUTH_E_INTERNAL = 99
 };
 
 /**
@@ -936,7 +949,7 @@ struct portal_auth_storage_callbacks {
 typedef enum portal_auth_log_level {
     PORTAL_AUTH_LOG_DEBUG = 0,   /**< Detail for debugging. */
     PORTAL_AUTH_LOG_INFO = 1,    /**< What the library did. */
-    PORTAL_AUTH_LOG_WARNING = 2, /**< Something the host may want to know, such as an entry cleared. */
+    PORTAL_AUTH_LOG_WARNING = 2, /**< Worth knowing, such as an undecodable entry cleared. */
     PORTAL_AUTH_LOG_ERROR = 3,   /**< A failure. */
     PORTAL_AUTH_LOG_NONE = 4     /**< For portal_auth_set_log_level only: no line at all. */
 } portal_auth_log_level;
@@ -945,7 +958,8 @@ typedef enum portal_auth_log_level {
  * Receives one log line. The lines name the endUserId where useful and never carry a
  * secret. `message` is borrowed for the call. Called from library threads.
  */
-typedef void (*portal_auth_log_fn)(void *user_data, portal_auth_log_level level, const char *message);
+typedef void (*portal_auth_log_fn)(void *user_data, portal_auth_log_level level,
+                                   const char *message);
 
 /**
  * Installs the process-wide log handler. When this returns, the handler it replaced is not
@@ -990,9 +1004,10 @@ portal_auth_code portal_auth_set_log_level(portal_auth_log_level level);
  *                   when the link is unusable or carries no valid secret.
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK `*out_secret` holds the secret, or NULL.
- * @retval PORTAL_AUTH_E_INVALID_ARGUMENT An unusable otpauth_url or a NULL out_secret.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_secret.
  */
-portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_secret, portal_auth_error **out_error);
+portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_secret,
+                                         portal_auth_error **out_error);
 
 /**
  * The QR code of an enrollment link as a PNG: byte mode, error correction M, a 4-module
@@ -1008,7 +1023,8 @@ portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_sec
  * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE A link that is not `otpauth://`, carries no valid
  *         secret or is too long for a QR code; a scale under 1 or one that makes a side over
  *         8192 pixels.
- * @retval PORTAL_AUTH_E_INVALID_ARGUMENT An unusable otpauth_url, or a NULL out_png or out_length.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_png or
+ *         out_length.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode or libpng cannot be loaded (the message names it).
  */
 portal_auth_code portal_auth_totp_qr_png(const char *otpauth_url, int32_t scale, uint8_t **out_png,
@@ -1031,7 +1047,7 @@ void portal_auth_bytes_free(uint8_t *bytes);
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK The SVG is in `*out_svg`.
  * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE As for portal_auth_totp_qr_png.
- * @retval PORTAL_AUTH_E_INVALID_ARGUMENT An unusable otpauth_url or a NULL out_svg.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_svg.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded.
  */
 portal_auth_code portal_auth_totp_qr_svg(const char *otpauth_url, int32_t scale, char **out_svg,
@@ -1042,7 +1058,7 @@ portal_auth_code portal_auth_totp_qr_svg(const char *otpauth_url, int32_t scale,
  * background shows through the spaces.
  */
 typedef enum portal_auth_terminal_colors {
-    PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK = 0, /**< Light text on a dark background, as most terminals. */
+    PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK = 0, /**< Light text on a dark background, most terminals. */
     PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT = 1  /**< Dark text on a light background. */
 } portal_auth_terminal_colors;
 
@@ -1057,12 +1073,13 @@ typedef enum portal_auth_terminal_colors {
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK The text is in `*out_text`.
  * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE An unusable link, as for portal_auth_totp_qr_png.
- * @retval PORTAL_AUTH_E_INVALID_ARGUMENT An unusable otpauth_url, another colors ("colors"),
- *         or a NULL out_text.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, another colors
+ *         ("colors"), or a NULL out_text.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded.
  */
-portal_auth_code portal_auth_totp_qr_terminal(const char *otpauth_url, portal_auth_terminal_colors colors,
-                                              char **out_text, portal_auth_error **out_error);
+portal_auth_code portal_auth_totp_qr_terminal(const char *otpauth_url,
+                                              portal_auth_terminal_colors colors, char **out_text,
+                                              portal_auth_error **out_error);
 
 /** @} */
 

@@ -26,8 +26,9 @@ abidw=(abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-undefined
 "${abidw[@]}" --drop-private-types --headers-dir "$prefix/include" "$prefix/lib/$soname" > "$work/$soname.abi"
 scripts/abi-stub.py "$prefix/include/portal_auth.h" > "$work/stub.c"
 mkdir "$work/stub"
-gcc -std=c11 -g -O0 -shared -fPIC -Wl,--version-script=Sources/PortalAuthC/exports.map -Wl,-soname,"$soname" \
-    "$work/stub.c" -o "$work/stub/$soname"
+# Compiled from within its folder, so that the baseline names it stub.c wherever it ran.
+(cd "$work" && gcc -std=c11 -g -O0 -shared -fPIC -Wl,--version-script="$OLDPWD/Sources/PortalAuthC/exports.map" \
+    -Wl,-soname,"$soname" stub.c -o "stub/$soname")
 "${abidw[@]}" "$work/stub/$soname" > "$work/portal_auth.h.abi"
 
 if [ "$mode" = write ]; then

@@ -357,6 +357,13 @@ SWIFT_EXTERN void portal_auth_call_free(portal_auth_call * _Nullable call) SWIFT
 /// Deletes the persisted session and forgets the client’s memory of its last grant.
 SWIFT_EXTERN portal_auth_code portal_auth_clear_persisted_session(portal_auth * _Nullable client, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// The completion queue’s descriptor, for the host’s event loop to watch: readable (POLLIN;
+/// EPOLLIN, level-triggered) exactly while completions are pending, that is queued and not
+/// yet taken by portal_auth_run_completions. One for the process, made by the first call of
+/// this function or of portal_auth_set_completion_queue, and open until the process exits:
+/// poll it, never read, write or close it. -1 when no descriptor could be made.
+SWIFT_EXTERN int32_t portal_auth_completion_fd(void) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// The error’s code; PORTAL_AUTH_E_INTERNAL for NULL.
 SWIFT_EXTERN portal_auth_code portal_auth_error_code(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
@@ -386,8 +393,10 @@ SWIFT_EXTERN char const * _Nullable portal_auth_error_name(portal_auth_error con
 /// MALFORMED_RESPONSE: the endpoint’s path, else NULL. Owned by the error.
 SWIFT_EXTERN char const * _Nullable portal_auth_error_path(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Frees a client. Calls in flight still complete, each calling back exactly once. NULL is
-/// ignored.
+/// Frees a client. Calls in flight still complete, each calling back exactly once, as they
+/// were started: on the library thread, through the dispatcher, or from the completion queue,
+/// where those already queued stay, and the rest arrive, until portal_auth_run_completions
+/// runs them (nothing they receive refers to the freed client). NULL is ignored.
 SWIFT_EXTERN void portal_auth_free(portal_auth * _Nullable client) SWIFT_NOEXCEPT;
 
 /// Which sign-in methods the environment has enabled. See portal_auth_types.h for the
@@ -458,6 +467,13 @@ SWIFT_EXTERN char const * _Nullable portal_auth_result_totp_link(portal_auth_res
 /// Owned by the result: copy it to keep it beyond the callback.
 SWIFT_EXTERN char const * _Nullable portal_auth_result_user_jwt(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// Runs on the calling thread every completion pending when it is called, one after
+/// another, and returns how many it ran (with portal_auth_set_queued_log_handler, queued log
+/// lines count too); 0 when none is pending. Completions that arrive meanwhile wait for the
+/// next call, the descriptor readable again. Any thread may call it, also from inside a
+/// completion; each completion runs once, on one of them.
+SWIFT_EXTERN size_t portal_auth_run_completions(void) SWIFT_NOEXCEPT;
+
 /// Emails the user a sign-in link. <code>email</code> is borrowed (copied before return).
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
 /// callback, or an email that is not UTF-8; a blank email fails through the callback.
@@ -472,8 +488,9 @@ SWIFT_EXTERN char const * _Nullable portal_auth_session_end_user_id(portal_auth_
 
 /// Invalidates the session: the token is forgotten at once, then the persisted copy is
 /// deleted if it is still this session’s. The callback reports a keyring failure (the
-/// session stays invalidated; invalidating again retries the delete). The callback runs on
-/// a library thread: a session belongs to no client, so no dispatcher applies.
+/// session stays invalidated; invalidating again retries the delete). A session belongs to
+/// no client, so no dispatcher applies: the callback runs from the completion queue when the
+/// completion that last lent the session ran from it, else on a library thread.
 SWIFT_EXTERN portal_auth_code portal_auth_session_invalidate(portal_auth_session * _Nullable session, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Lets a retained session go. NULL is ignored.
@@ -487,12 +504,23 @@ SWIFT_EXTERN portal_auth_session * _Nullable portal_auth_session_retain(portal_a
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
 SWIFT_EXTERN portal_auth_code portal_auth_set_browser_opener(portal_auth * _Nullable client, portal_auth_opener_fn _Nullable opener, void * _Nullable user_data) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// With PORTAL_AUTH_TRUE, the calls of <code>client</code> started from now on complete through the
+/// completion queue: exactly once each, only inside portal_auth_run_completions, on the
+/// thread that calls it (so never inside the starting call); this replaces the client’s
+/// dispatcher. With PORTAL_AUTH_FALSE they complete on the library thread again (and no
+/// dispatcher applies). Calls already started keep the way they were started with.
+/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client or another value, and
+/// PORTAL_AUTH_E_INTERNAL, leaving the client as it was, when the queue has no descriptor.
+SWIFT_EXTERN portal_auth_code portal_auth_set_completion_queue(portal_auth * _Nullable client, int32_t enabled) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// Installs (or with NULL removes) the client’s dispatcher, for calls started from now on.
+/// It replaces the completion queue, if the client used it (portal_auth_set_completion_queue).
 SWIFT_EXTERN void portal_auth_set_dispatcher(portal_auth * _Nullable client, portal_auth_dispatch_fn _Nullable dispatch, void * _Nullable dispatcher_data) SWIFT_NOEXCEPT;
 
-/// Installs (or with NULL removes) the process-wide log handler. The library is silent
-/// until one is installed. When this returns, the handler it replaced is not running on any
-/// other thread and is never called again, so its user_data may be freed.
+/// Installs (or with NULL removes) the process-wide log handler, called on the library thread
+/// that logs. The library is silent until one is installed. It replaces a queued handler
+/// (portal_auth_set_queued_log_handler). When this returns, the handler it replaced is not
+/// running on any other thread and is never called again, so its user_data may be freed.
 SWIFT_EXTERN void portal_auth_set_log_handler(portal_auth_log_fn _Nullable handler, void * _Nullable user_data) SWIFT_NOEXCEPT;
 
 /// Passes only lines at <code>level</code> (a PORTAL_AUTH_LOG_* value) and above to the log handler,
@@ -506,6 +534,15 @@ SWIFT_EXTERN void portal_auth_set_log_level(int32_t level) SWIFT_NOEXCEPT;
 /// window, PORTAL_AUTH_FALSE (the default) does not. Returns PORTAL_AUTH_E_INVALID_ARGUMENT
 /// for a NULL client or another value.
 SWIFT_EXTERN portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_session(portal_auth * _Nullable client, int32_t prefers) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// Installs (or with NULL removes) the process-wide log handler, called from
+/// portal_auth_run_completions on the thread that runs it, never on a library thread: each
+/// line is queued as it is logged, beside the completions, and makes the completion queue’s
+/// descriptor readable. Lines still queued when the handler is replaced are dropped. It
+/// replaces a handler of portal_auth_set_log_handler; when this returns, the handler it
+/// replaced is not running on any other thread and is never called again. Returns
+/// PORTAL_AUTH_E_INTERNAL, and changes nothing, when the completion queue has no descriptor.
+SWIFT_EXTERN portal_auth_code portal_auth_set_queued_log_handler(portal_auth_log_fn _Nullable handler, void * _Nullable user_data) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Signs in with Apple in the user’s browser; as portal_auth_sign_in_with_google.
 SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_apple(portal_auth * _Nullable client, int32_t timeout_ms, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;

@@ -52,11 +52,9 @@ enum {
 
 /*
  * Completion callbacks. Each asynchronous function that returns PORTAL_AUTH_OK calls its
- * callback exactly once, never inside the starting call, on the library's I/O thread (or
- * through the client's dispatcher); one that returns an error code never calls it. `error` is
- * NULL on success; it and every other pointer passed are borrowed, valid only during the
- * callback. The I/O thread carries every request of the process: a callback should return
- * promptly (hand long work to a thread of the host's, or install a dispatcher).
+ * callback exactly once, never inside the starting call; one that returns an error code never
+ * calls it. Where the callback runs is the client's completion model, below. `error` is NULL
+ * on success; it and every other pointer passed are borrowed, valid only during the callback.
  */
 typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);
 typedef void (*portal_auth_methods_fn)(void *user_data, const portal_auth_methods *methods,
@@ -71,9 +69,57 @@ typedef void (*portal_auth_session_fn)(void *user_data, portal_auth_session *ses
                                        const portal_auth_error *error);
 
 /*
- * A dispatcher runs completions where the host wants them (a GTK main loop, an asyncio
- * loop): the library calls dispatch(dispatcher_data, run, job) instead of running the
- * completion itself, and the host must call run(job) exactly once, from any thread.
+ * Completion models: where a client's callbacks run. Each client has one, set for the calls
+ * started from then on; a call completes the way it was started, even if the client is freed.
+ *
+ * 1. The library thread (the default). Callbacks run on the library's one I/O thread, which
+ *    carries every request of the process, so they must return promptly. For programs that
+ *    have no event loop, or that hand the outcome on to threads of their own.
+ *
+ * 2. A dispatcher (portal_auth_set_dispatcher): the library calls dispatch(dispatcher_data,
+ *    run, job) on its thread instead, and the host must call run(job) exactly once, from any
+ *    thread it likes. For a host whose loop already has a thread-safe way to post work (Qt's
+ *    queued calls, GLib's g_main_context_invoke) or that runs several loops, one per client.
+ *
+ * 3. The completion queue (portal_auth_set_completion_queue): completions wait in one queue
+ *    of the process, and portal_auth_run_completions runs them on the thread that calls it.
+ *    portal_auth_completion_fd is an eventfd that is readable (POLLIN; EPOLLIN,
+ *    level-triggered) exactly while completions are pending, as libcurl's, c-ares' and
+ *    libpq's sockets are for their loops. For a host with one event loop that watches
+ *    descriptors: the callbacks run on the loop's own thread, with no lock, hop or thread
+ *    state of an interpreter's made for them. portal_auth_set_queued_log_handler sends the
+ *    log lines the same way.
+ *
+ *    The queue is the process's, not the client's, so that a loop watches one descriptor
+ *    whatever number of clients it makes, a client freed with calls in flight needs nothing
+ *    (their completions stay queued and run as usual, exactly once), and sessions, which
+ *    outlive their clients, invalidate through it too. The price: every queued completion
+ *    runs on whichever thread runs the queue, so a host that runs several loops on several
+ *    threads gives each its completions with a dispatcher instead.
+ *
+ *    A plain poll loop, or a blocking wait with a timeout:
+ *        struct pollfd watched = { .fd = portal_auth_completion_fd(), .events = POLLIN };
+ *        portal_auth_set_completion_queue(client, PORTAL_AUTH_TRUE);
+ *        portal_auth_get_methods(client, on_methods, &state, NULL);
+ *        while (!state.done && poll(&watched, 1, timeout_ms) > 0)
+ *            portal_auth_run_completions();
+ *    GLib (GTK):
+ *        static gboolean run_completions(gint fd, GIOCondition condition, gpointer data) {
+ *            portal_auth_run_completions();
+ *            return G_SOURCE_CONTINUE;
+ *        }
+ *        g_unix_fd_add(portal_auth_completion_fd(), G_IO_IN, run_completions, NULL);
+ *    Python's asyncio (through ctypes; the portal_auth package does this itself):
+ *        loop.add_reader(lib.portal_auth_completion_fd(), lib.portal_auth_run_completions)
+ *    Rust's tokio:
+ *        let fd = AsyncFd::with_interest(unsafe { portal_auth_completion_fd() }, Interest::READABLE)?;
+ *        loop {
+ *            let mut ready = fd.readable().await?;
+ *            unsafe { portal_auth_run_completions() };
+ *            ready.clear_ready();
+ *        }
+ *    (tokio's readiness is edge-triggered: clearing it after the run is safe, because a
+ *    completion queued meanwhile makes the descriptor readable anew.)
  */
 typedef void (*portal_auth_job_fn)(void *job);
 typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_fn run, void *job);
@@ -157,7 +203,8 @@ enum {
 };
 
 /* Receives the library's log lines (which name the endUserId where useful and never carry a
-   secret). `message` is borrowed for the call. Called from library threads. */
+   secret). `message` is borrowed for the call. Called from library threads, or with
+   portal_auth_set_queued_log_handler from portal_auth_run_completions. */
 typedef void (*portal_auth_log_fn)(void *user_data, int32_t level, const char *message);
 
 /* The terminal a TOTP QR code is drawn for (portal_auth_totp_qr_terminal): its half blocks

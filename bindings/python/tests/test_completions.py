@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import CALLBACK, Emulator
 
-from portal_auth import AsyncPortalAuth, AuthMethodsResult, PortalAuth, _calls, _native
+from portal_auth import AsyncPortalAuth, AuthenticatedResult, AuthMethodsResult, PortalAuth, _calls, _native
 
 
 def _thread_of_completion(auth: Any) -> tuple[_calls.Callback[int], _calls.Starter]:
@@ -31,6 +31,17 @@ def _client(emu: Emulator, kind: type[Any]) -> Any:
 def test_a_blocking_call_completes_on_its_own_thread(emu: Emulator) -> None:
     with _client(emu, PortalAuth) as auth:
         assert _calls.blocking(*_thread_of_completion(auth)) == threading.get_ident()
+
+
+def test_a_session_s_invalidation_completes_on_the_waiting_thread_too(emu: Emulator) -> None:
+    """A session belongs to no client: it invalidates through the queue because the
+    completion that lent it ran from there."""
+    env = emu.environment(totp=False)
+    with PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, storage="memory") as auth:
+        result = auth.handle_redirect(emu.grant_redirect(env, "invalidated-here@example.com"))
+    assert isinstance(result, AuthenticatedResult)
+    where = _calls.Callback(_native.DONE_FN, lambda error: threading.get_ident())
+    assert _calls.blocking(where, result.session._start_invalidate) == threading.get_ident()
 
 
 def test_threads_waiting_at_once_complete_each_other_s_calls_and_wake_each_other(emu: Emulator) -> None:

@@ -11,18 +11,16 @@ import Synchronization
 /// instead. The descriptor's counter is non-zero exactly while jobs are pending: the push that
 /// fills an empty queue signals it once, and the run that empties the queue drains that
 /// signal. The push signals after letting go of the lock, because the write wakes the host's
-/// thread, which would otherwise find the lock still held (often by a thread it has just
-/// displaced from its CPU); so a run that takes a job whose signal is still on its way waits
-/// for that signal to land before draining it, and the counter is never left set for jobs
-/// already taken.
+/// thread, which would otherwise find the lock still held (often by the thread it has just
+/// displaced from its CPU); so a run that takes jobs whose signal is still on its way waits
+/// for it to land before draining it, and the counter is never left set for jobs taken.
 public final class CompletionQueue: Sendable {
     public typealias Job = @Sendable () -> Void
 
     /// The process's queue, made by its first use; nil when no descriptor was left for it.
     public static let shared = CompletionQueue()
 
-    /// The jobs, and whether the descriptor has been (or is being) signalled for them.
-    private let pending = Mutex((jobs: [Job](), signalled: false))
+    private let pending = Mutex<[Job]>([])
     private let signal: WakeSignal
 
     /// Nil when no descriptor is left.
@@ -37,12 +35,11 @@ public final class CompletionQueue: Sendable {
 
     /// Queues `job` for the next `run()`; any thread.
     public func push(_ job: @escaping Job) {
-        let signalNow = pending.withLock { pending -> Bool in
-            pending.jobs.append(job)
-            defer { pending.signalled = true }
-            return !pending.signalled
+        let first = pending.withLock { queue -> Bool in
+            queue.append(job)
+            return queue.count == 1
         }
-        if signalNow { signal.signal() }
+        if first { signal.signal() }
     }
 
     /// Runs, on the calling thread, every job pending when it is called (those queued
@@ -50,14 +47,11 @@ public final class CompletionQueue: Sendable {
     /// Jobs may call `run()` themselves.
     @discardableResult
     public func run() -> Int {
-        let batch = pending.withLock { pending -> [Job] in
-            guard !pending.jobs.isEmpty else { return [] }
-            if pending.signalled {
-                signal.drainLanded()
-                pending.signalled = false
-            }
-            defer { pending.jobs = [] }
-            return pending.jobs
+        let batch = pending.withLock { queue -> [Job] in
+            guard !queue.isEmpty else { return [] }
+            signal.drainLanded()
+            defer { queue = [] }
+            return queue
         }
         guard !batch.isEmpty else { return 0 }
         RunningFlag.whileRunning { for job in batch { job() } }

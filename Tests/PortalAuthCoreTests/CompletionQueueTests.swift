@@ -6,6 +6,17 @@ import Testing
 /// The completion queue of the C ABI (portal_auth_completion_fd, portal_auth_run_completions)
 /// and the log lines queued through it; also run under ThreadSanitizer and AddressSanitizer.
 @Suite struct CompletionQueueTests {
+    /// Runs `body` on a thread of its own (not one of Dispatch's, which a runner blocked in
+    /// poll would keep from the pushers), inside `group`.
+    private static func onThread(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let started = DetachedThread.start(name: "queue-test") {
+            body()
+            group.leave()
+        }
+        if started != 0 { group.leave() }
+    }
+
     private static func readable(_ queue: CompletionQueue) -> Bool {
         var watched = pollfd(fd: queue.descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&watched, 1, 0) == 1 && watched.revents & Int16(POLLIN) != 0
@@ -19,7 +30,7 @@ import Testing
         let runs = Mutex((counts: [Int](repeating: 0, count: total), sum: 0, threads: Set<UInt>()))
         let group = DispatchGroup()
         for pusher in 0..<pushers {
-            DispatchQueue.global().async(group: group) {
+            Self.onThread(group) {
                 for index in 0..<perPusher {
                     let job = pusher * perPusher + index
                     queue.push {
@@ -36,7 +47,7 @@ import Testing
         }
         // Two hosts' threads run the queue at once, each until the last job has run.
         for _ in 0..<2 {
-            DispatchQueue.global().async(group: group) {
+            Self.onThread(group) {
                 var watched = [pollfd(fd: queue.descriptor, events: Int16(POLLIN), revents: 0), done.pollDescriptor]
                 while poll(&watched, 2, 30_000) > 0, watched[1].revents == 0 {
                     queue.run()
@@ -102,7 +113,7 @@ import Testing
 
         // Logged on another thread: queued, delivered by the run on this one.
         let logged = DispatchGroup()
-        DispatchQueue.global().async(group: logged) { slot.emit(.info) { "one" } }
+        Self.onThread(logged) { slot.emit(.info) { "one" } }
         #expect(logged.wait(timeout: .now() + 30) == .success)
         #expect(first.withLock { $0 }.isEmpty)
         #expect(Self.readable(queue))

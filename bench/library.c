@@ -4,13 +4,19 @@
  *   concurrent 1,000 get_methods started at once on one client: wall time, threads made
  *   keyring   a grant exchange persisted to the keyring, and restore_session
  *   hostile   a 200,000-character redirect URL, userJwt and otpauth link
+ *   soak      100,000 calls, get_methods and grant exchanges in turn: resident memory after
+ *             the first 10,000 (the warm-up) and at the end
+ * With a second argument `queue`, the client completes through the completion queue, which
+ * this thread runs as it waits (contender c-queue); else on the library thread (c-library).
  * BENCH_BASE is the loopback server. The load figure is bench/load.c's. */
 #include <portal_auth.h>
 
 #include "bench.h"
+#include <poll.h>
 #include <pthread.h>
 
 static const char *contender = "c-library";
+static int queued; /* the completion model: 1 for the completion queue */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static int completed, failures;
@@ -43,7 +49,17 @@ static void on_session(void *data, portal_auth_session *session, const portal_au
     done(error ? error : (session ? NULL : (const portal_auth_error *)1)); /* lent: not released */
 }
 
+/* Until `count` calls have completed: on the condition the library thread signals, or
+   running the completion queue whenever its descriptor is readable. */
 static void wait_completed(int count) {
+    if (queued) {
+        struct pollfd watched = { .fd = portal_auth_completion_fd(), .events = POLLIN };
+        while (completed < count) {
+            if (poll(&watched, 1, -1) != 1) abort();
+            portal_auth_run_completions();
+        }
+        return;
+    }
     pthread_mutex_lock(&lock);
     while (completed < count) pthread_cond_wait(&changed, &lock);
     pthread_mutex_unlock(&lock);
@@ -55,6 +71,7 @@ static portal_auth *client(portal_auth_storage_kind storage) {
     bench_options(&options, storage);
     portal_auth *made = NULL;
     if (portal_auth_new(&options, &made, NULL) != PORTAL_AUTH_OK) abort();
+    if (queued && portal_auth_set_completion_queue(made, PORTAL_AUTH_TRUE) != PORTAL_AUTH_OK) abort();
     return made;
 }
 
@@ -130,8 +147,28 @@ static void hostile(void) {
     free(url); free(jwt); free(link);
 }
 
+/* 100,000 calls one after another, get_methods and grant exchanges in turn. */
+static void soak(void) {
+    enum { SOAK = 100000, SOAK_WARMUP = 10000 };
+    portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
+    double start = now_ms();
+    for (int i = 0; i < SOAK; i++) {
+        if (i == SOAK_WARMUP) emit(contender, "soak_rss_warm_mb", rss_mb());
+        int before = completed;
+        if ((i % 2 ? exchange(c) : get_methods(c)) != PORTAL_AUTH_OK) abort();
+        wait_completed(before + 1);
+    }
+    emit(contender, "soak_rss_end_mb", rss_mb());
+    emit(contender, "soak_call_ms", (now_ms() - start) / SOAK);
+    portal_auth_free(c);
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
+    if (argc > 2 && strcmp(argv[2], "queue") == 0) {
+        queued = 1;
+        contender = "c-queue";
+    }
     if (strcmp(mode, "calls") == 0) {
         portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
         sequential("methods", CALLS, WARMUP, get_methods, c);
@@ -157,8 +194,10 @@ int main(int argc, char **argv) {
         portal_auth_free(c);
     } else if (strcmp(mode, "hostile") == 0) {
         hostile();
+    } else if (strcmp(mode, "soak") == 0) {
+        soak();
     } else {
-        fprintf(stderr, "usage: %s calls|concurrent|keyring|hostile\n", argv[0]);
+        fprintf(stderr, "usage: %s calls|concurrent|keyring|hostile|soak [queue]\n", argv[0]);
         return 2;
     }
     if (failures) { fprintf(stderr, "%s: %d calls failed\n", mode, failures); return 1; }

@@ -2,9 +2,14 @@
 AsyncPortalAuth), and the pure-Python peer a developer would write without it: `requests`
 with one Session (keep-alive) plus `keyring`. One mode per run (a fresh interpreter each):
 
-    python_bench.py load-library | load-peer | calls | concurrent | keyring
+    python_bench.py load-library | load-peer | calls | concurrent | keyring | soak
 
-BENCH_BASE is the loopback server. Lines out: contender<TAB>metric<TAB>value."""
+soak: 100,000 calls per client (get_methods and grant exchanges in turn), with the resident
+memory after the first 10,000 and at the end. BENCH_BASE is the loopback server. With
+BENCH_PY_MODEL=thread the binding is the one whose completions ran on the library's thread
+(run.sh installs it from the last commit that had it): its contenders are py-blocking-thread
+and py-async-thread, and the peer is left to the other run. Lines out:
+contender<TAB>metric<TAB>value."""
 
 from __future__ import annotations
 
@@ -16,7 +21,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-CALLS, WARMUP, CONCURRENT, KEYRING_CALLS = 2000, 200, 1000, 100
+CALLS, WARMUP, CONCURRENT, KEYRING_CALLS, SOAK, SOAK_WARMUP = 2000, 200, 1000, 100, 100_000, 10_000
+OLD_MODEL = os.environ.get("BENCH_PY_MODEL") == "thread"
+BLOCKING, ASYNC = ("py-blocking-thread", "py-async-thread") if OLD_MODEL else ("py-blocking", "py-async")
 ENVIRONMENT, CALLBACK = "env-bench", "myapp://auth/callback"
 HEADERS = {"x-portal-auth-environment-id": ENVIRONMENT, "Accept": "application/json", "Content-Type": "application/json"}
 
@@ -118,8 +125,8 @@ def main(mode: str, base: str) -> None:
 
     if mode == "calls":
         with library() as auth:
-            sequential("py-blocking", "methods", auth.get_methods, CALLS, WARMUP)
-            sequential("py-blocking", "grant", lambda: signed_in(auth.handle_redirect(redirect())), CALLS, WARMUP)
+            sequential(BLOCKING, "methods", auth.get_methods, CALLS, WARMUP)
+            sequential(BLOCKING, "grant", lambda: signed_in(auth.handle_redirect(redirect())), CALLS, WARMUP)
 
         async def run_async() -> None:
             async with portal_auth.AsyncPortalAuth(
@@ -134,12 +141,13 @@ def main(mode: str, base: str) -> None:
                             signed_in(outcome)
                         if i >= 0:
                             samples.append((time.perf_counter() - start) * 1e3)
-                    emit("py-async", f"{metric}_median_ms", quantile(samples, 0.5))
-                    emit("py-async", f"{metric}_p99_ms", quantile(samples, 0.99))
+                    emit(ASYNC, f"{metric}_median_ms", quantile(samples, 0.5))
+                    emit(ASYNC, f"{metric}_p99_ms", quantile(samples, 0.99))
 
         asyncio.run(run_async())
-        sequential("py-peer", "methods", peer_methods, CALLS, WARMUP)
-        sequential("py-peer", "grant", peer_grant, CALLS, WARMUP)
+        if not OLD_MODEL:
+            sequential("py-peer", "methods", peer_methods, CALLS, WARMUP)
+            sequential("py-peer", "grant", peer_grant, CALLS, WARMUP)
     elif mode == "concurrent":
         before = threads()
 
@@ -150,10 +158,12 @@ def main(mode: str, base: str) -> None:
                 start = time.perf_counter()
                 await asyncio.gather(*(auth.get_methods() for _ in range(CONCURRENT)))
                 elapsed = (time.perf_counter() - start) * 1e3
-                emit("py-async", "concurrent_threads", threads() - before)
+                emit(ASYNC, "concurrent_threads", threads() - before)
                 return elapsed
 
-        emit("py-async", "concurrent_wall_ms", asyncio.run(run_concurrent()))
+        emit(ASYNC, "concurrent_wall_ms", asyncio.run(run_concurrent()))
+        if OLD_MODEL:
+            return
         # The peer: a thread pool, one requests.Session per worker thread.
         import threading
         from concurrent.futures import ThreadPoolExecutor
@@ -186,6 +196,33 @@ def main(mode: str, base: str) -> None:
 
         sequential("py-peer", "persist", peer_persist, KEYRING_CALLS, 5)
         sequential("py-peer", "restore", lambda: keyring.get_password("portal-auth-bench-peer", ENVIRONMENT), KEYRING_CALLS, 5)
+    elif mode == "soak":
+
+        def soak_call(auth: Any, i: int) -> Any:
+            return auth.get_methods() if i % 2 == 0 else auth.handle_redirect(redirect())
+
+        with library() as auth:
+            start = time.perf_counter()
+            for i in range(SOAK):
+                if i == SOAK_WARMUP:
+                    emit(BLOCKING, "soak_rss_warm_mb", rss_mb())
+                soak_call(auth, i)
+            emit(BLOCKING, "soak_rss_end_mb", rss_mb())
+            emit(BLOCKING, "soak_call_ms", (time.perf_counter() - start) * 1e3 / SOAK)
+
+        async def run_soak() -> None:
+            async with portal_auth.AsyncPortalAuth(
+                auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
+            ) as auth:
+                start = time.perf_counter()
+                for i in range(SOAK):
+                    if i == SOAK_WARMUP:
+                        emit(ASYNC, "soak_rss_warm_mb", rss_mb())
+                    await soak_call(auth, i)
+                emit(ASYNC, "soak_rss_end_mb", rss_mb())
+                emit(ASYNC, "soak_call_ms", (time.perf_counter() - start) * 1e3 / SOAK)
+
+        asyncio.run(run_soak())
     else:
         raise SystemExit(f"unknown mode {mode}")
 

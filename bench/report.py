@@ -1,6 +1,7 @@
-"""Turns the contenders' result lines into the table (printed) and bench/RESULTS.md: the
+"""Turns the contenders' result lines into the tables (printed) and bench/RESULTS.md: the
 machine's description, every figure, ratios against the C floor and the Python peer, the
-issue's targets as met or missed, and the analysis of bench/analysis.md.
+completion models side by side, the issues' targets as met or missed, and the analysis of
+bench/analysis.md.
 
     python3 bench/report.py RESULTS.tsv LIBRARY OUT.md"""
 
@@ -12,7 +13,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-CONTENDERS = ("c-library", "py-blocking", "py-async", "py-peer", "c-floor")
+CONTENDERS = ("c-library", "c-queue", "py-blocking", "py-async", "py-peer", "c-floor")
 METRICS = (
     ("load_ms", "load: dlopen/import to first client (ms, median of 15 processes)"),
     ("load_rss_mb", "load: RSS growth (MB)"),
@@ -28,7 +29,20 @@ METRICS = (
     ("hostile_redirect_max_ms", "200,000-char redirect URL, max of 20 (ms)"),
     ("hostile_jwt_max_ms", "200,000-char userJwt, max of 20 (ms)"),
     ("hostile_otpauth_max_ms", "200,000-char otpauth link, max of 20 (ms)"),
+    ("soak_rss_warm_mb", "soak of 100,000 calls: RSS after the first 10,000 (MB)"),
+    ("soak_rss_end_mb", "soak: RSS at the end (MB)"),
+    ("soak_call_ms", "soak: mean per call (ms)"),
 )
+
+# The completion models side by side (issue 18): (label, the old model's contender, the
+# new one's), in the rows of `models`.
+MODELS = (
+    ("C", "c-library", "c-queue"),
+    ("Python blocking", "py-blocking-thread", "py-blocking"),
+    ("Python asyncio", "py-async-thread", "py-async"),
+)
+# Python's contenders and the C one of the same model, for the per-call overhead.
+SAME_MODEL_C = {"py-blocking-thread": "c-library", "py-async-thread": "c-library", "py-blocking": "c-queue", "py-async": "c-queue"}
 
 
 def read(path: str) -> dict[tuple[str, str], float]:
@@ -101,28 +115,109 @@ def targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool]]:
     return checks
 
 
+def models(r: dict[tuple[str, str], float]) -> list[list[str]]:
+    """The rows of the completion models' table: figure, library thread, completion queue."""
+    rows: list[list[str]] = []
+
+    def row(label: str, old: float | None, new: float | None, unit: str = "") -> None:
+        cells = [fmt(value) + unit if value is not None else "—" for value in (old, new)]
+        rows.append([label, *cells])
+
+    for label, old, new in MODELS:
+        for metric, what in (("methods", "get_methods"), ("grant", "grant exchange")):
+            for quantile_name in ("median", "p99"):
+                key = f"{metric}_{quantile_name}_ms"
+                row(f"{label}: {what}, {quantile_name} (ms)", r.get((old, key)), r.get((new, key)))
+                if label == "C":
+                    continue
+                peer = r.get(("py-peer", key))
+                rows.append([f"{label}: {what}, {quantile_name}: the peer ÷ this", ratio(peer, r.get((old, key))), ratio(peer, r.get((new, key)))])
+            if label == "C":
+                floor = r.get(("c-floor", f"{metric}_median_ms"))
+                rows.append([f"C: {what}, median ÷ the libcurl floor", ratio(r.get((old, f"{metric}_median_ms")), floor), ratio(r.get((new, f"{metric}_median_ms")), floor)])
+            else:
+                overheads = [overhead(r, contender, metric) for contender in (old, new)]
+                row(f"{label}: {what}, over the same call from C (µs)", *overheads)
+        if label == "C":
+            row("C: a call that sends nothing, median (ms)", r.get((old, "no_request_median_ms")), r.get((new, "no_request_median_ms")))
+        for key, what in (("concurrent_wall_ms", "1,000 concurrent get_methods, wall (ms)"), ("concurrent_threads", "threads created for them")):
+            if (old, key) in r or (new, key) in r:
+                row(f"{label}: {what}", r.get((old, key)), r.get((new, key)))
+        warm = [r.get((contender, "soak_rss_warm_mb")) for contender in (old, new)]
+        end = [r.get((contender, "soak_rss_end_mb")) for contender in (old, new)]
+        row(f"{label}: soak of 100,000 calls, RSS after 10,000 (MB)", *warm)
+        row(f"{label}: soak, RSS at the end (MB)", *end)
+        row(f"{label}: soak, growth (MB)", *[growth(r, contender) for contender in (old, new)])
+    return rows
+
+
+def overhead(r: dict[tuple[str, str], float], contender: str, metric: str) -> float | None:
+    """A Python contender's median over the C one's of the same model, in µs."""
+    python, c = r.get((contender, f"{metric}_median_ms")), r.get((SAME_MODEL_C[contender], f"{metric}_median_ms"))
+    return None if python is None or c is None else (python - c) * 1e3
+
+
+def growth(r: dict[tuple[str, str], float], contender: str) -> float | None:
+    warm, end = r.get((contender, "soak_rss_warm_mb")), r.get((contender, "soak_rss_end_mb"))
+    return None if warm is None or end is None else end - warm
+
+
+def model_targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool]]:
+    nan = float("nan")
+
+    def get(contender: str, metric: str) -> float:
+        return r.get((contender, metric), nan)
+
+    checks = []
+    for contender in ("py-blocking", "py-async"):
+        for metric in ("methods", "grant"):
+            median = get("py-peer", f"{metric}_median_ms") / get(contender, f"{metric}_median_ms")
+            p99 = get("py-peer", f"{metric}_p99_ms") / get(contender, f"{metric}_p99_ms")
+            checks.append((f"{metric}: {contender} at least 4× faster than the peer at the median, 3× at p99",
+                           f"{median:.2f}×, {p99:.2f}×", median >= 4 and p99 >= 3))
+    for contender in ("py-blocking", "py-async"):
+        for metric in ("methods", "grant"):
+            us = overhead(r, contender, metric)
+            us = nan if us is None else us
+            checks.append((f"{metric}: {contender} at most 50 µs over C (the queue)", f"{us:.0f} µs", us <= 50))
+    queue, thread = get("c-queue", "no_request_median_ms"), get("c-library", "no_request_median_ms")
+    checks.append(("a call that sends nothing: the queue no dearer than the library thread",
+                   f"{queue * 1e3:.1f} µs vs {thread * 1e3:.1f} µs", queue <= thread))
+    x = get("c-queue", "methods_median_ms") / get("c-floor", "methods_median_ms")
+    checks.append(("get_methods from C through the queue at most 1.5× the libcurl floor", f"{x:.2f}×", x <= 1.5))
+    new, old, threads = get("py-async", "concurrent_wall_ms"), get("py-async-thread", "concurrent_wall_ms"), get("py-async", "concurrent_threads")
+    checks.append(("1,000 concurrent asyncio calls: one library thread, faster than the old model",
+                   f"{threads:.0f} thread, {new:.0f} ms vs {old:.0f} ms", threads <= 1 and new < old))
+    for contender in ("c-library", "c-queue", "py-blocking", "py-async"):
+        mb = growth(r, contender)
+        mb = nan if mb is None else mb
+        checks.append((f"soak of 100,000 calls ({contender}): RSS growth at most 1 MB", f"{mb:.2f} MB", mb <= 1))
+    return checks
+
+
 def main(results: str, library: str, out: str) -> None:
     r = read(results)
     # The binding's load is recorded as py-library: shown in the py-blocking column.
     for metric in ("load_ms", "load_rss_mb"):
         if ("py-library", metric) in r:
             r[("py-blocking", metric)] = r[("py-library", metric)]
-    header = ["figure", *CONTENDERS, "C lib ÷ floor", "py ÷ floor", "peer ÷ py-blocking", "peer ÷ py-async"]
+    header = ["figure", *CONTENDERS, "C lib ÷ floor", "C queue ÷ floor", "py ÷ floor", "peer ÷ py-blocking", "peer ÷ py-async"]
     rows = []
     for metric, label in METRICS:
         values = [r.get((contender, metric)) for contender in CONTENDERS]
-        c_lib, py_block, py_async, peer, floor = values
-        rows.append([label, *map(fmt, values), ratio(c_lib, floor), ratio(py_block, floor), ratio(peer, py_block), ratio(peer, py_async)])
-    table = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    table += ["| " + " | ".join(row) + " |" for row in rows]
-    checks = targets(r)
-    target_lines = [f"| {name} | {value} | {'met' if ok else '**missed**'} |" for name, value, ok in checks]
+        c_lib, c_queue, py_block, py_async, peer, floor = values
+        rows.append([label, *map(fmt, values), ratio(c_lib, floor), ratio(c_queue, floor), ratio(py_block, floor),
+                     ratio(peer, py_block), ratio(peer, py_async)])
+    model_header = ["figure", "library thread (old model)", "completion queue (new)"]
+    model_rows = models(r)
+    checks, new_checks = targets(r), model_targets(r)
 
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
-    print()
-    for name, value, ok in checks:
+    for head, body in ((header, rows), (model_header, model_rows)):
+        widths = [max(len(str(row[i])) for row in [head, *body]) for i in range(len(head))]
+        for row in [head, *body]:
+            print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+        print()
+    for name, value, ok in checks + new_checks:
         print(f"{'met   ' if ok else 'MISSED'}  {name}: {value}")
 
     analysis = Path(__file__).with_name("analysis.md")
@@ -142,19 +237,37 @@ def main(results: str, library: str, out: str) -> None:
         "",
         "## Figures",
         "",
-        *table,
+        *markdown(header, rows),
+        "",
+        "## Completion models: the library thread beside the completion queue",
+        "",
+        "C on the library thread (`c-library`) and through the completion queue (`c-queue`); the",
+        "Python binding whose completions ran on the library thread (`py-*-thread`, commit c1438ce,",
+        "on this same library) and the binding of this checkout, which runs the queue.",
+        "",
+        *markdown(model_header, model_rows),
         "",
         "## Targets (issue 9)",
         "",
-        "| target | measured | |",
-        "|---|---|---|",
-        *target_lines,
+        *target_table(checks),
+        "",
+        "## Targets (issue 18)",
+        "",
+        *target_table(new_checks),
         "",
         analysis.read_text().rstrip() if analysis.exists() else "",
         "",
     ]
     Path(out).write_text("\n".join(text))
     print(f"\nwritten: {out}")
+
+
+def markdown(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def target_table(checks: list[tuple[str, str, bool]]) -> list[str]:
+    return markdown(["target", "measured", ""], [[name, value, "met" if ok else "**missed**"] for name, value, ok in checks])
 
 
 if __name__ == "__main__":

@@ -2,11 +2,14 @@
 # make bench: the SDK side by side with what its users would use instead, on one loopback
 # nginx (Debian's) that serves the emulator's responses as static JSON with keep-alive:
 #   c-library    libportalauth from C              py-blocking / py-async  the Python binding
+#   c-queue      the same, through the completion queue
 #   py-peer      requests + keyring (PyPI)         c-floor   libcurl easy handle + libsecret
+#   py-blocking-thread / py-async-thread   the binding whose completions ran on the library
+#                thread (commit c1438ce, the last one that had it), on the same library
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
-# BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring and hostile, and
-# prints their lines without touching bench/RESULTS.md.
+# BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile and
+# soak, and prints their lines without touching bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
@@ -31,6 +34,18 @@ pip=("$work/venv/bin/pip" install --quiet --disable-pip-version-check)
 "${pip[@]}" -r bench/requirements.txt
 PORTAL_AUTH_LIBRARY="$library" "${pip[@]}" ./bindings/python
 python="$work/venv/bin/python"
+# The binding of the old completion model, installed beside it (first on PYTHONPATH when it
+# runs), over the same library: the old model's figures come from this very run. Outside a
+# git checkout that has the commit, its rows stay empty.
+old_binding=c1438ce
+thread_model=()
+if git cat-file -e "$old_binding^{commit}" 2>/dev/null; then
+    git archive "$old_binding" bindings/python include | tar -x -C "$work"  # setup.py reads the version there
+    PORTAL_AUTH_LIBRARY="$library" "${pip[@]}" --target "$work/thread-binding" "$work/bindings/python"
+    thread_model=(env PYTHONPATH="$work/thread-binding" BENCH_PY_MODEL=thread "$python")
+else
+    echo "bench: no commit $old_binding here, so no figures of the old Python binding" >&2
+fi
 
 echo "== bench: the C contenders"
 flags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Ibench -Iinclude)
@@ -73,7 +88,7 @@ export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
 results="$work/results.tsv"
 : > "$results"
 run() { echo "-- $*" >&2; "$@" | tee -a "$results"; }
-modes=" ${BENCH_MODES:-load calls concurrent keyring hostile} "
+modes=" ${BENCH_MODES:-load calls concurrent keyring hostile soak} "
 # Load: a fresh process per sample (dlopen and import happen once per process).
 if [[ $modes == *" load "* ]]; then
     for _ in $(seq 15); do
@@ -83,13 +98,28 @@ if [[ $modes == *" load "* ]]; then
         run "$python" bench/python_bench.py load-peer
     done
 fi
-for mode in calls concurrent keyring; do
+# Each model of the library beside the other: C on the library thread and through the
+# completion queue, the Python binding of each model.
+for mode in calls concurrent; do
     [[ $modes == *" $mode "* ]] || continue
     run "$work/c-library" "$mode"
+    run "$work/c-library" "$mode" queue
     run "$work/c-floor" "$mode"
     run "$python" bench/python_bench.py "$mode"
+    [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py "$mode"
 done
+if [[ $modes == *" keyring "* ]]; then
+    run "$work/c-library" keyring
+    run "$work/c-floor" keyring
+    run "$python" bench/python_bench.py keyring
+fi
 [[ $modes == *" hostile "* ]] && run "$work/c-library" hostile
+if [[ $modes == *" soak "* ]]; then
+    run "$work/c-library" soak
+    run "$work/c-library" soak queue
+    run "$python" bench/python_bench.py soak
+    [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py soak
+fi
 [ -z "${BENCH_MODES:-}" ] || exit 0
 
 # The raw lines stay beside the report, so that it can be rebuilt: bench/report.py FILE LIB OUT.

@@ -34,10 +34,11 @@
  * Every call that can touch the network or the keyring is asynchronous: it takes a
  * completion callback, a `void *user_data` passed back to it untouched, and an optional
  * `out_call` that receives a handle to cancel the call. A call that returns PORTAL_AUTH_OK
- * calls its callback exactly once, never inside the starting call, on the I/O thread (or
- * through the client's dispatcher, see portal_auth_set_dispatcher). A call that returns an
- * error code never calls back and stores NULL in `*out_call`. A callback should return
- * promptly: the I/O thread waits for it.
+ * calls its callback exactly once, never inside the starting call; a call that returns an
+ * error code never calls back and stores NULL in `*out_call`. Where the callback runs is the
+ * client's completion model (@ref completion_models): on the I/O thread, which waits for
+ * it, so it should return promptly; through a dispatcher the host installs; or on the
+ * host's own thread, from a completion queue its event loop watches.
  *
  * @section overview_ownership Ownership
  *
@@ -255,7 +256,10 @@ portal_auth_code portal_auth_new(const portal_auth_options *options, portal_auth
                                  portal_auth_error **out_error);
 
 /**
- * Frees a client. Calls in flight still complete, each calling back exactly once.
+ * Frees a client. Calls in flight still complete, each calling back exactly once, the way
+ * it was started: on the I/O thread, through the dispatcher, or from the completion queue,
+ * where the completions already queued stay, and the rest arrive, until
+ * portal_auth_run_completions runs them (nothing they receive refers to the freed client).
  *
  * @param client The client; NULL is ignored.
  */
@@ -287,6 +291,108 @@ typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_f
  */
 portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dispatch_fn dispatch,
                                             void *dispatcher_data);
+
+/**
+ * @anchor completion_models
+ * Completion models: where a client's callbacks run. Each client has one, set for the
+ * calls started from then on; a call completes the way it was started, even once its
+ * client is freed.
+ *
+ * 1. The I/O thread, the default. Callbacks run on the library's one I/O thread, which
+ *    carries every request of the process, so they must return promptly. For programs
+ *    without an event loop, or that hand the outcome on to threads of their own.
+ *
+ * 2. A dispatcher (portal_auth_set_dispatcher): the library calls `dispatch` on its thread
+ *    instead, and the host runs the job wherever it likes. For a loop that already has a
+ *    thread-safe way to post work (Qt's queued calls, GLib's g_main_context_invoke), or a
+ *    host that runs several loops, one per client.
+ *
+ * 3. The completion queue (portal_auth_set_completion_queue): completions wait in one queue
+ *    of the process, and portal_auth_run_completions runs them on the thread that calls it.
+ *    portal_auth_completion_fd is an eventfd that is readable (POLLIN; EPOLLIN,
+ *    level-triggered) exactly while completions are pending, as libcurl's, c-ares' and
+ *    libpq's descriptors are for their loops. For a host with one event loop that watches
+ *    descriptors: callbacks run on the loop's own thread, with no lock, no thread hop and,
+ *    for an interpreter, no thread state made for them.
+ *    portal_auth_set_queued_log_handler sends the log lines the same way.
+ *
+ *    The queue is the process's, not the client's: a loop watches one descriptor however
+ *    many clients it makes, a client freed with calls in flight needs nothing (their
+ *    completions stay queued and run as usual, exactly once), and sessions, which outlive
+ *    their clients, invalidate through it too. The price: every queued completion runs on
+ *    whichever thread runs the queue, so a host with loops on several threads gives each
+ *    its completions through a dispatcher instead.
+ *
+ * A plain poll loop, or a blocking wait with a timeout:
+ * @code
+ * struct pollfd watched = { .fd = portal_auth_completion_fd(), .events = POLLIN };
+ * portal_auth_set_completion_queue(client, PORTAL_AUTH_TRUE);
+ * portal_auth_get_methods(client, on_methods, &state, NULL);
+ * while (!state.done && poll(&watched, 1, timeout_ms) > 0)
+ *     portal_auth_run_completions();
+ * @endcode
+ * GLib (GTK):
+ * @code
+ * static gboolean run_completions(gint fd, GIOCondition condition, gpointer data) {
+ *     portal_auth_run_completions();
+ *     return G_SOURCE_CONTINUE;
+ * }
+ * g_unix_fd_add(portal_auth_completion_fd(), G_IO_IN, run_completions, NULL);
+ * @endcode
+ * Python's asyncio, through ctypes (the portal_auth package does this itself):
+ * @code
+ * loop.add_reader(lib.portal_auth_completion_fd(), lib.portal_auth_run_completions)
+ * @endcode
+ * Rust's tokio (its readiness is edge-triggered: clearing it after the run is safe, since a
+ * completion queued meanwhile makes the descriptor readable anew):
+ * @code
+ * let fd = AsyncFd::with_interest(unsafe { portal_auth_completion_fd() }, Interest::READABLE)?;
+ * loop {
+ *     let mut ready = fd.readable().await?;
+ *     unsafe { portal_auth_run_completions() };
+ *     ready.clear_ready();
+ * }
+ * @endcode
+ */
+
+/**
+ * Sends the completions of the client's calls started from now on to the completion queue,
+ * or back to the I/O thread. Queued completions run exactly once each, only inside
+ * portal_auth_run_completions, on the thread that calls it, so never inside the starting
+ * call. Enabling it replaces the client's dispatcher; calls already started keep the way
+ * they were started with.
+ *
+ * @param client The client.
+ * @param enabled PORTAL_AUTH_TRUE for the queue; PORTAL_AUTH_FALSE for the I/O thread
+ *                (no dispatcher then applies).
+ * @retval PORTAL_AUTH_OK Set.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, or another value of enabled.
+ * @retval PORTAL_AUTH_E_INTERNAL The queue has no descriptor (the process is out of them);
+ *         the client is left as it was.
+ */
+portal_auth_code portal_auth_set_completion_queue(portal_auth *client, portal_auth_bool enabled);
+
+/**
+ * The completion queue's descriptor, for the host's event loop to watch: readable exactly
+ * while completions are pending, that is queued and not yet taken by
+ * portal_auth_run_completions. One for the process, made by the first call of this
+ * function or of portal_auth_set_completion_queue, and open until the process exits.
+ *
+ * @return The descriptor: poll it, never read, write or close it. -1 when none could be
+ *         made.
+ */
+int32_t portal_auth_completion_fd(void);
+
+/**
+ * Runs, on the calling thread, every completion pending when it is called, one after
+ * another. Completions that arrive meanwhile wait for the next call, and the descriptor is
+ * readable again. Any thread may call it, also from inside a completion; each completion
+ * runs once, on one of them.
+ *
+ * @return How many completions it ran (with portal_auth_set_queued_log_handler, queued log
+ *         lines count too); 0 when none was pending.
+ */
+size_t portal_auth_run_completions(void);
 
 /** @} */
 
@@ -775,8 +881,10 @@ void portal_auth_string_free(char *string);
 
 /**
  * Invalidates the session: the token is forgotten at once, then the persisted copy is
- * deleted if it is still this session's (a newer sign-in's entry is spared). The callback
- * runs on a library thread: a session belongs to no client, so no dispatcher applies.
+ * deleted if it is still this session's (a newer sign-in's entry is spared). A session
+ * belongs to no client, so no dispatcher applies: the callback runs from the completion
+ * queue when the completion that last lent the session ran from it, else on a library
+ * thread.
  *
  * @param session The session.
  * @param done Called once; an error reports a keyring failure (the session stays
@@ -956,20 +1064,38 @@ typedef enum portal_auth_log_level {
 
 /**
  * Receives one log line. The lines name the endUserId where useful and never carry a
- * secret. `message` is borrowed for the call. Called from library threads.
+ * secret. `message` is borrowed for the call. Called from library threads, or, when
+ * installed with portal_auth_set_queued_log_handler, from portal_auth_run_completions.
  */
 typedef void (*portal_auth_log_fn)(void *user_data, portal_auth_log_level level,
                                    const char *message);
 
 /**
- * Installs the process-wide log handler. When this returns, the handler it replaced is not
- * running on any thread and is never called again, so its user_data may be freed.
+ * Installs the process-wide log handler, called on the library thread that logs. It
+ * replaces a handler of portal_auth_set_queued_log_handler. When this returns, the handler
+ * it replaced is not running on any thread and is never called again, so its user_data may
+ * be freed.
  *
  * @param handler The handler, or NULL to make the library silent again.
  * @param user_data Passed to handler untouched.
  * @retval PORTAL_AUTH_OK Always.
  */
 portal_auth_code portal_auth_set_log_handler(portal_auth_log_fn handler, void *user_data);
+
+/**
+ * Installs the process-wide log handler, called from portal_auth_run_completions on the
+ * thread that runs it, never on a library thread: each line is queued as it is logged,
+ * beside the completions, and makes the completion queue's descriptor readable. Lines still
+ * queued when the handler is replaced are dropped. It replaces a handler of
+ * portal_auth_set_log_handler; when this returns, the handler it replaced is not running on
+ * any thread and is never called again.
+ *
+ * @param handler The handler, or NULL to make the library silent again.
+ * @param user_data Passed to handler untouched.
+ * @retval PORTAL_AUTH_OK Installed.
+ * @retval PORTAL_AUTH_E_INTERNAL The completion queue has no descriptor; nothing changed.
+ */
+portal_auth_code portal_auth_set_queued_log_handler(portal_auth_log_fn handler, void *user_data);
 
 /**
  * Passes only the lines at level and above to the handler, from the next line on. A host

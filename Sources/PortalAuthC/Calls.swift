@@ -8,15 +8,22 @@ struct HostPointer: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer?
 }
 
-/// Where a client's completions run: on the library thread that finished the call, or
-/// through the host's dispatcher.
+/// Where a client's completions run: on the library thread that finished the call, through
+/// the host's dispatcher, or from the completion queue on the thread that runs it.
 struct Dispatcher: Sendable {
     let dispatch: portal_auth_dispatch_fn?
     let data: HostPointer
+    var queue: CompletionQueue? = nil
 
     static let direct = Dispatcher(dispatch: nil, data: HostPointer(raw: nil))
 
+    /// Through the process's completion queue; nil when it has no descriptor.
+    static var queued: Dispatcher? {
+        CompletionQueue.shared.map { Dispatcher(dispatch: nil, data: HostPointer(raw: nil), queue: $0) }
+    }
+
     func run(_ completion: @escaping @Sendable () -> Void) {
+        if let queue { return queue.push(completion) }
         guard let dispatch else { return completion() }
         let job = Unmanaged.passRetained(Job(completion)).toOpaque()
         dispatch(data.raw, { job in
@@ -100,6 +107,7 @@ public func portalAuthCallFree(_ call: UnsafeMutablePointer<portal_auth_call>?) 
 }
 
 /// Installs (or with NULL removes) the client's dispatcher, for calls started from now on.
+/// It replaces the completion queue, if the client used it (portal_auth_set_completion_queue).
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
 @c(portal_auth_set_dispatcher)
 public func portalAuthSetDispatcher(

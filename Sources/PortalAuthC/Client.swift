@@ -57,8 +57,10 @@ public func portalAuthNew(
     }
 }
 
-/// Frees a client. Calls in flight still complete, each calling back exactly once. NULL is
-/// ignored.
+/// Frees a client. Calls in flight still complete, each calling back exactly once, as they
+/// were started: on the library thread, through the dispatcher, or from the completion queue,
+/// where those already queued stay, and the rest arrive, until portal_auth_run_completions
+/// runs them (nothing they receive refers to the freed client). NULL is ignored.
 @c(portal_auth_free)
 public func portalAuthFree(_ client: UnsafeMutablePointer<portal_auth>?) {
     ClientHandle.release(client)

@@ -10,6 +10,9 @@ import Glibc
 final class SessionBox: Sendable {
     let session: PortalSession
     let endUserId: OwnedCStringBox
+    /// The completion that last lent the session ran from the completion queue: its host
+    /// runs the queue, so the session's invalidation completes there too.
+    let lentThroughQueue = Atomic<Bool>(false)
 
     private init(_ session: PortalSession) {
         self.session = session
@@ -22,15 +25,18 @@ final class SessionBox: Sendable {
 
     private static let live = Mutex<[ObjectIdentifier: WeakBox]>([:])
 
-    /// The box of `session`: the live one if the host still holds it, else a new one.
+    /// The box of `session`, to lend to the host: the live one if the host still holds it,
+    /// else a new one.
     static func of(_ session: PortalSession) -> SessionBox {
-        live.withLock { live in
+        let box = live.withLock { live in
             if let box = live[ObjectIdentifier(session)]?.box { return box }
             live = live.filter { $0.value.box != nil }
             let box = SessionBox(session)
             live[ObjectIdentifier(session)] = WeakBox(box: box)
             return box
         }
+        box.lentThroughQueue.store(CompletionQueue.isRunningOnThisThread, ordering: .relaxed)
+        return box
     }
 }
 
@@ -101,8 +107,9 @@ public func portalAuthStringFree(_ string: UnsafeMutablePointer<CChar>?) {
 
 /// Invalidates the session: the token is forgotten at once, then the persisted copy is
 /// deleted if it is still this session's. The callback reports a keyring failure (the
-/// session stays invalidated; invalidating again retries the delete). The callback runs on
-/// a library thread: a session belongs to no client, so no dispatcher applies.
+/// session stays invalidated; invalidating again retries the delete). A session belongs to
+/// no client, so no dispatcher applies: the callback runs from the completion queue when the
+/// completion that last lent the session ran from it, else on a library thread.
 @c(portal_auth_session_invalidate)
 public func portalAuthSessionInvalidate(
     _ session: UnsafeMutablePointer<portal_auth_session>?,
@@ -112,7 +119,8 @@ public func portalAuthSessionInvalidate(
 ) -> portal_auth_code {
     guard let done, let box = SessionHandle.object(session) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
-    return startTask(dispatcher: .direct, out_call, work: { try await box.session.invalidate() }) { outcome in
+    let route = box.lentThroughQueue.load(ordering: .relaxed) ? Dispatcher.queued ?? .direct : .direct
+    return startTask(dispatcher: route, out_call, work: { try await box.session.invalidate() }) { outcome in
         withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
     }
 }

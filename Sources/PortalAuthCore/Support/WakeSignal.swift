@@ -28,5 +28,15 @@ final class WakeSignal: Sendable {
         _ = read(fd, &count, MemoryLayout<UInt64>.size)
     }
 
+    /// Drains a signal that has been sent or is about to be: waits for it to land if it has
+    /// not yet (its sender is between deciding to signal and the write).
+    func drainLanded() {
+        var count: UInt64 = 0
+        var watched = pollDescriptor
+        while read(fd, &count, MemoryLayout<UInt64>.size) < 0, errno == EAGAIN || errno == EINTR {
+            _ = poll(&watched, 1, -1)
+        }
+    }
+
     var pollDescriptor: pollfd { pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
 }

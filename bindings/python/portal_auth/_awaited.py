@@ -1,14 +1,16 @@
 """Calls awaited on an asyncio loop (imported by the first awaited call, with asyncio).
 
-The library's thread hands a call's outcome to the loop with one call_soon_threadsafe; the
-future it settles there resumes the awaiting task at once, in that same loop iteration, where
-a plain future would schedule the task for the next one (a second pass through the selector
-on every call)."""
+Each loop that awaits a call watches the completion queue's descriptor with add_reader, so
+its completions run on the loop's own thread. The future a completion settles there resumes
+the awaiting task at once, in that same loop iteration, where a plain future would schedule
+the task for the next one (a second pass through the selector on every call). A completion
+that another thread runs reaches the loop with one call_soon_threadsafe."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -66,12 +68,27 @@ class _Outcome(asyncio.Future[T]):
                 context.run(fn, self)
 
 
+# The loops whose reader runs the completion queue: each keeps it until it is closed.
+_watching: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def _watch(loop: asyncio.AbstractEventLoop) -> None:
+    if loop not in _watching:
+        loop.add_reader(_calls.queue_fd(), _calls.run)
+        _watching.add(loop)
+
+
 async def awaiting(callback: _calls.Callback[T], starter: _calls.Starter, settle_on_cancel: bool, group: object) -> T:
     loop = asyncio.get_running_loop()
+    _watch(loop)
     outcome: _Outcome[T] = _Outcome(loop)
     call = _calls._Call(group)
 
     def wake() -> None:
+        # From the loop's reader (outside any task), settle here; else hand it to the loop.
+        if asyncio._get_running_loop() is loop and asyncio.current_task(loop) is None:
+            outcome.settle(call)
+            return
         try:
             loop.call_soon_threadsafe(outcome.settle, call)
         except RuntimeError:  # the loop is closed: nobody awaits this outcome any more

@@ -1,17 +1,26 @@
-"""Asynchronous C calls as blocking calls and as awaitables.
+"""Asynchronous C calls as blocking calls and as awaitables, completed on Python's threads.
+
+Every client sends its completions to the library's completion queue
+(portal_auth_set_completion_queue), so the library never enters Python on a thread of its
+own for a call: a thread that waits runs the queue (portal_auth_run_completions) when its
+descriptor is readable. A blocking caller polls the descriptor; an asyncio loop watches it
+with add_reader (_awaited).
 
 Every call registers under an integer key, passed to C as user_data; one C function pointer
 per callback type (alive as long as the module) finds the call by its key. The registry
-keeps each call alive until its callback has fired, which the library does exactly once.
-The callback turns the borrowed C values into Python objects at once, on the library's
-thread, stores the outcome in the call and wakes its waiter: a blocking caller through a
-lock the caller holds, an awaiting task through one call_soon_threadsafe into its loop.
+keeps each call alive until its callback has run, which the library does exactly once. The
+callback turns the borrowed C values into Python objects at once and marks the call
+finished; once the run is over, the thread that ran it wakes the call's waiter: nothing to
+do for its own blocking call, another thread's through that thread's eventfd, an awaiting
+task by resuming it (from its loop's reader) or through call_soon_threadsafe.
 """
 
 from __future__ import annotations
 
 import ctypes
 import itertools
+import os
+import select
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, Generic, TypeVar
@@ -31,7 +40,7 @@ def _nobody() -> None:
 
 class _Call:
     """One call in flight: its C call handle (to cancel), its outcome once the callback has
-    read it, and how the callback wakes the waiter."""
+    read it, and how to wake its waiter."""
 
     __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake")
 
@@ -70,12 +79,85 @@ class _Call:
         return self.value
 
 
+class _Waiter:
+    """A thread's wait: for the completion queue's descriptor, or for another thread that
+    ran this thread's completion to say so on an eventfd of the thread's own."""
+
+    __slots__ = ("thread", "fd", "poller")
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+        self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+        self.poller = select.poll()
+        self.poller.register(queue_fd(), select.POLLIN)
+        self.poller.register(self.fd, select.POLLIN)
+
+    def wait(self) -> None:
+        """Until the queue has completions or another thread woke this one (interruptible)."""
+        for fd, _ in self.poller.poll():
+            if fd == self.fd:
+                try:
+                    os.eventfd_read(self.fd)
+                except BlockingIOError:  # another wait of this thread took it
+                    pass
+
+    def wake(self) -> None:
+        """From any thread: ends this thread's wait, unless this is that thread."""
+        if threading.get_ident() != self.thread:
+            os.eventfd_write(self.fd, 1)
+
+    def __del__(self) -> None:
+        os.close(self.fd)
+
+
+# Per thread: its waiter, and the calls that the run under way on it has finished.
+_local = threading.local()
+_queue_fd: int | None = None
+
+
+def queue_fd() -> int:
+    """The completion queue's descriptor (the process has one)."""
+    global _queue_fd
+    if _queue_fd is None:
+        fd = int(_native.lib().portal_auth_completion_fd())
+        if fd < 0:
+            raise errors.PortalAuthError("portal-auth has no file descriptor left for its completion queue.")
+        _queue_fd = fd
+    return _queue_fd
+
+
+def _waiter() -> _Waiter:
+    waiter: _Waiter | None = getattr(_local, "waiter", None)
+    if waiter is None:
+        waiter = _local.waiter = _Waiter()
+    return waiter
+
+
+def run() -> None:
+    """Runs the completions pending in the library's queue on this thread, then wakes their
+    waiters. A signal's exception (Ctrl-C) raised inside a completion is raised here, after."""
+    # A run may happen inside a run (a logging handler that makes a blocking call).
+    outer = getattr(_local, "ran", None), getattr(_local, "interrupts", None)
+    ran: list[_Call] = []
+    interrupts: list[BaseException] = []
+    _local.ran, _local.interrupts = ran, interrupts
+    try:
+        _native.lib().portal_auth_run_completions()
+    finally:
+        _local.ran, _local.interrupts = outer
+        for call in ran:
+            # Let go of the wake first: an awaited call's wake refers back to the call, a cycle
+            # that would otherwise be left to the garbage collector on every call.
+            wake, call.wake = call.wake, _nobody
+            wake()
+    if interrupts:
+        raise interrupts[0]
+
+
 _registry: dict[int, _Call] = {}
 _registry_lock = threading.Lock()
-# Notified only while exit drains the calls in flight.
-_registry_emptied = threading.Condition(_registry_lock)
-_draining = False
 _keys = itertools.count(1)
+_exit_waiter: _Waiter | None = None  # set while exit drains the calls in flight
 
 
 def _register(call: _Call) -> int:
@@ -88,8 +170,8 @@ def _register(call: _Call) -> int:
 def _unregister(key: int) -> _Call | None:
     with _registry_lock:
         call = _registry.pop(key, None)
-        if _draining and not _registry:
-            _registry_emptied.notify_all()
+        if _exit_waiter is not None and not _registry:
+            _exit_waiter.wake()
         return call
 
 
@@ -104,7 +186,6 @@ class Callback(Generic[T]):
     user_data with `read(*rest)`, which turns the borrowed arguments into a T."""
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
-        @_threads.from_library
         def complete(key: int | None, *arguments: Any) -> None:
             with _registry_lock:
                 call = _registry.get(key or 0)
@@ -114,16 +195,24 @@ class Callback(Generic[T]):
                 call.value = read(*arguments)
             except errors.PortalAuthError as error:
                 call.error = error
+            except (KeyboardInterrupt, SystemExit) as interrupt:  # a signal's, on the main thread
+                call.error = errors.PortalAuthError("The call's outcome was lost to an interruption while it was read.")
+                interrupts = getattr(_local, "interrupts", None)
+                if interrupts is not None:
+                    interrupts.append(interrupt)
             except BaseException:  # noqa: BLE001 - a callback must not raise into C
                 call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
-            call.finish()
-            # Only once read: when exit finds the registry empty, every session these calls
-            # made is in the session map, which exit releases next.
-            _unregister(key or 0)
-            # Let go of the wake first: an awaited call's wake refers back to the call, a
-            # cycle that would otherwise be left to the garbage collector on every call.
-            wake, call.wake = call.wake, _nobody
-            wake()
+            finally:
+                call.finish()
+                # Only once read: when exit finds the registry empty, every session these
+                # calls made is in the session map, which exit releases next.
+                _unregister(key or 0)
+                ran = getattr(_local, "ran", None)
+                if ran is None:  # a run of the queue by code other than this module's
+                    wake, call.wake = call.wake, _nobody
+                    wake()
+                else:
+                    ran.append(call)
 
         self.pointer = prototype(complete)
 
@@ -158,24 +247,29 @@ def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
     call.started(out_call.value)
 
 
+def _wait(call: _Call, waiter: _Waiter) -> None:
+    while not call.finished:
+        waiter.wait()
+        run()
+
+
 def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
-    """Starts the call and waits for its outcome. An interruption (Ctrl-C) cancels the call
-    on the terms of docs/protocol.md §5 and propagates; with `settle_on_cancel`, only once the
-    library has ended the call (a browser sign-in: its listener closed, its guard released).
-    `group` tags the call for cancel_group."""
+    """Starts the call and waits for its outcome, running the completion queue meanwhile. An
+    interruption (Ctrl-C) cancels the call on the terms of docs/protocol.md §5 and
+    propagates; with `settle_on_cancel`, only once the library has ended the call (a browser
+    sign-in: its listener closed, its guard released). `group` tags the call for
+    cancel_group."""
     call = _Call(group)
-    # Held until the callback releases it: the cheapest wake there is, and interruptible.
-    delivered = threading.Lock()
-    delivered.acquire()
-    call.wake = delivered.release
+    waiter = _waiter()
+    call.wake = waiter.wake
     _start(call, callback, starter)
     try:
-        delivered.acquire()
+        _wait(call, waiter)
     except BaseException:
-        if not call.finished:  # the callback has not fired yet (its release may be what is left)
+        if not call.finished:
             call.cancel()
             if settle_on_cancel:
-                delivered.acquire()
+                _wait(call, waiter)
         raise
     result: T = call.outcome()
     return result
@@ -194,16 +288,24 @@ def awaiting(
 
 
 def _drain() -> None:
-    """At exit: cancels what has not been sent and waits for the rest (an exchange in flight
-    still persists its session)."""
-    global _draining
+    """At exit: cancels what has not been sent and runs the queue until every call in flight
+    has completed (an exchange in flight still persists its session)."""
+    global _exit_waiter
     with _registry_lock:
+        if not _registry:
+            return
         waiting = list(_registry.values())
     for call in waiting:
         call.cancel()
-    with _registry_emptied:
-        _draining = True
-        _registry_emptied.wait_for(lambda: not _registry)
+    waiter = _waiter()
+    with _registry_lock:
+        _exit_waiter = waiter  # the thread that finishes the last call wakes this one
+    while True:
+        with _registry_lock:
+            if not _registry:
+                return
+        waiter.wait()
+        run()
 
 
 _threads.at_exit(_drain)

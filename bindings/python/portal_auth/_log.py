@@ -1,8 +1,10 @@
 """The library's log lines, at every level, go to the standard logger `portal_auth`, whose
 level filters them. The library never puts a secret in a log line.
 
-Each line the library passes over costs a Python entry on its thread (the GIL and a thread
-state), more than the line itself; so the library is told the lowest level the logger lets
+The lines come through the completion queue (portal_auth_set_queued_log_handler): they reach
+the logger on the thread that runs the queue, a thread waiting for a call, never on a
+library thread. Each line the library passes over costs a queue entry and a call into
+Python, more than the line itself; so the library is told the lowest level the logger lets
 through whenever a call starts, and keeps the rest to itself."""
 
 from __future__ import annotations
@@ -53,7 +55,6 @@ def warning(message: str, *arguments: object) -> None:
         log.warning(message, *arguments)
 
 
-@_threads.from_library
 def _forward(user_data: int | None, level: int, message: bytes | None) -> None:
     log = logger()
     python_level = _LEVELS.get(level, 40)
@@ -103,5 +104,6 @@ def _pass_level(lib: ctypes.CDLL) -> None:
 
 def install(lib: ctypes.CDLL) -> None:
     _pass_level(lib)
-    lib.portal_auth_set_log_handler(_on_log, None)
-    _threads.at_exit(lambda: lib.portal_auth_set_log_handler(_native.LOG_FN(), None))
+    # Without a queue (no descriptor left) no client can be made either: nothing would log.
+    lib.portal_auth_set_queued_log_handler(_on_log, None)
+    _threads.at_exit(lambda: lib.portal_auth_set_queued_log_handler(_native.LOG_FN(), None))

@@ -61,6 +61,7 @@ OPENER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, cty
 
 # Constants of portal_auth.h.
 OK = 0
+TRUE = 1
 RESULT_AUTHENTICATED = 1
 RESULT_TOTP_REQUIRED = 2
 STORAGE_KEYRING = 0
@@ -141,6 +142,10 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_free": (None, [handle]),
     "portal_auth_set_log_handler": (code_t, [LOG_FN, ctypes.c_void_p]),
     "portal_auth_set_log_level": (code_t, [ctypes.c_int32]),
+    "portal_auth_set_queued_log_handler": (code_t, [LOG_FN, ctypes.c_void_p]),
+    "portal_auth_completion_fd": (ctypes.c_int32, []),
+    "portal_auth_run_completions": (ctypes.c_size_t, []),
+    "portal_auth_set_completion_queue": (code_t, [handle, ctypes.c_int32]),
     "portal_auth_totp_secret": (code_t, [char_p, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_png": (
         code_t,

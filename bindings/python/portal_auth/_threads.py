@@ -1,10 +1,12 @@
 """The library's threads in Python: counted, so that exit can wait until none is inside.
 
-CPython 3.11 ends a thread that wants the GIL once the interpreter is finalising, with
-pthread_exit; for a libdispatch worker of the library that is a crash. So at exit the
-binding waits for every call in flight (the library's timeouts bound the wait) and for every
-library thread to leave Python, and lengthens the GIL switch interval so that a thread which
-has just signalled its leaving is never made to give the GIL up and ask for it again.
+Completions and log lines run on Python's own threads (the completion queue), but a host
+session store and the browser opener are called on library threads. CPython 3.11 ends a
+thread that wants the GIL once the interpreter is finalising, with pthread_exit; for a
+libdispatch worker of the library that is a crash. So at exit the binding waits for every
+call in flight (the library's timeouts bound the wait) and for every library thread to leave
+Python, and lengthens the GIL switch interval so that a thread which has just signalled its
+leaving is never made to give the GIL up and ask for it again.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from typing import ParamSpec, TypeVar
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Every completion and log line passes here: a plain lock keeps the count cheap, and the
-# condition on it is notified only once exit waits.
+# Every call of a store or an opener passes here: a plain lock keeps the count cheap, and
+# the condition on it is notified only once exit waits.
 _lock = threading.Lock()
 _left = threading.Condition(_lock)
 _inside = 0

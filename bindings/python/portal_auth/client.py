@@ -102,6 +102,10 @@ class _Client:
         client = ctypes.c_void_p()
         error = ctypes.c_void_p()
         raise_from_out(lib.portal_auth_new(ctypes.byref(options), ctypes.byref(client), ctypes.byref(error)), error)
+        # Its calls complete on the threads that wait for them (_calls), never on the library's.
+        if lib.portal_auth_set_completion_queue(client.value, _native.TRUE) != _native.OK:
+            lib.portal_auth_free(client.value)
+            raise PortalAuthError("portal-auth has no file descriptor left for its completion queue.")
         self._handle = client.value
         self._opener = _opener.new_key()
         # Freed by close(), or when the client is collected; calls in flight still complete.
@@ -275,9 +279,10 @@ class PortalAuth(_Client):
 
 
 class AsyncPortalAuth(_Client):
-    """Portal's Client Auth for asyncio: the same calls as coroutines. Completions reach the
-    awaiting loop thread-safely; cancelling an awaiting task cancels its call
-    (docs/protocol.md §5: a request already sent still completes and persists its session)."""
+    """Portal's Client Auth for asyncio: the same calls as coroutines. Completions run on the
+    awaiting loop's thread (it watches the library's completion queue); cancelling an
+    awaiting task cancels its call (docs/protocol.md §5: a request already sent still
+    completes and persists its session)."""
 
     async def get_methods(self) -> AuthMethodsResult:
         return await _calls.awaiting(*self._get_methods())

@@ -12,7 +12,7 @@ from . import _calls, _native, _threads, errors
 class _Held(weakref.ref["PortalSession"]):
     """The binding's reference to a live session object, under the address of the library's
     session; when the object goes, its callback releases the library's session. One weak
-    reference does both jobs: a completion builds a session on a library thread, where
+    reference does both jobs: a completion builds a session on the call's path, where
     every Python call costs."""
 
     __slots__ = ("borrowed", "handle")

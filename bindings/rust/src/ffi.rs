@@ -113,6 +113,7 @@ extern "C" {
         user_data: *mut c_void,
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
+    pub fn portal_auth_completion_fd() -> i32;
     pub fn portal_auth_error_code(error: *const portal_auth_error) -> portal_auth_code;
     pub fn portal_auth_error_detail(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_free(error: *mut portal_auth_error);
@@ -171,6 +172,7 @@ extern "C" {
     pub fn portal_auth_result_session(result: *const portal_auth_result) -> *mut portal_auth_session;
     pub fn portal_auth_result_totp_link(result: *const portal_auth_result) -> *const c_char;
     pub fn portal_auth_result_user_jwt(result: *const portal_auth_result) -> *const c_char;
+    pub fn portal_auth_run_completions() -> usize;
     pub fn portal_auth_send_magic_link(
         client: *mut portal_auth,
         email: *const c_char,
@@ -197,6 +199,7 @@ extern "C" {
         opener: portal_auth_opener_fn,
         user_data: *mut c_void,
     ) -> portal_auth_code;
+    pub fn portal_auth_set_completion_queue(client: *mut portal_auth, enabled: portal_auth_bool) -> portal_auth_code;
     pub fn portal_auth_set_dispatcher(
         client: *mut portal_auth,
         dispatch: portal_auth_dispatch_fn,
@@ -208,6 +211,7 @@ extern "C" {
         client: *mut portal_auth,
         prefers: portal_auth_bool,
     ) -> portal_auth_code;
+    pub fn portal_auth_set_queued_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
     pub fn portal_auth_sign_in_with_apple(
         client: *mut portal_auth,
         timeout_ms: i32,

@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PortalAuthCore
+
+/// The completion queue of the C ABI (portal_auth_completion_fd, portal_auth_run_completions)
+/// and the log lines queued through it; also run under ThreadSanitizer and AddressSanitizer.
+@Suite struct CompletionQueueTests {
+    /// Runs `body` on a thread of its own (not one of Dispatch's, which a runner blocked in
+    /// poll would keep from the pushers), inside `group`.
+    private static func onThread(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let started = DetachedThread.start(name: "queue-test") {
+            body()
+            group.leave()
+        }
+        if started != 0 { group.leave() }
+    }
+
+    private static func readable(_ queue: CompletionQueue) -> Bool {
+        var watched = pollfd(fd: queue.descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&watched, 1, 0) == 1 && watched.revents & Int16(POLLIN) != 0
+    }
+
+    @Test func everyJobRunsExactlyOnceWhilePushersAndRunnersRace() throws {
+        let queue = try #require(CompletionQueue())
+        let done = try #require(WakeSignal())
+        let (pushers, perPusher) = (4, 500)
+        let total = pushers * perPusher
+        let runs = Mutex((counts: [Int](repeating: 0, count: total), sum: 0, threads: Set<UInt>()))
+        let group = DispatchGroup()
+        for pusher in 0..<pushers {
+            Self.onThread(group) {
+                for index in 0..<perPusher {
+                    let job = pusher * perPusher + index
+                    queue.push {
+                        let finished = runs.withLock { runs in
+                            runs.counts[job] += 1
+                            runs.sum += 1
+                            runs.threads.insert(UInt(pthread_self()))
+                            return runs.sum == total
+                        }
+                        if finished { done.signal() }
+                    }
+                }
+            }
+        }
+        // Two hosts' threads run the queue at once, each until the last job has run.
+        for _ in 0..<2 {
+            Self.onThread(group) {
+                var watched = [pollfd(fd: queue.descriptor, events: Int16(POLLIN), revents: 0), done.pollDescriptor]
+                while poll(&watched, 2, 30_000) > 0, watched[1].revents == 0 {
+                    queue.run()
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        let final = runs.withLock { $0 }
+        #expect(final.sum == total)
+        #expect(final.counts.allSatisfy { $0 == 1 })
+        #expect(final.threads.count <= 2)
+        #expect(!Self.readable(queue))
+        #expect(queue.run() == 0)
+    }
+
+    @Test func theDescriptorIsReadableExactlyWhileJobsArePending() throws {
+        let queue = try #require(CompletionQueue())
+        let ran = Mutex<[String]>([])
+        #expect(!Self.readable(queue))
+        #expect(queue.run() == 0)
+
+        queue.push { ran.withLock { $0.append("a") } }
+        #expect(Self.readable(queue))
+        #expect(Self.readable(queue)) // level-triggered: until the run
+        queue.push { ran.withLock { $0.append("b") } }
+        #expect(ran.withLock { $0 }.isEmpty)
+        #expect(queue.run() == 2)
+        #expect(ran.withLock { $0 } == ["a", "b"])
+        #expect(!Self.readable(queue))
+
+        // A job queued by a running job waits for the next run, the descriptor readable again.
+        queue.push { queue.push { ran.withLock { $0.append("later") } } }
+        #expect(queue.run() == 1)
+        #expect(Self.readable(queue))
+        #expect(queue.run() == 1)
+        #expect(ran.withLock { $0 }.last == "later")
+        #expect(!Self.readable(queue))
+    }
+
+    @Test func aJobKnowsItRunsFromTheQueueAndMayRunItAgain() throws {
+        let queue = try #require(CompletionQueue())
+        let seen = Mutex<[Bool]>([])
+        #expect(!CompletionQueue.isRunningOnThisThread)
+        queue.push {
+            seen.withLock { $0.append(CompletionQueue.isRunningOnThisThread) }
+            queue.push { seen.withLock { $0.append(CompletionQueue.isRunningOnThisThread) } }
+            #expect(queue.run() == 1) // nested
+            seen.withLock { $0.append(CompletionQueue.isRunningOnThisThread) }
+        }
+        #expect(queue.run() == 1)
+        #expect(seen.withLock { $0 } == [true, true, true])
+        #expect(!CompletionQueue.isRunningOnThisThread)
+        #expect(!Self.readable(queue))
+    }
+
+    @Test func queuedLinesReachTheirHandlerOnlyThroughTheRun() throws {
+        let queue = try #require(CompletionQueue())
+        let slot = LogHandlerSlot()
+        let first = Mutex<[String]>([]), second = Mutex<[String]>([])
+        slot.replace(with: { _, line in
+            first.withLock { $0.append("\(line) \(CompletionQueue.isRunningOnThisThread)") }
+        }, queue: queue)
+
+        // Logged on another thread: queued, delivered by the run on this one.
+        let logged = DispatchGroup()
+        Self.onThread(logged) { slot.emit(.info) { "one" } }
+        #expect(logged.wait(timeout: .now() + 30) == .success)
+        #expect(first.withLock { $0 }.isEmpty)
+        #expect(Self.readable(queue))
+        #expect(queue.run() == 1)
+        #expect(first.withLock { $0 } == ["one true"])
+
+        // A line still queued when its handler is replaced is dropped.
+        slot.emit(.info) { "two" }
+        slot.replace(with: { _, line in second.withLock { $0.append(line) } }, queue: queue)
+        #expect(queue.run() == 1)
+        #expect(first.withLock { $0 } == ["one true"])
+        #expect(second.withLock { $0 }.isEmpty)
+
+        // Without a queue the handler is called where the line is logged.
+        slot.replace(with: { _, line in second.withLock { $0.append(line) } }, queue: nil)
+        slot.emit(.warning) { "three" }
+        #expect(second.withLock { $0 } == ["three"])
+        #expect(!Self.readable(queue))
+    }
+}

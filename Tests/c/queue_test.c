@@ -1,0 +1,317 @@
+/* C tests of the completion queue (portal_auth_set_completion_queue), against the Portal
+ * emulator in PORTAL_AUTH_TEST_API_HOST: completions run only inside
+ * portal_auth_run_completions, on the thread that calls it, exactly once (also under 1,000
+ * concurrent calls started from several threads while the main thread runs the queue, and
+ * with the client freed in flight); the descriptor is read-ready (poll, and epoll
+ * level-triggered) exactly while completions are pending; sessions lent through the queue
+ * invalidate through it; queued log lines; the other models unchanged. Waits in poll or on
+ * condition variables, never sleeps. */
+#define _GNU_SOURCE
+#include "test_support.h"
+
+#include <poll.h>
+#include <sys/epoll.h>
+
+static _Thread_local int inside_start;
+
+typedef struct {
+    int calls;              /* how often the callback ran: must end at exactly 1 */
+    int inside_start;       /* it ran inside a starting call */
+    int on_main;            /* it ran on the main thread */
+    portal_auth_code code;  /* the error's code, or PORTAL_AUTH_OK */
+    portal_auth_session *session; /* restore, redirect: retained */
+} outcome;
+
+static pthread_t main_thread;
+
+static void record(outcome *out, const portal_auth_error *error) {
+    pthread_mutex_lock(&lock);
+    out->calls++;
+    out->inside_start |= inside_start;
+    out->on_main = pthread_equal(pthread_self(), main_thread);
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    record(user_data, error);
+}
+
+static void on_done(void *user_data, const portal_auth_error *error) {
+    record(user_data, error);
+}
+
+static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    outcome *out = user_data;
+    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
+    record(out, error);
+}
+
+/* Whether the descriptor is readable now (poll with no wait). */
+static int readable(int fd) {
+    struct pollfd watched = { .fd = fd, .events = POLLIN };
+    return poll(&watched, 1, 0) == 1 && (watched.revents & POLLIN);
+}
+
+/* A blocking host's wait: poll with a timeout (30 s, far beyond any call here). */
+static int wait_readable(int fd) {
+    struct pollfd watched = { .fd = fd, .events = POLLIN };
+    return poll(&watched, 1, 30000) == 1 && (watched.revents & POLLIN);
+}
+
+/* Runs the queue, waiting on the descriptor, until `*count` reaches `target`; false if a
+   wait timed out. */
+static int run_until(int fd, const int *count, int target) {
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int now = *count;
+        pthread_mutex_unlock(&lock);
+        if (now >= target) return 1;
+        if (!wait_readable(fd)) return 0;
+        portal_auth_run_completions();
+    }
+}
+
+static portal_auth *queued_client(const char *environment) {
+    portal_auth_options options = emulator_options(environment);
+    portal_auth *client = NULL;
+    if (portal_auth_new(&options, &client, NULL) != PORTAL_AUTH_OK) abort();
+    if (portal_auth_set_completion_queue(client, PORTAL_AUTH_TRUE) != PORTAL_AUTH_OK) abort();
+    return client;
+}
+
+/* 1,000 concurrent calls, started from 4 threads. */
+enum { THREADS = 4, PER_THREAD = 250, CONCURRENT = THREADS * PER_THREAD };
+static portal_auth *shared_client;
+static outcome many[CONCURRENT];
+static int many_done;
+
+static void on_many(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    record(user_data, error);
+    count_call(&many_done);
+}
+
+static void *start_many(void *arg) {
+    outcome *slice = arg;
+    for (int i = 0; i < PER_THREAD; i++) {
+        if (portal_auth_get_methods(shared_client, on_many, &slice[i], NULL) != PORTAL_AUTH_OK) abort();
+    }
+    return NULL;
+}
+
+/* Queued log lines: counted by thread, and forwarded to the log audit. */
+static int lines_on_main, lines_elsewhere, lines_replaced;
+
+static void queued_line(void *user_data, int32_t level, const char *message) {
+    (void)user_data;
+    audit_log_line(NULL, level, message);
+    pthread_mutex_lock(&lock);
+    if (pthread_equal(pthread_self(), main_thread)) lines_on_main++;
+    else lines_elsewhere++;
+    pthread_mutex_unlock(&lock);
+}
+
+static void replaced_line(void *user_data, int32_t level, const char *message) {
+    (void)user_data;
+    audit_log_line(NULL, level, message);
+    pthread_mutex_lock(&lock);
+    lines_replaced++;
+    pthread_mutex_unlock(&lock);
+}
+
+/* A dispatcher that runs each job at once, on the library thread that hands it over. */
+static int dispatches;
+
+static void dispatch_at_once(void *dispatcher_data, portal_auth_job_fn run, void *job) {
+    (void)dispatcher_data;
+    pthread_mutex_lock(&lock);
+    dispatches++;
+    pthread_mutex_unlock(&lock);
+    run(job);
+}
+
+/* A completion that starts another call and runs the queue itself until that one is done. */
+typedef struct { portal_auth *client; int fd; outcome inner; int ran_inner; } nesting;
+
+static void on_outer(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods; (void)error;
+    nesting *nest = user_data;
+    if (portal_auth_get_methods(nest->client, on_methods, &nest->inner, NULL) != PORTAL_AUTH_OK) abort();
+    nest->ran_inner = run_until(nest->fd, &nest->inner.calls, 1);
+}
+
+int main(void) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    main_thread = pthread_self();
+    char body[2048];
+    emulator_request("/_emulator/reset", "{}", body, sizeof body);
+
+    /* One descriptor for the process, not readable while nothing is pending. */
+    int fd = portal_auth_completion_fd();
+    CHECK(fd >= 0 && portal_auth_completion_fd() == fd);
+    CHECK(!readable(fd));
+    CHECK(portal_auth_run_completions() == 0);
+
+    /* Bad arguments. */
+    portal_auth *client = queued_client("env-open");
+    CHECK(portal_auth_set_completion_queue(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_completion_queue(client, 2) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+
+    /* One call: nothing runs until the host runs the queue, then exactly once, on its thread. */
+    outcome first = {0};
+    inside_start = 1;
+    CHECK(portal_auth_get_methods(client, on_methods, &first, NULL) == PORTAL_AUTH_OK);
+    inside_start = 0;
+    CHECK(wait_readable(fd));
+    CHECK(readable(fd)); /* level-triggered: still readable while pending */
+    pthread_mutex_lock(&lock);
+    CHECK(first.calls == 0);
+    pthread_mutex_unlock(&lock);
+    CHECK(portal_auth_run_completions() == 1);
+    CHECK(first.calls == 1 && first.on_main && !first.inside_start && first.code == PORTAL_AUTH_OK);
+    CHECK(!readable(fd));
+    CHECK(portal_auth_run_completions() == 0);
+
+    /* The descriptor under epoll, level-triggered (EPOLLIN): no event while a request is in
+       flight (held by the emulator), one on every wait while its completion is pending,
+       none once it has run. */
+    int poller = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event watch = { .events = EPOLLIN, .data.fd = fd }, event;
+    CHECK(poller >= 0 && epoll_ctl(poller, EPOLL_CTL_ADD, fd, &watch) == 0);
+    emulator_request("/_emulator/faults", "{\"path\":\"/methods\",\"kind\":\"hold\"}", body, sizeof body);
+    outcome held = {0};
+    CHECK(portal_auth_get_methods(client, on_methods, &held, NULL) == PORTAL_AUTH_OK);
+    emulator_request("/_emulator/wait?path=/methods&count=2&timeout=30", NULL, body, sizeof body);
+    CHECK(strstr(body, "\"count\":2") != NULL);
+    CHECK(epoll_wait(poller, &event, 1, 0) == 0 && !readable(fd));
+    emulator_request("/_emulator/release", "{}", body, sizeof body);
+    CHECK(epoll_wait(poller, &event, 1, 30000) == 1 && event.data.fd == fd && (event.events & EPOLLIN));
+    CHECK(epoll_wait(poller, &event, 1, 0) == 1);
+    CHECK(held.calls == 0);
+    CHECK(portal_auth_run_completions() == 1 && held.calls == 1 && held.code == PORTAL_AUTH_OK);
+    CHECK(epoll_wait(poller, &event, 1, 0) == 0);
+    close(poller);
+
+    /* 1,000 concurrent calls from 4 threads while this thread runs the queue: each completes
+       exactly once, here, never inside its starting call; then nothing is pending. */
+    shared_client = client;
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++) pthread_create(&threads[t], NULL, start_many, &many[t * PER_THREAD]);
+    CHECK(run_until(fd, &many_done, CONCURRENT));
+    for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+    int once = 1, here = 1, ok = 1, outside = 1;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < CONCURRENT; i++) {
+        once &= many[i].calls == 1;
+        here &= many[i].on_main;
+        ok &= many[i].code == PORTAL_AUTH_OK;
+        outside &= !many[i].inside_start;
+    }
+    pthread_mutex_unlock(&lock);
+    CHECK(once && here && ok && outside);
+    CHECK(!readable(fd) && portal_auth_run_completions() == 0);
+
+    /* A client freed with calls in flight, and with a completion already queued: each still
+       completes exactly once, through the queue. */
+    portal_auth *doomed = queued_client("env-open");
+    outcome queued_before = {0}, orphans[50] = {{0}};
+    CHECK(portal_auth_get_methods(doomed, on_methods, &queued_before, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_readable(fd));
+    for (int i = 0; i < 50; i++) CHECK(portal_auth_get_methods(doomed, on_methods, &orphans[i], NULL) == PORTAL_AUTH_OK);
+    portal_auth_free(doomed);
+    CHECK(run_until(fd, &queued_before.calls, 1));
+    int freed_ok = queued_before.code == PORTAL_AUTH_OK && queued_before.on_main;
+    for (int i = 0; i < 50; i++) {
+        CHECK(run_until(fd, &orphans[i].calls, 1));
+        freed_ok &= orphans[i].code == PORTAL_AUTH_OK && orphans[i].on_main;
+    }
+    CHECK(freed_ok);
+    CHECK(!readable(fd));
+
+    /* A session lent through the queue invalidates through it; one lent on the library
+       thread, there. */
+    char url[512];
+    grant_redirect("env-open", "c-queue@example.com", url, sizeof url);
+    outcome signed_in = {0}, invalidated = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
+    CHECK(run_until(fd, &signed_in.calls, 1));
+    CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session != NULL);
+    CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
+    CHECK(run_until(fd, &invalidated.calls, 1));
+    CHECK(invalidated.on_main && invalidated.code == PORTAL_AUTH_OK);
+    portal_auth_session_release(signed_in.session);
+
+    portal_auth_options options = emulator_options("env-open");
+    portal_auth *threaded = NULL;
+    CHECK(portal_auth_new(&options, &threaded, NULL) == PORTAL_AUTH_OK);
+    grant_redirect("env-open", "c-queue-thread@example.com", url, sizeof url);
+    outcome threaded_in = {0}, threaded_out = {0};
+    CHECK(portal_auth_handle_redirect(threaded, url, on_result, &threaded_in, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&threaded_in.calls);
+    CHECK(threaded_in.code == PORTAL_AUTH_OK && threaded_in.session != NULL && !threaded_in.on_main);
+    CHECK(portal_auth_session_invalidate(threaded_in.session, on_done, &threaded_out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&threaded_out.calls);
+    CHECK(!threaded_out.on_main && !readable(fd));
+    portal_auth_session_release(threaded_in.session);
+    portal_auth_free(threaded);
+
+    /* Queued log lines: delivered by the run, on this thread, never on a library thread. */
+    CHECK(portal_auth_set_queued_log_handler(queued_line, NULL) == PORTAL_AUTH_OK);
+    grant_redirect("env-open", "c-queue-log@example.com", url, sizeof url);
+    outcome logged = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &logged, NULL) == PORTAL_AUTH_OK);
+    CHECK(run_until(fd, &logged.calls, 1));
+    int exchange_lines = lines_on_main; /* signed in, persisted */
+    CHECK(logged.code == PORTAL_AUTH_OK && exchange_lines >= 2 && lines_elsewhere == 0);
+    portal_auth_session_release(logged.session);
+
+    /* Lines still queued for a replaced handler are dropped. An exchange logs before its
+       completion is queued, so the first entry to make the descriptor readable is a line,
+       queued for the handler replaced here: the new one gets fewer lines, the old none. */
+    grant_redirect("env-open", "c-queue-dropped@example.com", url, sizeof url);
+    outcome dropped = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &dropped, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_readable(fd));
+    CHECK(portal_auth_set_queued_log_handler(replaced_line, NULL) == PORTAL_AUTH_OK);
+    CHECK(run_until(fd, &dropped.calls, 1));
+    CHECK(dropped.code == PORTAL_AUTH_OK && lines_on_main == exchange_lines && lines_replaced < exchange_lines);
+    portal_auth_session_release(dropped.session);
+    CHECK(portal_auth_set_queued_log_handler(NULL, NULL) == PORTAL_AUTH_OK);
+    portal_auth_set_log_handler(audit_log_line, NULL); /* the audit's, on library threads again */
+
+    /* A completion may run the queue itself. */
+    nesting nest = { .client = client, .fd = fd };
+    CHECK(portal_auth_get_methods(client, on_outer, &nest, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_readable(fd) && portal_auth_run_completions() == 1);
+    CHECK(nest.ran_inner && nest.inner.calls == 1 && nest.inner.on_main);
+
+    /* A dispatcher replaces the queue; the queue switched off means the library thread. */
+    portal_auth_set_dispatcher(client, dispatch_at_once, NULL);
+    outcome dispatched = {0};
+    CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&dispatched.calls);
+    CHECK(dispatches == 1 && !dispatched.on_main && !readable(fd));
+    CHECK(portal_auth_set_completion_queue(client, PORTAL_AUTH_TRUE) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_completion_queue(client, PORTAL_AUTH_FALSE) == PORTAL_AUTH_OK);
+    outcome off = {0};
+    CHECK(portal_auth_get_methods(client, on_methods, &off, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&off.calls);
+    CHECK(dispatches == 1 && !off.on_main && !readable(fd));
+    portal_auth_free(client);
+
+    /* Every callback of this test, counted once more now that all are done. */
+    pthread_mutex_lock(&lock);
+    CHECK(first.calls == 1 && held.calls == 1 && queued_before.calls == 1 && signed_in.calls == 1
+          && invalidated.calls == 1 && threaded_in.calls == 1 && threaded_out.calls == 1 && logged.calls == 1
+          && dropped.calls == 1 && dispatched.calls == 1 && off.calls == 1);
+    int orphans_once = 1;
+    for (int i = 0; i < 50; i++) orphans_once &= orphans[i].calls == 1;
+    CHECK(orphans_once && lines_elsewhere == 0);
+    pthread_mutex_unlock(&lock);
+    curl_global_cleanup();
+    return report("queue_test");
+}

@@ -357,6 +357,17 @@ SWIFT_EXTERN void portal_auth_call_free(portal_auth_call * _Nullable call) SWIFT
 /// Deletes the persisted session and forgets the client’s memory of its last grant.
 SWIFT_EXTERN portal_auth_code portal_auth_clear_persisted_session(portal_auth * _Nullable client, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
+/// HTTP_STATUS: the server’s reason, an excerpt of the response body for the developer
+/// (such as {“error”:“redirectUrl is not allow-listed”}), else NULL. Owned by the error.
+/// At most the body’s first 512 characters, as UTF-8: bytes that are not UTF-8 appear as
+/// U+FFFD, control characters other than tab, line feed and carriage return as \xHH. It is
+/// what the server wrote, so it may repeat what the request carried (the email address,
+/// the redirect URL, the environment id), which is never a secret: there is no excerpt,
+/// NULL, for an empty body and for every answer to a request that carried a secret (the
+/// grant exchanges of handle_redirect and sign-in, verify_totp), whose body might echo it.
+/// Show it to developers, in logs or a debug view; it is not a sentence for the user.
+SWIFT_EXTERN char const * _Nullable portal_auth_error_body(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
 /// The error’s code; PORTAL_AUTH_E_INTERNAL for NULL.
 SWIFT_EXTERN portal_auth_code portal_auth_error_code(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
@@ -385,6 +396,11 @@ SWIFT_EXTERN char const * _Nullable portal_auth_error_name(portal_auth_error con
 
 /// MALFORMED_RESPONSE: the endpoint’s path, else NULL. Owned by the error.
 SWIFT_EXTERN char const * _Nullable portal_auth_error_path(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
+
+/// SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was, a
+/// PORTAL_AUTH_REASON_* value (portal_auth_types.h) to choose what to tell the user;
+/// PORTAL_AUTH_REASON_NONE for every other error and for NULL.
+SWIFT_EXTERN portal_auth_reason portal_auth_error_reason(portal_auth_error const * _Nullable error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Frees a client. Calls in flight still complete, each calling back exactly once. NULL is
 /// ignored.
@@ -516,7 +532,8 @@ SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_apple(portal_auth * _Null
 /// completes the sign-in as portal_auth_handle_redirect would. <code>timeout_ms</code> bounds the wait
 /// (0: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED), or an
 /// error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
-/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use or a failed opener,
+/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use, no browser or a failed
+/// opener (portal_auth_error_reason tells which),
 /// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
 /// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or

@@ -85,7 +85,8 @@ typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_f
  * the loopback listener is already answering; `url` is borrowed for the call; `ephemeral` is
  * the client's prefers-ephemeral flag (1: open a private window if you can). Return 0 once
  * the browser is launched (loading the page before returning works too); any other value
- * ends the sign-in with PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE. `user_data` must stay valid while
+ * ends the sign-in with PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE (PORTAL_AUTH_REASON_OPENER_FAILED,
+ * with the value in the message). `user_data` must stay valid while
  * the opener is installed and until every sign-in started with it has called back.
  */
 typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, int32_t ephemeral);
@@ -101,20 +102,53 @@ enum {
     PORTAL_AUTH_E_MALFORMED_RESPONSE = 5,             /* fields: path, missing (may be NULL) */
     PORTAL_AUTH_E_INVALID_GRANT_RESPONSE = 6,
     PORTAL_AUTH_E_INVALID_USER_JWT = 7,               /* field: detail */
-    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,        /* the message says what to do */
+    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,        /* field: reason; the message says what to do */
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9,/* field: detail (the server's text) */
     PORTAL_AUTH_E_RATE_LIMITED = 10,
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,
     PORTAL_AUTH_E_UNAUTHORIZED = 20,                  /* HTTP 401 */
-    PORTAL_AUTH_E_HTTP_STATUS = 21,                   /* field: http_status */
+    PORTAL_AUTH_E_HTTP_STATUS = 21,                   /* fields: http_status, body (may be NULL) */
     PORTAL_AUTH_E_NETWORK = 22,                       /* no response: refused, reset, timeout, too large; no libcurl */
     PORTAL_AUTH_E_SESSION_INVALIDATED = 30,
     PORTAL_AUTH_E_CANCELLED = 31,
     PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,                /* POPUP_CLOSED */
-    PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,           /* POPUP_UNAVAILABLE */
+    PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,           /* POPUP_UNAVAILABLE; field: reason */
     PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,           /* SIGN_IN_ALREADY_IN_PROGRESS */
     PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,   /* CALLBACK_INCOMPLETE */
     PORTAL_AUTH_E_INTERNAL = 99                       /* also: a QR code without libqrencode or libpng */
+};
+
+/*
+ * Which failure a PORTAL_AUTH_E_SESSION_STORAGE_FAILURE or PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE
+ * was (portal_auth_error_reason), so that an app can choose what to tell its user; the
+ * error's message says it in a sentence. Stable numbers, never reused; other errors have
+ * PORTAL_AUTH_REASON_NONE. A later version may add reasons: treat an unknown one as the
+ * error's code alone.
+ */
+typedef int32_t portal_auth_reason;
+enum {
+    PORTAL_AUTH_REASON_NONE = 0,
+    /* PORTAL_AUTH_E_SESSION_STORAGE_FAILURE. Nothing stored was deleted, and the call may be
+       repeated once the cause is gone. */
+    PORTAL_AUTH_REASON_KEYRING_LOCKED = 1,        /* the keyring is locked: ask the user to unlock it */
+    PORTAL_AUTH_REASON_NO_SECRET_SERVICE = 2,     /* no Secret Service on the session bus, or no default
+                                                     (login) collection: install, start or set up a
+                                                     keyring (gnome-keyring, KeePassXC) */
+    PORTAL_AUTH_REASON_NO_SESSION_BUS = 3,        /* no D-Bus session bus to reach: not in a desktop session */
+    PORTAL_AUTH_REASON_DBUS_FAILURE = 4,          /* D-Bus or the Secret Service failed or timed out: try again */
+    PORTAL_AUTH_REASON_LIBSECRET_MISSING = 5,     /* libsecret could not be loaded: install it */
+    PORTAL_AUTH_REASON_HOST_STORAGE_FAILED = 6,   /* a portal_auth_storage_callbacks function returned non-zero */
+    PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED = 7,     /* the stored entry cannot be decoded and deleting it failed:
+                                                     it is still stored, and the user is not reported signed
+                                                     out (the message names the delete's own cause) */
+    /* PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE. Nothing was exchanged. */
+    PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK = 20,/* the redirect URL is not http://127.0.0.1:<port>/...
+                                                     ([::1] or localhost); no request was made */
+    PORTAL_AUTH_REASON_PORT_IN_USE = 21,          /* another program listens on that port; no request was made */
+    PORTAL_AUTH_REASON_LISTENER_FAILED = 22,      /* the loopback listener could not start; no request was made */
+    PORTAL_AUTH_REASON_NO_BROWSER = 23,           /* the default opener found no browser ($BROWSER, xdg-open):
+                                                     portal_auth_login_with_google/_apple still give the URL */
+    PORTAL_AUTH_REASON_OPENER_FAILED = 24         /* the host's opener returned non-zero (the message quotes the value) */
 };
 
 /* Where a client keeps the session of its environment. */
@@ -127,9 +161,12 @@ enum {
 /*
  * Host-supplied storage: one opaque UTF-8 value per environment. The library encodes and
  * decodes the value, serialises the calls per environment, and applies the fault taxonomy:
- * a callback returning non-zero is a transient failure (nothing is deleted for it); a value
- * that does not decode is deleted. Callbacks run on a library thread, one at a time per
- * environment. Each returns 0 on success.
+ * a callback returning non-zero is a transient failure (PORTAL_AUTH_E_SESSION_STORAGE_FAILURE
+ * with PORTAL_AUTH_REASON_HOST_STORAGE_FAILED; nothing is deleted for it); a value that does
+ * not decode belongs to nobody and is deleted, by restore_session (which then reports no
+ * session, and logs one warning line saying so) and by session_invalidate. When that delete
+ * fails, the call fails with PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED. Callbacks run on a library
+ * thread, one at a time per environment. Each returns 0 on success.
  *   get:    store in *out_value a malloc'd copy of the value (the library frees it with
  *           free()), or NULL when nothing is stored
  *   set:    store `value`, replacing any

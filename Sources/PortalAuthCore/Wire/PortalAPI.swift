@@ -12,9 +12,10 @@ struct PortalAPI: Sendable {
         try await call(.get, Endpoint.methods)
     }
 
+    /// Any 2xx is success, whatever its body (docs/protocol.md §2): the email went out.
     func sendMagicLink(_ request: MagicLinkRequest) async throws {
         let sentAbstracted = request.isAccountAbstracted == true
-        let _: IgnoredData = try await call(.post, Endpoint.magicLinks, body: request.json) { response in
+        _ = try await exchange(.post, Endpoint.magicLinks, body: request.json) { response in
             if response.status == 429 { return PortalAuthError.rateLimited }
             return sentAbstracted ? Self.accountAbstractionError(response) : nil
         }
@@ -39,6 +40,7 @@ struct PortalAPI: Sendable {
 
     // MARK: - One call
 
+    /// A call whose success is enveloped (§1): the payload of its `data`.
     private func call<Payload: ResponsePayload>(
         _ method: HTTPRequest.Method,
         _ path: String,
@@ -48,6 +50,21 @@ struct PortalAPI: Sendable {
         carriesCredentials: Bool = false,
         remap: (HTTPResponse) -> (any Error)? = { _ in nil }
     ) async throws -> Payload {
+        let response = try await exchange(method, path, query: query, body: body, bearer: bearer,
+                                          carriesCredentials: carriesCredentials, remap: remap)
+        return try Envelope<Payload>.payload(of: response.body, path: path)
+    }
+
+    /// One request: a 2xx response, or the error its status maps to.
+    private func exchange(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: String? = nil,
+        body: JSONValue? = nil,
+        bearer: String? = nil,
+        carriesCredentials: Bool = false,
+        remap: (HTTPResponse) -> (any Error)? = { _ in nil }
+    ) async throws -> HTTPResponse {
         var headers = [
             "x-portal-auth-environment-id: \(environmentId)",
             "Accept: application/json",
@@ -63,7 +80,7 @@ struct PortalAPI: Sendable {
         let response = try await engine.send(request)
         switch response.status {
         case 200..<300:
-            return try Envelope<Payload>.payload(of: response.body, path: path)
+            return response
         case 401:
             throw PortalRequestsError.unauthorized
         default:
@@ -79,10 +96,15 @@ struct PortalAPI: Sendable {
         return .accountAbstractionUnavailable(message: message.truncated(to: 200))
     }
 
-    /// A bounded excerpt of an error body, for diagnostics. None for a request that carried
-    /// a grant, a code or a userJwt: a server may echo them, in forms no mask would catch.
-    static func excerpt(of body: [UInt8], carriedCredentials: Bool) -> String {
-        guard !carriedCredentials else { return "" }
+    /// The server's reason for an error status, for the developer: the body's first 512
+    /// characters (from at most 2 KiB of it), invalid UTF-8 as U+FFFD, control characters
+    /// other than tab and line breaks escaped. `nil` for an empty body, and for a request
+    /// that carried a grant, a code or a userJwt: a server may echo them, in forms no mask
+    /// would catch. The requests that get one carry nothing secret (an email address, the
+    /// redirect URL, the environment id), so neither can their echo.
+    static func excerpt(of body: [UInt8], carriedCredentials: Bool) -> String? {
+        guard !carriedCredentials, !body.isEmpty else { return nil }
         return String(decoding: body.prefix(2048), as: UTF8.self).truncated(to: 512)
+            .escapingControlCharacters(keepingLineBreaks: true)
     }
 }

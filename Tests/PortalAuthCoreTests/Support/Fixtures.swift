@@ -72,7 +72,8 @@ func wrongCode(for step: TotpRequiredResult) throws -> String {
     return (0..<1_000_000).lazy.map { String(format: "%06d", $0) }.first { !valid.contains($0) } ?? "000000"
 }
 
-/// Storage whose operations can be made to fail, over an in-memory store.
+/// Storage whose operations are recorded and can be made to fail, over another store (in
+/// memory unless told otherwise).
 final class FlakyStorage: SessionStorage {
     struct Failures: Sendable {
         var get = false
@@ -80,9 +81,13 @@ final class FlakyStorage: SessionStorage {
         var delete = false
     }
 
-    let backing = MemorySessionStorage()
+    let backing: any SessionStorage
     let failures = Mutex(Failures())
     let calls = Mutex<[String]>([])
+
+    init(over backing: any SessionStorage = MemorySessionStorage()) {
+        self.backing = backing
+    }
 
     struct Unavailable: Error {}
 

@@ -89,7 +89,7 @@ run)
 CONF
     env -u DISPLAY -u WAYLAND_DISPLAY HOME="$home" XDG_RUNTIME_DIR="$home/run" \
         XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" XDG_CACHE_HOME="$home/cache" \
-        PORTAL_AUTH_PRIVATE_KEYRING="$0" \
+        PORTAL_AUTH_PRIVATE_KEYRING="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" \
         dbus-run-session --config-file="$home/bus.conf" -- "$0" inside "$@"
     ;;
 inside)

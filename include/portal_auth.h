@@ -448,7 +448,13 @@ SWIFT_EXTERN void portal_auth_options_init(portal_auth_options * _Nullable optio
 SWIFT_EXTERN int32_t portal_auth_prefers_ephemeral_web_browser_session(portal_auth const * _Nullable client) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Reads the persisted session (no network). The callback lends it, or NULL with no error
-/// when none is stored.
+/// when none is stored. A stored entry that cannot be decoded is deleted (one warning line
+/// says so, never its content) and reads as NULL; when that delete fails, the callback gets
+/// SESSION_STORAGE_FAILURE with PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED and the entry stays.
+/// Other storage failures leave the entry alone (portal_auth_error_reason tells which). The
+/// session shares its state with every other of its token in the process (see
+/// portal_auth_session_invalidate); a token invalidated here whose delete had failed is
+/// deleted now, and reads as NULL.
 SWIFT_EXTERN portal_auth_code portal_auth_restore_session(portal_auth * _Nullable client, portal_auth_session_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// AUTHENTICATED: the Portal Client id, or NULL when absent. Owned by the result.
@@ -474,22 +480,28 @@ SWIFT_EXTERN char const * _Nullable portal_auth_result_totp_link(portal_auth_res
 /// Owned by the result: copy it to keep it beyond the callback.
 SWIFT_EXTERN char const * _Nullable portal_auth_result_user_jwt(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Emails the user a sign-in link. <code>email</code> is borrowed (copied before return).
+/// Emails the user a sign-in link. <code>email</code> is borrowed (copied before return). Any 2xx
+/// answer is success, whatever its body: the email went out.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
 /// callback, or an email that is not UTF-8; a blank email fails through the callback.
 SWIFT_EXTERN portal_auth_code portal_auth_send_magic_link(portal_auth * _Nullable client, char const * _Nullable email, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// The Client Session Token, copied into <code>*out_token</code> (free it with portal_auth_string_free).
-/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session is invalidated.
+/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session, or another handle of its
+/// token, is invalidated.
 SWIFT_EXTERN portal_auth_code portal_auth_session_copy_token(portal_auth_session const * _Nullable session, char * _Nullable * _Nullable out_token, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// The user’s id: never secret, what to log and key per-user state on. Owned by the session.
 SWIFT_EXTERN char const * _Nullable portal_auth_session_end_user_id(portal_auth_session const * _Nullable session) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Invalidates the session: the token is forgotten at once, then the persisted copy is
-/// deleted if it is still this session’s. The callback reports a keyring failure (the
-/// session stays invalidated; invalidating again retries the delete). The callback runs on
-/// a library thread: a session belongs to no client, so no dispatcher applies.
+/// Invalidates the session: the token is forgotten at once, in every session handle of its
+/// environment and token in the process (whichever call lent it: a sign-in, each restore),
+/// then the persisted copy is deleted if it is still this token’s, or cannot be decoded; a
+/// newer sign-in’s entry is spared. Single-flight: concurrent calls on those handles make one
+/// compare-and-delete (one read, at most one delete) and each callback gets its outcome;
+/// once one has succeeded, a later call does no storage I/O. The callback reports a storage
+/// failure (the session stays invalidated; invalidating again retries the delete). It runs
+/// on a library thread: a session belongs to no client, so no dispatcher applies.
 SWIFT_EXTERN portal_auth_code portal_auth_session_invalidate(portal_auth_session * _Nullable session, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Lets a retained session go. NULL is ignored.

@@ -166,13 +166,7 @@ struct KeyringTests {
         let signedIn = try await signIn(auth, emulator)
         let sessions = [signedIn, try #require(try await auth.restoreSession()), try #require(try await client(emulator).restoreSession())]
         counted.calls.withLock { $0 = [] }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<8 {
-                let session = sessions[index % sessions.count]
-                group.addTask { try await session.invalidate() }
-            }
-            try await group.waitForAll()
-        }
+        try await invalidateConcurrently(sessions)
         #expect(counted.calls.withLock { $0 } == ["get", "delete"])
         #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
         for session in sessions {

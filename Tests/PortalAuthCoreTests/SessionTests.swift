@@ -175,13 +175,7 @@ import Testing
         #expect(signedIn !== restored && restored !== elsewhere)
         storage.calls.withLock { $0 = [] }
 
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<8 {
-                let session = sessions[index % sessions.count]
-                group.addTask { try await session.invalidate() }
-            }
-            try await group.waitForAll()
-        }
+        try await invalidateConcurrently(sessions)
         #expect(storage.calls.withLock { $0 } == ["get", "delete"], "one read and one delete")
         #expect(await storage.stored(Env.open) == nil)
         for session in sessions {

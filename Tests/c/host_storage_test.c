@@ -3,7 +3,7 @@
  * undecodable values cleared (and a clear that fails), and invalidation shared by every
  * session of one token and single-flight from 8 threads, counted in the store's calls. */
 #define _POSIX_C_SOURCE 200809L  /* strdup */
-#include "test_support.h"
+#include "session_support.h"
 
 /* The host's store: one value, its calls counted, and switches to make it fail. */
 static char *stored;
@@ -78,62 +78,11 @@ static void on_log(void *user_data, int32_t level, const char *message) {
     pthread_mutex_unlock(&lock);
 }
 
-typedef struct { int calls; portal_auth_code code; portal_auth_reason reason; portal_auth_session *session; } outcome;
-
-static void finish(outcome *out, const portal_auth_error *error) {
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    count_call(&out->calls);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    finish(out, error);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->session = portal_auth_session_retain(session);
-    finish(out, error);
-}
-
-static void on_done(void *user_data, const portal_auth_error *error) {
-    finish(user_data, error);
-}
-
-static outcome restore(portal_auth *client) {
-    outcome out = {0};
-    CHECK(portal_auth_restore_session(client, on_session, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-static outcome invalidate(portal_auth_session *session) {
-    outcome out = {0};
-    CHECK(portal_auth_session_invalidate(session, on_done, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
 static int counted(const int *counter) {
     pthread_mutex_lock(&lock);
     int value = *counter;
     pthread_mutex_unlock(&lock);
     return value;
-}
-
-/* One of 8 threads invalidating at once: each starts its call, then waits for its callback
-   (and checks nothing itself: the counts of CHECK are the main thread's). */
-enum { THREADS = 8 };
-typedef struct { portal_auth_session *session; pthread_barrier_t *start; portal_auth_code started; outcome out; } invalidation;
-
-static void *invalidate_thread(void *argument) {
-    invalidation *job = argument;
-    pthread_barrier_wait(job->start);
-    job->started = portal_auth_session_invalidate(job->session, on_done, &job->out, NULL);
-    if (job->started == PORTAL_AUTH_OK) wait_calls(&job->out.calls);
-    return NULL;
 }
 
 static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, portal_auth_code *code, portal_auth_error **error) {
@@ -239,12 +188,7 @@ int main(void) {
     CHECK(unhealed.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
     CHECK(stored_is("garbage") && counted(&cleared) == 1);
     /* ...which invalidate() reports too: an undecodable value belongs to nobody. */
-    char fresh[512];
-    grant_redirect("env-open", "c-host-2@example.com", fresh, sizeof fresh);
-    outcome other = {0};
-    CHECK(portal_auth_handle_redirect(client, fresh, on_result, &other, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&other.calls);
-    CHECK(other.code == PORTAL_AUTH_OK && other.session != NULL);
+    outcome other = sign_in(client, "env-open", "c-host-2@example.com");
     store_value("garbage");
     outcome refused = invalidate(other.session);
     CHECK(refused.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && refused.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
@@ -268,37 +212,14 @@ int main(void) {
 
     /* One token, three sessions (a sign-in, a restore by each client); 8 threads invalidate
        them at once: one read, one delete, the same outcome for all, every session invalidated. */
-    char shared_url[512];
-    grant_redirect("env-open", "c-host-3@example.com", shared_url, sizeof shared_url);
-    outcome shared = {0};
-    CHECK(portal_auth_handle_redirect(client, shared_url, on_result, &shared, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&shared.calls);
+    outcome shared = sign_in(client, "env-open", "c-host-3@example.com");
     outcome by_first = restore(client), by_second = restore(second);
     portal_auth_session *sessions[3] = { shared.session, by_first.session, by_second.session };
     CHECK(sessions[0] && sessions[1] && sessions[2] && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
     int gets_before = counted(&gets), removes_before = counted(&removes);
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, THREADS);
-    invalidation jobs[THREADS];
-    pthread_t threads[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        jobs[i] = (invalidation){ .session = sessions[i % 3], .start = &start };
-        CHECK(pthread_create(&threads[i], NULL, invalidate_thread, &jobs[i]) == 0);
-    }
-    int succeeded = 0;
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(threads[i], NULL);
-        succeeded += jobs[i].started == PORTAL_AUTH_OK && jobs[i].out.calls == 1 && jobs[i].out.code == PORTAL_AUTH_OK;
-    }
-    pthread_barrier_destroy(&start);
-    CHECK(succeeded == THREADS);
+    CHECK(invalidate_at_once(sessions, 3) == THREADS);
     CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1 && stored_is(NULL));
-    for (int i = 0; i < 3; i++) {
-        char *gone = NULL;
-        portal_auth_error *invalid = NULL;
-        CHECK(portal_auth_session_copy_token(sessions[i], &gone, &invalid) == PORTAL_AUTH_E_SESSION_INVALIDATED && gone == NULL);
-        portal_auth_error_free(invalid);
-    }
+    for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
     /* Settled: invalidating again does no storage I/O. */
     CHECK(invalidate(sessions[2]).code == PORTAL_AUTH_OK);
     CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1);

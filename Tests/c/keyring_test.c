@@ -8,7 +8,7 @@
  * Delete): a restore that cannot clear the undecodable entry fails with
  * PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED, keeps it, and logs no such warning. */
 #define _POSIX_C_SOURCE 200809L  /* pthread_barrier, posix_spawnp, strdup */
-#include "test_support.h"
+#include "session_support.h"
 
 #include <signal.h>
 #include <spawn.h>
@@ -35,54 +35,6 @@ static int cleared_count(void) {
     int count = cleared;
     pthread_mutex_unlock(&lock);
     return count;
-}
-
-typedef struct { int calls; portal_auth_code code; portal_auth_reason reason; portal_auth_session *session; } outcome;
-
-static void finish(outcome *out, const portal_auth_error *error) {
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    count_call(&out->calls);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    finish(out, error);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->session = portal_auth_session_retain(session);
-    finish(out, error);
-}
-
-static void on_done(void *user_data, const portal_auth_error *error) {
-    finish(user_data, error);
-}
-
-static outcome restore(portal_auth *client) {
-    outcome out = {0};
-    CHECK(portal_auth_restore_session(client, on_session, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-static outcome invalidate(portal_auth_session *session) {
-    outcome out = {0};
-    CHECK(portal_auth_session_invalidate(session, on_done, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-static outcome sign_in(portal_auth *client, const char *email) {
-    char url[512];
-    grant_redirect(ENVIRONMENT, email, url, sizeof url);
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    CHECK(out.code == PORTAL_AUTH_OK && out.session != NULL);
-    return out;
 }
 
 /* Runs a program to its end (standard output to `output` when given, else /dev/null) and
@@ -193,18 +145,6 @@ static void monitor_stop(monitor *m) {
     while (waitpid(m->pid, &status, 0) < 0) {}
 }
 
-enum { THREADS = 8 };
-typedef struct { portal_auth_session *session; pthread_barrier_t *start; portal_auth_code started; outcome out; } invalidation;
-
-/* Starts its call once all are ready, then waits for the callback (checking nothing itself). */
-static void *invalidate_thread(void *argument) {
-    invalidation *job = argument;
-    pthread_barrier_wait(job->start);
-    job->started = portal_auth_session_invalidate(job->session, on_done, &job->out, NULL);
-    if (job->started == PORTAL_AUTH_OK) wait_calls(&job->out.calls);
-    return NULL;
-}
-
 static portal_auth *keyring_client(void) {
     portal_auth_options options = emulator_options(ENVIRONMENT);
     options.storage = PORTAL_AUTH_STORAGE_KEYRING;
@@ -229,14 +169,14 @@ static void keyring_rules(portal_auth *client, portal_auth *other) {
     CHECK(entry_is(NULL) && cleared_count() == 1);
 
     /* invalidate() clears one too: it belongs to nobody. */
-    outcome signed_in = sign_in(client, "c-keyring-1@example.com");
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-keyring-1@example.com");
     store_entry("\x01 not JSON");
     CHECK(invalidate(signed_in.session).code == PORTAL_AUTH_OK);
     CHECK(entry_is(NULL) && cleared_count() == 2);
     portal_auth_session_release(signed_in.session);
 
     /* The reasons of a locked keyring and of a stopped Secret Service; nothing deleted. */
-    outcome kept = sign_in(client, "c-keyring-2@example.com");
+    outcome kept = sign_in(client, ENVIRONMENT, "c-keyring-2@example.com");
     keyring("lock");
     outcome locked = restore(client);
     CHECK(locked.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && locked.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
@@ -251,36 +191,19 @@ static void keyring_rules(portal_auth *client, portal_auth *other) {
 
     /* One token, three sessions; 8 threads invalidate them at once: one read (a search with
        its secrets) and one delete (a search and the item's Delete) reach the Secret Service. */
-    outcome shared = sign_in(client, "c-keyring-3@example.com");
+    outcome shared = sign_in(client, ENVIRONMENT, "c-keyring-3@example.com");
     outcome by_client = restore(client), by_other = restore(other);
     portal_auth_session *sessions[3] = { shared.session, by_client.session, by_other.session };
     CHECK(sessions[1] != NULL && sessions[2] != NULL && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
     monitor m = monitor_start();
     int search_items, get_secrets, deletes;
     monitor_count(&m, &search_items, &get_secrets, &deletes);
-    pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, THREADS);
-    invalidation jobs[THREADS];
-    pthread_t threads[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        jobs[i] = (invalidation){ .session = sessions[i % 3], .start = &start };
-        CHECK(pthread_create(&threads[i], NULL, invalidate_thread, &jobs[i]) == 0);
-    }
-    int succeeded = 0;
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(threads[i], NULL);
-        succeeded += jobs[i].started == PORTAL_AUTH_OK && jobs[i].out.calls == 1 && jobs[i].out.code == PORTAL_AUTH_OK;
-    }
-    pthread_barrier_destroy(&start);
-    CHECK(succeeded == THREADS);
+    CHECK(invalidate_at_once(sessions, 3) == THREADS);
     monitor_count(&m, &search_items, &get_secrets, &deletes);
     CHECK(search_items == 2 && get_secrets == 1 && deletes == 1);
     if (search_items != 2 || get_secrets != 1 || deletes != 1)
         fprintf(stderr, "  SearchItems %d, GetSecrets %d, Delete %d\n", search_items, get_secrets, deletes);
-    for (int i = 0; i < 3; i++) {
-        char *token = NULL;
-        CHECK(portal_auth_session_copy_token(sessions[i], &token, NULL) == PORTAL_AUTH_E_SESSION_INVALIDATED);
-    }
+    for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
     /* Settled: invalidating again reaches no keyring. */
     CHECK(invalidate(sessions[0]).code == PORTAL_AUTH_OK);
     monitor_count(&m, &search_items, &get_secrets, &deletes);

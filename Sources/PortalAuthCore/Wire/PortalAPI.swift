@@ -9,7 +9,7 @@ struct PortalAPI: Sendable {
     private var engine: HTTPEngine { .shared }
 
     func methods() async throws -> MethodsData {
-        try await call(.get, Endpoint.methods)
+        try await exchange(.get, Endpoint.methods).payload()
     }
 
     /// Any 2xx is success, whatever its body (docs/protocol.md §2): the email went out.
@@ -24,38 +24,34 @@ struct PortalAPI: Sendable {
     func authorizeUrls(redirectUrl: String, isAccountAbstracted: Bool?) async throws -> AuthorizeUrlsData {
         var query = "redirectUrl=" + QueryEncoding.encode(redirectUrl)
         if let isAccountAbstracted { query += "&isAccountAbstracted=\(isAccountAbstracted)" }
-        return try await call(.get, Endpoint.oauthUrls, query: query) { response in
+        return try await exchange(.get, Endpoint.oauthUrls, query: query) { response in
             isAccountAbstracted == true ? Self.accountAbstractionError(response) : nil
-        }
+        }.payload()
     }
 
     func exchangeGrant(_ token: String, at path: String) async throws -> GrantData {
-        try await call(.post, path, body: .object(["token": .string(token)]), carriesCredentials: true)
+        try await exchange(.post, path, body: .object(["token": .string(token)]), carriesCredentials: true).payload()
     }
 
     func verifyTotp(code: String, userJwt: String) async throws -> TotpData {
-        try await call(.post, Endpoint.totpValidations, body: .object(["code": .string(code)]),
-                       bearer: userJwt, carriesCredentials: true)
+        try await exchange(.post, Endpoint.totpValidations, body: .object(["code": .string(code)]),
+                           bearer: userJwt, carriesCredentials: true).payload()
     }
 
     // MARK: - One call
 
-    /// A call whose success is enveloped (§1): the payload of its `data`.
-    private func call<Payload: ResponsePayload>(
-        _ method: HTTPRequest.Method,
-        _ path: String,
-        query: String? = nil,
-        body: JSONValue? = nil,
-        bearer: String? = nil,
-        carriesCredentials: Bool = false,
-        remap: (HTTPResponse) -> (any Error)? = { _ in nil }
-    ) async throws -> Payload {
-        let response = try await exchange(method, path, query: query, body: body, bearer: bearer,
-                                          carriesCredentials: carriesCredentials, remap: remap)
-        return try Envelope<Payload>.payload(of: response.body, path: path)
+    /// A 2xx answer to `path`; what is read of it is up to the endpoint.
+    struct Success {
+        let path: String
+        let body: [UInt8]
+
+        /// The payload of an enveloped body (§1).
+        func payload<Payload: ResponsePayload>() throws(PortalAuthError) -> Payload {
+            try Envelope<Payload>.payload(of: body, path: path)
+        }
     }
 
-    /// One request: a 2xx response, or the error its status maps to.
+    /// One request: its 2xx answer, or the error its status maps to.
     private func exchange(
         _ method: HTTPRequest.Method,
         _ path: String,
@@ -64,7 +60,7 @@ struct PortalAPI: Sendable {
         bearer: String? = nil,
         carriesCredentials: Bool = false,
         remap: (HTTPResponse) -> (any Error)? = { _ in nil }
-    ) async throws -> HTTPResponse {
+    ) async throws -> Success {
         var headers = [
             "x-portal-auth-environment-id: \(environmentId)",
             "Accept: application/json",
@@ -80,7 +76,7 @@ struct PortalAPI: Sendable {
         let response = try await engine.send(request)
         switch response.status {
         case 200..<300:
-            return response
+            return Success(path: path, body: response.body)
         case 401:
             throw PortalRequestsError.unauthorized
         default:

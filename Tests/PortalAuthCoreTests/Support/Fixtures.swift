@@ -114,6 +114,17 @@ final class FlakyStorage: SessionStorage {
     }
 }
 
+/// Invalidates from `calls` tasks at once, round robin over `sessions`.
+func invalidateConcurrently(_ sessions: [PortalSession], calls: Int = 8) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<calls {
+            let session = sessions[index % sessions.count]
+            group.addTask { try await session.invalidate() }
+        }
+        try await group.waitForAll()
+    }
+}
+
 /// Runs `body` and returns the error it threw, or nil.
 func caught(_ body: () async throws -> Void) async -> (any Error)? {
     do {

@@ -504,8 +504,9 @@ portal_auth_bool portal_auth_methods_auto_create_wallet(const portal_auth_method
  * @param client The client.
  * @param email The address; borrowed. Trimmed and lowercased; a blank or NULL address fails
  *              through the callback with PORTAL_AUTH_E_INVALID_ARGUMENT ("email").
- * @param done Called once; PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED without the magic-link
- *             options, PORTAL_AUTH_E_RATE_LIMITED when Portal refuses to send more.
+ * @param done Called once: no error once Portal answered any 2xx status, whatever its body
+ *             (the email went out); PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED without the
+ *             magic-link options, PORTAL_AUTH_E_RATE_LIMITED when Portal refuses to send more.
  * @param user_data Passed to done.
  * @param out_call May be NULL. Receives a call handle (free it with portal_auth_call_free).
  * @retval PORTAL_AUTH_OK Started: done will be called.
@@ -575,7 +576,8 @@ portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_u
  * `ephemeral` is the client's prefers-ephemeral flag (PORTAL_AUTH_TRUE: open a private
  * window if you can). Return 0 once the browser is launched (loading the page before
  * returning works too); any other value ends the sign-in with
- * PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE.
+ * PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE and PORTAL_AUTH_REASON_OPENER_FAILED, whose message
+ * quotes the value returned.
  */
 typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, portal_auth_bool ephemeral);
 
@@ -624,7 +626,8 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  *             PORTAL_AUTH_RESULT_TOTP_REQUIRED), or an error:
  *             PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS while another browser sign-in of this client
  *             runs; PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE for a redirect URL that is not loopback
- *             with an explicit port, a port in use or a failed opener;
+ *             with an explicit port, a port in use, no browser or a failed opener
+ *             (portal_auth_error_reason tells which);
  *             PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the
  *             browser came back (nothing was exchanged); PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE
  *             when the browser came back without a usable grant; or what
@@ -807,9 +810,15 @@ typedef void (*portal_auth_session_fn)(void *user_data, portal_auth_session *ses
                                        const portal_auth_error *error);
 
 /**
- * Reads the persisted session, with no network. A stored entry that cannot be decoded is
- * deleted and reads as no session; a keyring that cannot be read fails with
- * PORTAL_AUTH_E_SESSION_STORAGE_FAILURE and leaves the entry alone.
+ * Reads the persisted session, with no network. A stored entry that cannot be decoded
+ * belongs to nobody: it is deleted (one warning line says so, never its content) and reads
+ * as no session; when that delete fails, the call fails with
+ * PORTAL_AUTH_E_SESSION_STORAGE_FAILURE and PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED, and the
+ * entry stays, for a failed self-heal is never reported as signed out. A store that cannot
+ * be read this time fails with PORTAL_AUTH_E_SESSION_STORAGE_FAILURE (its reason tells
+ * which failure) and leaves the entry alone. The session shares its state with every
+ * other handle of its token in the process (see portal_auth_session_invalidate); a token
+ * invalidated here whose delete had failed is deleted now, and reads as no session.
  *
  * @param client The client.
  * @param done Called once with the session, nothing, or an error.
@@ -866,7 +875,8 @@ const char *portal_auth_session_end_user_id(const portal_auth_session *session);
  *                  it), or NULL on failure.
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK The token is in `*out_token`.
- * @retval PORTAL_AUTH_E_SESSION_INVALIDATED The session was invalidated.
+ * @retval PORTAL_AUTH_E_SESSION_INVALIDATED The session, or another handle of its token,
+ *         was invalidated.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL session or out_token.
  */
 portal_auth_code portal_auth_session_copy_token(const portal_auth_session *session,
@@ -880,14 +890,19 @@ portal_auth_code portal_auth_session_copy_token(const portal_auth_session *sessi
 void portal_auth_string_free(char *string);
 
 /**
- * Invalidates the session: the token is forgotten at once, then the persisted copy is
- * deleted if it is still this session's (a newer sign-in's entry is spared). A session
- * belongs to no client, so no dispatcher applies: the callback runs from the completion
- * queue when the completion that last lent the session ran from it, else on a library
- * thread.
+ * Invalidates the session: the token is forgotten at once, in every session handle of its
+ * environment and token in the process (whichever call lent it: a sign-in, each restore),
+ * then the persisted copy is deleted if it is still this token's, or cannot be decoded; a
+ * newer sign-in's entry is spared. Invalidation is single-flight: concurrent calls on
+ * those handles make one compare-and-delete (one read, at most one delete) and each
+ * callback gets its outcome; once one has succeeded, a later call does no storage I/O.
+ *
+ * A session belongs to no client, so no dispatcher applies: the callback runs from the
+ * completion queue when the completion that last lent the session ran from it, else on a
+ * library thread.
  *
  * @param session The session.
- * @param done Called once; an error reports a keyring failure (the session stays
+ * @param done Called once; an error reports a storage failure (the session stays
  *             invalidated, and invalidating it again retries the delete).
  * @param user_data Passed to done.
  * @param out_call May be NULL. Receives a call handle (free it with portal_auth_call_free).
@@ -920,23 +935,70 @@ enum {
     PORTAL_AUTH_E_MALFORMED_RESPONSE = 5,              /**< Fields: path, missing (may be NULL). */
     PORTAL_AUTH_E_INVALID_GRANT_RESPONSE = 6,          /**< Neither a session nor a TOTP step. */
     PORTAL_AUTH_E_INVALID_USER_JWT = 7,                /**< Field: detail. */
-    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,         /**< The message says what to do. */
+    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,         /**< Field: reason. Says what to do. */
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9, /**< Field: detail (the server's text). */
     PORTAL_AUTH_E_RATE_LIMITED = 10,                   /**< Portal sends no more emails now. */
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,            /**< No QR code of this link, this scale. */
     PORTAL_AUTH_E_UNAUTHORIZED = 20,                   /**< HTTP 401. Field: http_status. */
-    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Another status. Field: http_status. */
+    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Fields: http_status, body. */
     /** No response (refused, reset, timed out, too large), or no libcurl. */
     PORTAL_AUTH_E_NETWORK = 22,
     PORTAL_AUTH_E_SESSION_INVALIDATED = 30,            /**< The session was invalidated. */
     PORTAL_AUTH_E_CANCELLED = 31,                      /**< portal_auth_call_cancel took. */
     PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,                 /**< The web SDK's POPUP_CLOSED. */
-    PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,            /**< The web SDK's POPUP_UNAVAILABLE. */
+    /** The web SDK's POPUP_UNAVAILABLE. Field: reason. */
+    PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,
     /** The web SDK's SIGN_IN_ALREADY_IN_PROGRESS. */
     PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,
     PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,    /**< The web SDK's CALLBACK_INCOMPLETE. */
     /** Anything else; also a QR code without libqrencode or libpng. */
     PORTAL_AUTH_E_INTERNAL = 99
+};
+
+/**
+ * Which failure a PORTAL_AUTH_E_SESSION_STORAGE_FAILURE or PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE
+ * was (portal_auth_error_reason), so that an app can choose what to tell its user; the
+ * error's message says it in a sentence. A 32-bit integer with stable values, never reused,
+ * rather than an enum: a later version may add reasons, and a program should treat one it
+ * does not know as the error's code alone.
+ */
+typedef int32_t portal_auth_reason;
+
+/** The values of portal_auth_reason. */
+enum {
+    /** Every other error. */
+    PORTAL_AUTH_REASON_NONE = 0,
+    /* PORTAL_AUTH_E_SESSION_STORAGE_FAILURE: nothing stored was deleted, and the call may be
+       repeated once the cause is gone. */
+    /** The keyring is locked: ask the user to unlock it. */
+    PORTAL_AUTH_REASON_KEYRING_LOCKED = 1,
+    /** No Secret Service on the session bus, or no default (login) collection: install,
+        start or set up a keyring (gnome-keyring, KeePassXC). */
+    PORTAL_AUTH_REASON_NO_SECRET_SERVICE = 2,
+    /** No D-Bus session bus to reach: the program runs outside a desktop session. */
+    PORTAL_AUTH_REASON_NO_SESSION_BUS = 3,
+    /** D-Bus or the Secret Service failed or did not answer in time: try again. */
+    PORTAL_AUTH_REASON_DBUS_FAILURE = 4,
+    /** libsecret could not be loaded: install it. */
+    PORTAL_AUTH_REASON_LIBSECRET_MISSING = 5,
+    /** A portal_auth_storage_callbacks function returned non-zero. */
+    PORTAL_AUTH_REASON_HOST_STORAGE_FAILED = 6,
+    /** The stored entry cannot be decoded and deleting it failed: it is still stored, and
+        the user is not reported signed out. The message names the delete's own cause. */
+    PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED = 7,
+    /* PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE: nothing was exchanged. */
+    /** The redirect URL is not an http loopback URL (127.0.0.1, [::1] or localhost) with an
+        explicit port; no request was made. */
+    PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK = 20,
+    /** Another program listens on the redirect URL's port; no request was made. */
+    PORTAL_AUTH_REASON_PORT_IN_USE = 21,
+    /** The loopback listener could not start; no request was made. */
+    PORTAL_AUTH_REASON_LISTENER_FAILED = 22,
+    /** The default opener found no browser ($BROWSER, xdg-open);
+        portal_auth_login_with_google and _apple still give the URL to show. */
+    PORTAL_AUTH_REASON_NO_BROWSER = 23,
+    /** The host's opener returned non-zero; the message quotes the value. */
+    PORTAL_AUTH_REASON_OPENER_FAILED = 24
 };
 
 /**
@@ -1005,6 +1067,33 @@ const char *portal_auth_error_method(const portal_auth_error *error);
 int32_t portal_auth_error_http_status(const portal_auth_error *error);
 
 /**
+ * HTTP_STATUS: the server's reason, an excerpt of the response body for the developer,
+ * such as {"error":"redirectUrl is not allow-listed"}. Show it to developers, in a log or a
+ * debug view; it is not a sentence for the user.
+ *
+ * It holds at most the body's first 512 characters, as UTF-8: bytes that are not UTF-8
+ * appear as U+FFFD, and control characters other than tab, line feed and carriage return
+ * as \xHH. It is what the server wrote, so it may repeat what the request carried (the
+ * email address, the redirect URL, the environment id), which is never a secret. There is
+ * no excerpt for an empty body, nor for any answer to a request that carried a secret (the
+ * grant exchanges of portal_auth_handle_redirect and of the sign-ins, and
+ * portal_auth_verify_totp), whose body might echo it.
+ *
+ * @param error The error.
+ * @return Owned by the error; NULL when there is no excerpt, or for another code.
+ */
+const char *portal_auth_error_body(const portal_auth_error *error);
+
+/**
+ * SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was.
+ *
+ * @param error The error.
+ * @return A PORTAL_AUTH_REASON_* value; PORTAL_AUTH_REASON_NONE for another code, and for
+ *         NULL.
+ */
+portal_auth_reason portal_auth_error_reason(const portal_auth_error *error);
+
+/**
  * Frees an error and the strings it owns.
  *
  * @param error The error; NULL is ignored.
@@ -1019,8 +1108,12 @@ void portal_auth_error_free(portal_auth_error *error);
  *
  * The store holds one opaque UTF-8 value per environment. The library encodes and decodes
  * the value, serialises the calls per environment, and applies the fault taxonomy: a
- * callback returning non-zero is a transient failure (nothing is deleted for it), and a
- * value that does not decode is deleted. Callbacks run on a library thread, one at a time
+ * callback returning non-zero is a transient failure (PORTAL_AUTH_E_SESSION_STORAGE_FAILURE
+ * with PORTAL_AUTH_REASON_HOST_STORAGE_FAILED; nothing is deleted for it). A value that does
+ * not decode belongs to nobody and is deleted, by portal_auth_restore_session (which then
+ * reports no session, and logs one warning line saying so) and by
+ * portal_auth_session_invalidate; when that delete fails, the call fails with
+ * PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED. Callbacks run on a library thread, one at a time
  * per environment.
  * @{
  */

@@ -4,6 +4,10 @@
 # is ever touched.
 #
 #   scripts/private-keyring.sh run CMD [ARG...]   run CMD inside it; everything stops after
+#   scripts/private-keyring.sh run --deny-item-delete CMD [ARG...]
+#                                                 the same, but the bus refuses every
+#                                                 Secret Service item's Delete (reads and
+#                                                 writes work): a keyring that cannot clear
 #   scripts/private-keyring.sh start|stop|lock    inside `run`: control the keyring daemon
 set -euo pipefail
 
@@ -60,6 +64,11 @@ lock() {
 case "${1:-}" in
 run)
     shift
+    deny=""
+    if [ "${1:-}" = --deny-item-delete ]; then
+        shift
+        deny='<deny send_destination="org.freedesktop.secrets" send_interface="org.freedesktop.Secret.Item" send_member="Delete"/>'
+    fi
     home=$(mktemp -d)
     trap 'rm -rf "$home"' EXIT
     mkdir -m 700 "$home/run"
@@ -74,12 +83,13 @@ run)
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
     <allow own="*"/>
+    $deny
   </policy>
 </busconfig>
 CONF
     env -u DISPLAY -u WAYLAND_DISPLAY HOME="$home" XDG_RUNTIME_DIR="$home/run" \
         XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" XDG_CACHE_HOME="$home/cache" \
-        PORTAL_AUTH_PRIVATE_KEYRING="$0" \
+        PORTAL_AUTH_PRIVATE_KEYRING="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" \
         dbus-run-session --config-file="$home/bus.conf" -- "$0" inside "$@"
     ;;
 inside)
@@ -93,7 +103,7 @@ start|stop|lock)
     "$1"
     ;;
 *)
-    echo "usage: $0 run CMD [ARG...] | start | stop | lock" >&2
+    echo "usage: $0 run [--deny-item-delete] CMD [ARG...] | start | stop | lock" >&2
     exit 2
     ;;
 esac

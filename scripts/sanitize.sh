@@ -3,8 +3,10 @@
 # its own build folder (.build/tsan, .build/asan) so the normal build stays valid, inside a
 # private keyring like the plain run. Any sanitizer report fails the run. Nothing is
 # suppressed in the library: Tests/SanitizerSupport shows TSan what Synchronization.Mutex
-# does when contended, and the two leaks LeakSanitizer is told to ignore
-# (Tests/Sanitizers/lsan.supp) belong to the toolchain's test and Foundation libraries.
+# does when contended, and the one leak LeakSanitizer is told to ignore
+# (Tests/Sanitizers/lsan.supp) belongs to the toolchain's test library. The tests start
+# their programs with posix_spawn (Tests/PortalAuthCoreTests/Support/Subprocess.swift), so
+# no Foundation process code runs.
 # Ends with a count line: the tests that passed, summed over both sanitizers.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,8 +7,8 @@
 # the library links only libc, libm, libstdc++ and libgcc_s (libcurl, libsecret, libqrencode
 # and libpng are opened on first use) and loads with the Swift toolchain hidden; a C11 and a
 # C++17 program build with pkg-config; the C tests in Tests/c, built the same way, pass under
-# valgrind, and the lazy-loading test passes again with each system library hidden. Ends
-# with a count line.
+# valgrind (the keyring's inside private keyrings), and the lazy-loading test passes again
+# with each system library hidden. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/stage.sh c-abi
@@ -158,7 +158,13 @@ for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
     gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "$source" -Wl,--as-needed "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) \
         -o "$work/$name" || fail "$name does not build"
-    run_c_test "$name" "$name"
+    case "$name" in
+        keyring_test)  # the real keyring, in a private one; then in one whose bus refuses deletes
+            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
+            run_c_test "$name with the keyring refusing deletes" "$name" refused-delete -- \
+                scripts/private-keyring.sh run --deny-item-delete ;;
+        *) run_c_test "$name" "$name" ;;
+    esac
 done
 
 # With each system library unloadable, only the calls that need it fail, with its name.

@@ -9,7 +9,8 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 /// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait
 /// (zero or less: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED),
 /// or an error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
-/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use or a failed opener,
+/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use, no browser or a failed
+/// opener (portal_auth_error_reason tells which),
 /// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
 /// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
@@ -57,8 +58,6 @@ private func signIn(
 private struct HostOpener: @unchecked Sendable {
     let open: portal_auth_opener_fn
     let data: HostPointer
-
-    struct Failed: Error {}
 }
 
 /// Installs the opener browser sign-ins of this client use from now on (see
@@ -78,7 +77,8 @@ public func portalAuthSetBrowserOpener(
     let host = HostOpener(open: opener, data: HostPointer(raw: user_data))
     auth.setBrowserOpener { url, ephemeral in
         let status = url.withCString { host.open(host.data.raw, $0, ephemeral ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE) }
-        guard status == 0 else { throw HostOpener.Failed() }
+        // The opener's own account of its failure: the value it returned.
+        guard status == 0 else { throw BrowserOpenerError(message: "it returned \(status)") }
     }
     return portal_auth_code(PORTAL_AUTH_OK)
 }

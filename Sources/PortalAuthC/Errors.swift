@@ -12,14 +12,19 @@ final class ErrorBox {
     private(set) var detail: OwnedCString?
     private(set) var method: OwnedCString?
     private(set) var httpStatus: Int32 = 0
+    private(set) var body: OwnedCString?
+    private(set) var reason = portal_auth_reason(PORTAL_AUTH_REASON_NONE)
 
     init(_ error: any Error) {
         var code = portal_auth_code(PORTAL_AUTH_E_INTERNAL)
+        var described: Any = error
         switch error {
         case let error as PortalAuthError:
             switch error {
             case .invalidArgument(let name):
                 code = portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+                // Named, in the message too, as the caller wrote it.
+                described = PortalAuthError.invalidArgument(name: Self.cName(name))
                 self.name = OwnedCString(Self.cName(name))
             case .magicLinkNotConfigured:
                 code = portal_auth_code(PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED)
@@ -38,8 +43,9 @@ final class ErrorBox {
             case .invalidUserJwt(let detail):
                 code = portal_auth_code(PORTAL_AUTH_E_INVALID_USER_JWT)
                 self.detail = OwnedCString(detail)
-            case .sessionStorageFailure:
+            case .sessionStorageFailure(let reason, _):
                 code = portal_auth_code(PORTAL_AUTH_E_SESSION_STORAGE_FAILURE)
+                self.reason = Self.cReason(reason)
             case .accountAbstractionUnavailable(let detail):
                 code = portal_auth_code(PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE)
                 self.detail = OwnedCString(detail)
@@ -52,8 +58,9 @@ final class ErrorBox {
             switch error {
             case .unauthorized:
                 code = portal_auth_code(PORTAL_AUTH_E_UNAUTHORIZED)
-            case .httpStatus:
+            case .httpStatus(_, let excerpt):
                 code = portal_auth_code(PORTAL_AUTH_E_HTTP_STATUS)
+                body = excerpt.map(OwnedCString.init)
             case .network:
                 code = portal_auth_code(PORTAL_AUTH_E_NETWORK)
             }
@@ -62,10 +69,13 @@ final class ErrorBox {
             code = portal_auth_code(PORTAL_AUTH_E_SESSION_INVALIDATED)
         case is CancellationError:
             code = portal_auth_code(PORTAL_AUTH_E_CANCELLED)
+            described = Cancelled()
         case let error as PortalAuthSignInError:
             switch error {
             case .closed: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CLOSED)
-            case .unavailable: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE)
+            case .unavailable(let reason, _):
+                code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE)
+                self.reason = Self.cReason(reason)
             case .signInInProgress: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS)
             case .callbackIncomplete: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE)
             }
@@ -76,7 +86,12 @@ final class ErrorBox {
         // Only the library's own descriptions (a missing system library's names it, with
         // INTERNAL's code); an unknown error's text is not repeated.
         let known = code != portal_auth_code(PORTAL_AUTH_E_INTERNAL) || error is SystemLibraryUnavailable
-        message = OwnedCString(known ? String(describing: error) : "An internal error occurred in portal-auth.")
+        message = OwnedCString(known ? String(describing: described) : "An internal error occurred in portal-auth.")
+    }
+
+    /// Swift's cancellation, as a sentence.
+    private struct Cancelled: CustomStringConvertible {
+        var description: String { "The call was cancelled." }
     }
 
     /// The C spelling of an argument the core names: what the caller set in the options.
@@ -86,6 +101,28 @@ final class ErrorBox {
         case "redirectUrl": return "redirect_url"
         case "apiHost": return "api_host"
         default: return name
+        }
+    }
+
+    private static func cReason(_ reason: StorageFailureReason) -> portal_auth_reason {
+        switch reason {
+        case .keyringLocked: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_LOCKED)
+        case .noSecretService: return portal_auth_reason(PORTAL_AUTH_REASON_NO_SECRET_SERVICE)
+        case .noSessionBus: return portal_auth_reason(PORTAL_AUTH_REASON_NO_SESSION_BUS)
+        case .dbusFailure: return portal_auth_reason(PORTAL_AUTH_REASON_DBUS_FAILURE)
+        case .libsecretMissing: return portal_auth_reason(PORTAL_AUTH_REASON_LIBSECRET_MISSING)
+        case .hostStorageFailed: return portal_auth_reason(PORTAL_AUTH_REASON_HOST_STORAGE_FAILED)
+        case .entryNotCleared: return portal_auth_reason(PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED)
+        }
+    }
+
+    private static func cReason(_ reason: SignInUnavailableReason) -> portal_auth_reason {
+        switch reason {
+        case .redirectNotLoopback: return portal_auth_reason(PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK)
+        case .portInUse: return portal_auth_reason(PORTAL_AUTH_REASON_PORT_IN_USE)
+        case .listenerFailed: return portal_auth_reason(PORTAL_AUTH_REASON_LISTENER_FAILED)
+        case .noBrowser: return portal_auth_reason(PORTAL_AUTH_REASON_NO_BROWSER)
+        case .openerFailed: return portal_auth_reason(PORTAL_AUTH_REASON_OPENER_FAILED)
         }
     }
 
@@ -160,6 +197,28 @@ public func portalAuthErrorMethod(_ error: UnsafePointer<portal_auth_error>?) ->
 @c(portal_auth_error_http_status)
 public func portalAuthErrorHttpStatus(_ error: UnsafePointer<portal_auth_error>?) -> Int32 {
     ErrorHandle.object(error)?.httpStatus ?? 0
+}
+
+/// HTTP_STATUS: the server's reason, an excerpt of the response body for the developer
+/// (such as {"error":"redirectUrl is not allow-listed"}), else NULL. Owned by the error.
+/// At most the body's first 512 characters, as UTF-8: bytes that are not UTF-8 appear as
+/// U+FFFD, control characters other than tab, line feed and carriage return as \xHH. It is
+/// what the server wrote, so it may repeat what the request carried (the email address,
+/// the redirect URL, the environment id), which is never a secret: there is no excerpt,
+/// NULL, for an empty body and for every answer to a request that carried a secret (the
+/// grant exchanges of handle_redirect and sign-in, verify_totp), whose body might echo it.
+/// Show it to developers, in logs or a debug view; it is not a sentence for the user.
+@c(portal_auth_error_body)
+public func portalAuthErrorBody(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.body.map { UnsafePointer($0.pointer) }
+}
+
+/// SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was, a
+/// PORTAL_AUTH_REASON_* value (portal_auth.h) to choose what to tell the user;
+/// PORTAL_AUTH_REASON_NONE for every other error and for NULL.
+@c(portal_auth_error_reason)
+public func portalAuthErrorReason(_ error: UnsafePointer<portal_auth_error>?) -> portal_auth_reason {
+    ErrorHandle.object(error)?.reason ?? portal_auth_reason(PORTAL_AUTH_REASON_NONE)
 }
 
 /// Frees an error and the strings it owns. NULL is ignored.

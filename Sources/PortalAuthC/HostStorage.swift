@@ -16,6 +16,7 @@ enum HostStorage {
     }
 
     private static let failure = SessionStorageError(
+        reason: .hostStorageFailed,
         message: "The application's session store reported a failure; the stored session was left untouched.")
 
     /// A storage over a copy of the callbacks the caller declared (within its `size`).

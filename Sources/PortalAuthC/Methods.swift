@@ -58,7 +58,8 @@ public func portalAuthMethodsAutoCreateWallet(_ methods: UnsafePointer<portal_au
     MethodsHandle.object(methods)?.autoCreateWallet == true ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
 }
 
-/// Emails the user a sign-in link. `email` is borrowed (copied before return).
+/// Emails the user a sign-in link. `email` is borrowed (copied before return). Any 2xx
+/// answer is success, whatever its body: the email went out.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
 /// callback, or an email that is not UTF-8; a blank email fails through the callback.
 @c(portal_auth_send_magic_link)

@@ -90,7 +90,13 @@ public func portalAuthVerifyTotp(
 }
 
 /// Reads the persisted session (no network). The callback lends it, or NULL with no error
-/// when none is stored.
+/// when none is stored. A stored entry that cannot be decoded is deleted (one warning line
+/// says so, never its content) and reads as NULL; when that delete fails, the callback gets
+/// SESSION_STORAGE_FAILURE with PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED and the entry stays.
+/// Other storage failures leave the entry alone (portal_auth_error_reason tells which). The
+/// session shares its state with every other of its token in the process (see
+/// portal_auth_session_invalidate); a token invalidated here whose delete had failed is
+/// deleted now, and reads as NULL.
 @c(portal_auth_restore_session)
 public func portalAuthRestoreSession(
     _ client: UnsafeMutablePointer<portal_auth>?,

@@ -76,7 +76,8 @@ public func portalAuthSessionEndUserId(_ session: UnsafePointer<portal_auth_sess
 }
 
 /// The Client Session Token, copied into `*out_token` (free it with portal_auth_string_free).
-/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session is invalidated.
+/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session, or another handle of its
+/// token, is invalidated.
 @c(portal_auth_session_copy_token)
 public func portalAuthSessionCopyToken(
     _ session: UnsafePointer<portal_auth_session>?,
@@ -105,11 +106,15 @@ public func portalAuthStringFree(_ string: UnsafeMutablePointer<CChar>?) {
     free(string)
 }
 
-/// Invalidates the session: the token is forgotten at once, then the persisted copy is
-/// deleted if it is still this session's. The callback reports a keyring failure (the
-/// session stays invalidated; invalidating again retries the delete). A session belongs to
-/// no client, so no dispatcher applies: the callback runs from the completion queue when the
-/// completion that last lent the session ran from it, else on a library thread.
+/// Invalidates the session: the token is forgotten at once, in every session handle of its
+/// environment and token in the process (whichever call lent it: a sign-in, each restore),
+/// then the persisted copy is deleted if it is still this token's, or cannot be decoded; a
+/// newer sign-in's entry is spared. Single-flight: concurrent calls on those handles make one
+/// compare-and-delete (one read, at most one delete) and each callback gets its outcome;
+/// once one has succeeded, a later call does no storage I/O. The callback reports a storage
+/// failure (the session stays invalidated; invalidating again retries the delete). A session
+/// belongs to no client, so no dispatcher applies: the callback runs from the completion
+/// queue when the completion that last lent the session ran from it, else on a library thread.
 @c(portal_auth_session_invalidate)
 public func portalAuthSessionInvalidate(
     _ session: UnsafeMutablePointer<portal_auth_session>?,

@@ -90,5 +90,4 @@ private func fuzzEnvelope(_ bytes: [UInt8]) {
     decode(GrantData.self)
     decode(AuthorizeUrlsData.self)
     decode(TotpData.self)
-    decode(IgnoredData.self)
 }

@@ -33,7 +33,9 @@ import Testing
         let nowhere = SystemBrowser(browser: "/nonexistent/browser:missing-browser %s", path: "/nonexistent")
         #expect(throws: SystemBrowser.NoBrowser.self) { try nowhere.open("http://127.0.0.1:1/", ephemeral: false) }
         client.setBrowserOpener { try nowhere.open($0, ephemeral: $1) }
-        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await client.signInWithGoogle() }
+        await #expect(throws: PortalAuthSignInError.unavailable(reason: .noBrowser, detail: nil)) {
+            _ = try await client.signInWithGoogle()
+        }
         #expect(try await emulator.requests("/oauth/urls").count == 1)
         #expect(LoopbackClient.isRefused(port))
     }
@@ -41,7 +43,9 @@ import Testing
     @Test func aCommandThatFailsAtOnceGivesWayToTheNext() throws {
         // `false` ends at once with status 1: not a browser. `sh -c 'exit 0'` succeeds.
         let failing = SystemBrowser(browser: "/usr/bin/false %s", path: "/nonexistent")
-        #expect(throws: SystemBrowser.NoBrowser.self) { try failing.open("http://127.0.0.1:1/", ephemeral: false) }
+        let error = try #require(#expect(throws: SystemBrowser.NoBrowser.self) { try failing.open("http://127.0.0.1:1/", ephemeral: false) })
+        #expect(error.detail == "/usr/bin/false failed (wait status 256)")
+        #expect(PortalAuth.unavailable(openerFailure: error) == .unavailable(reason: .noBrowser, detail: error.detail))
         let next = SystemBrowser(browser: "/usr/bin/false %s:/usr/bin/true %s", path: "/nonexistent")
         try next.open("http://127.0.0.1:1/", ephemeral: false)
         // A command still running after the grace is the launched browser.

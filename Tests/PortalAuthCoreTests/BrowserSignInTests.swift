@@ -14,7 +14,9 @@ import Testing
         let client = try makeClient(emulator, redirectUrl: redirectUrl)
         let opener = RecordingOpener()
         client.setBrowserOpener(opener.opener)
-        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await client.signInWithGoogle() }
+        await #expect(throws: PortalAuthSignInError.unavailable(reason: .redirectNotLoopback, detail: nil)) {
+            _ = try await client.signInWithGoogle()
+        }
         #expect(try await emulator.requests().isEmpty)
         #expect(opener.callCount == 0)
     }
@@ -24,16 +26,41 @@ import Testing
         let browser = try await BrowserFixture(emulator)
         let taken = try LoopbackClient.occupy(browser.port)
         defer { close(taken) }
-        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await browser.client.signInWithApple() }
+        let error = await caught { _ = try await browser.client.signInWithApple() }
+        guard case .unavailable(.portInUse, let detail?) = error as? PortalAuthSignInError else {
+            Issue.record("expected unavailable(portInUse), got \(String(describing: error))")
+            return
+        }
+        #expect(detail == "cannot listen on 127.0.0.1:\(browser.port): the port is in use")
+        #expect("\(error!)".contains("another program listens on the redirect URL's port"))
         #expect(try await emulator.requests().isEmpty)
         #expect(browser.opener.callCount == 0)
     }
 
     @Test func aFailingOpenerIsUnavailableAndLeavesNothingBehind() async throws {
-        struct NoDisplay: Error {}
+        /// Its description quotes the URL: never repeated.
+        struct NoDisplay: Error, CustomStringConvertible {
+            var description: String { "cannot show http://secret.example/" }
+        }
         let browser = try await BrowserFixture(try Emulator.shared.get(), opener: RecordingOpener(failingWith: NoDisplay()))
-        await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await browser.client.signInWithGoogle() }
+        let error = await caught { _ = try await browser.client.signInWithGoogle() }
+        #expect(error as? PortalAuthSignInError == .unavailable(reason: .openerFailed, detail: nil))
+        #expect(!"\(error!)".contains("secret.example"))
         #expect(browser.opener.callCount == 1)
+        await browser.expectReleased()
+    }
+
+    @Test func anOpenersOwnTextIsCarriedEscapedAndCut() async throws {
+        let text = "no display\u{1B}[31m\nfor " + String(repeating: "x", count: 300)
+        let opener = RecordingOpener(failingWith: BrowserOpenerError(message: text))
+        let browser = try await BrowserFixture(try Emulator.shared.get(), opener: opener)
+        let error = await caught { _ = try await browser.client.signInWithGoogle() }
+        guard case .unavailable(.openerFailed, let detail?) = error as? PortalAuthSignInError else {
+            Issue.record("expected unavailable(openerFailed), got \(String(describing: error))")
+            return
+        }
+        #expect(detail == #"no display\x1b[31m\nfor "# + String(repeating: "x", count: 200 - 20))
+        #expect("\(error!)".hasPrefix(#"Browser sign-in is not possible: the application's browser opener failed (no display\x1b"#))
         await browser.expectReleased()
     }
 

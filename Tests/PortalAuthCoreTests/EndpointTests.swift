@@ -41,6 +41,38 @@ import Testing
         #expect(bodies[0].keys.sorted() == ["email", "fromEmail", "redirectUrl", "templateId"])
     }
 
+    /// The email went out: whatever the body of a 2xx, the send succeeded (§2).
+    @Test(arguments: [(200, ""), (200, "{}"), (200, #"{"data":null}"#), (200, "<html><body>Sent</body></html>"),
+                      (202, "not json"), (204, "")])
+    func aMagicLinkSendChecksOnlyTheStatus(status: Int, body: String) async throws {
+        let emulator = try Emulator.start()
+        try await emulator.fault("/magic-links", "status", ["status": status, "body": body])
+        try await makeClient(emulator).sendMagicLink(uniqueEmail())
+        // The envelope rule still holds for the other endpoints.
+        try await emulator.fault("/methods", "status", ["status": status, "body": body])
+        await #expect(throws: PortalAuthError.malformedResponse(path: "/api/v3/auth/methods", missing: nil)) {
+            _ = try await makeClient(emulator).getMethods()
+        }
+    }
+
+    @Test func anErrorStatusCarriesTheServersReason() async throws {
+        let emulator = try Emulator.start()
+        let reason = #"{"error":"redirectUrl is not allow-listed"}"#
+        try await emulator.fault("/magic-links", "status", ["status": 400, "body": reason])
+        let error = await caught { try await makeClient(emulator).sendMagicLink(uniqueEmail()) }
+        #expect(error as? PortalRequestsError == .httpStatus(status: 400, bodyExcerpt: reason))
+        #expect(!"\(error!)".contains("allow-listed"), "the excerpt is a field, not the message")
+        // Bounded, with control characters other than line breaks escaped; none for an empty body.
+        let hostile = "line one\nline\ttwo\u{1B}[31m\u{0}" + String(repeating: "x", count: 600)
+        try await emulator.fault("/oauth/urls", "status", ["status": 502, "body": hostile])
+        let bounded = await caught { _ = try await makeClient(emulator).loginWithGoogle() }
+        let expected = "line one\nline\ttwo\\x1b[31m\\x00" + String(repeating: "x", count: 512 - 23)
+        #expect(bounded as? PortalRequestsError == .httpStatus(status: 502, bodyExcerpt: expected))
+        try await emulator.fault("/methods", "status", ["status": 503, "body": ""])
+        let empty = await caught { _ = try await makeClient(emulator).getMethods() }
+        #expect(empty as? PortalRequestsError == .httpStatus(status: 503, bodyExcerpt: nil))
+    }
+
     @Test func aSendOverTheLimitIsRateLimited() async throws {
         let emulator = try Emulator.shared.get()
         let client = try makeClient(emulator)

@@ -73,6 +73,13 @@ import Testing
         }
     }
 
+    @Test func theErrorTextKeepsItsControlCharactersButTheMessageEscapesThem() async throws {
+        let client = try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "127.0.0.1:9")
+        let error = await caught { _ = try await client.handleRedirect(appRedirect + "?error=denied%0Aforged%1B%5B2J%C2%9B%09x") }
+        #expect(error as? PortalAuthError == .authenticationFailed(error: "denied\nforged\u{1B}[2J\u{9B}\tx"))
+        #expect("\(error!)" == #"Authentication failed: denied\nforged\x1b[2J\x9b\tx"#)
+    }
+
     @Test func routesByTheMarker() async throws {
         let emulator = try Emulator.start()
         let client = try makeClient(emulator)

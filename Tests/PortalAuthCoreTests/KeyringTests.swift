@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -19,12 +20,13 @@ struct KeyringTests {
         return try #require(try await client.handleRedirect(url)?.authenticated).session
     }
 
-    func expectStorageFailure(_ body: () async throws -> Void, mentioning word: String? = nil) async {
+    func expectStorageFailure(_ reason: StorageFailureReason, _ body: () async throws -> Void, mentioning word: String? = nil) async {
         let error = await caught(body)
-        guard case .sessionStorageFailure(let message) = error as? PortalAuthError else {
+        guard case .sessionStorageFailure(let actual, let message) = error as? PortalAuthError else {
             Issue.record("expected sessionStorageFailure, got \(String(describing: error))")
             return
         }
+        #expect(actual == reason, "\(message)")
         if let word { #expect(message.contains(word), "\(message)") }
     }
 
@@ -62,8 +64,8 @@ struct KeyringTests {
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
 
         try PrivateKeyring.control("stop")
-        await expectStorageFailure({ _ = try await auth.restoreSession() }, mentioning: "Secret Service")
-        await expectStorageFailure { _ = try await auth.handleRedirect(url) }
+        await expectStorageFailure(.noSecretService, { _ = try await auth.restoreSession() }, mentioning: "Secret Service")
+        await expectStorageFailure(.noSecretService) { _ = try await auth.handleRedirect(url) }
         try PrivateKeyring.control("start")
 
         // Nothing was deleted while the daemon was away.
@@ -79,7 +81,7 @@ struct KeyringTests {
         let auth = try client(emulator, Env.demo)
         let step = try #require(try await auth.handleRedirect(magicLinkRedirect(auth, emulator, email: uniqueEmail()))?.totpStep)
         try PrivateKeyring.control("stop")
-        await expectStorageFailure { _ = try await auth.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
+        await expectStorageFailure(.noSecretService) { _ = try await auth.verifyTotp(try currentCode(for: step), userJwt: step.userJwt) }
         try PrivateKeyring.control("start")
         let result = try await auth.verifyTotp("000000", userJwt: step.userJwt)
         #expect(try await auth.restoreSession()?.endUserId == result.session.endUserId)
@@ -91,24 +93,85 @@ struct KeyringTests {
         let auth = try client(emulator)
         let session = try await signIn(auth, emulator)
         try PrivateKeyring.control("lock")
-        await expectStorageFailure({ _ = try await auth.restoreSession() }, mentioning: "locked")
-        await expectStorageFailure({ try await auth.clearPersistedSession() }, mentioning: "locked")
-        await expectStorageFailure({ try await session.invalidate() }, mentioning: "locked")
-        await expectStorageFailure({ _ = try await signIn(auth, emulator) }, mentioning: "locked")
-        // Restarting unlocks it: the entry is still the first session's.
+        await expectStorageFailure(.keyringLocked, { _ = try await auth.restoreSession() }, mentioning: "locked")
+        await expectStorageFailure(.keyringLocked, { try await auth.clearPersistedSession() }, mentioning: "locked")
+        await expectStorageFailure(.keyringLocked, { try await session.invalidate() }, mentioning: "locked")
+        await expectStorageFailure(.keyringLocked, { _ = try await signIn(auth, emulator) }, mentioning: "locked")
+        // Restarting unlocks it: the entry is still the first session's...
         try PrivateKeyring.control("start")
-        #expect(try await auth.restoreSession()?.endUserId == session.endUserId)
+        let stored = PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open])
+        #expect(stored == session.stored.encoded())
+        // ...whose invalidation this process still owes: restoring it finishes the sign-out.
+        #expect(try await auth.restoreSession() == nil)
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
+    }
+
+    func storeCorrupt(_ entry: [UInt8]) {
+        #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
+                                           "auth_environment_id", Env.open], input: entry) != nil)
     }
 
     /// Not JSON; and JSON whose token is not UTF-8, which must not be repaired into a session.
     @Test(arguments: [Array("{not json".utf8),
                       Array(#"{"clientSessionToken":"cst_"#.utf8) + [0xFF] + Array(#"","endUserId":"eu_1"}"#.utf8)])
-    func aCorruptEntryIsClearedAndReadsAsNoSession(entry: [UInt8]) async throws {
+    func aCorruptEntryIsClearedWithOneWarningAndReadsAsNoSession(entry: [UInt8]) async throws {
         let emulator = try Emulator.shared.get()
-        #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
-                                           "auth_environment_id", Env.open], input: entry) != nil)
-        #expect(try await client(emulator).restoreSession() == nil)
+        storeCorrupt(entry)
+        let warnings = Mutex<[String]>([])
+        let auth = try client(emulator)
+        let restored = try await LogAudit.listening({ level, line in
+            if level == .warning, line.contains("environment \(Env.open) ") { warnings.withLock { $0.append(line) } }
+        }) {
+            try await auth.restoreSession()
+        }
+        #expect(restored == nil)
         #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
+        #expect(warnings.withLock { $0 } == ["An undecodable stored session of environment env-open was cleared."])
+    }
+
+    /// The delete of the self-heal fails for real: the keyring is locked between the read
+    /// and the delete.
+    @Test func aSelfHealTheKeyringRefusesIsAFailureAndKeepsTheEntry() async throws {
+        struct LockingAfterRead: SessionStorage {
+            let keyring: KeyringSessionStorage
+            func get(environmentId: String) async throws -> String? {
+                let value = try await keyring.get(environmentId: environmentId)
+                try PrivateKeyring.control("lock")
+                return value
+            }
+            func set(_ value: String, environmentId: String) async throws { try await keyring.set(value, environmentId: environmentId) }
+            func delete(environmentId: String) async throws { try await keyring.delete(environmentId: environmentId) }
+        }
+        let emulator = try Emulator.shared.get()
+        storeCorrupt(Array("{not json".utf8))
+        let auth = try makeClient(emulator, storage: LockingAfterRead(keyring: storage))
+        await expectStorageFailure(.entryNotCleared, { _ = try await auth.restoreSession() }, mentioning: "locked")
+        try PrivateKeyring.control("start")
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == "{not json")
+    }
+
+    @Test func invalidateClearsACorruptEntry() async throws {
+        let emulator = try Emulator.shared.get()
+        let session = try await signIn(try client(emulator), emulator)
+        try await storage.delete(environmentId: Env.open)
+        storeCorrupt(Array("{not json".utf8))
+        try await session.invalidate()
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
+    }
+
+    @Test func eightConcurrentInvalidationsMakeOneReadAndOneDelete() async throws {
+        let emulator = try Emulator.shared.get()
+        let counted = FlakyStorage(over: storage)
+        let auth = try makeClient(emulator, storage: counted)
+        let signedIn = try await signIn(auth, emulator)
+        let sessions = [signedIn, try #require(try await auth.restoreSession()), try #require(try await client(emulator).restoreSession())]
+        counted.calls.withLock { $0 = [] }
+        try await invalidateConcurrently(sessions)
+        #expect(counted.calls.withLock { $0 } == ["get", "delete"])
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
+        for session in sessions {
+            #expect(throws: PortalCredentialError.sessionInvalidated) { try session.getToken() }
+        }
     }
 
     @Test func clientsAndProcessesShareTheEnvironmentsEntry() async throws {

@@ -11,21 +11,14 @@ extension KeyringTests {
         @Test func requestsGoThroughHttpProxy() async throws {
             let emulator = try Emulator.start()
             let demo = Emulator.repositoryRoot.appendingPathComponent(".build/debug/portal-auth-demo")
-            let process = Process()
-            process.executableURL = demo
-            process.arguments = ["--api-host", "http://portal.test", "--email", uniqueEmail()]
             var environment = ProcessInfo.processInfo.environment
             environment["http_proxy"] = emulator.baseURL
             environment.removeValue(forKey: "no_proxy")
             environment.removeValue(forKey: "NO_PROXY")
-            process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let (status, printed) = try Subprocess.runReportingStatus(
+                demo.path, ["--api-host", "http://portal.test", "--email", uniqueEmail()], environment: environment)
 
-            #expect(process.terminationStatus == 0, "\(printed)")
+            #expect(status == 0, "\(printed)")
             #expect(printed.contains("Signed in: endUserId eu_"))
             let requests = try await emulator.requests()
             #expect(requests.count == 4)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -23,23 +24,80 @@ import Testing
         #expect(try await emulator.requests().count == before)
     }
 
-    @Test func anUndecodableEntryIsDeletedAndReadsAsNoSession() async throws {
-        let storage = FlakyStorage()
-        try await storage.set(#"{"clientSessionToken":"t"}"#, environmentId: "env")
-        let client = try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: storage)
-        #expect(try await client.restoreSession() == nil)
-        #expect(await storage.stored("env") == nil)
+    /// Runs `body` with a client of a fresh environment over `storage`, and returns the log
+    /// lines of that environment it caused.
+    func loggingFor(_ storage: any SessionStorage, _ body: (PortalAuth) async throws -> Void) async throws -> [(LogLevel, String)] {
+        let environment = "env-\(UUID().uuidString)"
+        let lines = Mutex<[(LogLevel, String)]>([])
+        let client = try PortalAuth(authEnvironmentId: environment, redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: storage)
+        try await LogAudit.listening({ level, line in
+            if line.contains(environment) { lines.withLock { $0.append((level, line)) } }
+        }) {
+            try await body(client)
+        }
+        return lines.withLock { $0 }
     }
 
-    @Test func anUndecodableEntryReadsAsNoSessionEvenWhenItsDeleteFails() async throws {
+    @Test(arguments: [#"{"clientSessionToken":"t"}"#, "garbage", "", #"{"clientSessionToken":" ","endUserId":"eu"}"#])
+    func anUndecodableEntryIsClearedWithOneWarningAndReadsAsNoSession(entry: String) async throws {
         let storage = FlakyStorage()
-        try await storage.set("garbage", environmentId: "env")
+        let lines = try await loggingFor(storage) { client in
+            try await storage.set(entry, environmentId: client.authEnvironmentId)
+            #expect(try await client.restoreSession() == nil)
+            #expect(await storage.stored(client.authEnvironmentId) == nil)
+        }
+        #expect(storage.calls.withLock { $0 } == ["set", "get", "delete"])
+        #expect(lines.count == 1)
+        let (level, line) = try #require(lines.first)
+        #expect(level == .warning && line.contains("undecodable") && line.contains("cleared"))
+        #expect(entry.isEmpty || !line.contains(entry))
+    }
+
+    @Test func aFailedSelfHealIsAStorageFailureAndKeepsTheEntry() async throws {
+        let storage = FlakyStorage()
+        let lines = try await loggingFor(storage) { client in
+            try await storage.set("garbage", environmentId: client.authEnvironmentId)
+            storage.failures.withLock { $0.delete = true }
+            let error = await caught { _ = try await client.restoreSession() }
+            guard case .sessionStorageFailure(.entryNotCleared, let message) = error as? PortalAuthError else {
+                Issue.record("expected entryNotCleared, got \(String(describing: error))")
+                return
+            }
+            #expect(message.hasPrefix("The stored session cannot be decoded and could not be cleared"))
+            #expect(!message.contains("garbage"))
+            #expect(await storage.stored(client.authEnvironmentId) == "garbage")
+            // Once the delete works, the same call heals it.
+            storage.failures.withLock { $0.delete = false }
+            #expect(try await client.restoreSession() == nil)
+            #expect(await storage.stored(client.authEnvironmentId) == nil)
+        }
+        #expect(lines.filter { $0.1.contains("cleared") }.count == 1, "only the heal that worked says so")
+    }
+
+    @Test func invalidateDeletesAnUndecodableEntry() async throws {
+        let emulator = try Emulator.shared.get()
+        let storage = FlakyStorage()
+        let session = try await signIn(try makeClient(emulator, storage: storage), emulator)
+        try await storage.set("garbage", environmentId: Env.open)
+        try await session.invalidate()
+        #expect(await storage.stored(Env.open) == nil)
+    }
+
+    @Test func invalidateOfAnUndecodableEntryThatCannotBeClearedFailsAndRetries() async throws {
+        let emulator = try Emulator.shared.get()
+        let storage = FlakyStorage()
+        let session = try await signIn(try makeClient(emulator, storage: storage), emulator)
+        try await storage.set("garbage", environmentId: Env.open)
         storage.failures.withLock { $0.delete = true }
-        let client = try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: storage)
-        #expect(try await client.restoreSession() == nil)
+        let error = await caught { try await session.invalidate() }
+        guard case .sessionStorageFailure(.entryNotCleared, _) = error as? PortalAuthError else {
+            Issue.record("expected entryNotCleared, got \(String(describing: error))")
+            return
+        }
+        #expect(await storage.stored(Env.open) == "garbage")
         storage.failures.withLock { $0.delete = false }
-        #expect(try await client.restoreSession() == nil)
-        #expect(await storage.stored("env") == nil, "the next read deletes it")
+        try await session.invalidate()
+        #expect(await storage.stored(Env.open) == nil)
     }
 
     @Test func anUnreadableStoreIsAFailureAndTheEntryIsLeftAlone() async throws {
@@ -49,19 +107,21 @@ import Testing
         storage.failures.withLock { $0.get = true }
         let client = try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: storage)
         let error = await caught { _ = try await client.restoreSession() }
-        guard case .sessionStorageFailure(let message) = error as? PortalAuthError else { Issue.record("\(String(describing: error))"); return }
+        guard case .sessionStorageFailure(.hostStorageFailed, let message) = error as? PortalAuthError else { Issue.record("\(String(describing: error))"); return }
         #expect(!message.contains("\"t\""))
         #expect(await storage.stored("env") == entry)
     }
 
     @Test func aStorageErrorMessageReachesTheCaller() async throws {
         struct Locked: SessionStorage {
-            func get(environmentId: String) async throws -> String? { throw SessionStorageError(message: "The keyring is locked; unlock it and try again.") }
+            func get(environmentId: String) async throws -> String? {
+                throw SessionStorageError(reason: .keyringLocked, message: "The keyring is locked; unlock it and try again.")
+            }
             func set(_ value: String, environmentId: String) async throws {}
             func delete(environmentId: String) async throws {}
         }
         let client = try PortalAuth(authEnvironmentId: "env", redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: Locked())
-        await #expect(throws: PortalAuthError.sessionStorageFailure(message: "The keyring is locked; unlock it and try again.")) {
+        await #expect(throws: PortalAuthError.sessionStorageFailure(reason: .keyringLocked, message: "The keyring is locked; unlock it and try again.")) {
             _ = try await client.restoreSession()
         }
     }
@@ -100,6 +160,82 @@ import Testing
 
         storage.failures.withLock { $0.get = false }
         try await session.invalidate()
+        #expect(await storage.stored(Env.open) == nil)
+    }
+
+    @Test func concurrentInvalidationsOfSessionsOfOneTokenMakeOneCompareAndDelete() async throws {
+        let emulator = try Emulator.shared.get()
+        let storage = FlakyStorage()
+        let client = try makeClient(emulator, storage: storage)
+        // One token, three session objects: a sign-in, and a restore by this client and another.
+        let signedIn = try await signIn(client, emulator)
+        let restored = try #require(try await client.restoreSession())
+        let elsewhere = try #require(try await makeClient(emulator, storage: storage).restoreSession())
+        let sessions = [signedIn, restored, elsewhere]
+        #expect(signedIn !== restored && restored !== elsewhere)
+        storage.calls.withLock { $0 = [] }
+
+        try await invalidateConcurrently(sessions)
+        #expect(storage.calls.withLock { $0 } == ["get", "delete"], "one read and one delete")
+        #expect(await storage.stored(Env.open) == nil)
+        for session in sessions {
+            #expect(throws: PortalCredentialError.sessionInvalidated) { try session.getToken() }
+        }
+        // Settled: a later call, on any of them, does no storage I/O.
+        try await elsewhere.invalidate()
+        try await signedIn.invalidate()
+        #expect(storage.calls.withLock { $0 } == ["get", "delete"])
+    }
+
+    @Test func invalidatingOneSessionInvalidatesEveryOneOfItsToken() async throws {
+        let emulator = try Emulator.shared.get()
+        let storage = MemorySessionStorage()
+        let signedIn = try await signIn(try makeClient(emulator, storage: storage), emulator)
+        let restored = try #require(try await makeClient(emulator, storage: storage).restoreSession())
+        try await restored.invalidate()
+        #expect(throws: PortalCredentialError.sessionInvalidated) { try signedIn.getToken() }
+        #expect(signedIn.isInvalidated)
+    }
+
+    /// Every caller that joined the compare-and-delete in flight gets its failure. The eight
+    /// calls start on the library's I/O thread, whose jobs run in order: once a job queued
+    /// after theirs has run, each has joined (its first job runs up to the wait).
+    @Test func concurrentInvalidationsShareOneFailureAndTheNextCallRetries() async throws {
+        let emulator = try Emulator.shared.get()
+        let storage = HeldStorage()
+        let session = try await signIn(try makeClient(emulator, storage: storage), emulator)
+        storage.holdReads(failing: true)
+        let calls = (0..<8).map { _ in
+            Task(executorPreference: PortalAuth.executor) { await caught { try await session.invalidate() } }
+        }
+        await Task(executorPreference: PortalAuth.executor) {}.value
+        storage.release()
+        for call in calls {
+            let error = await call.value
+            guard case .sessionStorageFailure(.hostStorageFailed, _) = error as? PortalAuthError else {
+                Issue.record("expected the shared failure, got \(String(describing: error))")
+                continue
+            }
+        }
+        #expect(storage.reads.withLock { $0 } == 1)
+        #expect(throws: PortalCredentialError.sessionInvalidated) { try session.getToken() }
+        // After the failure, the next call retries, and succeeds.
+        try await session.invalidate()
+        #expect(storage.reads.withLock { $0 } == 2)
+        #expect(try await storage.get(environmentId: Env.open) == nil)
+    }
+
+    @Test func aRestoreOfATokenInvalidatedHereFinishesItsFailedDelete() async throws {
+        let emulator = try Emulator.shared.get()
+        let storage = FlakyStorage()
+        let client = try makeClient(emulator, storage: storage)
+        let session = try await signIn(client, emulator)
+        storage.failures.withLock { $0.delete = true }
+        _ = await caught { try await session.invalidate() }
+        #expect(await storage.stored(Env.open) != nil)
+        storage.failures.withLock { $0.delete = false }
+        // The user signed out in this process: the entry left behind is not handed back.
+        #expect(try await client.restoreSession() == nil)
         #expect(await storage.stored(Env.open) == nil)
     }
 
@@ -143,5 +279,59 @@ import Testing
         for text in ["\(result.session)", "\(result)", dumpedResult, String(reflecting: result)] {
             #expect(!text.contains(token))
         }
+    }
+}
+
+/// An in-memory store whose reads can be held until `release()`, to keep a compare-and-delete
+/// in flight; a held read then fails when asked to.
+final class HeldStorage: SessionStorage {
+    private struct Hold {
+        var held = false
+        var failing = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let backing = MemorySessionStorage()
+    private let hold = Mutex(Hold())
+    let reads = Mutex(0)
+
+    /// Holds the reads from now on (counted from zero), the first of them failing if asked.
+    func holdReads(failing: Bool) {
+        hold.withLock { $0 = Hold(held: true, failing: failing) }
+        reads.withLock { $0 = 0 }
+    }
+
+    func release() {
+        let waiting = hold.withLock { hold in
+            defer { hold.waiting = [] }
+            hold.held = false
+            return hold.waiting
+        }
+        waiting.forEach { $0.resume() }
+    }
+
+    func get(environmentId: String) async throws -> String? {
+        reads.withLock { $0 += 1 }
+        await withCheckedContinuation { continuation in
+            let wait = hold.withLock { hold in
+                if hold.held { hold.waiting.append(continuation) }
+                return hold.held
+            }
+            if !wait { continuation.resume() }
+        }
+        let fail = hold.withLock { hold in
+            defer { hold.failing = false }
+            return hold.failing
+        }
+        if fail { throw FlakyStorage.Unavailable() }
+        return try await backing.get(environmentId: environmentId)
+    }
+
+    func set(_ value: String, environmentId: String) async throws {
+        try await backing.set(value, environmentId: environmentId)
+    }
+
+    func delete(environmentId: String) async throws {
+        try await backing.delete(environmentId: environmentId)
     }
 }

@@ -14,6 +14,7 @@
 typedef struct {
     int calls;
     portal_auth_code code;
+    portal_auth_reason reason;
     int kind;
     char message[512];
     portal_auth_session *session; /* retained */
@@ -22,6 +23,7 @@ typedef struct {
 static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
     outcome *out = user_data;
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->reason = portal_auth_error_reason(error);
     if (error) snprintf(out->message, sizeof out->message, "%s", portal_auth_error_message(error));
     out->kind = result ? portal_auth_result_kind(result) : 0;
     if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) out->session = portal_auth_session_retain(portal_auth_result_session(result));
@@ -144,14 +146,30 @@ int main(void) {
     /* From here on nothing reaches the grant exchange. */
     clear_requests();
 
-    /* An opener that fails: unavailable. */
-    browser failing = { .status = 1 };
+    /* An opener that fails: unavailable, its reason, and the value it returned. */
+    browser failing = { .status = 7 };
     CHECK(portal_auth_set_browser_opener(client, opener, &failing) == PORTAL_AUTH_OK);
     outcome unavailable = {0};
     CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &unavailable, NULL) == PORTAL_AUTH_OK);
     wait_result(&unavailable);
     CHECK(unavailable.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && failing.calls == 1);
-    CHECK(strlen(unavailable.message) > 0);
+    CHECK(unavailable.reason == PORTAL_AUTH_REASON_OPENER_FAILED);
+    CHECK(strcmp(unavailable.message,
+                 "Browser sign-in is not possible: the application's browser opener failed (it returned 7).") == 0);
+
+    /* The port in use: unavailable, before any request. (SO_REUSEADDR: the port's closed
+       connections of the sign-ins above may linger in TIME_WAIT.) */
+    int taken = socket(AF_INET, SOCK_STREAM, 0), on = 1;
+    setsockopt(taken, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                                   .sin_port = htons((uint16_t)atoi(strrchr(redirect, ':') + 1)) };
+    CHECK(taken >= 0 && bind(taken, (struct sockaddr *)&address, sizeof address) == 0 && listen(taken, 1) == 0);
+    outcome in_use = {0};
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &in_use, NULL) == PORTAL_AUTH_OK);
+    wait_result(&in_use);
+    close(taken);
+    CHECK(in_use.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && in_use.reason == PORTAL_AUTH_REASON_PORT_IN_USE);
+    CHECK(strstr(in_use.message, "the port is in use") != NULL && failing.calls == 1);
 
     /* An opener that opens nothing: cancellation while waiting, then the timeout, end closed. */
     browser idle = {0};
@@ -163,7 +181,7 @@ int main(void) {
     outcome second = {0};
     CHECK(portal_auth_sign_in_with_apple(client, 0, on_result, &second, NULL) == PORTAL_AUTH_OK);
     wait_result(&second);
-    CHECK(second.code == PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS);
+    CHECK(second.code == PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS && second.reason == PORTAL_AUTH_REASON_NONE);
     portal_auth_call_cancel(call);
     wait_result(&cancelled);
     CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
@@ -186,6 +204,7 @@ int main(void) {
     CHECK(portal_auth_sign_in_with_google(app, 0, on_result, &not_loopback, NULL) == PORTAL_AUTH_OK);
     wait_result(&not_loopback);
     CHECK(not_loopback.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && idle.calls == 2);
+    CHECK(not_loopback.reason == PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK);
     CHECK(count_requests("/oauth/urls") == 3);
     portal_auth_free(app);
 

@@ -4,11 +4,12 @@
  * persisted. The emulator holds a request until released, so the order is certain. */
 #include "test_support.h"
 
-typedef struct { int calls; portal_auth_code code; int kind; portal_auth_session *session; } outcome;
+typedef struct { int calls; portal_auth_code code; int kind; char message[256]; portal_auth_session *session; } outcome;
 
 static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
     outcome *out = user_data;
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    snprintf(out->message, sizeof out->message, "%s", error ? portal_auth_error_message(error) : "");
     out->kind = result ? portal_auth_result_kind(result) : 0;
     count_call(&out->calls);
 }
@@ -54,6 +55,7 @@ int main(void) {
     portal_auth_call_cancel(waiting_call);
     wait_calls(&waiting.calls);
     CHECK(waiting.code == PORTAL_AUTH_E_CANCELLED && waiting.calls == 1);
+    CHECK(strcmp(waiting.message, "The call was cancelled.") == 0);
 
     /* After the request is sent: cancelling the held exchange does not undo it. */
     portal_auth_call_cancel(held_call);

@@ -27,10 +27,16 @@ static void expect_invalid(const portal_auth_options *options, const char *name)
     const char *got = portal_auth_error_name(error);
     CHECK(got != NULL && strcmp(got, name) == 0);
     if (got == NULL || strcmp(got, name) != 0) fprintf(stderr, "  expected name %s, got %s\n", name, got ? got : "NULL");
-    CHECK(portal_auth_error_message(error) != NULL && strlen(portal_auth_error_message(error)) > 0);
+    /* The message names the field as C spells it, as the name does. */
+    const char *message = portal_auth_error_message(error);
+    CHECK(message != NULL && strstr(message, name) != NULL);
+    CHECK(message == NULL || (strstr(message, "authEnvironmentId") == NULL && strstr(message, "redirectUrl") == NULL
+                              && strstr(message, "apiHost") == NULL));
+    if (message && !strstr(message, name)) fprintf(stderr, "  message %s does not name %s\n", message, name);
     CHECK(portal_auth_error_path(error) == NULL && portal_auth_error_missing(error) == NULL);
     CHECK(portal_auth_error_detail(error) == NULL && portal_auth_error_method(error) == NULL);
-    CHECK(portal_auth_error_http_status(error) == 0);
+    CHECK(portal_auth_error_http_status(error) == 0 && portal_auth_error_body(error) == NULL);
+    CHECK(portal_auth_error_reason(error) == PORTAL_AUTH_REASON_NONE);
     portal_auth_error_free(error);
 }
 
@@ -144,6 +150,7 @@ int main(void) {
     CHECK(portal_auth_error_code(NULL) == PORTAL_AUTH_E_INTERNAL);
     CHECK(portal_auth_error_message(NULL) == NULL && portal_auth_error_name(NULL) == NULL);
     CHECK(portal_auth_error_http_status(NULL) == 0);
+    CHECK(portal_auth_error_body(NULL) == NULL && portal_auth_error_reason(NULL) == PORTAL_AUTH_REASON_NONE);
     portal_auth_error_free(NULL);
 
     return report("client_test");

@@ -1,7 +1,7 @@
 /* Fault injection from C against the Portal emulator in PORTAL_AUTH_TEST_API_HOST: under
  * each fault (5xx, a reset connection, no answer until the timeout, a truncated body, a
  * 10 MB body, a slow answer) a burst of concurrent calls on one client each completes
- * exactly once, with the fault's error code and HTTP status. After the client is freed and
+ * exactly once, with the fault's error code, HTTP status and body excerpt. After the client is freed and
  * every burst is over, no callback has fired a second time. Waits on condition variables,
  * never sleeps. */
 #include "test_support.h"
@@ -12,6 +12,7 @@ typedef struct {
     int calls;
     portal_auth_code code;
     int status;
+    char body[64];   /* portal_auth_error_body, "(null)" for NULL */
 } outcome;
 
 static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
@@ -21,6 +22,8 @@ static void on_methods(void *user_data, const portal_auth_methods *methods, cons
     out->calls++;
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
     out->status = error ? portal_auth_error_http_status(error) : 0;
+    const char *body = portal_auth_error_body(error);
+    snprintf(out->body, sizeof out->body, "%s", body ? body : "(null)");
     pthread_cond_broadcast(&changed);
     pthread_mutex_unlock(&lock);
 }
@@ -30,15 +33,17 @@ typedef struct {
     const char *fault;      /* the fault's JSON fields besides path and count */
     portal_auth_code code;  /* what every call must end in */
     int status;
+    const char *body;       /* the error's body excerpt */
 } fault_case;
 
 static const fault_case cases[] = {
-    { "500", "\"kind\":\"status\",\"status\":500", PORTAL_AUTH_E_HTTP_STATUS, 500 },
-    { "reset", "\"kind\":\"drop\"", PORTAL_AUTH_E_NETWORK, 0 },
-    { "timeout", "\"kind\":\"hold\"", PORTAL_AUTH_E_NETWORK, 0 },
-    { "truncated", "\"kind\":\"truncated\",\"body\":\"{\\\"data\\\":\"", PORTAL_AUTH_E_NETWORK, 0 },
-    { "10 MB body", "\"kind\":\"oversized\"", PORTAL_AUTH_E_NETWORK, 0 },
-    { "slow", "\"kind\":\"latency\",\"ms\":200", PORTAL_AUTH_OK, 0 },
+    { "500", "\"kind\":\"status\",\"status\":500", PORTAL_AUTH_E_HTTP_STATUS, 500, "{\"error\":\"injected\"}" },
+    { "503 with an empty body", "\"kind\":\"status\",\"status\":503,\"body\":\"\"", PORTAL_AUTH_E_HTTP_STATUS, 503, "(null)" },
+    { "reset", "\"kind\":\"drop\"", PORTAL_AUTH_E_NETWORK, 0, "(null)" },
+    { "timeout", "\"kind\":\"hold\"", PORTAL_AUTH_E_NETWORK, 0, "(null)" },
+    { "truncated", "\"kind\":\"truncated\",\"body\":\"{\\\"data\\\":\"", PORTAL_AUTH_E_NETWORK, 0, "(null)" },
+    { "10 MB body", "\"kind\":\"oversized\"", PORTAL_AUTH_E_NETWORK, 0, "(null)" },
+    { "slow", "\"kind\":\"latency\",\"ms\":200", PORTAL_AUTH_OK, 0, "(null)" },
 };
 enum { CASES = sizeof cases / sizeof cases[0] };
 static outcome outcomes[CASES][CALLS];
@@ -65,7 +70,8 @@ int main(void) {
         emulator_request("/_emulator/release", "{}", answer, sizeof answer);
         int matching = 0;
         for (int i = 0; i < CALLS; i++) {
-            matching += outcomes[c][i].code == cases[c].code && outcomes[c][i].status == cases[c].status;
+            matching += outcomes[c][i].code == cases[c].code && outcomes[c][i].status == cases[c].status
+                && strcmp(outcomes[c][i].body, cases[c].body) == 0;
         }
         if (matching != CALLS) fprintf(stderr, "%s: %d of %d calls ended as expected\n", cases[c].name, matching, CALLS);
         CHECK(matching == CALLS);

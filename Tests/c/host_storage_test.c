@@ -1,15 +1,18 @@
 /* C test of host-supplied storage and the log hook (and its level), against the Portal
- * emulator whose base URL is in PORTAL_AUTH_TEST_API_HOST. */
+ * emulator whose base URL is in PORTAL_AUTH_TEST_API_HOST: a recording store that can fail,
+ * undecodable values cleared (and a clear that fails), and invalidation shared by every
+ * session of one token and single-flight from 8 threads, counted in the store's calls. */
 #define _POSIX_C_SOURCE 200809L  /* strdup */
-#include "test_support.h"
+#include "session_support.h"
 
-/* The host's store: one value, and switches to make it fail. */
+/* The host's store: one value, its calls counted, and switches to make it fail. */
 static char *stored;
-static int fail_get, removes;
+static int fail_get, fail_remove, gets, removes;
 
 static int host_get(void *user_data, const char *environment_id, char **out_value) {
     (void)user_data; (void)environment_id;
     pthread_mutex_lock(&lock);
+    gets++;
     int failing = fail_get;
     *out_value = (!failing && stored) ? strdup(stored) : NULL;
     pthread_mutex_unlock(&lock);
@@ -28,11 +31,28 @@ static int host_set(void *user_data, const char *environment_id, const char *val
 static int host_remove(void *user_data, const char *environment_id) {
     (void)user_data; (void)environment_id;
     pthread_mutex_lock(&lock);
-    free(stored);
-    stored = NULL;
     removes++;
+    int failing = fail_remove;
+    if (!failing) {
+        free(stored);
+        stored = NULL;
+    }
     pthread_mutex_unlock(&lock);
-    return 0;
+    return failing;
+}
+
+static void store_value(const char *value) {
+    pthread_mutex_lock(&lock);
+    free(stored);
+    stored = value ? strdup(value) : NULL;
+    pthread_mutex_unlock(&lock);
+}
+
+static int stored_is(const char *value) {
+    pthread_mutex_lock(&lock);
+    int same = value ? (stored && strcmp(stored, value) == 0) : stored == NULL;
+    pthread_mutex_unlock(&lock);
+    return same;
 }
 
 /* Counts the library's releases of the user_data it was given. */
@@ -40,13 +60,15 @@ static void host_release(void *user_data) {
     count_call(user_data);
 }
 
-/* Every log line, kept to check for secrets. */
+/* Every log line, kept to check for secrets; and the warnings that an undecodable entry was cleared. */
 static char logged[65536];
-static int lines;
+static int lines, cleared;
 
 static void on_log(void *user_data, portal_auth_log_level level, const char *message) {
     audit_log_line(user_data, level, message);
     pthread_mutex_lock(&lock);
+    if (level == PORTAL_AUTH_LOG_WARNING && strstr(message, "An undecodable stored session of environment env-open was cleared."))
+        cleared++;
     if (level >= PORTAL_AUTH_LOG_DEBUG && level <= PORTAL_AUTH_LOG_ERROR
         && strlen(logged) + strlen(message) + 2 < sizeof logged) {
         strcat(logged, message);
@@ -56,23 +78,11 @@ static void on_log(void *user_data, portal_auth_log_level level, const char *mes
     pthread_mutex_unlock(&lock);
 }
 
-typedef struct { int calls; portal_auth_code code; portal_auth_session *session; } outcome;
-
-static void finish(outcome *out, const portal_auth_error *error) {
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    finish(out, error);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->session = portal_auth_session_retain(session);
-    finish(out, error);
+static int counted(const int *counter) {
+    pthread_mutex_lock(&lock);
+    int value = *counter;
+    pthread_mutex_unlock(&lock);
+    return value;
 }
 
 static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, portal_auth_code *code, portal_auth_error **error) {
@@ -161,6 +171,59 @@ int main(void) {
     pthread_mutex_lock(&lock);
     CHECK(stored == NULL && removes == 1);
     pthread_mutex_unlock(&lock);
+
+
+    /* Its heal logged one warning, without the value. */
+    pthread_mutex_lock(&lock);
+    CHECK(cleared == 1 && strstr(logged, "garbage") == NULL);
+    pthread_mutex_unlock(&lock);
+
+    /* A heal whose delete fails: a storage failure that says so, the value kept, no warning. */
+    store_value("garbage");
+    pthread_mutex_lock(&lock);
+    fail_remove = 1;
+    pthread_mutex_unlock(&lock);
+    outcome unhealed = restore(second);
+    CHECK(unhealed.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unhealed.session == NULL);
+    CHECK(unhealed.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
+    CHECK(stored_is("garbage") && counted(&cleared) == 1);
+    /* ...which invalidate() reports too: an undecodable value belongs to nobody. */
+    outcome other = sign_in(client, "env-open", "c-host-2@example.com");
+    store_value("garbage");
+    outcome refused = invalidate(other.session);
+    CHECK(refused.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && refused.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
+    CHECK(stored_is("garbage"));
+    pthread_mutex_lock(&lock);
+    fail_remove = 0;
+    pthread_mutex_unlock(&lock);
+    outcome retried = invalidate(other.session);
+    CHECK(retried.code == PORTAL_AUTH_OK && stored_is(NULL) && counted(&cleared) == 2);
+    portal_auth_session_release(other.session);
+
+    /* A store that fails to read: the reason is the host's store. */
+    pthread_mutex_lock(&lock);
+    fail_get = 1;
+    pthread_mutex_unlock(&lock);
+    outcome unread = restore(second);
+    CHECK(unread.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unread.reason == PORTAL_AUTH_REASON_HOST_STORAGE_FAILED);
+    pthread_mutex_lock(&lock);
+    fail_get = 0;
+    pthread_mutex_unlock(&lock);
+
+    /* One token, three sessions (a sign-in, a restore by each client); 8 threads invalidate
+       them at once: one read, one delete, the same outcome for all, every session invalidated. */
+    outcome shared = sign_in(client, "env-open", "c-host-3@example.com");
+    outcome by_first = restore(client), by_second = restore(second);
+    portal_auth_session *sessions[3] = { shared.session, by_first.session, by_second.session };
+    CHECK(sessions[0] && sessions[1] && sessions[2] && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
+    int gets_before = counted(&gets), removes_before = counted(&removes);
+    CHECK(invalidate_at_once(sessions, 3) == THREADS);
+    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1 && stored_is(NULL));
+    for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
+    /* Settled: invalidating again does no storage I/O. */
+    CHECK(invalidate(sessions[2]).code == PORTAL_AUTH_OK);
+    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1);
+    for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
 
     /* Host storage without callbacks, or without all of them. */
     error = NULL;

@@ -46,16 +46,18 @@ static void expect_loaded(int expected) {
     if (got != expected) fprintf(stderr, "  loaded %#x, expected %#x\n", (unsigned)got, (unsigned)expected);
 }
 
-/* A call's outcome: its code and a copy of its message. */
+/* A call's outcome: its code, reason and a copy of its message. */
 typedef struct {
     int calls;
     portal_auth_code code;
+    portal_auth_reason reason;
     char message[512];
 } outcome;
 
 static void record(outcome *out, const portal_auth_error *error) {
     pthread_mutex_lock(&lock);
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->reason = portal_auth_error_reason(error);
     snprintf(out->message, sizeof out->message, "%s", error ? portal_auth_error_message(error) : "");
     out->calls++;
     pthread_cond_broadcast(&changed);
@@ -101,7 +103,7 @@ static outcome restore_session(portal_auth *client) {
 
 /* A synchronous call's outcome, from its code and error (freed here). */
 static outcome synchronous(portal_auth_code code, portal_auth_error *error) {
-    outcome out = { 1, code, "" };
+    outcome out = { .calls = 1, .code = code, .reason = portal_auth_error_reason(error) };
     if (error) snprintf(out.message, sizeof out.message, "%s", portal_auth_error_message(error));
     portal_auth_error_free(error);
     return out;
@@ -156,6 +158,8 @@ int main(int argc, char **argv) {
     outcome keyring = restore_session(keyring_client);
     expect_outcome(&keyring, "libsecret-1.so.0", PORTAL_AUTH_E_SESSION_STORAGE_FAILURE, "libsecret",
                    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE);
+    CHECK(keyring.reason == (strcmp(hidden, "libsecret-1.so.0") == 0 ? PORTAL_AUTH_REASON_LIBSECRET_MISSING
+                                                                      : PORTAL_AUTH_REASON_NO_SESSION_BUS));
     expect_loaded(WITH_CURL | WITH_SECRET);
 
     /* The first QR code: libqrencode (SVG needs no more), then libpng for the first PNG. */

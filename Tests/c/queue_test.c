@@ -105,7 +105,7 @@ static void *start_many(void *arg) {
 /* Queued log lines: counted by thread, and forwarded to the log audit. */
 static int lines_on_main, lines_elsewhere, lines_replaced;
 
-static void queued_line(void *user_data, int32_t level, const char *message) {
+static void queued_line(void *user_data, portal_auth_log_level level, const char *message) {
     (void)user_data;
     audit_log_line(NULL, level, message);
     pthread_mutex_lock(&lock);
@@ -114,7 +114,7 @@ static void queued_line(void *user_data, int32_t level, const char *message) {
     pthread_mutex_unlock(&lock);
 }
 
-static void replaced_line(void *user_data, int32_t level, const char *message) {
+static void replaced_line(void *user_data, portal_auth_log_level level, const char *message) {
     (void)user_data;
     audit_log_line(NULL, level, message);
     pthread_mutex_lock(&lock);

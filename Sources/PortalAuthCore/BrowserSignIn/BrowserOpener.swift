@@ -7,7 +7,8 @@ import Glibc
 /// `ephemeral` is the client's `prefersEphemeralWebBrowserSession`: a host that can open a
 /// private window may honour it. The opener runs on a library thread once per browser
 /// sign-in, after the loopback listener is already answering, and should return once the
-/// browser is launched. Throwing ends the sign-in as `PortalAuthSignInError.unavailable`.
+/// browser is launched. Throwing ends the sign-in as `PortalAuthSignInError.unavailable`
+/// (`.openerFailed`); throw a `BrowserOpenerError` to say why.
 public typealias BrowserOpener = @Sendable (_ url: String, _ ephemeral: Bool) throws -> Void
 
 /// The default opener: each command of `$BROWSER` in turn (a `:`-separated list; `%s` in a
@@ -29,24 +30,29 @@ struct SystemBrowser: Sendable {
                       path: getenv("PATH").map { String(cString: $0) })
     }
 
-    struct NoBrowser: Error {}
+    /// `detail`: how the last command that started ended, or nil when none could start.
+    struct NoBrowser: Error {
+        let detail: String?
+    }
 
     /// How long a command may take to fail before it counts as the launched browser.
     static let failureGrace = Duration.seconds(2)
 
     func open(_ url: String, ephemeral: Bool) throws(NoBrowser) {
+        var lastFailure: String?
         for command in commands(for: url) {
             guard let program = resolve(command[0]) else { continue }
             guard let process = ChildProcess.spawn(program, arguments: command) else { continue }
             if let status = process.watchExit()?.status(within: Self.failureGrace), status != 0 {
-                PortalAuthLog.emit(.warning, "Browser sign-in: \(program) failed (wait status \(status)).")
+                lastFailure = "\(program) failed (wait status \(status))"
+                PortalAuthLog.emit(.warning, "Browser sign-in: \(lastFailure ?? program).")
                 continue
             }
             PortalAuthLog.emit(.info, "Browser sign-in: opened the browser with \(program).")
             return
         }
         PortalAuthLog.emit(.warning, "Browser sign-in: no browser could be started; set $BROWSER or install xdg-utils (xdg-open).")
-        throw NoBrowser()
+        throw NoBrowser(detail: lastFailure)
     }
 
     /// The argument vectors to try, in order, with the URL in place.

@@ -16,6 +16,15 @@ enum ListenerOutcome: Equatable, Sendable {
 
 /// Why a listener could not listen; the message names the address, never a URL's query.
 struct ListenerError: Error, Equatable {
+    enum Kind: Equatable {
+        case portInUse
+        /// The system has no IPv6 loopback.
+        case noIPv6
+        /// No socket, descriptor or thread; another bind or listen failure.
+        case system
+    }
+
+    let kind: Kind
     let message: String
 }
 
@@ -68,7 +77,7 @@ final class LoopbackListener: Sendable {
         self.redirect = redirect
         self.redirectUrl = redirectUrl
         self.limits = limits
-        guard let wake = WakeSignal() else { throw ListenerError(message: "no descriptor for the listener (errno \(errno))") }
+        guard let wake = WakeSignal() else { throw ListenerError(kind: .system, message: "no descriptor for the listener (errno \(errno))") }
         self.wake = wake
 
         var opened: [Int32] = []
@@ -83,7 +92,7 @@ final class LoopbackListener: Sendable {
                 // [::1] too where the system has IPv6; where it has not, no browser uses it.
                 do {
                     opened.append(try Self.listen(ipv6: true, port: redirect.port))
-                } catch where error.message.hasSuffix(Self.noIPv6) {}
+                } catch where error.kind == .noIPv6 {}
             }
         } catch {
             opened.forEach { _ = close($0) }
@@ -106,7 +115,7 @@ final class LoopbackListener: Sendable {
         }
         guard result == 0 else {
             state.withLock { $0.phase = .bound }
-            throw ListenerError(message: "no thread for the listener (error \(result))")
+            throw ListenerError(kind: .system, message: "no thread for the listener (error \(result))")
         }
     }
 
@@ -342,16 +351,15 @@ final class LoopbackListener: Sendable {
 
     // MARK: - Sockets
 
-    private static let noIPv6 = "no IPv6 loopback"
-
     /// A non-blocking socket listening on 127.0.0.1 or [::1] at `port`.
     private static func listen(ipv6: Bool, port: UInt16) throws(ListenerError) -> Int32 {
         let address = ipv6 ? "[::1]:\(port)" : "127.0.0.1:\(port)"
         let fd = socket(ipv6 ? AF_INET6 : AF_INET,
                         Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else {
-            let reason = errno == EAFNOSUPPORT ? noIPv6 : "errno \(errno)"
-            throw ListenerError(message: "cannot listen on \(address): \(reason)")
+            let code = errno
+            if code == EAFNOSUPPORT { throw ListenerError(kind: .noIPv6, message: "cannot listen on \(address): no IPv6 loopback") }
+            throw ListenerError(kind: .system, message: "cannot listen on \(address): errno \(code)")
         }
         var on: Int32 = 1
         // Lets the port be bound again at once after a sign-in, while its closed connections
@@ -380,13 +388,11 @@ final class LoopbackListener: Sendable {
         guard status == 0 else {
             let code = errno
             _ = close(fd)
-            let reason: String
             switch code {
-            case EADDRINUSE: reason = "the port is in use"
-            case EADDRNOTAVAIL where ipv6: reason = noIPv6
-            default: reason = "errno \(code)"
+            case EADDRINUSE: throw ListenerError(kind: .portInUse, message: "cannot listen on \(address): the port is in use")
+            case EADDRNOTAVAIL where ipv6: throw ListenerError(kind: .noIPv6, message: "cannot listen on \(address): no IPv6 loopback")
+            default: throw ListenerError(kind: .system, message: "cannot listen on \(address): errno \(code)")
             }
-            throw ListenerError(message: "cannot listen on \(address): \(reason)")
         }
         return fd
     }

@@ -60,9 +60,10 @@ extension PortalAuth {
     /// - Parameter timeout: how long to wait for the browser; positive.
     /// - Returns: the session (already persisted), or the TOTP step.
     /// - Throws: `PortalAuthSignInError.signInInProgress` while another browser sign-in of
-    ///   this client runs (no request made); `.unavailable` for a redirect URL that is not
-    ///   an `http` loopback URL with an explicit port (no request made), a port in use (no
-    ///   request made) or an opener that failed; `.closed` when the timeout elapses or the
+    ///   this client runs (no request made); `.unavailable` with its reason for a redirect
+    ///   URL that is not an `http` loopback URL with an explicit port (no request made), a
+    ///   port in use or a listener that cannot start (no request made), no browser found or
+    ///   an opener that failed; `.closed` when the timeout elapses or the
     ///   task is cancelled before the browser comes back (nothing exchanged);
     ///   `.callbackIncomplete` when the callback carries nothing usable; otherwise what
     ///   `handleRedirect` throws (`authenticationFailed` for a provider's error, transport
@@ -87,14 +88,14 @@ extension PortalAuth {
 
         guard let loopback = LoopbackRedirect(redirectUrl) else {
             PortalAuthLog.emit(.warning, "Browser sign-in needs a redirect URL of the form http://127.0.0.1:<port>/<path> (or [::1] or localhost).")
-            throw PortalAuthSignInError.unavailable
+            throw PortalAuthSignInError.unavailable(reason: .redirectNotLoopback, detail: nil)
         }
         let listener: LoopbackListener
         do {
             listener = try LoopbackListener(loopback, redirectUrl: redirectUrl)
         } catch {
             PortalAuthLog.emit(.warning, "Browser sign-in: \(error.message).")
-            throw PortalAuthSignInError.unavailable
+            throw PortalAuthSignInError.unavailable(reason: error.kind == .portInUse ? .portInUse : .listenerFailed, detail: error.message)
         }
 
         let authorizeUrl: String
@@ -111,7 +112,7 @@ extension PortalAuth {
             try listener.start(timeout: timeout)
         } catch {
             PortalAuthLog.emit(.error, "Browser sign-in: \(error.message).")
-            throw PortalAuthSignInError.unavailable
+            throw PortalAuthSignInError.unavailable(reason: .listenerFailed, detail: error.message)
         }
         PortalAuthLog.emit(.info, "Browser sign-in: listening on \(loopback.endpoint); opening the browser.")
         do {
@@ -121,7 +122,7 @@ extension PortalAuth {
             listener.stop()
             _ = await listener.outcome()
             PortalAuthLog.emit(.warning, "Browser sign-in: the browser could not be opened.")
-            throw PortalAuthSignInError.unavailable
+            throw Self.unavailable(openerFailure: error)
         }
 
         let outcome = await listener.outcome()
@@ -142,6 +143,20 @@ extension PortalAuth {
         case .stopped:
             PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
             throw PortalAuthSignInError.closed
+        }
+    }
+
+    /// The `unavailable` error for a failed opener: the default opener's account of the
+    /// last browser it tried, or the application opener's own `BrowserOpenerError` text.
+    /// Another error's text is not repeated: it might quote the authorize URL.
+    static func unavailable(openerFailure error: any Error) -> PortalAuthSignInError {
+        switch error {
+        case let noBrowser as SystemBrowser.NoBrowser:
+            return .unavailable(reason: .noBrowser, detail: noBrowser.detail)
+        case let failure as BrowserOpenerError:
+            return .unavailable(reason: .openerFailed, detail: failure.message.truncated(to: 200).escapingControlCharacters())
+        default:
+            return .unavailable(reason: .openerFailed, detail: nil)
         }
     }
 }

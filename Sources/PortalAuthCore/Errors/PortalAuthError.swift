@@ -16,8 +16,9 @@ public enum PortalAuthError: Error, Equatable, Sendable {
     case invalidGrantResponse
     /// The `userJwt` given to `verifyTotp` could not be read; `detail` is fixed text.
     case invalidUserJwt(detail: String)
-    /// The session store could not be read, written or deleted this time.
-    case sessionStorageFailure(message: String)
+    /// The session store could not be read, written or deleted this time; `reason` says
+    /// which failure it was, `message` what to do about it.
+    case sessionStorageFailure(reason: StorageFailureReason, message: String)
     /// Gas sponsorship was requested but is not available (the server's text, cut to 200).
     case accountAbstractionUnavailable(message: String)
     /// The magic-link send limit for this address was hit (429).
@@ -36,7 +37,7 @@ extension PortalAuthError: CustomStringConvertible {
         case .authMethodUnavailable(let method):
             return "The sign-in method \(method.rawValue) is not available for this environment."
         case .authenticationFailed(let error):
-            return "Authentication failed: \(error)"
+            return "Authentication failed: \(error.escapingControlCharacters())"
         case .malformedResponse(let path, let missing):
             if let missing { return "Malformed response from \(path): missing \(missing)." }
             return "Malformed response from \(path)."
@@ -44,10 +45,10 @@ extension PortalAuthError: CustomStringConvertible {
             return "The grant exchange returned neither a session nor a two-factor step."
         case .invalidUserJwt(let detail):
             return "Invalid userJwt: \(detail)"
-        case .sessionStorageFailure(let message):
+        case .sessionStorageFailure(_, let message):
             return "Session storage failure: \(message)"
         case .accountAbstractionUnavailable(let message):
-            return "Account abstraction unavailable: \(message)"
+            return "Account abstraction unavailable: \(message.escapingControlCharacters())"
         case .rateLimited:
             return "Too many magic links were sent to this address; try again later."
         case .totpQrUnavailable:
@@ -77,10 +78,11 @@ public enum PortalRequestsError: Error, Equatable, Sendable {
     /// The server answered 401: a spent grant, a wrong TOTP code, an expired or spent
     /// `userJwt`, or a remembered session that has since been invalidated.
     case unauthorized
-    /// Any other non-2xx status, with a bounded excerpt of the body for diagnostics (empty
-    /// for the grant exchanges and the TOTP check, whose bodies may echo credentials). The
+    /// Any other non-2xx status, with the server's reason: a bounded excerpt of the body
+    /// (see `PortalAPI.excerpt`), `nil` when the body was empty and always for the grant
+    /// exchanges and the TOTP check, whose requests carry a secret the body might echo. The
     /// excerpt is kept out of `description`.
-    case httpStatus(status: Int, bodyExcerpt: String)
+    case httpStatus(status: Int, bodyExcerpt: String?)
     /// No usable response arrived.
     case network(NetworkFailure, message: String)
 
@@ -125,16 +127,27 @@ public enum PortalCredentialError: Error, Equatable, Sendable, CustomStringConve
     public var description: String { "The session has been invalidated; sign in again." }
 }
 
-/// Errors of the one-call browser sign-in; the raw values are the web SDK's popup codes.
-public enum PortalAuthSignInError: String, Error, Sendable, CaseIterable {
+/// Errors of the one-call browser sign-in; `code` is the web SDK's popup code.
+public enum PortalAuthSignInError: Error, Equatable, Sendable {
     /// The wait ended (timeout or cancellation) before a callback arrived; nothing was exchanged.
-    case closed = "POPUP_CLOSED"
-    /// No browser sign-in is possible here (redirect URL, port, opener).
-    case unavailable = "POPUP_UNAVAILABLE"
+    case closed
+    /// No browser sign-in is possible here: `reason` says why; `detail`, when there is one,
+    /// names the address, the program or the opener's own text (never a URL's query).
+    case unavailable(reason: SignInUnavailableReason, detail: String?)
     /// The client already has a browser sign-in under way.
-    case signInInProgress = "SIGN_IN_ALREADY_IN_PROGRESS"
+    case signInInProgress
     /// The callback carried nothing usable.
-    case callbackIncomplete = "CALLBACK_INCOMPLETE"
+    case callbackIncomplete
+
+    /// `POPUP_CLOSED`, `POPUP_UNAVAILABLE`, `SIGN_IN_ALREADY_IN_PROGRESS` or `CALLBACK_INCOMPLETE`.
+    public var code: String {
+        switch self {
+        case .closed: return "POPUP_CLOSED"
+        case .unavailable: return "POPUP_UNAVAILABLE"
+        case .signInInProgress: return "SIGN_IN_ALREADY_IN_PROGRESS"
+        case .callbackIncomplete: return "CALLBACK_INCOMPLETE"
+        }
+    }
 }
 
 extension PortalAuthSignInError: CustomStringConvertible {
@@ -142,8 +155,21 @@ extension PortalAuthSignInError: CustomStringConvertible {
         switch self {
         case .closed:
             return "The browser sign-in ended before the browser came back (timeout or cancellation); nothing was exchanged."
-        case .unavailable:
-            return "Browser sign-in is not possible: it needs an http loopback redirect URL with an explicit port that is free, and a browser to open."
+        case .unavailable(let reason, let detail):
+            let cause: String
+            switch reason {
+            case .redirectNotLoopback:
+                cause = "it needs an http loopback redirect URL with an explicit port, such as http://127.0.0.1:8765/callback"
+            case .portInUse:
+                cause = "another program listens on the redirect URL's port"
+            case .listenerFailed:
+                cause = "the loopback listener could not start"
+            case .noBrowser:
+                cause = "no browser could be started; set $BROWSER or install xdg-utils (xdg-open)"
+            case .openerFailed:
+                cause = "the application's browser opener failed"
+            }
+            return "Browser sign-in is not possible: \(cause)\(detail.map { " (\($0))" } ?? "")."
         case .signInInProgress:
             return "A browser sign-in is already under way for this client."
         case .callbackIncomplete:

@@ -6,50 +6,39 @@ import Synchronization
 /// log and to key per-user state on.
 public final class PortalSession: Sendable {
     public let endUserId: String
-    private let token: String
+    /// Shared with every other session of this environment and token in the process.
+    private let credential: SessionCredential
     private let vault: SessionVault
-    private let state = Mutex(State.active)
-
-    private enum State {
-        case active
-        /// `storeSettled` once the persisted copy is known deleted or spared.
-        case invalidated(storeSettled: Bool)
-    }
 
     init(token: String, endUserId: String, vault: SessionVault) {
-        self.token = token
+        credential = SessionCredential.of(environmentId: vault.environmentId, token: token)
         self.endUserId = endUserId
         self.vault = vault
     }
 
-    /// The Client Session Token, until the session is invalidated.
+    /// The Client Session Token, until this session, or another of the same environment
+    /// and token in the process, is invalidated.
     public func getToken() throws(PortalCredentialError) -> String {
-        guard case .active = state.withLock({ $0 }) else { throw .sessionInvalidated }
-        return token
+        guard credential.isActive else { throw .sessionInvalidated }
+        return credential.token
     }
 
-    public var isInvalidated: Bool {
-        if case .active = state.withLock({ $0 }) { return false }
-        return true
-    }
+    public var isInvalidated: Bool { !credential.isActive }
 
-    /// Forgets the token at once, then deletes the persisted copy only if it is still this
-    /// session's: a newer sign-in's entry is spared. If the store cannot be reached the
-    /// session stays invalidated and a later call retries the delete.
+    /// Forgets the token at once, in every session of this environment and token in the
+    /// process, then deletes the persisted copy only if it is still this session's (or
+    /// cannot be decoded): a newer sign-in's entry is spared. Single-flight: concurrent
+    /// calls, on this session or one sharing its token, make one compare-and-delete and all
+    /// get its outcome; once one has succeeded, a later call does no storage I/O. If the
+    /// store fails, the session stays invalidated and a later call retries the delete.
     public func invalidate() async throws {
-        let settled = state.withLock { state -> Bool in
-            if case .invalidated(storeSettled: true) = state { return true }
-            state = .invalidated(storeSettled: false)
-            return false
-        }
-        if settled { return }
-        try await vault.deleteIfCurrent(token: token)
-        state.withLock { $0 = .invalidated(storeSettled: true) }
-        PortalAuthLog.emit(.info, "Session of endUserId \(endUserId) invalidated.")
+        let (vault, token, endUserId) = (vault, credential.token, endUserId)
+        let ran = try await credential.invalidate { try await vault.deleteIfCurrent(token: token) }
+        if ran { PortalAuthLog.emit(.info, "Session of endUserId \(endUserId) invalidated.") }
     }
 
     var stored: StoredSession {
-        StoredSession(clientSessionToken: token, endUserId: endUserId)
+        StoredSession(clientSessionToken: credential.token, endUserId: endUserId)
     }
 }
 

@@ -50,7 +50,7 @@ public final class KeyringSessionStorage: SessionStorage {
 
 /// The libsecret calls, blocking; only ever run on the storage's queue.
 private enum Keyring {
-    static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(SessionStorageError) -> String? {
+    static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(KeyringFault) -> String? {
         let items = try search(service, environmentId, loadSecrets: true)
         defer { pa_free_items(items) }
 
@@ -60,7 +60,7 @@ private enum Keyring {
         while let current = node {
             node = current.pointee.next
             guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
-            guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
+            guard secret_item_get_locked(item) == 0 else { throw .locked }
             guard let value = secret_item_get_secret(item) else { continue }
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
@@ -74,7 +74,7 @@ private enum Keyring {
         return newest?.text
     }
 
-    static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, environmentId: String, label: String) throws(SessionStorageError) {
+    static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, environmentId: String, label: String) throws(KeyringFault) {
         try requireUnlockedDefaultCollection(service)
         let attributes = pa_environment_attributes(environmentId)
         defer { g_hash_table_unref(attributes) }
@@ -83,19 +83,19 @@ private enum Keyring {
         var error: UnsafeMutablePointer<GError>?
         let stored = secret_service_store_sync(service, pa_session_schema(), attributes, SECRET_COLLECTION_DEFAULT,
                                                label, value, nil, &error)
-        if stored == 0 { throw failure(error, "write") }
+        if stored == 0 { throw fault(error, .write) }
     }
 
-    static func delete(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(SessionStorageError) {
+    static func delete(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(KeyringFault) {
         let items = try search(service, environmentId, loadSecrets: false)
         defer { pa_free_items(items) }
         var node = items
         while let current = node {
             node = current.pointee.next
             guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
-            guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
+            guard secret_item_get_locked(item) == 0 else { throw .locked }
             var error: UnsafeMutablePointer<GError>?
-            if secret_item_delete_sync(item, nil, &error) == 0 { throw failure(error, "delete") }
+            if secret_item_delete_sync(item, nil, &error) == 0 { throw fault(error, .delete) }
         }
     }
 
@@ -104,11 +104,17 @@ private enum Keyring {
     /// Runs `body` with the shared Secret Service connection. libsecret's connection keeps
     /// addressing the daemon it first met; after a keyring restart the first call fails as
     /// "no service", so that case is tried once more on a fresh connection.
+    /// Only `KeyringFault`s are thrown inside; they leave as the `SessionStorageError` they
+    /// stand for.
     static func withService<T>(_ body: (UnsafeMutablePointer<SecretService>) throws -> T) throws -> T {
         do {
-            return try withConnection(body)
-        } catch let error as SessionStorageError where error.message == noServiceMessage {
-            return try withConnection(body)
+            do {
+                return try withConnection(body)
+            } catch KeyringFault.serviceUnknown {
+                return try withConnection(body)
+            }
+        } catch let fault as KeyringFault {
+            throw fault.storageError
         }
     }
 
@@ -118,23 +124,17 @@ private enum Keyring {
         return try body(service)
     }
 
-    private static let timeoutMessage = "The Secret Service did not answer in time; check that the keyring daemon is running and try again."
-
-    private static let noServiceMessage = "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration) and try again."
-
-    private static func connect() throws(SessionStorageError) -> UnsafeMutablePointer<SecretService> {
-        if let missing = pa_secret_load_error() {
-            throw SessionStorageError(message: "\(String(cString: missing)); install libsecret (Debian: libsecret-1-0) to keep sessions in the keyring.")
-        }
+    private static func connect() throws(KeyringFault) -> UnsafeMutablePointer<SecretService> {
+        if let missing = pa_secret_load_error() { throw .libsecretMissing(String(cString: missing)) }
         var error: UnsafeMutablePointer<GError>?
         guard let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nil, &error) else {
-            throw failure(error, "reach")
+            throw fault(error, .reach)
         }
         return service
     }
 
     private static func search(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String,
-                               loadSecrets: Bool) throws(SessionStorageError) -> UnsafeMutablePointer<GList>? {
+                               loadSecrets: Bool) throws(KeyringFault) -> UnsafeMutablePointer<GList>? {
         let attributes = pa_environment_attributes(environmentId)
         defer { g_hash_table_unref(attributes) }
         // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
@@ -143,30 +143,24 @@ private enum Keyring {
         var error: UnsafeMutablePointer<GError>?
         let items = secret_service_search_sync(service, pa_session_schema(), attributes,
                                                SecretSearchFlags(rawValue: flags), nil, &error)
-        if let error { throw failure(error, "read") }
+        if let error { throw fault(error, .read) }
         return items
     }
 
-    private static func requireUnlockedDefaultCollection(_ service: UnsafeMutablePointer<SecretService>) throws(SessionStorageError) {
+    private static func requireUnlockedDefaultCollection(_ service: UnsafeMutablePointer<SecretService>) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
         let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
-        if let error { throw failure(error, "write") }
+        if let error { throw fault(error, .write) }
         // Creating a default collection goes through a Secret Service prompt (a dialog the
         // write would wait on): the user is told to create one instead.
-        guard let collection else { throw noDefaultCollectionFailure }
+        guard let collection else { throw .noDefaultCollection }
         defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-        if secret_collection_get_locked(collection) != 0 { throw lockedFailure }
+        if secret_collection_get_locked(collection) != 0 { throw .locked }
     }
 
-    private static let noDefaultCollectionFailure = SessionStorageError(
-        message: "The keyring has no default collection; create a login keyring (for example with Seahorse) and try again.")
-
-    private static let lockedFailure = SessionStorageError(
-        message: "The login keyring is locked; unlock it (for example with Seahorse, or by logging in to the desktop) and try again.")
-
-    /// A message for the user, from the error's kind only: D-Bus error texts are not shown.
+    /// The fault a GError stands for, from its kind only: D-Bus error texts are not shown.
     /// The shared connection is dropped, so the next call reaches a restarted service.
-    private static func failure(_ error: UnsafeMutablePointer<GError>?, _ action: String) -> SessionStorageError {
+    private static func fault(_ error: UnsafeMutablePointer<GError>?, _ action: KeyringFault.Action) -> KeyringFault {
         defer {
             if let error { g_error_free(error) }
             secret_service_disconnect()
@@ -176,27 +170,64 @@ private enum Keyring {
             remoteName = String(cString: name)
             g_free(name)
         }
-        let message: String
         switch remoteName {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-            message = noServiceMessage
+            return .serviceUnknown
         case "org.freedesktop.Secret.Error.IsLocked":
-            message = lockedFailure.message
+            return .locked
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
-            message = timeoutMessage
+            return .timeout
         case "":
             if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
-                message = timeoutMessage
-            } else if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
-                message = "No D-Bus session bus was found (DBUS_SESSION_BUS_ADDRESS is unset); run the app inside a desktop session with a Secret Service."
-            } else if action == "reach" {
-                message = "The D-Bus session bus could not be reached; check that the desktop session (and its Secret Service) is running and try again."
-            } else {
-                message = "The keyring could not \(action) the session; the stored session was left untouched."
+                return .timeout
             }
+            if getenv("DBUS_SESSION_BUS_ADDRESS") == nil { return .noSessionBus }
+            return action == .reach ? .busUnreachable : .failed(action, remoteName: nil)
         default:
-            message = "The keyring could not \(action) the session (\(remoteName)); the stored session was left untouched."
+            return .failed(action, remoteName: remoteName)
         }
-        return SessionStorageError(message: message)
+    }
+}
+
+/// What went wrong with the keyring, as libsecret and D-Bus tell it: the retry and the
+/// reason an app sees are decided on these kinds, the message follows from them.
+private enum KeyringFault: Error, Equatable {
+    enum Action: String {
+        case reach, read, write, delete
+    }
+
+    case libsecretMissing(String)
+    /// Nothing owns the Secret Service's bus name.
+    case serviceUnknown
+    case locked
+    case noDefaultCollection
+    case timeout
+    /// DBUS_SESSION_BUS_ADDRESS is unset.
+    case noSessionBus
+    /// The session bus is set but could not be connected to.
+    case busUnreachable
+    /// Another failure of `action`; the D-Bus error's name when the service sent one.
+    case failed(Action, remoteName: String?)
+
+    var storageError: SessionStorageError {
+        switch self {
+        case .libsecretMissing(let loaderMessage):
+            return SessionStorageError(reason: .libsecretMissing, message: "\(loaderMessage); install libsecret (Debian: libsecret-1-0) to keep sessions in the keyring.")
+        case .serviceUnknown:
+            return SessionStorageError(reason: .noSecretService, message: "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration) and try again.")
+        case .locked:
+            return SessionStorageError(reason: .keyringLocked, message: "The login keyring is locked; unlock it (for example with Seahorse, or by logging in to the desktop) and try again.")
+        case .noDefaultCollection:
+            return SessionStorageError(reason: .noSecretService, message: "The keyring has no default collection; create a login keyring (for example with Seahorse) and try again.")
+        case .timeout:
+            return SessionStorageError(reason: .dbusFailure, message: "The Secret Service did not answer in time; check that the keyring daemon is running and try again.")
+        case .noSessionBus:
+            return SessionStorageError(reason: .noSessionBus, message: "No D-Bus session bus was found (DBUS_SESSION_BUS_ADDRESS is unset); run the app inside a desktop session with a Secret Service.")
+        case .busUnreachable:
+            return SessionStorageError(reason: .noSessionBus, message: "The D-Bus session bus could not be reached; check that the desktop session (and its Secret Service) is running and try again.")
+        case .failed(let action, let remoteName):
+            let name = remoteName.map { " (\($0))" } ?? ""
+            return SessionStorageError(reason: .dbusFailure, message: "The keyring could not \(action.rawValue) the session\(name); the stored session was left untouched.")
+        }
     }
 }

@@ -14,12 +14,15 @@ public protocol SessionStorage: Sendable {
     func delete(environmentId: String) async throws
 }
 
-/// A failure a storage backend reports with a message for the user (what to do about it).
-/// The message must not carry the stored value.
+/// A failure a storage backend reports: which failure it was, and a message for the user
+/// (what to do about it). The message must not carry the stored value.
 public struct SessionStorageError: Error, Sendable {
+    public let reason: StorageFailureReason
     public let message: String
 
-    public init(message: String) {
+    /// - Parameter reason: `.hostStorageFailed` for an application's own store.
+    public init(reason: StorageFailureReason = .hostStorageFailed, message: String) {
+        self.reason = reason
         self.message = message
     }
 }

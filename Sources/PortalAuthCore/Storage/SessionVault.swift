@@ -9,19 +9,14 @@ struct SessionVault: Sendable {
 
     /// The stored session; `nil` when nothing is stored or the entry was undecodable (it
     /// is deleted then).
+    /// - Throws: `sessionStorageFailure` when the store cannot be read, or when an
+    ///   undecodable entry cannot be deleted (`entryNotCleared`): a failed self-heal is
+    ///   never reported as signed out.
     func load() async throws -> StoredSession? {
         try await serialised {
-            guard let raw = try await guarded("read", { try await storage.get(environmentId: environmentId) }) else {
-                return nil
-            }
+            guard let raw = try await read() else { return nil }
             if let session = StoredSession.decode(raw) { return session }
-            // Undecodable: no session either way; a failed delete is retried on the next read.
-            do {
-                try await guarded("delete", { try await storage.delete(environmentId: environmentId) })
-                PortalAuthLog.emit(.warning, "The stored session for environment \(environmentId) could not be decoded; it was deleted.")
-            } catch {
-                PortalAuthLog.emit(.warning, "The stored session for environment \(environmentId) could not be decoded, nor deleted.")
-            }
+            try await clearUndecodable()
             return nil
         }
     }
@@ -43,14 +38,35 @@ struct SessionVault: Sendable {
         }
     }
 
-    /// Deletes the entry only if it still holds `token`; an entry of a newer sign-in is
-    /// spared, and so is one that cannot be read (never deleted blind).
+    /// Deletes the entry only if it still holds `token`, or cannot be decoded (it belongs to
+    /// nobody); an entry of a newer sign-in is spared, and so is one that cannot be read
+    /// (never deleted blind).
     func deleteIfCurrent(token: String) async throws {
         try await serialised {
-            let raw = try await guarded("read", { try await storage.get(environmentId: environmentId) })
-            guard let raw, let stored = StoredSession.decode(raw), stored.clientSessionToken.hasSameBytes(as: token) else { return }
+            guard let raw = try await read() else { return }
+            guard let stored = StoredSession.decode(raw) else { return try await clearUndecodable() }
+            guard stored.clientSessionToken.hasSameBytes(as: token) else { return }
             try await guarded("delete", { try await storage.delete(environmentId: environmentId) })
         }
+    }
+
+    private func read() async throws -> String? {
+        try await guarded("read", { try await storage.get(environmentId: environmentId) })
+    }
+
+    /// Deletes an entry that cannot be decoded, with one warning line that never shows its
+    /// content. Call while serialised.
+    /// - Throws: `sessionStorageFailure(.entryNotCleared)` when the delete fails; the entry
+    ///   is still there.
+    private func clearUndecodable() async throws {
+        do {
+            try await guarded("delete", { try await storage.delete(environmentId: environmentId) })
+        } catch PortalAuthError.sessionStorageFailure(_, let message) {
+            throw PortalAuthError.sessionStorageFailure(
+                reason: .entryNotCleared,
+                message: "The stored session cannot be decoded and could not be cleared, so it is still stored: \(message)")
+        }
+        PortalAuthLog.emit(.warning, "An undecodable stored session of environment \(environmentId) was cleared.")
     }
 
     /// Runs under the environment's process-wide lock. Not cancellable: a write whose
@@ -59,16 +75,18 @@ struct SessionVault: Sendable {
         try await EnvironmentLocks.lock(for: environmentId).withLock(cancellable: false, body)
     }
 
-    /// Maps any backend failure to `sessionStorageFailure`. A backend's own message is
-    /// kept; other errors are not described, as they might quote the stored value.
+    /// Maps any backend failure to `sessionStorageFailure`. A backend's own reason and
+    /// message are kept; other errors are the application's store failing, and are not
+    /// described, as they might quote the stored value.
     @discardableResult
     private func guarded<T>(_ action: String, _ operation: () async throws -> T) async throws -> T {
         do {
             return try await operation()
         } catch let error as SessionStorageError {
-            throw PortalAuthError.sessionStorageFailure(message: error.message)
+            throw PortalAuthError.sessionStorageFailure(reason: error.reason, message: error.message)
         } catch {
             throw PortalAuthError.sessionStorageFailure(
+                reason: .hostStorageFailed,
                 message: "The session store could not \(action) the session; the stored session was left as it was.")
         }
     }

@@ -31,6 +31,34 @@ extension StringProtocol {
     func truncated(to limit: Int) -> String {
         String(prefix(limit))
     }
+
+    /// The text with its control characters (U+0000–U+001F, U+007F–U+009F) escaped, as
+    /// `\n`, `\r`, `\t` or `\xHH`: text from a server, a provider or an opener that is copied
+    /// into a message can then neither break a log line nor drive a terminal. With
+    /// `keepingLineBreaks`, tab, line feed and carriage return stay as they are.
+    func escapingControlCharacters(keepingLineBreaks: Bool = false) -> String {
+        let kept: Set<UInt32> = keepingLineBreaks ? [0x09, 0x0A, 0x0D] : []
+        func isEscaped(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)) && !kept.contains(scalar.value)
+        }
+        guard unicodeScalars.contains(where: isEscaped) else { return String(self) }
+        var escaped = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            guard isEscaped(scalar) else {
+                escaped.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": escaped.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": escaped.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": escaped.append(contentsOf: #"\t"#.unicodeScalars)
+            default:
+                let hex = String(scalar.value, radix: 16)
+                escaped.append(contentsOf: ("\\x" + (hex.count < 2 ? "0" + hex : hex)).unicodeScalars)
+            }
+        }
+        return String(escaped)
+    }
 }
 
 extension Substring {

@@ -90,11 +90,6 @@ struct TotpData: ResponsePayload {
     }
 }
 
-/// `data` whose content is not read (the magic-link send): any non-null value is accepted.
-struct IgnoredData: ResponsePayload {
-    init(data: JSONValue) {}
-}
-
 /// Success bodies are `{"data": ...}`; `data` absent or null is a malformed response.
 enum Envelope<Payload: ResponsePayload> {
     /// The payload of a success body for `path`; a body that is not JSON, has no `data`,

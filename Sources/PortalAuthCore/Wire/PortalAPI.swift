@@ -9,12 +9,13 @@ struct PortalAPI: Sendable {
     private var engine: HTTPEngine { .shared }
 
     func methods() async throws -> MethodsData {
-        try await call(.get, Endpoint.methods)
+        try await exchange(.get, Endpoint.methods).payload()
     }
 
+    /// Any 2xx is success, whatever its body (docs/protocol.md §2): the email went out.
     func sendMagicLink(_ request: MagicLinkRequest) async throws {
         let sentAbstracted = request.isAccountAbstracted == true
-        let _: IgnoredData = try await call(.post, Endpoint.magicLinks, body: request.json) { response in
+        _ = try await exchange(.post, Endpoint.magicLinks, body: request.json) { response in
             if response.status == 429 { return PortalAuthError.rateLimited }
             return sentAbstracted ? Self.accountAbstractionError(response) : nil
         }
@@ -23,23 +24,35 @@ struct PortalAPI: Sendable {
     func authorizeUrls(redirectUrl: String, isAccountAbstracted: Bool?) async throws -> AuthorizeUrlsData {
         var query = "redirectUrl=" + QueryEncoding.encode(redirectUrl)
         if let isAccountAbstracted { query += "&isAccountAbstracted=\(isAccountAbstracted)" }
-        return try await call(.get, Endpoint.oauthUrls, query: query) { response in
+        return try await exchange(.get, Endpoint.oauthUrls, query: query) { response in
             isAccountAbstracted == true ? Self.accountAbstractionError(response) : nil
-        }
+        }.payload()
     }
 
     func exchangeGrant(_ token: String, at path: String) async throws -> GrantData {
-        try await call(.post, path, body: .object(["token": .string(token)]), carriesCredentials: true)
+        try await exchange(.post, path, body: .object(["token": .string(token)]), carriesCredentials: true).payload()
     }
 
     func verifyTotp(code: String, userJwt: String) async throws -> TotpData {
-        try await call(.post, Endpoint.totpValidations, body: .object(["code": .string(code)]),
-                       bearer: userJwt, carriesCredentials: true)
+        try await exchange(.post, Endpoint.totpValidations, body: .object(["code": .string(code)]),
+                           bearer: userJwt, carriesCredentials: true).payload()
     }
 
     // MARK: - One call
 
-    private func call<Payload: ResponsePayload>(
+    /// A 2xx answer to `path`; what is read of it is up to the endpoint.
+    struct Success {
+        let path: String
+        let body: [UInt8]
+
+        /// The payload of an enveloped body (§1).
+        func payload<Payload: ResponsePayload>() throws(PortalAuthError) -> Payload {
+            try Envelope<Payload>.payload(of: body, path: path)
+        }
+    }
+
+    /// One request: its 2xx answer, or the error its status maps to.
+    private func exchange(
         _ method: HTTPRequest.Method,
         _ path: String,
         query: String? = nil,
@@ -47,7 +60,7 @@ struct PortalAPI: Sendable {
         bearer: String? = nil,
         carriesCredentials: Bool = false,
         remap: (HTTPResponse) -> (any Error)? = { _ in nil }
-    ) async throws -> Payload {
+    ) async throws -> Success {
         var headers = [
             "x-portal-auth-environment-id: \(environmentId)",
             "Accept: application/json",
@@ -63,7 +76,7 @@ struct PortalAPI: Sendable {
         let response = try await engine.send(request)
         switch response.status {
         case 200..<300:
-            return try Envelope<Payload>.payload(of: response.body, path: path)
+            return Success(path: path, body: response.body)
         case 401:
             throw PortalRequestsError.unauthorized
         default:
@@ -79,10 +92,15 @@ struct PortalAPI: Sendable {
         return .accountAbstractionUnavailable(message: message.truncated(to: 200))
     }
 
-    /// A bounded excerpt of an error body, for diagnostics. None for a request that carried
-    /// a grant, a code or a userJwt: a server may echo them, in forms no mask would catch.
-    static func excerpt(of body: [UInt8], carriedCredentials: Bool) -> String {
-        guard !carriedCredentials else { return "" }
+    /// The server's reason for an error status, for the developer: the body's first 512
+    /// characters (from at most 2 KiB of it), invalid UTF-8 as U+FFFD, control characters
+    /// other than tab and line breaks escaped. `nil` for an empty body, and for a request
+    /// that carried a grant, a code or a userJwt: a server may echo them, in forms no mask
+    /// would catch. The requests that get one carry nothing secret (an email address, the
+    /// redirect URL, the environment id), so neither can their echo.
+    static func excerpt(of body: [UInt8], carriedCredentials: Bool) -> String? {
+        guard !carriedCredentials, !body.isEmpty else { return nil }
         return String(decoding: body.prefix(2048), as: UTF8.self).truncated(to: 512)
+            .escapingControlCharacters(keepingLineBreaks: true)
     }
 }

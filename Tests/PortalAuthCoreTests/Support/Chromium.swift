@@ -13,9 +13,8 @@ import Synchronization
 final class Chromium: Sendable {
     static let launcher = "/usr/bin/chromium"
 
-    private struct Launch: @unchecked Sendable {
-        let process: Process
-        let output: Pipe
+    private struct Launch: Sendable {
+        let process: RunningProgram
         let arguments: [String]
     }
 
@@ -45,18 +44,11 @@ final class Chromium: Sendable {
             "--disable-sync",
             "--user-data-dir=\(profile.path)/profile",
         ] + (incognito ? ["--incognito"] : []) + ["--dump-dom", url]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         var arguments = ["--pid", "--fork", "--kill-child", "--mount-proc"]
         if geteuid() != 0 { arguments = ["--map-root-user"] + arguments }
-        process.arguments = arguments + [Self.launcher] + flags
-        process.environment = ["HOME": profile.path, "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        launches.withLock { $0.append(Launch(process: process, output: output, arguments: flags)) }
+        let process = try RunningProgram.spawn("/usr/bin/unshare", arguments + [Self.launcher] + flags,
+                                               environment: ["HOME": profile.path, "PATH": "/usr/bin:/bin"])
+        launches.withLock { $0.append(Launch(process: process, arguments: flags)) }
     }
 
     /// The flags of each browser started, in order.
@@ -66,19 +58,19 @@ final class Chromium: Sendable {
     func page() throws -> String {
         guard let launch = launches.withLock({ $0.first }) else { throw LoopbackClient.Failure(description: "no browser launched") }
         // A browser whose page never loads would keep the pipe open: end it after a minute.
-        let hangGuard = DispatchWorkItem { if launch.process.isRunning { launch.process.terminate() } }
+        let hangGuard = DispatchWorkItem { launch.process.terminate() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: hangGuard)
         defer { hangGuard.cancel() }
-        let data = launch.output.fileHandleForReading.readDataToEndOfFile()
-        launch.process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let page = launch.process.readToEnd()
+        launch.process.wait()
+        return String(decoding: page, as: UTF8.self)
     }
 
     /// Ends every browser still running, waits for each, and removes the profile.
     func stop() {
         for launch in launches.withLock({ $0 }) {
-            if launch.process.isRunning { launch.process.terminate() }
-            launch.process.waitUntilExit()
+            launch.process.terminate()
+            launch.process.wait()
         }
         try? FileManager.default.removeItem(at: profile)
     }

@@ -6,8 +6,8 @@ import Foundation
 final class Emulator: Sendable {
     let baseURL: String
     let apiHost: String
-    private let process: Process
-    private let stdin: Pipe
+    /// Stops when its standard input closes (`--stop-on-stdin-eof`).
+    private let process: RunningProgram
 
     /// One emulator for the tests that do not inject faults or count requests globally.
     static let shared = SharedEmulator()
@@ -20,53 +20,37 @@ final class Emulator: Sendable {
     /// Starts an emulator and waits for its "listening" line.
     static func start(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
         LogAudit.installed
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]
         if let config {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("emulator-\(UUID().uuidString).json")
             try config.write(to: file, atomically: true, encoding: .utf8)
             arguments += ["--config", file.path]
         }
-        process.arguments = arguments + extra
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = repositoryRoot.appendingPathComponent("bindings/python").path
-        process.environment = environment
-        let stdout = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try RunningProgram.spawn("/usr/bin/env", arguments + extra, environment: environment, input: .pipe)
 
         // The first line names the port: reading it is how we wait for readiness.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw EmulatorError.exited }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: "http://127.0.0.1:") ?? text.range(of: "https://127.0.0.1:") else {
+        let line = process.readLine()
+        guard let range = line.range(of: "http://127.0.0.1:") ?? line.range(of: "https://127.0.0.1:") else {
             throw EmulatorError.exited
         }
-        let url = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
-        return Emulator(baseURL: url, process: process, stdin: stdin)
+        let url = String(line[range.lowerBound...].prefix { !$0.isWhitespace })
+        return Emulator(baseURL: url, process: process)
     }
 
-    private init(baseURL: String, process: Process, stdin: Pipe) {
+    private init(baseURL: String, process: RunningProgram) {
         self.baseURL = baseURL
         self.apiHost = baseURL
         self.process = process
-        self.stdin = stdin
     }
 
     deinit { stop() }
 
     func stop() {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        process.closeInput()
+        process.terminate()
+        process.wait()
     }
 
     // MARK: - Control endpoints

@@ -72,7 +72,8 @@ func wrongCode(for step: TotpRequiredResult) throws -> String {
     return (0..<1_000_000).lazy.map { String(format: "%06d", $0) }.first { !valid.contains($0) } ?? "000000"
 }
 
-/// Storage whose operations can be made to fail, over an in-memory store.
+/// Storage whose operations are recorded and can be made to fail, over another store (in
+/// memory unless told otherwise).
 final class FlakyStorage: SessionStorage {
     struct Failures: Sendable {
         var get = false
@@ -80,9 +81,13 @@ final class FlakyStorage: SessionStorage {
         var delete = false
     }
 
-    let backing = MemorySessionStorage()
+    let backing: any SessionStorage
     let failures = Mutex(Failures())
     let calls = Mutex<[String]>([])
+
+    init(over backing: any SessionStorage = MemorySessionStorage()) {
+        self.backing = backing
+    }
 
     struct Unavailable: Error {}
 
@@ -106,6 +111,17 @@ final class FlakyStorage: SessionStorage {
 
     func stored(_ environmentId: String) async -> String? {
         try? await backing.get(environmentId: environmentId)
+    }
+}
+
+/// Invalidates from `calls` tasks at once, round robin over `sessions`.
+func invalidateConcurrently(_ sessions: [PortalSession], calls: Int = 8) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<calls {
+            let session = sessions[index % sessions.count]
+            group.addTask { try await session.invalidate() }
+        }
+        try await group.waitForAll()
     }
 }
 

@@ -35,6 +35,8 @@ from .errors import (
     SignInError,
     SignInInProgress,
     SignInUnavailable,
+    SignInUnavailableReason,
+    StorageFailureReason,
     TotpQrUnavailable,
     Unauthorized,
 )
@@ -79,6 +81,8 @@ __all__ = [
     "SignInError",
     "SignInInProgress",
     "SignInUnavailable",
+    "SignInUnavailableReason",
+    "StorageFailureReason",
     "TotpQrUnavailable",
     "TotpRequiredResult",
     "totp_qr_code_png",

@@ -139,6 +139,8 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_detail": (char_p, [handle]),
     "portal_auth_error_method": (char_p, [handle]),
     "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
+    "portal_auth_error_body": (char_p, [handle]),
+    "portal_auth_error_reason": (ctypes.c_int32, [handle]),
     "portal_auth_error_free": (None, [handle]),
     "portal_auth_set_log_handler": (code_t, [LOG_FN, ctypes.c_void_p]),
     "portal_auth_set_log_level": (code_t, [ctypes.c_int32]),

@@ -4,6 +4,7 @@ codes. `str(error)` is the library's message, which never carries a secret."""
 from __future__ import annotations
 
 import ctypes
+import enum
 from typing import TYPE_CHECKING
 
 from . import _native
@@ -92,12 +93,52 @@ class InvalidUserJwt(PortalAuthError):
         self.detail = detail
 
 
-class SessionStorageFailure(PortalAuthError):
-    """The session store failed; the stored session was left untouched."""
+class StorageFailureReason(enum.IntEnum):
+    """Which failure a SessionStorageFailure was, to choose what to tell the user. The values
+    are the C ABI's PORTAL_AUTH_REASON_* numbers, stable."""
 
-    def __init__(self, message: str) -> None:
+    KEYRING_LOCKED = 1
+    """The keyring is locked: ask the user to unlock it."""
+    NO_SECRET_SERVICE = 2
+    """No Secret Service on the session bus, or no default (login) collection: install,
+    start or set up a keyring (gnome-keyring, KeePassXC)."""
+    NO_SESSION_BUS = 3
+    """No D-Bus session bus to reach: the app runs outside a desktop session."""
+    DBUS_FAILURE = 4
+    """D-Bus or the Secret Service failed, or did not answer in time: try again."""
+    LIBSECRET_MISSING = 5
+    """libsecret could not be loaded: install it."""
+    HOST_STORAGE_FAILED = 6
+    """The storage object raised (or returned something other than str or None)."""
+    ENTRY_NOT_CLEARED = 7
+    """The stored entry cannot be decoded and deleting it failed: it is still stored, and the
+    user is not reported signed out."""
+
+
+class SignInUnavailableReason(enum.IntEnum):
+    """Why a browser sign-in is not possible (SignInUnavailable.reason). The values are the C
+    ABI's PORTAL_AUTH_REASON_* numbers, stable. Nothing was exchanged."""
+
+    REDIRECT_NOT_LOOPBACK = 20
+    """The redirect URL is not http://127.0.0.1:<port>/... ([::1] or localhost); no request was made."""
+    PORT_IN_USE = 21
+    """Another program listens on the redirect URL's port; no request was made."""
+    LISTENER_FAILED = 22
+    """The loopback listener could not start; no request was made."""
+    NO_BROWSER = 23
+    """No browser could be started ($BROWSER, xdg-open): login_with_google/apple still give the URL."""
+    OPENER_FAILED = 24
+    """The opener given to set_browser_opener raised."""
+
+
+class SessionStorageFailure(PortalAuthError):
+    """The session store failed; `reason` says which failure it was, `message` (also
+    `str(error)`) what to do. Nothing stored was deleted for it."""
+
+    def __init__(self, message: str, reason: StorageFailureReason) -> None:
         super().__init__(message)
         self.message = message
+        self.reason = reason
 
 
 class AccountAbstractionUnavailable(PortalAuthError):
@@ -139,11 +180,15 @@ class Cancelled(PortalAuthError):
 
 class RequestError(PortalAuthError):
     """A request failed: `status` is the HTTP status, or None when no response arrived
-    (connection refused or dropped, timeout)."""
+    (connection refused or dropped, timeout). `body` is the server's reason for an error
+    status, an excerpt of the response body for the developer (such as
+    '{"error":"redirectUrl is not allow-listed"}'), or None: see the README for what it may
+    contain. It is never in `str(error)`."""
 
-    def __init__(self, status: int | None, message: str | None = None) -> None:
+    def __init__(self, status: int | None, message: str | None = None, body: str | None = None) -> None:
         super().__init__(message or (f"HTTP status {status}." if status is not None else "No response."))
         self.status = status
+        self.body = body
 
 
 class Unauthorized(RequestError):
@@ -168,7 +213,13 @@ class SignInClosed(SignInError):
 
 
 class SignInUnavailable(SignInError):
+    """`reason` says why no browser sign-in is possible here."""
+
     code = "POPUP_UNAVAILABLE"
+
+    def __init__(self, message: str, reason: SignInUnavailableReason) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class SignInInProgress(SignInError):
@@ -187,10 +238,13 @@ _SIMPLE: dict[int, type[PortalAuthError]] = {
     30: SessionInvalidated,
     31: Cancelled,
     40: SignInClosed,
-    41: SignInUnavailable,
     42: SignInInProgress,
     43: SignInCallbackIncomplete,
 }
+
+
+_STORAGE_REASONS = frozenset(StorageFailureReason)
+_SIGN_IN_REASONS = frozenset(SignInUnavailableReason)
 
 
 def from_handle(error: int) -> PortalAuthError:
@@ -215,16 +269,20 @@ def from_handle(error: int) -> PortalAuthError:
         return MalformedResponse(field("portal_auth_error_path"), missing, message)
     if code == 7:
         return InvalidUserJwt(field("portal_auth_error_detail"), message)
-    if code == 8:
-        return SessionStorageFailure(message)
+    if code == 8 and (reason := int(lib.portal_auth_error_reason(error))) in _STORAGE_REASONS:
+        return SessionStorageFailure(message, StorageFailureReason(reason))
     if code == 9:
         return AccountAbstractionUnavailable(field("portal_auth_error_detail"), message)
     if code == 20:
         return Unauthorized(message)
     if code == 21:
-        return RequestError(int(lib.portal_auth_error_http_status(error)), message)
+        body = _native.text(lib.portal_auth_error_body(error))
+        return RequestError(int(lib.portal_auth_error_http_status(error)), message, body)
     if code == 22:
         return RequestError(None, message)
+    if code == 41 and (reason := int(lib.portal_auth_error_reason(error))) in _SIGN_IN_REASONS:
+        return SignInUnavailable(message, SignInUnavailableReason(reason))
+    # A code, or a reason, of a newer library than this binding.
     return PortalAuthError(message)
 
 

@@ -146,6 +146,80 @@ def keyring() -> str:
     return script
 
 
+class SecretServiceCalls:
+    """The method calls made to the Secret Service on the private session bus, as
+    `dbus-monitor` sees them, counted as `Interface.Member` (for example
+    "org.freedesktop.Secret.Service.SearchItems", "org.freedesktop.Secret.Item.Delete")."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            ["dbus-monitor", "--session", "type='method_call',destination='org.freedesktop.secrets'"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+        self._pending = b""
+        # A monitor acquires, then gives up, a name of its own: after that it sees everything.
+        self._read_until("member=NameLost")
+
+    def _read_until(self, marker: str) -> list[str]:
+        """The lines up to the first one holding `marker`, that one included."""
+        assert self.process.stdout is not None
+        lines: list[str] = []
+        while not lines or marker not in lines[-1]:
+            if b"\n" not in self._pending:
+                ready, _, _ = select.select([self.process.stdout], [], [], 60)
+                chunk = os.read(self.process.stdout.fileno(), 65536) if ready else b""
+                assert chunk, f"dbus-monitor stopped before {marker!r}"
+                self._pending += chunk
+                continue
+            line, self._pending = self._pending.split(b"\n", 1)
+            lines.append(line.decode(errors="replace"))
+        return lines
+
+    def counted(self) -> dict[str, int]:
+        """The calls since the last count: a Ping of the service's own comes after them."""
+        subprocess.run(
+            ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+             "org.freedesktop.DBus.Peer.Ping"],
+            check=True, stdout=subprocess.DEVNULL, timeout=60,
+        )
+        counts: dict[str, int] = {}
+        for line in self._read_until("member=Ping")[:-1]:
+            if line.startswith("method call "):
+                fields = dict(part.split("=", 1) for part in line.replace(";", "").split() if "=" in part)
+                name = f"{fields.get('interface', '')}.{fields.get('member', '')}"
+                counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=60)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+@pytest.fixture
+def secret_service_calls(keyring: str) -> Iterator[SecretServiceCalls]:
+    monitor = SecretServiceCalls()
+    try:
+        yield monitor
+    finally:
+        monitor.close()
+
+
+def store_in_keyring(environment_id: str, value: bytes) -> None:
+    """An entry for `environment_id` written by another tool, as the library would find it."""
+    subprocess.run(
+        ["secret-tool", "store", "--label=written by another tool", "xdg:schema", "io.portalhq.auth.Session",
+         "auth_environment_id", environment_id],
+        input=value, check=True, timeout=60,
+    )
+
+
+def keyring_entry(environment_id: str) -> bytes | None:
+    found = subprocess.run(["secret-tool", "lookup", "auth_environment_id", environment_id], capture_output=True, timeout=60)
+    return found.stdout if found.returncode == 0 else None
+
+
 @pytest.fixture
 def make_client(emu: Emulator) -> Iterator[Any]:
     """Builds PortalAuth clients on the emulator (keyring storage unless told otherwise) and

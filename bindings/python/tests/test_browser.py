@@ -188,8 +188,9 @@ def test_unavailable_before_any_request(emu: Emulator, loopback: tuple[str, str]
     # Not a loopback redirect URL.
     with PortalAuth(auth_environment_id=env, redirect_url="myapp://auth/callback", api_host=emu.url) as auth:
         auth.set_browser_opener(Browser())
-        with pytest.raises(portal_auth.SignInUnavailable):
+        with pytest.raises(portal_auth.SignInUnavailable) as raised:
             auth.sign_in_with_google()
+        assert raised.value.reason is portal_auth.SignInUnavailableReason.REDIRECT_NOT_LOOPBACK
     # The port is in use.
     port = int(redirect.split(":")[2].split("/")[0])
     with socket.socket() as taken, PortalAuth(
@@ -198,8 +199,10 @@ def test_unavailable_before_any_request(emu: Emulator, loopback: tuple[str, str]
         taken.bind(("127.0.0.1", port))
         taken.listen()
         auth.set_browser_opener(Browser())
-        with pytest.raises(portal_auth.SignInUnavailable):
+        with pytest.raises(portal_auth.SignInUnavailable) as raised:
             auth.sign_in_with_google()
+        assert raised.value.reason is portal_auth.SignInUnavailableReason.PORT_IN_USE
+        assert f"127.0.0.1:{port}: the port is in use" in str(raised.value)
     assert emu.requests("/oauth/urls") == []
 
 
@@ -210,7 +213,20 @@ def test_a_failing_opener_is_unavailable(browser_client: PortalAuth) -> None:
     browser_client.set_browser_opener(broken)
     with pytest.raises(portal_auth.SignInUnavailable) as raised:
         browser_client.sign_in_with_google()
+    assert raised.value.reason is portal_auth.SignInUnavailableReason.OPENER_FAILED
     assert "/oauth/" not in str(raised.value)
+
+
+def test_no_browser_to_start_is_its_own_reason(
+    browser_client: PortalAuth, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The default opener, with neither $BROWSER nor xdg-open to run."""
+    monkeypatch.setenv("BROWSER", str(tmp_path / "no-such-browser"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(portal_auth.SignInUnavailable) as raised:
+        browser_client.sign_in_with_google()
+    assert raised.value.reason is portal_auth.SignInUnavailableReason.NO_BROWSER
+    assert "set $BROWSER or install xdg-utils" in str(raised.value)
 
 
 def test_invalid_timeouts(browser_client: PortalAuth) -> None:
@@ -294,8 +310,9 @@ def test_an_opener_raising_beyond_exception_is_unavailable(browser_client: Porta
         raise SystemExit(1)
 
     browser_client.set_browser_opener(leaving)
-    with pytest.raises(portal_auth.SignInUnavailable):
+    with pytest.raises(portal_auth.SignInUnavailable) as raised:
         browser_client.sign_in_with_google(timeout=60)
+    assert raised.value.reason is portal_auth.SignInUnavailableReason.OPENER_FAILED
 
 
 def test_a_listener_out_of_descriptors_still_serves_the_browser(emu: Emulator, loopback: tuple[str, str]) -> None:

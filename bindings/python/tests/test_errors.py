@@ -87,6 +87,26 @@ def test_authentication_failed(make_client, env: str) -> None:
     assert raised.value.error == "oauth_failed"
 
 
+def test_a_providers_error_text_is_escaped_in_the_message(make_client, env: str) -> None:
+    with pytest.raises(portal_auth.AuthenticationFailed) as raised:
+        make_client(env).handle_redirect(CALLBACK + "?error=denied%0AWARNING%3A+forged%1B%5B2J")
+    assert raised.value.error == "denied\nWARNING: forged\x1b[2J"
+    assert str(raised.value) == "Authentication failed: denied\\nWARNING: forged\\x1b[2J"
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [({"auth_environment_id": " "}, "auth_environment_id"), ({"redirect_url": " "}, "redirect_url"),
+     ({"api_host": "bad host"}, "api_host")],
+)
+def test_a_message_names_the_argument_as_python_does(options: dict[str, str], name: str) -> None:
+    arguments = {"auth_environment_id": "env", "redirect_url": CALLBACK, **options}
+    with pytest.raises(portal_auth.InvalidArgument) as raised:
+        PortalAuth(**arguments, storage="memory")  # type: ignore[arg-type]
+    assert raised.value.name == name
+    assert str(raised.value) == f"Invalid argument: {name} is blank or unusable."
+
+
 def test_malformed_response(make_client, env: str, emu: Emulator) -> None:
     for body in ["not json", '{"data": null}', "[]"]:
         emu.fault("/methods", "malformed", body=body)
@@ -124,6 +144,33 @@ def test_request_error_with_status(make_client, env: str, emu: Emulator, status:
     with pytest.raises(portal_auth.RequestError) as raised:
         make_client(env).get_methods()
     assert raised.value.status == status and not isinstance(raised.value, portal_auth.Unauthorized)
+    assert raised.value.body == '{"error":"injected"}'
+
+
+def test_a_request_error_carries_the_servers_reason(make_client, env: str, emu: Emulator) -> None:
+    reason = '{"error":"redirectUrl is not allow-listed"}'
+    emu.fault("/magic-links", "status", status=400, body=reason)
+    with pytest.raises(portal_auth.RequestError) as raised:
+        make_client(env).send_magic_link("reason@example.com")
+    assert (raised.value.status, raised.value.body) == (400, reason)
+    assert "allow-listed" not in str(raised.value)
+    # An empty body has none; nor has the answer to a request that carried a grant.
+    emu.fault("/methods", "status", status=502, body="")
+    with pytest.raises(portal_auth.RequestError) as raised:
+        make_client(env).get_methods()
+    assert raised.value.body is None
+    url = emu.grant_redirect(env, "echo@example.com")
+    grant = url.split("token=")[1].split("&")[0]
+    emu.fault("/magic-links/validations", "status", status=500, body=f"echo {grant}")
+    with pytest.raises(portal_auth.RequestError) as raised:
+        make_client(env).handle_redirect(url)
+    assert raised.value.status == 500 and raised.value.body is None
+
+
+@pytest.mark.parametrize("body", ["", "{}", '{"data":null}', "<html><body>Sent</body></html>"])
+def test_a_magic_link_send_checks_only_the_status(make_client, env: str, emu: Emulator, body: str) -> None:
+    emu.fault("/magic-links", "status", status=200, body=body)
+    assert make_client(env).send_magic_link("any-body@example.com") is None
 
 
 def test_unauthorized(make_client, env: str, emu: Emulator) -> None:
@@ -195,7 +242,7 @@ def test_the_hierarchy() -> None:
         (portal_auth.SignInInProgress, "SIGN_IN_ALREADY_IN_PROGRESS"),
         (portal_auth.SignInCallbackIncomplete, "CALLBACK_INCOMPLETE"),
     ]:
-        assert issubclass(kind, portal_auth.SignInError) and kind().code == code
+        assert issubclass(kind, portal_auth.SignInError) and kind.code == code
     assert issubclass(portal_auth.Unauthorized, portal_auth.RequestError)
     assert portal_auth.Unauthorized().status == 401
 
@@ -208,7 +255,9 @@ def test_the_hierarchy() -> None:
         portal_auth.AuthenticationFailed("denied"),
         portal_auth.MalformedResponse("/api/v3/auth/methods", None),
         portal_auth.InvalidUserJwt("not a JWT"),
-        portal_auth.SessionStorageFailure("The keyring is locked."),
+        portal_auth.SessionStorageFailure("The keyring is locked.", portal_auth.StorageFailureReason.KEYRING_LOCKED),
+        portal_auth.SignInUnavailable("No browser.", portal_auth.SignInUnavailableReason.NO_BROWSER),
+        portal_auth.RequestError(400, "HTTP 400.", '{"error":"nope"}'),
         portal_auth.AccountAbstractionUnavailable("no gas", "Account abstraction is unavailable: no gas"),
         portal_auth.RequestError(503),
         portal_auth.RequestError(None),

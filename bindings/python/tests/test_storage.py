@@ -6,16 +6,25 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
+import os
 import subprocess
 import sys
 import threading
 import weakref
 
 import pytest
-from conftest import CALLBACK, Emulator
+from conftest import CALLBACK, Emulator, SecretServiceCalls, keyring_entry, store_in_keyring
 
 import portal_auth
-from portal_auth import AuthenticatedResult, PortalAuth, SessionStorageFailure
+from portal_auth import (
+    AuthenticatedResult,
+    PortalAuth,
+    PortalSession,
+    SessionInvalidated,
+    SessionStorageFailure,
+    StorageFailureReason,
+)
 
 
 class DictStore:
@@ -84,18 +93,128 @@ def test_a_failing_host_store_is_a_transient_failure(make_client, emu: Emulator,
     }[method]
     with pytest.raises(SessionStorageFailure) as raised:
         call()
+    assert raised.value.reason is StorageFailureReason.HOST_STORAGE_FAILED
     # The library's own message: nothing of the host's exception, which quoted the value.
     assert "disk full" not in str(raised.value) and str(kept) not in str(raised.value)
     assert raised.value.message == str(raised.value)
     assert store.value == kept  # nothing deleted for a transient failure
 
 
+def cleared_warnings(caplog: pytest.LogCaptureFixture, environment_id: str) -> list[str]:
+    return [
+        record.getMessage() for record in caplog.records
+        if record.name == "portal_auth" and record.levelno == logging.WARNING
+        and environment_id in record.getMessage() and "cleared" in record.getMessage()
+    ]
+
+
 @pytest.mark.parametrize("stored", ["", "garbage", '{"clientSessionToken": ""}', "a\0b", "\udcff"])
-def test_an_undecodable_value_is_deleted_and_reads_as_no_session(make_client, open_env: str, stored: object) -> None:
+def test_an_undecodable_value_is_deleted_and_reads_as_no_session(
+    make_client, open_env: str, stored: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="portal_auth")
     store = DictStore()
     store.value = stored
     assert make_client(open_env, storage=store).restore_session() is None
     assert store.value is None and store.calls == ["get", "delete"]
+    warnings = cleared_warnings(caplog, open_env)
+    assert warnings == [f"An undecodable stored session of environment {open_env} was cleared."]
+
+
+def test_a_self_heal_whose_delete_fails_is_a_failure_and_keeps_the_value(
+    make_client, open_env: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="portal_auth")
+    store = DictStore()
+    store.value = "garbage"
+    store.failing.add("delete")
+    auth = make_client(open_env, storage=store)
+    with pytest.raises(SessionStorageFailure) as raised:
+        auth.restore_session()
+    assert raised.value.reason is StorageFailureReason.ENTRY_NOT_CLEARED
+    assert "could not be cleared" in str(raised.value) and "garbage" not in str(raised.value)
+    assert store.value == "garbage" and cleared_warnings(caplog, open_env) == []
+    store.failing.clear()
+    assert auth.restore_session() is None and store.value is None
+    assert len(cleared_warnings(caplog, open_env)) == 1
+
+
+def test_invalidate_deletes_an_undecodable_value(make_client, emu: Emulator, open_env: str) -> None:
+    store = DictStore()
+    session = signed_in(make_client(open_env, storage=store), emu, open_env, "undecodable@example.com").session
+    store.value = "garbage"
+    store.failing.add("delete")
+    with pytest.raises(SessionStorageFailure) as raised:
+        session.invalidate()
+    assert raised.value.reason is StorageFailureReason.ENTRY_NOT_CLEARED and store.value == "garbage"
+    store.failing.clear()
+    session.invalidate()
+    assert store.value is None
+
+
+def invalidate_from_threads(sessions: list[PortalSession], threads: int = 8) -> list[BaseException | None]:
+    """Invalidates from `threads` threads at once, round robin over `sessions`; each outcome."""
+    outcomes: list[BaseException | None] = [None] * threads
+    start = threading.Barrier(threads)
+
+    def run(index: int) -> None:
+        start.wait()
+        try:
+            sessions[index % len(sessions)].invalidate()
+        except BaseException as error:  # noqa: BLE001
+            outcomes[index] = error
+
+    workers = [threading.Thread(target=run, args=(index,)) for index in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    return outcomes
+
+
+def sessions_of_one_token(make_client, emu: Emulator, env: str, **options: object) -> list[PortalSession]:
+    """One token, three session objects: a sign-in, and a restore by that client and by another."""
+    auth = make_client(env, **options)
+    first = signed_in(auth, emu, env, "shared@example.com").session
+    restored = auth.restore_session()
+    elsewhere = make_client(env, **options).restore_session()
+    assert restored is not None and elsewhere is not None
+    assert restored is not first and elsewhere is not restored
+    return [first, restored, elsewhere]
+
+
+def test_eight_threads_invalidating_one_token_make_one_compare_and_delete(make_client, emu: Emulator, open_env: str) -> None:
+    store = DictStore()
+    sessions = sessions_of_one_token(make_client, emu, open_env, storage=store)
+    store.calls.clear()
+    assert invalidate_from_threads(sessions) == [None] * 8
+    assert store.calls == ["get", "delete"] and store.value is None
+    for session in sessions:
+        with pytest.raises(SessionInvalidated):
+            session.get_token()
+    sessions[2].invalidate()  # settled: no storage I/O
+    assert store.calls == ["get", "delete"]
+
+
+def test_invalidating_one_session_invalidates_every_one_of_its_token(make_client, emu: Emulator, open_env: str) -> None:
+    first, restored, elsewhere = sessions_of_one_token(make_client, emu, open_env, storage="memory")
+    elsewhere.invalidate()
+    for session in (first, restored):
+        with pytest.raises(SessionInvalidated):
+            session.get_token()
+
+
+def test_after_a_failed_invalidation_the_next_one_retries(make_client, emu: Emulator, open_env: str) -> None:
+    store = DictStore()
+    session = signed_in(make_client(open_env, storage=store), emu, open_env, "retry@example.com").session
+    store.calls.clear()
+    store.failing.add("get")
+    with pytest.raises(SessionStorageFailure) as raised:
+        session.invalidate()
+    assert raised.value.reason is StorageFailureReason.HOST_STORAGE_FAILED
+    store.failing.clear()
+    session.invalidate()
+    assert store.calls == ["get", "get", "delete"] and store.value is None
 
 
 def test_invalidate_deletes_only_its_own_session(make_client, emu: Emulator, open_env: str) -> None:
@@ -166,14 +285,17 @@ def test_a_locked_keyring_is_a_storage_failure_with_the_entry_kept(
     result = signed_in(auth, emu, open_env, "locked@example.com")
     subprocess.run([keyring, "lock"], check=True)
     try:
-        with pytest.raises(SessionStorageFailure, match="locked"):
+        with pytest.raises(SessionStorageFailure, match="locked") as raised:
             auth.restore_session()
-        with pytest.raises(SessionStorageFailure, match="locked"):
+        assert raised.value.reason is StorageFailureReason.KEYRING_LOCKED
+        with pytest.raises(SessionStorageFailure, match="locked") as raised:
             result.session.invalidate()
+        assert raised.value.reason is StorageFailureReason.KEYRING_LOCKED
     finally:
         subprocess.run([keyring, "start"], check=True)  # a restarted daemon opens it unlocked
-    restored = make_client(open_env).restore_session()
-    assert restored is not None and restored.end_user_id == result.session.end_user_id
+    assert json.loads(keyring_entry(open_env) or b"null")["endUserId"] == result.session.end_user_id
+    # The session was invalidated here: a restore finishes the delete that failed.
+    assert make_client(open_env).restore_session() is None and keyring_entry(open_env) is None
 
 
 def test_no_secret_service_is_a_storage_failure_that_says_what_to_do(
@@ -187,6 +309,82 @@ def test_no_secret_service_is_a_storage_failure_that_says_what_to_do(
     finally:
         subprocess.run([keyring, "start"], check=True)
     assert "Secret Service" in str(raised.value)
+    assert raised.value.reason is StorageFailureReason.NO_SECRET_SERVICE
+
+
+def test_without_a_session_bus_the_reason_says_so(emu: Emulator, open_env: str) -> None:
+    program = (
+        "import sys\n"
+        "from portal_auth import PortalAuth, SessionStorageFailure\n"
+        "with PortalAuth(auth_environment_id=sys.argv[1], redirect_url=sys.argv[2], api_host=sys.argv[3]) as auth:\n"
+        "    try:\n"
+        "        auth.restore_session()\n"
+        "    except SessionStorageFailure as error:\n"
+        "        print(error.reason.name)\n"
+    )
+    environment = {name: value for name, value in os.environ.items() if name != "DBUS_SESSION_BUS_ADDRESS"}
+    environment["XDG_RUNTIME_DIR"] = "/nonexistent"  # nor GLib's fallback, $XDG_RUNTIME_DIR/bus
+    ran = subprocess.run([sys.executable, "-c", program, open_env, CALLBACK, emu.url],
+                         capture_output=True, text=True, timeout=60, env=environment)
+    assert ran.stdout == "NO_SESSION_BUS\n", ran.stderr
+
+
+def test_the_keyring_clears_an_undecodable_entry_with_one_warning(
+    make_client, emu: Emulator, open_env: str, keyring: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="portal_auth")
+    store_in_keyring(open_env, b"{not a session")
+    assert make_client(open_env).restore_session() is None
+    assert keyring_entry(open_env) is None
+    assert cleared_warnings(caplog, open_env) == [f"An undecodable stored session of environment {open_env} was cleared."]
+    # invalidate() clears one too.
+    session = signed_in(make_client(open_env), emu, open_env, "corrupt@example.com").session
+    store_in_keyring(open_env, b"\xff\xfe")
+    session.invalidate()
+    assert keyring_entry(open_env) is None
+
+
+def test_a_keyring_that_refuses_the_self_heal_fails_and_keeps_the_entry(emu: Emulator, open_env: str, keyring: str) -> None:
+    """In a keyring of its own whose bus refuses every item's Delete: the read works, the
+    delete of the undecodable entry does not."""
+    program = (
+        "import logging, subprocess, sys\n"
+        "from portal_auth import PortalAuth, SessionStorageFailure\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s', stream=sys.stdout)\n"
+        "subprocess.run(['secret-tool', 'store', '--label=x', 'xdg:schema', 'io.portalhq.auth.Session',\n"
+        "                'auth_environment_id', sys.argv[1]], input=b'{not a session', check=True)\n"
+        "with PortalAuth(auth_environment_id=sys.argv[1], redirect_url=sys.argv[2], api_host=sys.argv[3]) as auth:\n"
+        "    try:\n"
+        "        auth.restore_session()\n"
+        "    except SessionStorageFailure as error:\n"
+        "        print(error.reason.name)\n"
+        "print(subprocess.run(['secret-tool', 'lookup', 'auth_environment_id', sys.argv[1]],\n"
+        "                     capture_output=True, text=True).stdout)\n"
+    )
+    ran = subprocess.run(
+        [keyring, "run", "--deny-item-delete", sys.executable, "-c", program, open_env, CALLBACK, emu.url],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert ran.stdout == "ENTRY_NOT_CLEARED\n{not a session\n", ran.stderr
+
+
+def test_eight_threads_invalidating_on_the_keyring_make_one_read_and_one_delete(
+    make_client, emu: Emulator, open_env: str, secret_service_calls: SecretServiceCalls
+) -> None:
+    sessions = sessions_of_one_token(make_client, emu, open_env)
+    secret_service_calls.counted()
+    assert invalidate_from_threads(sessions) == [None] * 8
+    calls = secret_service_calls.counted()
+    # A read is one search (with its secrets), a delete one search and the item's Delete.
+    assert calls.get("org.freedesktop.Secret.Service.SearchItems") == 2, calls
+    assert calls.get("org.freedesktop.Secret.Service.GetSecrets") == 1, calls
+    assert calls.get("org.freedesktop.Secret.Item.Delete") == 1, calls
+    for session in sessions:
+        with pytest.raises(SessionInvalidated):
+            session.get_token()
+    sessions[0].invalidate()
+    assert secret_service_calls.counted() == {}, "settled: no keyring I/O"
+    assert keyring_entry(open_env) is None  # secret-tool's own calls come after the count
 
 
 @pytest.mark.parametrize("stored", [b'{"clientSessionToken": "cst_1", "endUserId": "eu_1"}', 42])

@@ -23,24 +23,32 @@ pub enum Error {
     InvalidGrantResponse { message: String },
     /// The userJwt cannot be read: `detail` says why.
     InvalidUserJwt { detail: String, message: String },
-    /// The keyring failed (locked, no Secret Service, D-Bus): the message says what to do.
-    SessionStorageFailure { message: String },
+    /// The session store failed: `reason` says which failure it was (to choose what to tell
+    /// the user), the message what to do. Nothing stored was deleted for it.
+    SessionStorageFailure { reason: StorageFailureReason, message: String },
     /// `detail`: the server's text.
     AccountAbstractionUnavailable { detail: String, message: String },
     RateLimited { message: String },
     TotpQrUnavailable { message: String },
     /// HTTP 401: a spent or expired grant, a wrong TOTP code.
     Unauthorized { message: String },
-    /// Another HTTP error status.
-    HttpStatus { status: u16, message: String },
+    /// Another HTTP error status. `body` is the server's reason, for the developer (such as
+    /// `{"error":"redirectUrl is not allow-listed"}`): the response body's first 512
+    /// characters, bytes that are not UTF-8 as U+FFFD and control characters other than tab
+    /// and line breaks escaped as `\xHH`. It may repeat what the request carried (the email
+    /// address, the redirect URL, the environment id), which is never a secret; it is `None`
+    /// for an empty body and for every answer to a request that carried a secret (the grant
+    /// exchanges of `handle_redirect` and the browser sign-in, `verify_totp`), whose body
+    /// might echo it. It is not part of the message.
+    HttpStatus { status: u16, body: Option<String>, message: String },
     /// No response: refused, reset, timed out, too large.
     Network { message: String },
     SessionInvalidated { message: String },
     Cancelled { message: String },
     /// Browser sign-in: timed out or cancelled before the browser came back (POPUP_CLOSED).
     SignInClosed { message: String },
-    /// Browser sign-in: no loopback redirect URL, port in use, or no browser (POPUP_UNAVAILABLE).
-    SignInUnavailable { message: String },
+    /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why.
+    SignInUnavailable { reason: SignInUnavailableReason, message: String },
     /// Browser sign-in: another one of this client is running (SIGN_IN_ALREADY_IN_PROGRESS).
     SignInInProgress { message: String },
     /// Browser sign-in: the browser came back without a usable answer (CALLBACK_INCOMPLETE).
@@ -89,7 +97,7 @@ impl Error {
             | MalformedResponse { message, .. }
             | InvalidGrantResponse { message }
             | InvalidUserJwt { message, .. }
-            | SessionStorageFailure { message }
+            | SessionStorageFailure { message, .. }
             | AccountAbstractionUnavailable { message, .. }
             | RateLimited { message }
             | TotpQrUnavailable { message }
@@ -99,7 +107,7 @@ impl Error {
             | SessionInvalidated { message }
             | Cancelled { message }
             | SignInClosed { message }
-            | SignInUnavailable { message }
+            | SignInUnavailable { message, .. }
             | SignInInProgress { message }
             | SignInCallbackIncomplete { message }
             | Internal { message, .. } => message,
@@ -121,6 +129,8 @@ impl Error {
             path: text(ffi::portal_auth_error_path(error)),
             missing: borrowed(ffi::portal_auth_error_missing(error)),
             status: u16::try_from(ffi::portal_auth_error_http_status(error)).unwrap_or(0),
+            body: borrowed(ffi::portal_auth_error_body(error)),
+            reason: ffi::portal_auth_error_reason(error),
         })
     }
 
@@ -159,19 +169,23 @@ impl Error {
             }
             ffi::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE => Error::InvalidGrantResponse { message },
             ffi::PORTAL_AUTH_E_INVALID_USER_JWT => Error::InvalidUserJwt { detail: f.detail, message },
-            ffi::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE => Error::SessionStorageFailure { message },
+            ffi::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE => {
+                Error::SessionStorageFailure { reason: StorageFailureReason::from_raw(f.reason), message }
+            }
             ffi::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE => {
                 Error::AccountAbstractionUnavailable { detail: f.detail, message }
             }
             ffi::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
             ffi::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
             ffi::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized { message },
-            ffi::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, message },
+            ffi::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, body: f.body, message },
             ffi::PORTAL_AUTH_E_NETWORK => Error::Network { message },
             ffi::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
             ffi::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
             ffi::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { message },
-            ffi::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => Error::SignInUnavailable { message },
+            ffi::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => {
+                Error::SignInUnavailable { reason: SignInUnavailableReason::from_raw(f.reason), message }
+            }
             ffi::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS => Error::SignInInProgress { message },
             ffi::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE => Error::SignInCallbackIncomplete { message },
             code => Error::Internal { code, message },
@@ -188,6 +202,85 @@ struct Fields {
     path: String,
     missing: Option<String>,
     status: u16,
+    body: Option<String>,
+    reason: ffi::portal_auth_reason,
+}
+
+/// Which failure an [`Error::SessionStorageFailure`] was, to choose what to tell the user
+/// (the `PORTAL_AUTH_REASON_*` values of the C ABI, stable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StorageFailureReason {
+    /// The keyring is locked: ask the user to unlock it.
+    KeyringLocked,
+    /// No Secret Service on the session bus, or no default (login) collection: install,
+    /// start or set up a keyring (gnome-keyring, KeePassXC).
+    NoSecretService,
+    /// No D-Bus session bus to reach: the app runs outside a desktop session.
+    NoSessionBus,
+    /// D-Bus or the Secret Service failed, or did not answer in time: try again.
+    DbusFailure,
+    /// libsecret could not be loaded: install it.
+    LibsecretMissing,
+    /// The host's storage callbacks reported a failure.
+    HostStorageFailed,
+    /// The stored entry cannot be decoded and deleting it failed: it is still stored, and the
+    /// user is not reported signed out.
+    EntryNotCleared,
+    /// A reason of a newer library than this crate knows, by its number.
+    Other(i32),
+}
+
+impl StorageFailureReason {
+    fn from_raw(reason: ffi::portal_auth_reason) -> StorageFailureReason {
+        use StorageFailureReason::*;
+        match reason {
+            ffi::PORTAL_AUTH_REASON_KEYRING_LOCKED => KeyringLocked,
+            ffi::PORTAL_AUTH_REASON_NO_SECRET_SERVICE => NoSecretService,
+            ffi::PORTAL_AUTH_REASON_NO_SESSION_BUS => NoSessionBus,
+            ffi::PORTAL_AUTH_REASON_DBUS_FAILURE => DbusFailure,
+            ffi::PORTAL_AUTH_REASON_LIBSECRET_MISSING => LibsecretMissing,
+            ffi::PORTAL_AUTH_REASON_HOST_STORAGE_FAILED => HostStorageFailed,
+            ffi::PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED => EntryNotCleared,
+            other => Other(other),
+        }
+    }
+}
+
+/// Why a browser sign-in is not possible ([`Error::SignInUnavailable`]; the
+/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SignInUnavailableReason {
+    /// The redirect URL is not `http://127.0.0.1:<port>/…` (or `[::1]`, `localhost`); no
+    /// request was made.
+    RedirectNotLoopback,
+    /// Another program listens on the redirect URL's port; no request was made.
+    PortInUse,
+    /// The loopback listener could not start; no request was made.
+    ListenerFailed,
+    /// No browser could be started (`$BROWSER`, `xdg-open`): `login_with_google`/`apple`
+    /// still give the URL to show.
+    NoBrowser,
+    /// The opener of [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener)
+    /// returned an error or panicked.
+    OpenerFailed,
+    /// A reason of a newer library than this crate knows, by its number.
+    Other(i32),
+}
+
+impl SignInUnavailableReason {
+    fn from_raw(reason: ffi::portal_auth_reason) -> SignInUnavailableReason {
+        use SignInUnavailableReason::*;
+        match reason {
+            ffi::PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK => RedirectNotLoopback,
+            ffi::PORTAL_AUTH_REASON_PORT_IN_USE => PortInUse,
+            ffi::PORTAL_AUTH_REASON_LISTENER_FAILED => ListenerFailed,
+            ffi::PORTAL_AUTH_REASON_NO_BROWSER => NoBrowser,
+            ffi::PORTAL_AUTH_REASON_OPENER_FAILED => OpenerFailed,
+            other => Other(other),
+        }
+    }
 }
 
 impl fmt::Display for Error {

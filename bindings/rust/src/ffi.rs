@@ -46,6 +46,22 @@ pub const PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS: portal_auth_code = 42;
 pub const PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE: portal_auth_code = 43;
 pub const PORTAL_AUTH_E_INTERNAL: portal_auth_code = 99;
 
+pub type portal_auth_reason = i32;
+
+pub const PORTAL_AUTH_REASON_NONE: portal_auth_reason = 0;
+pub const PORTAL_AUTH_REASON_KEYRING_LOCKED: portal_auth_reason = 1;
+pub const PORTAL_AUTH_REASON_NO_SECRET_SERVICE: portal_auth_reason = 2;
+pub const PORTAL_AUTH_REASON_NO_SESSION_BUS: portal_auth_reason = 3;
+pub const PORTAL_AUTH_REASON_DBUS_FAILURE: portal_auth_reason = 4;
+pub const PORTAL_AUTH_REASON_LIBSECRET_MISSING: portal_auth_reason = 5;
+pub const PORTAL_AUTH_REASON_HOST_STORAGE_FAILED: portal_auth_reason = 6;
+pub const PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED: portal_auth_reason = 7;
+pub const PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK: portal_auth_reason = 20;
+pub const PORTAL_AUTH_REASON_PORT_IN_USE: portal_auth_reason = 21;
+pub const PORTAL_AUTH_REASON_LISTENER_FAILED: portal_auth_reason = 22;
+pub const PORTAL_AUTH_REASON_NO_BROWSER: portal_auth_reason = 23;
+pub const PORTAL_AUTH_REASON_OPENER_FAILED: portal_auth_reason = 24;
+
 pub const PORTAL_AUTH_STORAGE_KEYRING: portal_auth_storage_kind = 0;
 pub const PORTAL_AUTH_STORAGE_MEMORY: portal_auth_storage_kind = 1;
 
@@ -114,6 +130,7 @@ extern "C" {
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
     pub fn portal_auth_completion_fd() -> i32;
+    pub fn portal_auth_error_body(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_code(error: *const portal_auth_error) -> portal_auth_code;
     pub fn portal_auth_error_detail(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_free(error: *mut portal_auth_error);
@@ -123,6 +140,7 @@ extern "C" {
     pub fn portal_auth_error_missing(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_name(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_path(error: *const portal_auth_error) -> *const c_char;
+    pub fn portal_auth_error_reason(error: *const portal_auth_error) -> portal_auth_reason;
     pub fn portal_auth_free(client: *mut portal_auth);
     pub fn portal_auth_get_methods(
         client: *mut portal_auth,

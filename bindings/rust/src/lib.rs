@@ -29,7 +29,7 @@ mod strings;
 
 pub use call::Call;
 pub use client::{BrowserOpener, MagicLinkConfig, Options, PortalAuth, Storage};
-pub use error::Error;
+pub use error::{Error, SignInUnavailableReason, StorageFailureReason};
 pub use results::{
     totp_qr_png, totp_qr_svg, totp_qr_terminal, totp_secret, AuthMethod, AuthMethods, Authenticated, SignInResult,
     TerminalColors, TotpRequired,

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
-use portal_auth::{Error, PortalAuth, SignInResult};
+use portal_auth::{Error, PortalAuth, SignInResult, StorageFailureReason};
 use support::*;
 
 static FAULTS: Mutex<()> = Mutex::new(());
@@ -86,7 +86,7 @@ fn a_call_cancelled_before_its_request_is_sent_completes_cancelled() {
     let second = auth.handle_redirect(&grant_redirect(&environment, "rust-second@example.com"));
     second.cancel();
     control("POST", "release", Some("{}"));
-    assert!(matches!(second.wait(), Err(Error::Cancelled { .. })));
+    assert_eq!(second.wait().map(|_| ()), Err(Error::Cancelled { message: "The call was cancelled.".into() }));
     assert!(first.wait().unwrap().is_some());
 }
 
@@ -98,11 +98,23 @@ fn server_errors_carry_their_fields() {
     fault(r#"{"path":"/methods","kind":"status","status":503}"#);
     match auth.get_methods().wait() {
         Err(error @ Error::HttpStatus { .. }) => {
-            assert_eq!(error, Error::HttpStatus { status: 503, message: error.message().to_string() });
+            let body = Some(r#"{"error":"injected"}"#.to_string());
+            assert_eq!(error, Error::HttpStatus { status: 503, body, message: error.message().to_string() });
             assert_eq!(error.code(), 21);
         }
         other => panic!("expected HttpStatus, got {:?}", other),
     }
+    // The server's reason for a 400, as the developer needs it; none for an empty body.
+    fault(r#"{"path":"/magic-links","kind":"status","status":400,"body":"{\"error\":\"redirectUrl is not allow-listed\"}"}"#);
+    match auth.send_magic_link("rust-reason@example.com").wait() {
+        Err(Error::HttpStatus { status: 400, body: Some(body), message }) => {
+            assert_eq!(body, r#"{"error":"redirectUrl is not allow-listed"}"#);
+            assert!(!message.contains("allow-listed"), "{}", message);
+        }
+        other => panic!("expected HttpStatus, got {:?}", other),
+    }
+    fault(r#"{"path":"/methods","kind":"status","status":502,"body":""}"#);
+    assert!(matches!(auth.get_methods().wait(), Err(Error::HttpStatus { status: 502, body: None, .. })));
     fault(r#"{"path":"/methods","kind":"malformed","body":"[]"}"#);
     match auth.get_methods().wait() {
         Err(Error::MalformedResponse { path, missing, .. }) => {
@@ -113,6 +125,47 @@ fn server_errors_carry_their_fields() {
     }
     fault(r#"{"path":"/methods","kind":"drop"}"#);
     assert!(matches!(auth.get_methods().wait(), Err(Error::Network { .. })));
+}
+
+/// Locks the private keyring (scripts/private-keyring.sh, which test-bindings.sh runs the
+/// tests inside) for the test: among this binary's tests, which hold the faults lock, no other
+/// touches the keyring meanwhile.
+#[test]
+fn a_locked_keyring_is_a_storage_failure_with_its_reason() {
+    let _faults = faults();
+    let script = match std::env::var("PORTAL_AUTH_PRIVATE_KEYRING") {
+        Ok(script) => script,
+        Err(_) => panic!("run inside scripts/private-keyring.sh run"),
+    };
+    let keyring = |command: &str| assert!(std::process::Command::new(&script).arg(command).status().unwrap().success());
+    let environment = environment(false, APP_REDIRECT);
+    let auth = PortalAuth::new(&options(&environment, APP_REDIRECT)).unwrap();
+    auth.handle_redirect(&grant_redirect(&environment, "rust-locked@example.com")).wait().unwrap();
+    keyring("lock");
+    let locked = auth.restore_session().wait().map(|_| ());
+    keyring("start");
+    match locked {
+        Err(Error::SessionStorageFailure { reason: StorageFailureReason::KeyringLocked, message }) => {
+            assert!(message.contains("locked"), "{}", message)
+        }
+        other => panic!("expected SessionStorageFailure, got {:?}", other),
+    }
+}
+
+#[test]
+fn invalidating_one_session_invalidates_every_one_of_its_token() {
+    let _faults = faults();
+    let environment = environment(false, APP_REDIRECT);
+    let auth = PortalAuth::new(&options(&environment, APP_REDIRECT)).unwrap();
+    let signed_in = match auth.handle_redirect(&grant_redirect(&environment, "rust-shared@example.com")).wait().unwrap() {
+        Some(SignInResult::Authenticated(authenticated)) => authenticated.session,
+        other => panic!("expected the session, got {:?}", other),
+    };
+    let restored = auth.restore_session().wait().unwrap().unwrap();
+    assert!(!restored.same(&signed_in));
+    restored.invalidate().wait().unwrap();
+    assert!(matches!(signed_in.token(), Err(Error::SessionInvalidated { .. })));
+    assert!(auth.restore_session().wait().unwrap().is_none());
 }
 
 fn wait_count(path: &str) -> usize {

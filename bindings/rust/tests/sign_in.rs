@@ -11,7 +11,7 @@ use std::thread;
 
 use portal_auth::{
     totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session, SignInResult,
-    Storage, TerminalColors,
+    SignInUnavailableReason, Storage, TerminalColors,
 };
 use support::*;
 
@@ -128,7 +128,7 @@ fn errors_carry_their_fields() {
     match PortalAuth::new(&Options::new("", APP_REDIRECT)) {
         Err(Error::InvalidArgument { name, message }) => {
             assert_eq!(name, "auth_environment_id");
-            assert!(!message.is_empty());
+            assert_eq!(message, "Invalid argument: auth_environment_id is blank or unusable.");
         }
         other => panic!("expected InvalidArgument, got {:?}", other.map(|_| ())),
     }
@@ -225,11 +225,22 @@ fn browser_sign_in_errors() {
     let environment = environment(false, &redirect);
     let auth = PortalAuth::new(&options(&environment, &redirect)).unwrap();
 
-    // An opener that fails, or panics: unavailable.
+    // An opener that fails, or panics: unavailable, for that reason.
+    let failed = Err(Error::SignInUnavailable {
+        reason: SignInUnavailableReason::OpenerFailed,
+        message: "Browser sign-in is not possible: the application's browser opener failed (it returned 1).".into(),
+    });
     auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| Err(io::Error::new(io::ErrorKind::NotFound, "no browser")))));
-    assert!(matches!(auth.sign_in_with_google(None).wait(), Err(Error::SignInUnavailable { .. })));
+    assert_eq!(auth.sign_in_with_google(None).wait().map(|_| ()), failed);
     auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| panic!("the opener panics"))));
-    assert!(matches!(auth.sign_in_with_google(None).wait(), Err(Error::SignInUnavailable { .. })));
+    assert_eq!(auth.sign_in_with_google(None).wait().map(|_| ()), failed);
+
+    // The port in use, before any request.
+    let port: u16 = redirect.rsplit(':').next().unwrap().trim_end_matches("/callback").parse().unwrap();
+    let taken = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    assert!(matches!(auth.sign_in_with_google(None).wait(),
+                     Err(Error::SignInUnavailable { reason: SignInUnavailableReason::PortInUse, .. })));
+    drop(taken);
 
     // An opener that opens nothing: a second sign-in is refused meanwhile; cancel ends it closed.
     let (opened_tx, opened_rx) = std::sync::mpsc::channel();
@@ -249,7 +260,8 @@ fn browser_sign_in_errors() {
 
     // A redirect URL that is not loopback.
     let app = client(&environment);
-    assert!(matches!(app.sign_in_with_google(None).wait(), Err(Error::SignInUnavailable { .. })));
+    assert!(matches!(app.sign_in_with_google(None).wait(),
+                     Err(Error::SignInUnavailable { reason: SignInUnavailableReason::RedirectNotLoopback, .. })));
 }
 
 #[test]

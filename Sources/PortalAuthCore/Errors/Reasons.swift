@@ -1,0 +1,47 @@
+/// Why the session store failed, so an app can tell its user what to do. The cases are
+/// stable; the C ABI numbers them (PORTAL_AUTH_REASON_*).
+public enum StorageFailureReason: Sendable, CaseIterable {
+    /// The keyring is locked: ask the user to unlock it.
+    case keyringLocked
+    /// No usable Secret Service: none runs on the session bus, or it has no default (login)
+    /// collection. Ask the user to install, start or set up a keyring.
+    case noSecretService
+    /// No D-Bus session bus could be reached: the app runs outside a desktop session.
+    case noSessionBus
+    /// D-Bus or the Secret Service failed, or did not answer in time: try again.
+    case dbusFailure
+    /// libsecret is not installed.
+    case libsecretMissing
+    /// The application's own store failed (a host storage callback, a custom `SessionStorage`).
+    case hostStorageFailed
+    /// An entry that cannot be decoded could not be cleared: it is still stored, and the
+    /// user is not signed out.
+    case entryNotCleared
+}
+
+/// Why a browser sign-in is not possible here. The cases are stable; the C ABI numbers them
+/// (PORTAL_AUTH_REASON_*).
+public enum SignInUnavailableReason: Sendable, CaseIterable {
+    /// The redirect URL is not an `http` loopback URL with an explicit port.
+    case redirectNotLoopback
+    /// Another program listens on the redirect URL's port.
+    case portInUse
+    /// The loopback listener could not start (no socket or thread, the address refused).
+    case listenerFailed
+    /// The default opener found no browser to start (`$BROWSER`, `xdg-open`).
+    case noBrowser
+    /// The application's browser opener failed.
+    case openerFailed
+}
+
+/// The error an application's `BrowserOpener` throws to say why it failed. Its message is
+/// carried into the sign-in's `unavailable` error (control characters escaped, cut to 200
+/// characters), so it must carry no secret and not the authorize URL. The text of any other
+/// error an opener throws is not repeated: it might quote the URL.
+public struct BrowserOpenerError: Error, Equatable, Sendable {
+    public let message: String
+
+    public init(message: String) {
+        self.message = message
+    }
+}

@@ -1,0 +1,234 @@
+/* C test of the keyring store against a real gnome-keyring-daemon in a private D-Bus session
+ * (scripts/private-keyring.sh run, whose script is in PORTAL_AUTH_PRIVATE_KEYRING) and the
+ * Portal emulator in PORTAL_AUTH_TEST_API_HOST: an undecodable entry cleared by a restore
+ * (with one warning line) and by invalidate; the reasons of a locked keyring and of a
+ * stopped Secret Service; and 8 threads invalidating the sessions of one token at once,
+ * whose calls to the Secret Service dbus-monitor counts. With the argument "refused-delete"
+ * (inside `private-keyring.sh run --deny-item-delete`, whose bus refuses every item's
+ * Delete): a restore that cannot clear the undecodable entry fails with
+ * PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED, keeps it, and logs no such warning. */
+#define _POSIX_C_SOURCE 200809L  /* pthread_barrier, posix_spawnp, strdup */
+#include "session_support.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+static const char *const ENVIRONMENT = "env-open";
+
+/* The warnings that an undecodable entry was cleared. */
+static int cleared;
+
+static void on_log(void *user_data, portal_auth_log_level level, const char *message) {
+    audit_log_line(user_data, level, message);
+    if (level == PORTAL_AUTH_LOG_WARNING && strcmp(message, "An undecodable stored session of environment env-open was cleared.") == 0) {
+        pthread_mutex_lock(&lock);
+        cleared++;
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+static int cleared_count(void) {
+    pthread_mutex_lock(&lock);
+    int count = cleared;
+    pthread_mutex_unlock(&lock);
+    return count;
+}
+
+/* Runs a program to its end (standard output to `output` when given, else /dev/null) and
+   returns its exit status; -1 when it did not exit. */
+static int run(const char *const argv[], const char *input, char *output, size_t size) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) abort();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    for (int i = 0; i < 2; i++) {
+        posix_spawn_file_actions_addclose(&actions, in[i]);
+        posix_spawn_file_actions_addclose(&actions, out[i]);
+    }
+    pid_t pid;
+    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]);
+    close(out[1]);
+    if (input && write(in[1], input, strlen(input)) < 0) abort();
+    close(in[1]);
+    size_t length = 0;
+    char chunk[256];
+    ssize_t got;
+    while ((got = read(out[0], chunk, sizeof chunk)) > 0) {
+        size_t kept = output && length + 1 < size ? size - 1 - length : 0;
+        if (kept > (size_t)got) kept = (size_t)got;
+        if (kept) memcpy(output + length, chunk, kept);
+        length += kept;
+    }
+    if (output) output[length] = 0;
+    close(out[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void keyring(const char *command) {
+    const char *const argv[] = { getenv("PORTAL_AUTH_PRIVATE_KEYRING"), command, NULL };
+    if (run(argv, NULL, NULL, 0) != 0) abort();
+}
+
+/* An entry for the environment written by another tool. */
+static void store_entry(const char *value) {
+    const char *const argv[] = { "secret-tool", "store", "--label=written by another tool", "xdg:schema",
+                                 "io.portalhq.auth.Session", "auth_environment_id", ENVIRONMENT, NULL };
+    CHECK(run(argv, value, NULL, 0) == 0);
+}
+
+/* Whether the environment's entry is `value` (NULL: none is stored). */
+static int entry_is(const char *value) {
+    const char *const argv[] = { "secret-tool", "lookup", "auth_environment_id", ENVIRONMENT, NULL };
+    char found[512];
+    int status = run(argv, NULL, found, sizeof found);
+    return value ? status == 0 && strcmp(found, value) == 0 : status != 0;
+}
+
+/* dbus-monitor, watching the method calls made to the Secret Service on the session bus. */
+typedef struct { pid_t pid; FILE *lines; } monitor;
+
+static void read_until(monitor *m, const char *marker, int *search_items, int *get_secrets, int *deletes) {
+    char line[4096];
+    while (fgets(line, sizeof line, m->lines)) {
+        if (strstr(line, marker)) return;
+        if (strncmp(line, "method call ", 12) != 0) continue;
+        if (search_items && strstr(line, "interface=org.freedesktop.Secret.Service; member=SearchItems")) (*search_items)++;
+        if (get_secrets && strstr(line, "interface=org.freedesktop.Secret.Service; member=GetSecrets")) (*get_secrets)++;
+        if (deletes && strstr(line, "interface=org.freedesktop.Secret.Item; member=Delete")) (*deletes)++;
+    }
+    abort();  /* dbus-monitor ended before the marker */
+}
+
+static monitor monitor_start(void) {
+    int out[2];
+    if (pipe(out) != 0) abort();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    posix_spawn_file_actions_addclose(&actions, out[1]);
+    const char *const argv[] = { "dbus-monitor", "--session", "type='method_call',destination='org.freedesktop.secrets'", NULL };
+    monitor m;
+    if (posix_spawnp(&m.pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    m.lines = fdopen(out[0], "r");
+    /* A monitor acquires, then gives up, a name of its own: from then on it sees every call. */
+    read_until(&m, "member=NameLost", NULL, NULL, NULL);
+    return m;
+}
+
+/* Counts the calls since the last count: a Ping of the service's own, sent now, comes after them. */
+static void monitor_count(monitor *m, int *search_items, int *get_secrets, int *deletes) {
+    *search_items = *get_secrets = *deletes = 0;
+    const char *const ping[] = { "dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets",
+                                 "/org/freedesktop/secrets", "org.freedesktop.DBus.Peer.Ping", NULL };
+    if (run(ping, NULL, NULL, 0) != 0) abort();
+    read_until(m, "member=Ping", search_items, get_secrets, deletes);
+}
+
+static void monitor_stop(monitor *m) {
+    kill(m->pid, SIGTERM);
+    fclose(m->lines);
+    int status;
+    while (waitpid(m->pid, &status, 0) < 0) {}
+}
+
+static portal_auth *keyring_client(void) {
+    portal_auth_options options = emulator_options(ENVIRONMENT);
+    options.storage = PORTAL_AUTH_STORAGE_KEYRING;
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
+static void refused_delete(portal_auth *client) {
+    store_entry("{not a session");
+    outcome kept = restore(client);
+    CHECK(kept.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && kept.session == NULL);
+    CHECK(kept.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
+    CHECK(entry_is("{not a session") && cleared_count() == 0);
+}
+
+static void keyring_rules(portal_auth *client, portal_auth *other) {
+    /* A restore clears an undecodable entry, says so once, and reports no session. */
+    store_entry("{not a session");
+    outcome healed = restore(client);
+    CHECK(healed.code == PORTAL_AUTH_OK && healed.session == NULL);
+    CHECK(entry_is(NULL) && cleared_count() == 1);
+
+    /* invalidate() clears one too: it belongs to nobody. */
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-keyring-1@example.com");
+    store_entry("\x01 not JSON");
+    CHECK(invalidate(signed_in.session).code == PORTAL_AUTH_OK);
+    CHECK(entry_is(NULL) && cleared_count() == 2);
+    portal_auth_session_release(signed_in.session);
+
+    /* The reasons of a locked keyring and of a stopped Secret Service; nothing deleted. */
+    outcome kept = sign_in(client, ENVIRONMENT, "c-keyring-2@example.com");
+    keyring("lock");
+    outcome locked = restore(client);
+    CHECK(locked.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && locked.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
+    keyring("stop");
+    outcome stopped = restore(client);
+    CHECK(stopped.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && stopped.reason == PORTAL_AUTH_REASON_NO_SECRET_SERVICE);
+    keyring("start");
+    outcome back = restore(client);
+    CHECK(back.code == PORTAL_AUTH_OK && back.session != NULL);
+    portal_auth_session_release(back.session);
+    portal_auth_session_release(kept.session);
+
+    /* One token, three sessions; 8 threads invalidate them at once: one read (a search with
+       its secrets) and one delete (a search and the item's Delete) reach the Secret Service. */
+    outcome shared = sign_in(client, ENVIRONMENT, "c-keyring-3@example.com");
+    outcome by_client = restore(client), by_other = restore(other);
+    portal_auth_session *sessions[3] = { shared.session, by_client.session, by_other.session };
+    CHECK(sessions[1] != NULL && sessions[2] != NULL && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
+    monitor m = monitor_start();
+    int search_items, get_secrets, deletes;
+    monitor_count(&m, &search_items, &get_secrets, &deletes);
+    CHECK(invalidate_at_once(sessions, 3) == THREADS);
+    monitor_count(&m, &search_items, &get_secrets, &deletes);
+    CHECK(search_items == 2 && get_secrets == 1 && deletes == 1);
+    if (search_items != 2 || get_secrets != 1 || deletes != 1)
+        fprintf(stderr, "  SearchItems %d, GetSecrets %d, Delete %d\n", search_items, get_secrets, deletes);
+    for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
+    /* Settled: invalidating again reaches no keyring. */
+    CHECK(invalidate(sessions[0]).code == PORTAL_AUTH_OK);
+    monitor_count(&m, &search_items, &get_secrets, &deletes);
+    CHECK(search_items == 0 && get_secrets == 0 && deletes == 0);
+    monitor_stop(&m);
+    CHECK(entry_is(NULL));
+    for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
+}
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST") || !getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
+        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST and a private keyring (scripts/private-keyring.sh run)\n");
+        return 2;
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    portal_auth_set_log_handler(on_log, NULL);
+    portal_auth *client = keyring_client(), *other = keyring_client();
+    if (argc > 1 && strcmp(argv[1], "refused-delete") == 0) {
+        refused_delete(client);
+    } else {
+        keyring_rules(client, other);
+    }
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    portal_auth_free(other);
+    portal_auth_free(client);
+    curl_global_cleanup();
+    return report("keyring_test");
+}

@@ -1,0 +1,112 @@
+/* What the C tests of persisted sessions share (host_storage_test, keyring_test): the outcome
+ * of a call that lends a session or ends with an error, the calls that wait for theirs, a
+ * sign-in at the emulator, and 8 threads invalidating at once. */
+#ifndef PORTAL_AUTH_SESSION_SUPPORT_H
+#define PORTAL_AUTH_SESSION_SUPPORT_H
+
+#include "test_support.h"
+
+typedef struct {
+    int calls;
+    portal_auth_code code;
+    portal_auth_reason reason;
+    portal_auth_session *session;  /* retained */
+} outcome;
+
+static inline void finish(outcome *out, const portal_auth_error *error) {
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->reason = portal_auth_error_reason(error);
+    count_call(&out->calls);
+}
+
+static inline void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    outcome *out = user_data;
+    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
+    finish(out, error);
+}
+
+static inline void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
+    outcome *out = user_data;
+    out->session = portal_auth_session_retain(session);
+    finish(out, error);
+}
+
+static inline void on_done(void *user_data, const portal_auth_error *error) {
+    finish(user_data, error);
+}
+
+static inline outcome restore(portal_auth *client) {
+    outcome out = {0};
+    CHECK(portal_auth_restore_session(client, on_session, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+static inline outcome invalidate(portal_auth_session *session) {
+    outcome out = {0};
+    CHECK(portal_auth_session_invalidate(session, on_done, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+/* Delivers a fresh magic-link grant of `environment` to the client: its outcome. */
+static inline outcome sign_in(portal_auth *client, const char *environment, const char *email) {
+    char url[512];
+    grant_redirect(environment, email, url, sizeof url);
+    outcome out = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    CHECK(out.code == PORTAL_AUTH_OK && out.session != NULL);
+    return out;
+}
+
+enum { THREADS = 8 };
+
+typedef struct {
+    portal_auth_session *session;
+    pthread_barrier_t *start;
+    portal_auth_code started;
+    outcome out;
+} invalidation;
+
+/* Starts its call once every thread is ready, then waits for the callback. It checks nothing
+   itself: CHECK's counts are the main thread's. */
+static inline void *invalidate_thread(void *argument) {
+    invalidation *job = argument;
+    pthread_barrier_wait(job->start);
+    job->started = portal_auth_session_invalidate(job->session, on_done, &job->out, NULL);
+    if (job->started == PORTAL_AUTH_OK) wait_calls(&job->out.calls);
+    return NULL;
+}
+
+/* Invalidates from THREADS threads at once, round robin over the `count` sessions; returns
+   how many calls called back once, with success. */
+static inline int invalidate_at_once(portal_auth_session *const *sessions, int count) {
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, THREADS);
+    invalidation jobs[THREADS];
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i] = (invalidation){ .session = sessions[i % count], .start = &start };
+        if (pthread_create(&threads[i], NULL, invalidate_thread, &jobs[i]) != 0) abort();
+    }
+    int succeeded = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        succeeded += jobs[i].started == PORTAL_AUTH_OK && jobs[i].out.calls == 1 && jobs[i].out.code == PORTAL_AUTH_OK;
+    }
+    pthread_barrier_destroy(&start);
+    return succeeded;
+}
+
+/* Whether the session's token is gone: copying it fails as SESSION_INVALIDATED. */
+static inline int is_invalidated(const portal_auth_session *session) {
+    char *token = NULL;
+    portal_auth_error *error = NULL;
+    portal_auth_code code = portal_auth_session_copy_token(session, &token, &error);
+    portal_auth_string_free(token);
+    portal_auth_error_free(error);
+    return code == PORTAL_AUTH_E_SESSION_INVALIDATED;
+}
+
+#endif

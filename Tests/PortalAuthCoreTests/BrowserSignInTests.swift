@@ -134,17 +134,41 @@ import Testing
     }
 
     /// No grant, or a token with no authMethod or login_type (handleRedirect finds nothing to
-    /// exchange): the page says so too.
-    @Test(arguments: ["?state=x&login_type=GOOGLE", "?token=abc&state=x"])
-    func aCallbackWithNothingToExchangeIsIncompleteOnThePageToo(query: String) async throws {
+    /// exchange): a stray or hostile request must not end the user's sign-in.
+    @Test(arguments: ["", "?state=x&login_type=GOOGLE", "?token=abc&state=x"])
+    func aCallbackWithNothingToExchangeLeavesTheWaitGoing(query: String) async throws {
         let emulator = try Emulator.start()
         let browser = try await BrowserFixture(emulator)
-        let (signIn, _) = await browser.startSignIn()
+        let (signIn, url) = await browser.startSignIn()
 
-        let page = try LoopbackClient.get(browser.redirectUrl + query)
-        #expect(page.status == 200 && page.body.contains("The sign-in did not complete"))
-        await #expect(throws: PortalAuthSignInError.callbackIncomplete) { _ = try await signIn.value }
+        let page = try LoopbackClient.get(browser.redirectUrl + query, headers: LoopbackClient.navigation)
+        #expect(page.status == 400 && page.body.contains("The application is still waiting"))
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        #expect(try await signIn.value.authenticated != nil)
+    }
+
+    /// Another account's grant, sent by a page or a local process: only a top-level navigation
+    /// to the listener's own authority could complete the sign-in with it.
+    @Test func anAttackersGrantNeedsTheOwnHostAndATopLevelNavigation() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, url) = await browser.startSignIn()
+        let attacker = try await emulator.grant(environment: browser.client.authEnvironmentId, email: uniqueEmail("attacker"), kind: "oauth")
+        let planted = "\(browser.redirectUrl)?token=\(attacker)&login_type=GOOGLE"
+
+        let foreign = try LoopbackClient.get(planted, host: "evil.example:\(browser.port)", headers: LoopbackClient.navigation)
+        #expect(foreign.status == 421)
+        let image = try LoopbackClient.get(planted, headers: ["Origin: https://evil.example", "Sec-Fetch-Site: cross-site",
+                                                              "Sec-Fetch-Mode: no-cors", "Sec-Fetch-Dest: image"])
+        #expect(image.status == 403)
+        #expect(!image.body.contains("Sign-in received") && !foreign.body.contains("Sign-in received"))
+
+        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        let result = try #require(try await signIn.value.authenticated)
+        let exchanged = try await emulator.requests("/oauth/tokens").compactMap { $0.jsonBody["token"] as? String }
+        #expect(exchanged.count == 1 && exchanged[0] != attacker, "only the user's own grant was exchanged")
+        #expect(!result.session.endUserId.isEmpty)
     }
 
     @Test func otherPathsAndMethodsAreRefusedAndTheWaitGoesOn() async throws {
@@ -155,13 +179,15 @@ import Testing
         #expect(try LoopbackClient.get(origin + "/favicon.ico").status == 404)
         #expect(try LoopbackClient.get(origin + "/callbackx?token=t&login_type=GOOGLE").status == 404)
         #expect(try LoopbackClient.get(origin + "/CALLBACK?token=t&login_type=GOOGLE").status == 404)
-        let post = try LoopbackClient.exchange(browser.port, sending: Array("POST /callback?token=t HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let post = try LoopbackClient.exchange(
+            browser.port, sending: Array("POST /callback?token=t HTTP/1.1\r\nHost: 127.0.0.1:\(browser.port)\r\n\r\n".utf8))
         #expect(try LoopbackClient.parse(try #require(post)).status == 405)
 
         // A trailing slash is the same redirect (docs/protocol.md §4).
         let location = try #require(try LoopbackClient.get(url).location)
         #expect(location.hasPrefix(browser.redirectUrl + "?"))
-        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "/callback?", with: "/callback/?")).status == 200)
+        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "/callback?", with: "/callback/?"),
+                                       headers: LoopbackClient.navigation).status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 
@@ -211,11 +237,15 @@ import Testing
         let browser = try await BrowserFixture(try Emulator.start(), host: "localhost")
         let (signIn, url) = await browser.startSignIn()
 
-        #expect(try LoopbackClient.get("http://[::1]:\(browser.port)/elsewhere").status == 404)
-        #expect(try LoopbackClient.get("http://127.0.0.1:\(browser.port)/elsewhere").status == 404)
+        let host = "localhost:\(browser.port)"
+        #expect(try LoopbackClient.get("http://[::1]:\(browser.port)/elsewhere", host: host).status == 404)
+        #expect(try LoopbackClient.get("http://127.0.0.1:\(browser.port)/elsewhere", host: host).status == 404)
         let location = try #require(try LoopbackClient.get(url).location)
         #expect(location.hasPrefix("http://localhost:\(browser.port)/callback?"))
-        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "localhost", with: "[::1]")).status == 200)
+        // A browser that resolved localhost to [::1] still sends the name it was given.
+        let callback = location.replacingOccurrences(of: "localhost", with: "[::1]")
+        #expect(try LoopbackClient.get(callback, headers: LoopbackClient.navigation).status == 421)
+        #expect(try LoopbackClient.get(callback, host: host, headers: LoopbackClient.navigation).status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 }

@@ -91,7 +91,7 @@ extension PortalAuth {
         }
         let listener: LoopbackListener
         do {
-            listener = try LoopbackListener(loopback, redirectUrl: redirectUrl)
+            listener = try LoopbackListener(CallbackAdmission(redirect: loopback, redirectUrl: redirectUrl))
         } catch {
             PortalAuthLog.emit(.warning, "Browser sign-in: \(error.message).")
             throw PortalAuthSignInError.unavailable
@@ -104,6 +104,10 @@ extension PortalAuth {
             throw PortalAuthSignInError.closed
         }
         if Task.isCancelled { throw PortalAuthSignInError.closed }
+        guard AuthorizeURLRule.accepts(authorizeUrl, apiIsLoopback: api.base.isLoopback) else {
+            PortalAuthLog.emit(.warning, "Browser sign-in: the server's \(method.rawValue) authorize URL is not an absolute https URL; no browser was opened.")
+            throw PortalAuthError.malformedResponse(path: Endpoint.fullPath(Endpoint.oauthUrls), missing: nil)
+        }
 
         // Listening before the browser opens: an opener that loads the page itself, before it
         // returns, is answered too.
@@ -116,11 +120,12 @@ extension PortalAuth {
         PortalAuthLog.emit(.info, "Browser sign-in: listening on \(loopback.endpoint); opening the browser.")
         do {
             let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
-            try opener(authorizeUrl, browserSignIn.ephemeral)
+            try await OpenerThread.run(opener, url: authorizeUrl, ephemeral: browserSignIn.ephemeral)
         } catch {
             listener.stop()
             _ = await listener.outcome()
-            PortalAuthLog.emit(.warning, "Browser sign-in: the browser could not be opened.")
+            // The default opener has said why; a host's opener failed in its own way.
+            if !(error is SystemBrowser.NoBrowser) { PortalAuthLog.emit(.warning, "Browser sign-in: the browser opener failed.") }
             throw PortalAuthSignInError.unavailable
         }
 

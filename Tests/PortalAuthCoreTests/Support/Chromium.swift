@@ -32,7 +32,9 @@ final class Chromium: Sendable {
         { [self] url, ephemeral in try launch(url, incognito: ephemeral) }
     }
 
-    private func launch(_ url: String, incognito: Bool) throws {
+    /// Opens `url` in a new headless browser with `flags` besides the usual ones (such as
+    /// `--host-resolver-rules=...`), as a user's browser visiting that page.
+    func launch(_ url: String, incognito: Bool = false, flags extra: [String] = []) throws {
         let flags = [
             "--headless=new",
             "--no-sandbox",            // running as root, where Chromium's sandbox refuses to start
@@ -44,7 +46,8 @@ final class Chromium: Sendable {
             "--disable-component-update",
             "--disable-sync",
             "--user-data-dir=\(profile.path)/profile",
-        ] + (incognito ? ["--incognito"] : []) + ["--dump-dom", url]
+            "--no-proxy-server",
+        ] + (incognito ? ["--incognito"] : []) + extra + ["--dump-dom", url]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         var arguments = ["--pid", "--fork", "--kill-child", "--mount-proc"]
@@ -62,9 +65,11 @@ final class Chromium: Sendable {
     /// The flags of each browser started, in order.
     var launchedFlags: [[String]] { launches.withLock { $0.map(\.arguments) } }
 
-    /// Waits for the first browser to exit and returns the DOM it printed.
-    func page() throws -> String {
-        guard let launch = launches.withLock({ $0.first }) else { throw LoopbackClient.Failure(description: "no browser launched") }
+    /// Waits for the first browser (or the one `index` says) to exit and returns the DOM it printed.
+    func page(_ index: Int = 0) throws -> String {
+        guard let launch = launches.withLock({ $0.indices.contains(index) ? $0[index] : nil }) else {
+            throw LoopbackClient.Failure(description: "no browser launched")
+        }
         // A browser whose page never loads would keep the pipe open: end it after a minute.
         let hangGuard = DispatchWorkItem { if launch.process.isRunning { launch.process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: hangGuard)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -17,6 +18,59 @@ import Testing
         await #expect(throws: PortalAuthSignInError.unavailable) { _ = try await client.signInWithGoogle() }
         #expect(try await emulator.requests().isEmpty)
         #expect(opener.callCount == 0)
+    }
+
+    @Test(arguments: [
+        ("https://accounts.example.com/o/oauth2/auth?x=1", false, true),
+        ("HTTPS://accounts.example.com", false, true),
+        ("http://127.0.0.1:8790/_emulator/oauth/google/authorize", true, true),
+        ("http://accounts.example.com/auth", false, false),
+        ("file:///etc/passwd", true, false), ("javascript:alert(1)", true, false), ("myapp://x", true, false),
+        ("https://", false, false), ("https:///path", false, false), ("https://:443/x", false, false),
+        ("https://user@/x", false, false), ("--incognito https://x", false, false),
+        ("https://accounts.example.com/a b", false, false), ("https://accounts.example.com/\u{1}", false, false),
+        ("https://accöunts.example.com/", false, false), ("//accounts.example.com/", false, false),
+    ])
+    func onlyAnAbsoluteHttpsAuthorizeURLReachesTheOpener(url: String, apiIsLoopback: Bool, accepted: Bool) {
+        #expect(AuthorizeURLRule.accepts(url, apiIsLoopback: apiIsLoopback) == accepted)
+    }
+
+    /// A server that sends something else than a web page to open gets no browser started.
+    @Test(arguments: ["file:///etc/passwd", "javascript:alert(document.cookie)", "--new-window=x", "myapp://auth"])
+    func anAuthorizeURLThatIsNotAWebPageIsRefusedBeforeAnyBrowser(url: String) async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["data": ["google": url]]), as: UTF8.self)
+        try await emulator.fault("/oauth/urls", "malformed", ["body": body])
+        await #expect(throws: PortalAuthError.malformedResponse(path: "/api/v3/auth/oauth/urls", missing: nil)) {
+            _ = try await browser.client.signInWithGoogle()
+        }
+        #expect(browser.opener.callCount == 0)
+        await browser.expectReleased()
+    }
+
+    /// The opener runs on a thread of its own even when the sign-in runs on the library's I/O
+    /// thread (as every C call does): it may block, and may call the library and wait.
+    @Test func theOpenerRunsOffTheIOThreadAndMayCallTheLibraryAndWait() async throws {
+        let emulator = try Emulator.start()
+        let (client, _, _) = try await loopbackClient(emulator)
+        let seen = Mutex<(thread: String, methods: AuthMethodsResult?)>(("", nil))
+        client.setBrowserOpener { url, _ in
+            let methods = Mutex<AuthMethodsResult?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task(executorPreference: PortalAuth.executor) {
+                let answer = try? await client.getMethods()
+                methods.withLock { $0 = answer }
+                done.signal()
+            }
+            let answered = done.wait(timeout: .now() + 30) == .success
+            seen.withLock { $0 = (currentThreadName(), answered ? methods.withLock { $0 } : nil) }
+            _ = try LoopbackClient.followSignIn(url)
+        }
+        let result = try await Task(executorPreference: PortalAuth.executor) { try await client.signInWithGoogle() }.value
+        #expect(result.authenticated != nil)
+        #expect(seen.withLock { $0.thread } == "portal-auth-opn")
+        #expect(seen.withLock { $0.methods } != nil, "the opener's call of the library completed")
     }
 
     @Test func aPortInUseIsUnavailableBeforeAnyRequest() async throws {

@@ -4,6 +4,11 @@
 #ifndef PORTAL_AUTH_TEST_SUPPORT_H
 #define PORTAL_AUTH_TEST_SUPPORT_H
 
+/* POSIX 2008 (clock_gettime, setenv, mkdtemp) for a test that asked for no more. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <portal_auth.h>
 
 #include <curl/curl.h>
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -70,6 +76,20 @@ static inline void wait_count(const int *calls, int count) {
 
 static inline void wait_calls(const int *calls) {
     wait_count(calls, 1);
+}
+
+/* As wait_count, for at most `seconds` (a bound for a broken library, never a wait for
+   success): 1 when the count was reached, 0 when the time ran out first. */
+static inline int wait_count_within(const int *calls, int count, int seconds) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += seconds;
+    pthread_mutex_lock(&lock);
+    int timed_out = 0;
+    while (*calls < count && !timed_out) timed_out = pthread_cond_timedwait(&changed, &lock, &deadline) != 0;
+    int reached = *calls >= count;
+    pthread_mutex_unlock(&lock);
+    return reached;
 }
 
 typedef struct { char *text; size_t size; } response_body;

@@ -11,7 +11,7 @@ enum OpenerThread {
     /// - Throws: what the opener throws, or `NoThread` when no thread could be made.
     static func run(_ opener: @escaping BrowserOpener, url: String, ephemeral: Bool) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let started = DetachedThread.start(name: "portal-auth-open") {
+            let started = DetachedThread.start(name: "portal-auth-opn") {
                 continuation.resume(with: Result { try opener(url, ephemeral) })
             }
             if started != 0 {

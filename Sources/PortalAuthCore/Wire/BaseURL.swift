@@ -28,18 +28,9 @@ struct BaseURL: Sendable, Equatable {
         origin = scheme + value
     }
 
-    /// Whether the host is this machine's loopback (`localhost`, `127.x.x.x`, `[::1]`): its
-    /// requests never go through a proxy, and a browser sign-in may then open an `http`
-    /// authorize URL (the emulator's).
-    var isLoopback: Bool {
-        let afterScheme = origin.firstRange(of: "://").map { origin[$0.upperBound...] } ?? Substring(origin)
-        let authority = afterScheme.prefix { $0 != "/" }.lowercased()
-        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }) + "]" : String(authority.prefix { $0 != ":" })
-        if host == "localhost" || host == "[::1]" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127"
-            && parts.allSatisfy { (1...3).contains($0.count) && $0.allSatisfy { ("0"..."9").contains($0) } && UInt8($0) != nil }
-    }
+    /// Whether the host is this machine's loopback (`LoopbackHost`): a browser sign-in may
+    /// then open an `http` authorize URL (the emulator's).
+    var isLoopback: Bool { LoopbackHost.isLoopback(url: origin) }
 
     func url(path: String, query: String? = nil) -> String {
         var url = origin + Self.apiPrefix + path

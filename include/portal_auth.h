@@ -341,7 +341,8 @@ typedef unsigned int swift_uint4  __attribute__((__ext_vector_type__(4)));
 extern "C" {
 #endif
 
-/// Frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is ignored.
+/// Wipes and frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is
+/// ignored.
 SWIFT_EXTERN void portal_auth_bytes_free(uint8_t * _Nullable bytes) SWIFT_NOEXCEPT;
 
 /// Asks the call to stop. Honoured only before its request is on the wire (a grant sent
@@ -451,11 +452,11 @@ SWIFT_EXTERN int32_t portal_auth_result_kind(portal_auth_result const * _Nullabl
 SWIFT_EXTERN portal_auth_session * _Nullable portal_auth_result_session(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// TOTP_REQUIRED: the enrollment link (first sign-in only), else NULL. It embeds the TOTP
-/// secret: never log it. Owned by the result.
+/// secret: never log it. Owned by the result, which wipes it when it goes.
 SWIFT_EXTERN char const * _Nullable portal_auth_result_totp_link(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.
-/// Owned by the result: copy it to keep it beyond the callback.
+/// Owned by the result, which wipes it when it goes: copy it to keep it beyond the callback.
 SWIFT_EXTERN char const * _Nullable portal_auth_result_user_jwt(portal_auth_result const * _Nullable result) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
 /// Emails the user a sign-in link. <code>email</code> is borrowed (copied before return).
@@ -463,7 +464,8 @@ SWIFT_EXTERN char const * _Nullable portal_auth_result_user_jwt(portal_auth_resu
 /// callback, or an email that is not UTF-8; a blank email fails through the callback.
 SWIFT_EXTERN portal_auth_code portal_auth_send_magic_link(portal_auth * _Nullable client, char const * _Nullable email, portal_auth_done_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// The Client Session Token, copied into <code>*out_token</code> (free it with portal_auth_string_free).
+/// The Client Session Token, copied into <code>*out_token</code> (free it with portal_auth_string_free,
+/// which wipes it first).
 /// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session is invalidated.
 SWIFT_EXTERN portal_auth_code portal_auth_session_copy_token(portal_auth_session const * _Nullable session, char * _Nullable * _Nullable out_token, portal_auth_error * _Nullable * _Nullable out_error) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
@@ -523,7 +525,7 @@ SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_apple(portal_auth * _Null
 /// callback, or a negative timeout.
 SWIFT_EXTERN portal_auth_code portal_auth_sign_in_with_google(portal_auth * _Nullable client, int32_t timeout_ms, portal_auth_result_fn _Nullable done, void * _Nullable user_data, portal_auth_call * _Nullable * _Nullable out_call) SWIFT_NOEXCEPT SWIFT_WARN_UNUSED_RESULT;
 
-/// Frees a string the library gave the caller. NULL is ignored.
+/// Wipes and frees a string the library gave the caller. NULL is ignored.
 SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEPT;
 
 /// The QR code of an enrollment link as a PNG: <code>scale</code> pixels a module (10 is the usual
@@ -531,7 +533,8 @@ SWIFT_EXTERN void portal_auth_string_free(char * _Nullable string) SWIFT_NOEXCEP
 /// opaque white (1-bit grayscale); the same link gives the same bytes. <code>otpauth_url</code> is
 /// borrowed.
 /// On success returns PORTAL_AUTH_OK, stores a new buffer in <code>*out_png</code> (free it with
-/// portal_auth_bytes_free) and its size in <code>*out_length</code>. On failure stores NULL and 0.
+/// portal_auth_bytes_free, which wipes it first; never with free()) and its size in
+/// <code>*out_length</code>. On failure stores NULL and 0.
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not <code>otpauth://</code>, carries no valid
 /// secret or is too long for a QR code, and for a <code>scale</code> that is not a whole number from 1
 /// or makes a side over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8

@@ -8,6 +8,20 @@
  * QR code. Where one is not installed, only the calls that need it fail, with a message
  * naming it: PORTAL_AUTH_E_NETWORK, PORTAL_AUTH_E_SESSION_STORAGE_FAILURE and
  * PORTAL_AUTH_E_INTERNAL respectively.
+ *
+ * Secrets in memory. Every copy of a secret that the library makes for the host, and every
+ * one the host hands it to free, is wiped (explicit_bzero, which no optimiser removes)
+ * before it is freed: the token of portal_auth_session_copy_token, the TOTP secret and the
+ * QR codes (portal_auth_string_free, portal_auth_bytes_free), a result's userJwt and TOTP
+ * link (when the result goes, after its callback), a host storage's value (once read).
+ * What the library cannot wipe:
+ *   - the copies the host makes, a binding's included: a Python str or a Rust String made
+ *     from a token or a link (their runtimes copy and free them as they please);
+ *   - the strings the host passes in (a userJwt to verify, a redirect URL with its grant)
+ *     and a host storage's copy of the value it is given to set;
+ *   - the library's own working copies: Swift strings inside the core (the session's token
+ *     while the session lives), libcurl's and OpenSSL's buffers of a request or response.
+ * Any of these can reach swap or a core dump; README.md's threat model says what to do.
  */
 #ifndef PORTAL_AUTH_TYPES_H
 #define PORTAL_AUTH_TYPES_H
@@ -130,8 +144,8 @@ enum {
  * a callback returning non-zero is a transient failure (nothing is deleted for it); a value
  * that does not decode is deleted. Callbacks run on a library thread, one at a time per
  * environment. Each returns 0 on success.
- *   get:    store in *out_value a malloc'd copy of the value (the library frees it with
- *           free()), or NULL when nothing is stored
+ *   get:    store in *out_value a malloc'd copy of the value (the library wipes it and
+ *           frees it with free()), or NULL when nothing is stored
  *   set:    store `value`, replacing any
  *   remove: delete the value; deleting nothing is a success
  */

@@ -208,6 +208,13 @@ typedef struct portal_auth_options {
     uint32_t request_timeout_ms;         /* 0: 30 s */
     /* With PORTAL_AUTH_STORAGE_HOST: the callbacks, copied at creation. */
     const portal_auth_storage_callbacks *host_storage;
+    /* With PORTAL_AUTH_STORAGE_KEYRING: the application's reverse-DNS name, as its desktop
+       file's ("com.example.App"). The keyring item is the application's own: an attribute
+       beside the environment id, and its label. Two applications of one environment never
+       share (or sign each other out of) a session; the instances of one share theirs.
+       NULL: none, and the item is shared by every program of the environment that names
+       none. Anything but a reverse-DNS name is INVALID_ARGUMENT, whatever the storage. */
+    const char *application_id;
 } portal_auth_options;
 
 #endif

@@ -93,6 +93,7 @@ class Options(ctypes.Structure):
         ("connect_timeout_ms", ctypes.c_uint32),
         ("request_timeout_ms", ctypes.c_uint32),
         ("host_storage", ctypes.POINTER(StorageCallbacks)),
+        ("application_id", ctypes.c_char_p),
     ]
 
 

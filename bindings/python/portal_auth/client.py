@@ -62,6 +62,7 @@ class _Client:
         *,
         connect_timeout: float | None = None,
         request_timeout: float | None = None,
+        application_id: str | None = None,
     ) -> None:
         self._lock = threading.Lock()
         self._handle: int | None = None
@@ -85,6 +86,8 @@ class _Client:
         options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
         options.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
         options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
+        if application_id is not None:
+            options.application_id = _native.c_text(application_id, "application_id")
         if storage is None:
             options.storage = _native.STORAGE_KEYRING
         elif isinstance(storage, str):

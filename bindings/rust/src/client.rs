@@ -46,6 +46,12 @@ pub struct Options {
     pub connect_timeout: Option<Duration>,
     /// None: 30 s.
     pub request_timeout: Option<Duration>,
+    /// With [`Storage::Keyring`]: the application's reverse-DNS name, as its desktop file's
+    /// (`com.example.App`). The keyring item is the application's own (an attribute beside
+    /// the environment id, and its label): two applications of one environment never share
+    /// a session, the instances of one do. None: no name, and the item is shared by every
+    /// program of the environment that names none.
+    pub application_id: Option<String>,
 }
 
 impl Options {
@@ -59,6 +65,7 @@ impl Options {
             storage: Storage::Keyring,
             connect_timeout: None,
             request_timeout: None,
+            application_id: None,
         }
     }
 }
@@ -98,6 +105,7 @@ impl PortalAuth {
         let magic_link = options.magic_link.as_ref();
         let from_email = optional(magic_link.map(|m| m.from_email.as_str()), "magic_link_from_email")?;
         let template_id = optional(magic_link.map(|m| m.template_id.as_str()), "magic_link_template_id")?;
+        let application_id = optional(options.application_id.as_deref(), "application_id")?;
         let pointer = |value: &Option<CString>| value.as_ref().map_or(ptr::null(), |value| value.as_ptr());
 
         // SAFETY: options_init fills the struct this crate knows; every string outlives the
@@ -121,6 +129,7 @@ impl PortalAuth {
             };
             raw_options.connect_timeout_ms = options.connect_timeout.map_or(0, milliseconds);
             raw_options.request_timeout_ms = options.request_timeout.map_or(0, milliseconds);
+            raw_options.application_id = pointer(&application_id);
             let (mut client, mut error) = (ptr::null_mut(), ptr::null_mut());
             let code = ffi::portal_auth_new(&raw_options, &mut client, &mut error);
             match NonNull::new(client) {

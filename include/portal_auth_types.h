@@ -95,12 +95,15 @@ typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_f
 /*
  * Browser sign-in (portal_auth_sign_in_with_google/_apple) opens the authorize URL through an
  * opener: by default `$BROWSER`, else `xdg-open`; a host installs its own with
- * portal_auth_set_browser_opener. It is called once per sign-in, on a library thread, after
- * the loopback listener is already answering; `url` is borrowed for the call; `ephemeral` is
- * the client's prefers-ephemeral flag (1: open a private window if you can). Return 0 once
- * the browser is launched (loading the page before returning works too); any other value
- * ends the sign-in with PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE. `user_data` must stay valid while
- * the opener is installed and until every sign-in started with it has called back.
+ * portal_auth_set_browser_opener. It is called once per sign-in, after the loopback listener
+ * is already answering, on a thread the library starts for it (never the I/O thread that
+ * carries the other calls): it may block, and may call any function of the library and wait
+ * for the callback. `url` is borrowed for the call, and is always an absolute https URL
+ * (http only when the API host is loopback); `ephemeral` is the client's prefers-ephemeral
+ * flag (1: open a private window if you can). Return 0 once the browser is launched (loading
+ * the page before returning works too); any other value ends the sign-in with
+ * PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE. `user_data` must stay valid while the opener is
+ * installed and until every sign-in started with it has called back.
  */
 typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, int32_t ephemeral);
 

@@ -59,14 +59,20 @@ extension PortalAuth {
     ///
     /// - Parameter timeout: how long to wait for the browser; positive.
     /// - Returns: the session (already persisted), or the TOTP step.
+    /// The wait ends only on a callback that `CallbackAdmission` accepts (the redirect's own
+    /// Host, a top-level navigation, a grant or an `error`); other requests are refused and
+    /// the wait goes on.
+    ///
     /// - Throws: `PortalAuthSignInError.signInInProgress` while another browser sign-in of
     ///   this client runs (no request made); `.unavailable` for a redirect URL that is not
     ///   an `http` loopback URL with an explicit port (no request made), a port in use (no
-    ///   request made) or an opener that failed; `.closed` when the timeout elapses or the
-    ///   task is cancelled before the browser comes back (nothing exchanged);
-    ///   `.callbackIncomplete` when the callback carries nothing usable; otherwise what
-    ///   `handleRedirect` throws (`authenticationFailed` for a provider's error, transport
-    ///   errors, `sessionStorageFailure`), and the errors of `loginWithGoogle`.
+    ///   request made), no browser found (`loginWithGoogle` still gives the URL to show) or
+    ///   an opener that failed; `PortalAuthError.malformedResponse` for an authorize URL
+    ///   that is not an absolute `https` URL (no browser started); `.closed` when the
+    ///   timeout elapses or the task is cancelled before the browser comes back (nothing
+    ///   exchanged); `.callbackIncomplete` when the callback carries nothing usable;
+    ///   otherwise what `handleRedirect` throws (`authenticationFailed` for a provider's
+    ///   error, transport errors, `sessionStorageFailure`), and the errors of `loginWithGoogle`.
     public func signInWithGoogle(timeout: Duration = PortalAuth.defaultSignInTimeout) async throws -> AuthResult {
         try await signInWithBrowser(.google, timeout: timeout)
     }

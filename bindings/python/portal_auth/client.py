@@ -258,7 +258,8 @@ class PortalAuth(_Client):
 
     def set_browser_opener(self, opener: _opener.Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
-        on a library thread, returns once the browser is launched; an exception fails the
+        on a thread the library starts for each sign-in (it may block, and may call this
+        client and wait), returns once the browser is launched; an exception fails the
         sign-in with SignInUnavailable. None restores the default ($BROWSER, else xdg-open)."""
         self._set_browser_opener(opener)
 

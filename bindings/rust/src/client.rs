@@ -262,7 +262,8 @@ impl PortalAuth {
     }
 
     /// Installs the opener browser sign-ins use from now on; None restores the default
-    /// (`$BROWSER`, else `xdg-open`). It is called on a library thread.
+    /// (`$BROWSER`, else `xdg-open`). It is called on a thread the library starts for each
+    /// sign-in: it may block (`Command::status()`), and may call this client and wait.
     pub fn set_browser_opener(&self, opener: Option<BrowserOpener>) {
         let mut openers = self.openers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let user_data = match opener {

@@ -52,11 +52,17 @@ import Testing
         #expect(await listener.outcome() == .stopped)
     }
 
-    @Test func beyondTheLimitTheOldestIdleConnectionMakesWay() async throws {
+    /// A waiting listener that reads at most two connections at once.
+    private func waitingWithTwoPlaces() throws -> (LoopbackListener, UInt16) {
         var limits = LoopbackListener.Limits()
         limits.maxConnections = 2
         let (listener, port) = try listener(limits: limits)
         try listener.start(timeout: .seconds(120))
+        return (listener, port)
+    }
+
+    @Test func beyondTheLimitTheOldestIdleConnectionMakesWay() async throws {
+        let (listener, port) = try waitingWithTwoPlaces()
         let first = try LoopbackClient.connect(port)
         defer { close(first) }
         let second = try LoopbackClient.connect(port)
@@ -72,10 +78,7 @@ import Testing
     /// A burst of connections that send nothing must not cost the browser the request it is
     /// sending: the idle ones go first, however new they are.
     @Test func aConnectionThatIsSendingOutlastsIdleOnes() async throws {
-        var limits = LoopbackListener.Limits()
-        limits.maxConnections = 2
-        let (listener, port) = try listener(limits: limits)
-        try listener.start(timeout: .seconds(120))
+        let (listener, port) = try waitingWithTwoPlaces()
         let sending = try LoopbackClient.connect(port)
         defer { close(sending) }
         let whole = request(port, "/x")

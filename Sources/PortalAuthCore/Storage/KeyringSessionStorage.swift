@@ -110,10 +110,7 @@ private enum Keyring {
         // other applications' secrets.
         let earlier = try itemsWithoutApplication(collection, environmentId)
         defer { pa_free_items(earlier) }
-        var node = earlier
-        while let current = node {
-            node = current.pointee.next
-            guard let found = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
+        for found in secretItems(earlier) {
             guard secret_item_get_locked(found) == 0 else { throw lockedFailure }
             var error: UnsafeMutablePointer<GError>?
             if secret_item_load_secret_sync(found, nil, &error) == 0 { throw failure(error, "read") }
@@ -154,24 +151,29 @@ private enum Keyring {
             items = try itemsWithoutApplication(collection, environmentId)
         }
         defer { pa_free_items(items) }
-        var node = items
-        while let current = node {
-            node = current.pointee.next
-            guard let found = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
+        for found in secretItems(items) {
             guard secret_item_get_locked(found) == 0 else { throw lockedFailure }
             var error: UnsafeMutablePointer<GError>?
             if secret_item_delete_sync(found, nil, &error) == 0 { throw failure(error, "delete") }
         }
     }
 
+    /// The items of a list libsecret returned (which keeps them alive).
+    private static func secretItems(_ list: UnsafeMutablePointer<GList>?) -> [UnsafeMutablePointer<SecretItem>] {
+        var items: [UnsafeMutablePointer<SecretItem>] = []
+        var node = list
+        while let current = node {
+            node = current.pointee.next
+            if let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) { items.append(item) }
+        }
+        return items
+    }
+
     /// The text of the newest item in `items` (duplicates can only come from other tools),
     /// whose secrets are loaded; nil when none has one.
     private static func newestText(_ items: UnsafeMutablePointer<GList>?) throws(SessionStorageError) -> String? {
         var newest: (modified: guint64, text: String)?
-        var node = items
-        while let current = node {
-            node = current.pointee.next
-            guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
+        for item in secretItems(items) {
             guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
             guard let value = secret_item_get_secret(item) else { continue }
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
@@ -193,12 +195,7 @@ private enum Keyring {
         let all = try search(collection, environmentId, applicationId: nil, loadSecrets: false)
         defer { pa_free_items(all) }
         var kept: UnsafeMutablePointer<GList>?
-        var node = all
-        while let current = node {
-            node = current.pointee.next
-            guard let found = current.pointee.data?.assumingMemoryBound(to: SecretItem.self),
-                  pa_item_has_application(found) == 0
-            else { continue }
+        for found in secretItems(all) where pa_item_has_application(found) == 0 {
             kept = g_list_prepend(kept, g_object_ref(UnsafeMutableRawPointer(found)))
         }
         return kept

@@ -142,6 +142,8 @@ extension PortalAuth {
         switch outcome {
         case .callback(let url):
             PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
+            // CallbackAdmission ends the wait only on a grant or an error, which handleRedirect
+            // exchanges or throws: nothing here would be a callback it should not have let through.
             guard let result = try await handleRedirect(url) else {
                 PortalAuthLog.emit(.warning, "Browser sign-in: the callback carried no usable result.")
                 throw PortalAuthSignInError.callbackIncomplete

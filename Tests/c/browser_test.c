@@ -78,20 +78,6 @@ static int free_port(void) {
     return ntohs(address.sin_port);
 }
 
-static void clear_requests(void) {
-    char url[1024];
-    snprintf(url, sizeof url, "%s/_emulator/requests", getenv("PORTAL_AUTH_TEST_API_HOST"));
-    CURL *easy = curl_easy_init();
-    curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
-    char text[256] = "";
-    response_body body = { text, sizeof text };
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
-    if (curl_easy_perform(easy) != CURLE_OK) abort();
-    curl_easy_cleanup(easy);
-}
-
 /* How many recorded requests went to `path` (under /api/v3/auth). */
 static int count_requests(const char *path) {
     static char answer[1 << 16];

@@ -123,6 +123,21 @@ static inline void emulator_request(const char *path, const char *json, char *te
     curl_easy_cleanup(easy);
 }
 
+/* Forgets the requests the emulator recorded so far (every test of a run shares it). */
+static inline void clear_requests(void) {
+    char url[1024];
+    snprintf(url, sizeof url, "%s/_emulator/requests", getenv("PORTAL_AUTH_TEST_API_HOST"));
+    CURL *easy = curl_easy_init();
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
+    char text[256] = "";
+    response_body body = { text, sizeof text };
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
+    if (curl_easy_perform(easy) != CURLE_OK) abort();
+    curl_easy_cleanup(easy);
+}
+
 /* The value of the last "key":"value" in the emulator's compact JSON (its values hold no quotes). */
 static inline void json_string(const char *json, const char *key, char *out, size_t size) {
     char pattern[64];

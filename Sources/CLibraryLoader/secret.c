@@ -7,6 +7,10 @@
     F(secret_service_get_sync, SecretService *, (SecretServiceFlags flags, GCancellable *cancellable, GError **error), \
       (flags, cancellable, error), NULL) \
     V(secret_service_disconnect, (void), ()) \
+    F(secret_service_search_sync, GList *, \
+      (SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, \
+       GCancellable *cancellable, GError **error), \
+      (service, schema, attributes, flags, cancellable, error), NULL) \
     F(secret_service_store_sync, gboolean, \
       (SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection, \
        const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error), \
@@ -15,13 +19,9 @@
       (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error), \
       (service, alias, flags, cancellable, error), NULL) \
     F(secret_collection_get_locked, gboolean, (SecretCollection *collection), (collection), TRUE) \
-    F(secret_collection_search_sync, GList *, \
-      (SecretCollection *collection, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, \
-       GCancellable *cancellable, GError **error), \
-      (collection, schema, attributes, flags, cancellable, error), NULL) \
     F(secret_item_get_attributes, GHashTable *, (SecretItem *item), (item), NULL) \
-    F(secret_item_load_secret_sync, gboolean, (SecretItem *item, GCancellable *cancellable, GError **error), \
-      (item, cancellable, error), FALSE) \
+    F(secret_item_load_secrets_sync, gboolean, (GList *items, GCancellable *cancellable, GError **error), \
+      (items, cancellable, error), FALSE) \
     F(secret_item_get_locked, gboolean, (SecretItem *item), (item), TRUE) \
     F(secret_item_get_secret, SecretValue *, (SecretItem *item), (item), NULL) \
     F(secret_item_get_modified, guint64, (SecretItem *item), (item), 0) \
@@ -47,6 +47,7 @@
     V(g_object_unref, (gpointer object), (object)) \
     V(g_error_free, (GError *error), (error)) \
     F(g_io_error_quark, GQuark, (void), (), 0) \
-    F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL)
+    F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL) \
+    F(g_dbus_proxy_get_object_path, const gchar *, (GDBusProxy *proxy), (proxy), "")
 
 PA_LIBRARY(pa_secret_load_error, "libsecret", "libsecret-1.so.0", SECRET_FUNCTIONS)

@@ -2,6 +2,7 @@
 #define PORTAL_AUTH_CSECRET_SHIM_H
 
 #include <libsecret/secret.h>
+#include <string.h>
 
 /* libsecret is not linked: Sources/CLibraryLoader/secret.c defines every libsecret and GLib
    function the core calls (those below included), loading libsecret on first use. */
@@ -42,6 +43,22 @@ static inline gboolean pa_item_has_application(SecretItem *item) {
     gboolean has = attributes && g_hash_table_contains(attributes, PA_APPLICATION_ATTRIBUTE);
     if (attributes) g_hash_table_unref(attributes);
     return has;
+}
+
+/* The items of `items` that are in `collection` (their object paths are under its own) and,
+   when `earlier`, carry no application attribute: a new list with references of its own.
+   (Plain casts: GLib's checked-cast macros call functions the loader does not provide.) */
+static inline GList *pa_items_in_collection(GList *items, SecretCollection *collection, gboolean earlier) {
+    const gchar *path = g_dbus_proxy_get_object_path((GDBusProxy *)collection);
+    size_t length = strlen(path);
+    GList *kept = NULL;
+    for (GList *node = items; node; node = node->next) {
+        const gchar *item_path = g_dbus_proxy_get_object_path((GDBusProxy *)node->data);
+        if (strncmp(item_path, path, length) != 0 || item_path[length] != '/') continue;
+        if (earlier && pa_item_has_application(node->data)) continue;
+        kept = g_list_prepend(kept, g_object_ref(node->data));
+    }
+    return kept;
 }
 
 /* Frees a list of SecretItem (a GDestroyNotify that Swift cannot name). */

@@ -99,23 +99,25 @@ private enum Keyring {
         func label(_ environmentId: String) -> String { "\(labelName): Portal session (\(environmentId))" }
     }
 
+    /// Which of the environment's items a call is about.
+    private enum Kind {
+        /// The owner's own (its application attribute).
+        case own(applicationId: String)
+        /// The ones of before the attribute (none at all).
+        case earlier
+    }
+
     static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(SessionStorageError) -> String? {
-        // No default collection: nothing of the library's is stored.
-        guard let collection = try defaultCollection(service, "read") else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-        let own = try search(collection, environmentId, applicationId: owner.applicationId, loadSecrets: true)
-        defer { pa_free_items(own) }
-        if let text = try newestText(own) { return text }
-        // An item of before the attribute, found among the environment's without loading
-        // other applications' secrets.
-        let earlier = try itemsWithoutApplication(collection, environmentId)
-        defer { pa_free_items(earlier) }
-        for found in secretItems(earlier) {
-            guard secret_item_get_locked(found) == 0 else { throw lockedFailure }
+        for kind in [Kind.own(applicationId: owner.applicationId), .earlier] {
+            let found = try items(service, kind, environmentId, "read")
+            defer { pa_free_items(found) }
+            guard found != nil else { continue }
+            for item in secretItems(found) where secret_item_get_locked(item) != 0 { throw lockedFailure }
             var error: UnsafeMutablePointer<GError>?
-            if secret_item_load_secret_sync(found, nil, &error) == 0 { throw failure(error, "read") }
+            if secret_item_load_secrets_sync(found, nil, &error) == 0 { throw failure(error, "read") }
+            if let text = newestText(found) { return text }
         }
-        return try newestText(earlier)
+        return nil
     }
 
     static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, _ owner: Owner, _ environmentId: String) throws(SessionStorageError) {
@@ -130,32 +132,46 @@ private enum Keyring {
         if stored == 0 { throw failure(error, "write") }
         // Migrated: an item of before the attribute goes. Should that fail, the new item is
         // found first all the same, and a delete removes both.
-        try? deleteItems(service, applicationId: nil, environmentId)
+        try? deleteItems(service, .earlier, environmentId)
     }
 
     static func delete(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(SessionStorageError) {
-        try deleteItems(service, applicationId: owner.applicationId, environmentId)
-        try deleteItems(service, applicationId: nil, environmentId)
+        try deleteItems(service, .own(applicationId: owner.applicationId), environmentId)
+        try deleteItems(service, .earlier, environmentId)
     }
 
-    /// Deletes the environment's items of the application, or (nil) those of before the
-    /// attribute.
-    private static func deleteItems(_ service: UnsafeMutablePointer<SecretService>, applicationId: String?,
+    private static func deleteItems(_ service: UnsafeMutablePointer<SecretService>, _ kind: Kind,
                                     _ environmentId: String) throws(SessionStorageError) {
-        guard let collection = try defaultCollection(service, "delete") else { return }
-        defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-        let items: UnsafeMutablePointer<GList>?
-        if let applicationId {
-            items = try search(collection, environmentId, applicationId: applicationId, loadSecrets: false)
-        } else {
-            items = try itemsWithoutApplication(collection, environmentId)
-        }
-        defer { pa_free_items(items) }
-        for found in secretItems(items) {
-            guard secret_item_get_locked(found) == 0 else { throw lockedFailure }
+        let found = try items(service, kind, environmentId, "delete")
+        defer { pa_free_items(found) }
+        for item in secretItems(found) {
+            guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
             var error: UnsafeMutablePointer<GError>?
-            if secret_item_delete_sync(found, nil, &error) == 0 { throw failure(error, "delete") }
+            if secret_item_delete_sync(item, nil, &error) == 0 { throw failure(error, "delete") }
         }
+    }
+
+    /// The environment's items of `kind` in the default collection, their secrets not loaded
+    /// (the search finds other applications' items, and other collections'). None when there
+    /// is no default collection: nothing of the library's is stored then.
+    private static func items(_ service: UnsafeMutablePointer<SecretService>, _ kind: Kind, _ environmentId: String,
+                              _ action: String) throws(SessionStorageError) -> UnsafeMutablePointer<GList>? {
+        guard let collection = try defaultCollection(service, action) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
+        let applicationId: String?
+        switch kind {
+        case .own(let id): applicationId = id
+        case .earlier: applicationId = nil
+        }
+        let attributes = pa_session_attributes(environmentId, applicationId)
+        defer { g_hash_table_unref(attributes) }
+        // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
+        // (The service's search: libsecret 0.20's collection search leaks each reply.)
+        var error: UnsafeMutablePointer<GError>?
+        let all = secret_service_search_sync(service, pa_session_schema(), attributes, SECRET_SEARCH_ALL, nil, &error)
+        if let error { throw failure(error, action) }
+        defer { pa_free_items(all) }
+        return pa_items_in_collection(all, collection, applicationId == nil ? 1 : 0)
     }
 
     /// The items of a list libsecret returned (which keeps them alive).
@@ -171,10 +187,9 @@ private enum Keyring {
 
     /// The text of the newest item in `items` (duplicates can only come from other tools),
     /// whose secrets are loaded; nil when none has one.
-    private static func newestText(_ items: UnsafeMutablePointer<GList>?) throws(SessionStorageError) -> String? {
+    private static func newestText(_ items: UnsafeMutablePointer<GList>?) -> String? {
         var newest: (modified: guint64, text: String)?
         for item in secretItems(items) {
-            guard secret_item_get_locked(item) == 0 else { throw lockedFailure }
             guard let value = secret_item_get_secret(item) else { continue }
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
@@ -186,19 +201,6 @@ private enum Keyring {
             if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
         }
         return newest?.text
-    }
-
-    /// The environment's items that carry no application attribute. Their secrets are not
-    /// loaded: the search also finds other applications' items.
-    private static func itemsWithoutApplication(_ collection: UnsafeMutablePointer<SecretCollection>,
-                                                _ environmentId: String) throws(SessionStorageError) -> UnsafeMutablePointer<GList>? {
-        let all = try search(collection, environmentId, applicationId: nil, loadSecrets: false)
-        defer { pa_free_items(all) }
-        var kept: UnsafeMutablePointer<GList>?
-        for found in secretItems(all) where pa_item_has_application(found) == 0 {
-            kept = g_list_prepend(kept, g_object_ref(UnsafeMutableRawPointer(found)))
-        }
-        return kept
     }
 
     // MARK: - Helpers
@@ -233,21 +235,6 @@ private enum Keyring {
             throw failure(error, "reach")
         }
         return service
-    }
-
-    /// The items of the environment in `collection`: of one application, or (nil) of any.
-    private static func search(_ collection: UnsafeMutablePointer<SecretCollection>, _ environmentId: String,
-                               applicationId: String?, loadSecrets: Bool) throws(SessionStorageError) -> UnsafeMutablePointer<GList>? {
-        let attributes = pa_session_attributes(environmentId, applicationId)
-        defer { g_hash_table_unref(attributes) }
-        // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
-        var flags = SECRET_SEARCH_ALL.rawValue
-        if loadSecrets { flags |= SECRET_SEARCH_LOAD_SECRETS.rawValue }
-        var error: UnsafeMutablePointer<GError>?
-        let items = secret_collection_search_sync(collection, pa_session_schema(), attributes,
-                                                  SecretSearchFlags(rawValue: flags), nil, &error)
-        if let error { throw failure(error, "read") }
-        return items
     }
 
     /// The default collection (the one the library writes to), or nil when there is none.

@@ -55,6 +55,8 @@ import Testing
         let emulator = try Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
         let seen = Mutex<(thread: String, methods: AuthMethodsResult?)>(("", nil))
+        // The opener holds the client, which holds the opener: let go when done.
+        defer { client.setBrowserOpener(nil) }
         client.setBrowserOpener { url, _ in
             let methods = Mutex<AuthMethodsResult?>(nil)
             let done = DispatchSemaphore(value: 0)

@@ -805,7 +805,8 @@ typedef void (*portal_auth_redirect_fn)(void *user_data, const portal_auth_resul
 
 /**
  * In the running application: listens for the redirects its next instances forward
- * (portal_auth_forward_redirect) and handles each as portal_auth_handle_redirect would. A
+ * (portal_auth_forward_redirect) and handles each as portal_auth_handle_redirect would. The
+ * channel listens once this returns: a redirect forwarded from then on is taken. A
  * forwarded magic link completes a portal_auth_sign_in_with_magic_link that waits for it.
  * One client of an application_id and environment listens at a time (in the whole
  * session). Redirects already taken when listening ends are handled first, and reach

@@ -6,6 +6,7 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 /// Listens for the redirects the application's next instances forward
 /// (portal_auth_forward_redirect), on the channel of this user, the options'
 /// application_id and environment, and handles each as portal_auth_handle_redirect would.
+/// The channel listens once this returns.
 /// `done` is called once per forwarded redirect with its outcome (`last` PORTAL_AUTH_FALSE:
 /// a result, both NULL for a URL that is not a sign-in redirect, or an error), and a last
 /// time with `last` PORTAL_AUTH_TRUE and an error: SIGN_IN_CLOSED when listening ended
@@ -22,11 +23,12 @@ public func portalAuthListenForRedirects(
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
     guard let done, let box = ClientHandle.object(client) else { return refused(out_call) }
-    let auth = box.auth
     let dispatcher = box.dispatcher.withLock { $0 }
     let user = HostPointer(raw: user_data)
+    // Listening before this returns: a redirect forwarded from now on is taken.
+    let listening = Result { () throws(PortalAuthSignInError) in try box.auth.listenForRedirects() }
     return startTask(dispatcher: dispatcher, out_call, work: { () async throws -> Void in
-        try await auth.listenForRedirects { outcome in
+        try await listening.get().run { outcome in
             dispatcher.run { deliver(outcome, last: false, done, user) }
         }
     }, complete: { outcome in

@@ -37,6 +37,10 @@ extension PortalAuth {
         let listener = try bindListener(flow, answer: .whenComplete)
         let registration = try register(listener)
         defer { waits.unregister(registration) }
+        // Before the email goes: its link may come back through handleRedirect as soon as it
+        // is sent, before this call has heard that it was.
+        let wait = MagicLinkWait(listener)
+        browserSignIn.magicLinkWait = wait
 
         do {
             try await api.sendMagicLink(request)
@@ -46,8 +50,6 @@ extension PortalAuth {
         PortalAuthLog.emit(.info, "Magic link sent.")
         if Task.isCancelled { throw PortalAuthSignInError.closed }
 
-        let wait = MagicLinkWait(listener)
-        browserSignIn.magicLinkWait = wait
         try startListening(listener, flow, timeout: timeout)
         PortalAuthLog.emit(.info, "\(flow): listening on \(listener.endpoint) for the email's link.")
         let outcome = await listener.outcome()

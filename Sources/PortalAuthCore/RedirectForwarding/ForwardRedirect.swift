@@ -31,12 +31,19 @@ extension PortalAuth {
     ///   sent), or `channelFailed` (the socket failed, or the instance did not answer in
     ///   time: it may still handle the URL).
     public func forwardRedirect(_ url: String, timeout: Duration = PortalAuth.defaultForwardTimeout) async throws -> RedirectForwarding {
+        try await forwardRedirect(url, timeout: timeout, in: RedirectChannel.runtimeDirectory)
+    }
+
+    /// As `forwardRedirect(_:timeout:)`, with the channel in `runtimeDirectory` rather than
+    /// `$XDG_RUNTIME_DIR`.
+    func forwardRedirect(_ url: String, timeout: Duration, in runtimeDirectory: String?) async throws -> RedirectForwarding {
         guard timeout > .zero else { throw PortalAuthError.invalidArgument(name: "timeout") }
         guard ForwardedLine.carries(url, configured: redirectUrl) else {
             PortalAuthLog.emit(.info, "Redirect forwarding: the URL is not a redirect of this client; nothing was forwarded.")
             return .refused
         }
-        let channel = try RedirectChannel(applicationId: applicationId, environmentId: authEnvironmentId)
+        let channel = try RedirectChannel(applicationId: applicationId, environmentId: authEnvironmentId,
+                                          runtimeDirectory: runtimeDirectory)
         let message = ForwardedLine.message(url)
         let outcome: Result<RedirectForwarding, PortalAuthSignInError> = await withCheckedContinuation { continuation in
             // Blocking socket calls, bounded by the timeout: a thread of their own, never the

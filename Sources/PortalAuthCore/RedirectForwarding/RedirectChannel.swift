@@ -30,12 +30,15 @@ struct RedirectChannel: Equatable, Sendable {
     /// The longest path a Unix socket address holds (`sun_path`, less its terminating NUL).
     static let maxSocketPath = 107
 
-    /// The channel of `applicationId` (nil: none) and `environmentId`, its folder checked
-    /// (and made when missing).
+    /// The user's runtime folder, `$XDG_RUNTIME_DIR`.
+    static var runtimeDirectory: String? { getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } }
+
+    /// The channel of `applicationId` (nil: none) and `environmentId` in `runtimeDirectory`,
+    /// its folder checked (and made when missing).
     /// - Throws: `PortalAuthSignInError.unavailable` with `noRuntimeDirectory`,
     ///   `runtimeDirectoryUnsafe` or `channelFailed`.
-    init(applicationId: String?, environmentId: String) throws(PortalAuthSignInError) {
-        let folder = try Self.folder()
+    init(applicationId: String?, environmentId: String, runtimeDirectory: String? = RedirectChannel.runtimeDirectory) throws(PortalAuthSignInError) {
+        let folder = try Self.folder(in: runtimeDirectory)
         let name = Self.name(applicationId: applicationId ?? "", environmentId: environmentId)
         socketPath = folder + "/" + name + ".sock"
         lockPath = folder + "/" + name + ".lock"
@@ -47,8 +50,8 @@ struct RedirectChannel: Equatable, Sendable {
     /// `$XDG_RUNTIME_DIR/portal-auth`, checked: the runtime folder must be a folder of this
     /// user's with no access for anyone else, and so must the channels' folder in it, which
     /// is made (mode 0700) when it is missing.
-    private static func folder() throws(PortalAuthSignInError) -> String {
-        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else {
+    private static func folder(in runtime: String?) throws(PortalAuthSignInError) -> String {
+        guard let runtime, runtime.hasPrefix("/") else {
             throw .unavailable(reason: .noRuntimeDirectory, detail: nil)
         }
         var status = stat()
@@ -78,9 +81,9 @@ struct RedirectChannel: Equatable, Sendable {
         }
     }
 
-    /// 64-bit FNV-1a of the application id, a NUL and the environment id, in hex: two
-    /// channels of the user's own apps that collide would each refuse the other's URLs
-    /// (they match another redirect URL) rather than take them.
+    /// 64-bit FNV-1a of the application id, a NUL and the environment id, in hex. Not a
+    /// defence (only the user's own processes reach the folder); were two of the user's apps
+    /// to collide, each would still refuse the URLs of the other's redirect URL.
     static func name(applicationId: String, environmentId: String) -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in Array(applicationId.utf8) + [0] + Array(environmentId.utf8) {

@@ -28,6 +28,12 @@ final class RedirectReceiver: Sendable {
         case failed
     }
 
+    private enum Phase {
+        case bound
+        case running
+        case finished
+    }
+
     private let channel: RedirectChannel
     private let configured: String
     private let limits: Limits
@@ -35,22 +41,24 @@ final class RedirectReceiver: Sendable {
     /// The channel's lock file, held locked while the receiver lives.
     private let lock: Int32
     private let wake: WakeSignal
-    private let socketClosed: WakeSignal
-    private let started = Mutex(false)
+    /// Signalled once the socket and the lock are released, for `close` to wait on.
+    private let released: WakeSignal
+    private let phase = Mutex(Phase.bound)
 
     /// Takes the channel's lock and listens on its socket (replacing one a crashed instance
-    /// left).
+    /// left). From then on the next instances can connect; what they send waits until
+    /// `start`.
     /// - Throws: `unavailable(channelInUse)` when another instance listens; `channelFailed`
     ///   when a file, a socket or a descriptor cannot be made.
     init(_ channel: RedirectChannel, redirectUrl: String, limits: Limits = Limits()) throws(PortalAuthSignInError) {
         self.channel = channel
         configured = redirectUrl
         self.limits = limits
-        guard let wake = WakeSignal(), let socketClosed = WakeSignal() else {
+        guard let wake = WakeSignal(), let released = WakeSignal() else {
             throw .unavailable(reason: .channelFailed, detail: "no descriptor left (errno \(errno))")
         }
         self.wake = wake
-        self.socketClosed = socketClosed
+        self.released = released
         lock = Glibc.open(channel.lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lock >= 0 else { throw .unavailable(reason: .channelFailed, detail: "cannot open \(channel.lockPath): errno \(errno)") }
         guard pa_try_lock(lock) == 0 else {
@@ -70,23 +78,32 @@ final class RedirectReceiver: Sendable {
     }
 
     deinit {
-        if !started.withLock({ $0 }) { release() }
+        if case .bound = phase.withLock({ $0 }) { release() }
     }
 
     /// Starts taking URLs on a thread of its own: `take(url)` for each URL the channel
-    /// carries, which answers whether it was taken (it must not block); `ended` once the wait
-    /// is over and the socket is gone.
+    /// carries, which answers whether it was taken (it must not block); `ended` once the
+    /// wait is over and the socket is gone. A receiver closed already calls `ended(.stopped)`
+    /// at once.
     /// - Throws: `unavailable(channelFailed)` when no thread could be made.
     func start(take: @escaping @Sendable (String) -> Bool, ended: @escaping @Sendable (Ending) -> Void) throws(PortalAuthSignInError) {
-        started.withLock { $0 = true }
+        let starts = phase.withLock { phase -> Bool in
+            guard case .bound = phase else { return false }
+            phase = .running
+            return true
+        }
+        guard starts else { return ended(.stopped) }
         let result = DetachedThread.start(name: "portal-auth-fwd") { [self] in
             let how = receive(take)
             release()
-            socketClosed.signal()
+            phase.withLock { $0 = .finished }
+            released.signal()
             ended(how)
         }
         guard result == 0 else {
-            started.withLock { $0 = false }
+            release()
+            phase.withLock { $0 = .finished }
+            released.signal()
             throw .unavailable(reason: .channelFailed, detail: "no thread for the channel (error \(result))")
         }
     }
@@ -96,12 +113,24 @@ final class RedirectReceiver: Sendable {
         wake.signal()
     }
 
-    /// Ends the wait and returns once the socket and the lock are released: another
-    /// instance may listen at once.
+    /// Ends the wait (or keeps it from starting) and returns once the socket and the lock
+    /// are released: another instance may listen at once.
     func close() {
-        guard started.withLock({ $0 }) else { return }
+        let waits = phase.withLock { phase -> Bool in
+            switch phase {
+            case .bound:
+                release()
+                phase = .finished
+                return false
+            case .running:
+                return true
+            case .finished:
+                return false
+            }
+        }
+        guard waits else { return }
         wake.signal()
-        socketClosed.waitUntilSignalled()
+        released.waitUntilSignalled()
     }
 
     /// The socket file removed, then the lock released (so that no other instance's socket

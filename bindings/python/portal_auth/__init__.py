@@ -14,6 +14,7 @@ offline development, `python -m portal_auth.emulator` serves Portal's API locall
 
 from ._storage import SessionStore
 from .client import AsyncPortalAuth, PortalAuth
+from .redirects import AsyncRedirectListener, Redirect, RedirectListener
 from .errors import (
     AccountAbstractionUnavailable,
     AuthenticationFailed,
@@ -46,6 +47,7 @@ from .results import (
     AuthMethodsResult,
     AuthorizeUrlResult,
     MagicLinkConfig,
+    RedirectForwarding,
     TotpRequiredResult,
 )
 from .session import PortalSession
@@ -54,6 +56,7 @@ from .totp import totp_qr_code_png, totp_qr_code_svg, totp_qr_code_terminal, tot
 __all__ = [
     "AccountAbstractionUnavailable",
     "AsyncPortalAuth",
+    "AsyncRedirectListener",
     "AuthenticatedResult",
     "AuthenticationFailed",
     "AuthMethod",
@@ -72,6 +75,9 @@ __all__ = [
     "PortalAuthError",
     "PortalSession",
     "RateLimited",
+    "Redirect",
+    "RedirectForwarding",
+    "RedirectListener",
     "RequestError",
     "SessionInvalidated",
     "SessionStorageFailure",

@@ -104,3 +104,29 @@ async def awaiting(callback: _calls.Callback[T], starter: _calls.Starter, settle
             outcome.ended = loop.create_future()
             await outcome.ended
         raise
+
+
+async def next_outcome(stream: _calls.Stream) -> tuple[bool, Any]:
+    """As _calls.next_outcome, awaited on the running loop (whose reader runs the queue)."""
+    loop = asyncio.get_running_loop()
+    _watch(loop)
+    while True:
+        arrived: asyncio.Future[None] = loop.create_future()
+
+        def settle(arrived: asyncio.Future[None] = arrived) -> None:
+            if not arrived.done():
+                arrived.set_result(None)
+
+        def wake(settle: Callable[[], None] = settle) -> None:
+            if asyncio._get_running_loop() is loop:
+                settle()
+                return
+            try:
+                loop.call_soon_threadsafe(settle)
+            except RuntimeError:  # the loop is closed: nobody awaits this stream any more
+                pass
+
+        ready, outcome = stream.take(wake)
+        if ready is not None:
+            return ready, outcome
+        await arrived

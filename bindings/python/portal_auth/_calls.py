@@ -17,6 +17,7 @@ task by resuming it (from its loop's reader) or through call_soon_threadsafe.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import itertools
 import os
@@ -224,6 +225,81 @@ def _done(error: int | None) -> None:
 DONE = Callback(_native.DONE_FN, _done)
 
 
+class Stream(_Call):
+    """A multi-shot call (portal_auth_listen_for_redirects): its outcomes, in order, until its
+    last call, which marks it finished (with `error` saying why, unless it merely closed)."""
+
+    __slots__ = ("outcomes",)
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.outcomes: collections.deque[Any] = collections.deque()
+
+    def take(self, wake: Callable[[], object]) -> tuple[bool | None, Any]:
+        """(True, the next outcome) when one is there; (False, None) once the stream has
+        finished; else installs `wake` for the next outcome and returns (None, None)."""
+        with self.lock:
+            if self.outcomes:
+                return True, self.outcomes.popleft()
+            if self.finished:
+                return False, None
+            self.wake = wake
+            return None, None
+
+
+class StreamCallback:
+    """The C function pointer of a stream's callback: `read(*arguments)` turns each call's
+    borrowed arguments into (last, outcome); a last call's outcome is the exception that
+    ended the stream, or None."""
+
+    def __init__(self, prototype: Any, read: Callable[..., tuple[bool, Any]]) -> None:
+        def complete(key: int | None, *arguments: Any) -> None:
+            with _registry_lock:
+                stream = _registry.get(key or 0)
+            if not isinstance(stream, Stream):
+                return
+            try:
+                last, outcome = read(*arguments)
+            except BaseException:  # noqa: BLE001 - a callback must not raise into C
+                last, outcome = bool(arguments[-1]), errors.PortalAuthError(
+                    "portal-auth returned a value the binding could not read.")
+            with stream.lock:
+                if last:
+                    stream.error = outcome
+                else:
+                    stream.outcomes.append(outcome)
+            if last:
+                stream.finish()
+                _unregister(key or 0)
+            ran = getattr(_local, "ran", None)
+            if ran is None:  # a run of the queue by code other than this module's
+                wake, stream.wake = stream.wake, _nobody
+                wake()
+            else:
+                ran.append(stream)
+
+        self.pointer = prototype(complete)
+
+
+def start_stream(callback: StreamCallback, starter: Starter) -> Stream:
+    """Starts a multi-shot call; its outcomes arrive in the returned stream."""
+    stream = Stream()
+    _start(stream, callback, starter)
+    return stream
+
+
+def next_outcome(stream: Stream) -> tuple[bool, Any]:
+    """Waits for the stream's next outcome on this thread, running the completion queue:
+    (True, outcome), or (False, None) once it has finished."""
+    waiter = _waiter()
+    while True:
+        ready, outcome = stream.take(waiter.wake)
+        if ready is not None:
+            return ready, outcome
+        waiter.wait()
+        run()
+
+
 def cancel_group(group: object) -> None:
     """Cancels every call in flight that was started with `group`."""
     with _registry_lock:
@@ -232,7 +308,7 @@ def cancel_group(group: object) -> None:
         call.cancel()
 
 
-def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
+def _start(call: _Call, callback: Callback[Any] | StreamCallback, starter: Starter) -> None:
     _log.pass_level()  # before the call: its lines are filtered by the level now
     key = _register(call)
     out_call = ctypes.c_void_p()

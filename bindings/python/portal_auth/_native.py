@@ -58,6 +58,8 @@ STORAGE_SET_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p
 STORAGE_REMOVE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
 STORAGE_RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 OPENER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int32)
+REDIRECT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
+FORWARD_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p)
 
 # Constants of portal_auth.h.
 OK = 0
@@ -162,6 +164,11 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_set_browser_opener": (code_t, [handle, OPENER_FN, ctypes.c_void_p]),
     "portal_auth_set_prefers_ephemeral_web_browser_session": (code_t, [handle, ctypes.c_int32]),
     "portal_auth_prefers_ephemeral_web_browser_session": (ctypes.c_int32, [handle]),
+    "portal_auth_sign_in_with_magic_link": (
+        code_t, [handle, char_p, ctypes.c_int32, RESULT_FN, ctypes.c_void_p, out_handle]
+    ),
+    "portal_auth_listen_for_redirects": (code_t, [handle, REDIRECT_FN, ctypes.c_void_p, out_handle]),
+    "portal_auth_forward_redirect": (code_t, [ctypes.POINTER(Options), char_p, FORWARD_FN, ctypes.c_void_p]),
 }
 
 _loaded: ctypes.CDLL | None = None

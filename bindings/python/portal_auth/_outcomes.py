@@ -4,7 +4,15 @@ callback into the result types."""
 from __future__ import annotations
 
 from . import _calls, _native
-from .results import AuthenticatedResult, AuthMethod, AuthMethodsResult, AuthorizeUrlResult, TotpRequiredResult
+from .errors import PortalAuthError, SignInClosed, from_handle
+from .results import (
+    AuthenticatedResult,
+    AuthMethod,
+    AuthMethodsResult,
+    AuthorizeUrlResult,
+    RedirectForwarding,
+    TotpRequiredResult,
+)
 from .session import PortalSession
 
 
@@ -56,7 +64,27 @@ def _session(session: int | None, error: int | None) -> PortalSession | None:
     return PortalSession._of(session) if session else None
 
 
+def _redirect(result: int | None, error: int | None, last: int) -> tuple[bool, object]:
+    """One call of portal_auth_listen_for_redirects: a forwarded redirect's outcome (an error of
+    one redirect is an outcome too, not the end), or the end: None when listening closed, else
+    the error that stopped it."""
+    if last:
+        ended = from_handle(error) if error else None
+        return True, None if isinstance(ended, SignInClosed) else ended
+    try:
+        return False, _result(result, error)
+    except PortalAuthError as failure:
+        return False, failure
+
+
+def _forwarded(outcome: int, error: int | None) -> RedirectForwarding:
+    _calls.check(error)
+    return RedirectForwarding(outcome)
+
+
 METHODS = _calls.Callback(_native.METHODS_FN, _methods)
+REDIRECTS = _calls.StreamCallback(_native.REDIRECT_FN, _redirect)
+FORWARDED = _calls.Callback(_native.FORWARD_FN, _forwarded)
 URL = _calls.Callback(_native.URL_FN, _authorize_url)
 RESULT = _calls.Callback(_native.RESULT_FN, _result)
 SESSION = _calls.Callback(_native.SESSION_FN, _session)

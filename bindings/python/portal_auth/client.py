@@ -14,7 +14,15 @@ from typing import Any
 
 from . import _calls, _native, _opener, _outcomes, _storage
 from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError, from_code, raise_from_out
-from .results import AuthenticatedResult, AuthMethodsResult, AuthorizeUrlResult, MagicLinkConfig, TotpRequiredResult
+from .redirects import AsyncRedirectListener, RedirectListener
+from .results import (
+    AuthenticatedResult,
+    AuthMethodsResult,
+    AuthorizeUrlResult,
+    MagicLinkConfig,
+    RedirectForwarding,
+    TotpRequiredResult,
+)
 from .session import PortalSession
 
 DEFAULT_API_HOST = "api.portalhq.io"
@@ -90,6 +98,8 @@ class _Client:
         options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
         if application_id is not None:
             options.application_id = _native.c_text(application_id, "application_id")
+        # What names the redirect channel, for forward_redirect (which needs no storage).
+        self._channel = (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id)
         if storage is None:
             options.storage = _native.STORAGE_KEYRING
         elif isinstance(storage, str):
@@ -204,6 +214,30 @@ class _Client:
         milliseconds = _milliseconds(timeout, "timeout")
         return _outcomes.RESULT, self._starter(f"portal_auth_sign_in_with_{provider}", milliseconds)
 
+    def _sign_in_with_magic_link(
+        self, email: str, timeout: float | None
+    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
+        milliseconds = _milliseconds(timeout, "timeout")
+        return _outcomes.RESULT, self._starter(
+            "portal_auth_sign_in_with_magic_link", _native.c_text(email, "email"), milliseconds
+        )
+
+    def _listen_for_redirects(self) -> _calls.Stream:
+        return _calls.start_stream(_outcomes.REDIRECTS, self._starter("portal_auth_listen_for_redirects"))
+
+    def _forward_redirect(self, url: str) -> tuple[_calls.Callback[RedirectForwarding], _calls.Starter]:
+        address = _native.c_text(url, "url")
+        lib = _native.lib()
+        options = _native.Options()
+        lib.portal_auth_options_init(ctypes.byref(options), ctypes.sizeof(options))
+        (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id) = self._channel
+        options.storage = _native.STORAGE_MEMORY
+
+        def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
+            return int(lib.portal_auth_forward_redirect(ctypes.byref(options), address, callback, key))
+
+        return _outcomes.FORWARDED, start
+
 
 def _free(handle: int | None, opener: int) -> None:
     _native.lib().portal_auth_free(handle)
@@ -260,6 +294,37 @@ class PortalAuth(_Client):
     def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Apple in the user's browser; as sign_in_with_google."""
         return _signed_in(_calls.blocking(*self._sign_in("apple", timeout), settle_on_cancel=True, group=self._sign_ins))
+
+    def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+        """Signs in by magic link with no URL to paste: emails the link with the loopback
+        redirect URL (`http://127.0.0.1:<port>/<path>`) and waits for the browser the user opens
+        it in to bring it back: `timeout` seconds; None, zero or less wait the library's
+        default, 900 s. The browser's tab then says the sign-in is done. handle_redirect with
+        the link meanwhile (pasted, or forwarded) completes it too, with that outcome. One
+        sign-in at a time, shared with sign_in_with_google/apple. Raises SignInInProgress,
+        MagicLinkNotConfigured, InvalidArgument("email"), SignInUnavailable (not a loopback
+        redirect URL, a port in use: no email sent), what send_magic_link raises,
+        SignInClosed (timeout, Ctrl-C, close()), or what handle_redirect raises."""
+        return _signed_in(
+            _calls.blocking(*self._sign_in_with_magic_link(email, timeout), settle_on_cancel=True, group=self._sign_ins)
+        )
+
+    def listen_for_redirects(self) -> RedirectListener:
+        """In the running app: listens for the redirects its next instances forward
+        (forward_redirect) on the channel of this user, application_id and environment, from
+        the moment this returns. Iterate the listener for each one's outcome, handled as
+        handle_redirect would (a forwarded magic link also completes a waiting
+        sign_in_with_magic_link); close it, or the client, to stop."""
+        return RedirectListener(self._listen_for_redirects())
+
+    def forward_redirect(self, url: str) -> RedirectForwarding:
+        """In the URL handler the desktop started: hands `url` to the app's running instance
+        (the one listening with listen_for_redirects, same application_id and environment).
+        TAKEN: nothing more to do; NO_INSTANCE: handle it here (handle_redirect); REFUSED: not
+        a redirect of this client. No request to Portal, no keyring. Raises
+        SignInUnavailable for an unsafe or missing runtime folder, or an instance that did
+        not answer in time (it may still handle the URL)."""
+        return _calls.blocking(*self._forward_redirect(url))
 
     def set_browser_opener(self, opener: _opener.Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
@@ -321,6 +386,21 @@ class AsyncPortalAuth(_Client):
     async def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_google, with Apple."""
         return _signed_in(await _calls.awaiting(*self._sign_in("apple", timeout), settle_on_cancel=True, group=self._sign_ins))
+
+    async def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+        """As PortalAuth.sign_in_with_magic_link. Cancelling the awaiting task ends the wait
+        (nothing is exchanged); CancelledError comes once the listener is closed."""
+        return _signed_in(
+            await _calls.awaiting(*self._sign_in_with_magic_link(email, timeout), settle_on_cancel=True, group=self._sign_ins)
+        )
+
+    def listen_for_redirects(self) -> AsyncRedirectListener:
+        """As PortalAuth.listen_for_redirects: `async for` each forwarded redirect's outcome."""
+        return AsyncRedirectListener(self._listen_for_redirects())
+
+    async def forward_redirect(self, url: str) -> RedirectForwarding:
+        """As PortalAuth.forward_redirect."""
+        return await _calls.awaiting(*self._forward_redirect(url))
 
     def set_browser_opener(self, opener: _opener.Opener | None) -> Awaitable[None]:
         """As PortalAuth.set_browser_opener (the opener is a plain function here too); it

@@ -85,9 +85,9 @@ struct RequestHead: Equatable {
         return (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self))
     }
 
-    /// `name: value`: a token name right before the colon (no whitespace there, RFC 9112
-    /// §5.1), a value of visible characters, spaces and tabs (and obs-text, which no field
-    /// the listener reads uses).
+    /// `name: value`: a token name right before the colon (no whitespace there:
+    /// RFC 9112 §5.1), a value of visible characters, spaces and tabs (and obs-text, which no
+    /// field the listener reads uses).
     private static func field(_ line: ArraySlice<UInt8>) -> Field? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let name = line[..<colon]

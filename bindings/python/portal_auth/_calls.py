@@ -3,7 +3,8 @@
 Every client sends its completions to the library's completion queue
 (portal_auth_set_completion_queue), so the library never enters Python on a thread of its
 own for a call: a thread that waits runs the queue (portal_auth_run_completions) when its
-descriptor is readable. A blocking caller polls the descriptor; an asyncio loop watches it
+descriptor is readable. The one exception is portal_auth_forward_redirect, which has no
+client: its callback runs on a library thread, which wakes the waiter from there. A blocking caller polls the descriptor; an asyncio loop watches it
 with add_reader (_awaited).
 
 Every call registers under an integer key, passed to C as user_data; one C function pointer
@@ -23,7 +24,7 @@ import itertools
 import os
 import select
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Generic, TypeVar
 
 from . import _log, _native, _threads, errors
@@ -182,6 +183,33 @@ def check(error: int | None) -> None:
         raise errors.from_handle(error)
 
 
+def _read(read: Callable[..., Any], arguments: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
+    """`read(*arguments)` inside a callback from C, which must not raise: (value, None), or
+    (None, the exception for the caller). A signal's exception (Ctrl-C) is kept for run()."""
+    try:
+        return read(*arguments), None
+    except errors.PortalAuthError as error:
+        return None, error
+    except (KeyboardInterrupt, SystemExit) as interrupt:  # a signal's, on the main thread
+        interrupts = getattr(_local, "interrupts", None)
+        if interrupts is not None:
+            interrupts.append(interrupt)
+        return None, errors.PortalAuthError("The call's outcome was lost to an interruption while it was read.")
+    except BaseException:  # noqa: BLE001 - a callback must not raise into C
+        return None, errors.PortalAuthError("portal-auth returned a value the binding could not read.")
+
+
+def _arrived(call: _Call) -> None:
+    """A callback has given `call` something: its waiter is woken once the run is over (at
+    once when the run is not this module's: a library thread's, for a call with no client)."""
+    ran = getattr(_local, "ran", None)
+    if ran is None:
+        wake, call.wake = call.wake, _nobody
+        wake()
+    else:
+        ran.append(call)
+
+
 class Callback(Generic[T]):
     """A C completion function pointer whose calls complete the pending call named by their
     user_data with `read(*rest)`, which turns the borrowed arguments into a T."""
@@ -193,27 +221,13 @@ class Callback(Generic[T]):
             if call is None:
                 return
             try:
-                call.value = read(*arguments)
-            except errors.PortalAuthError as error:
-                call.error = error
-            except (KeyboardInterrupt, SystemExit) as interrupt:  # a signal's, on the main thread
-                call.error = errors.PortalAuthError("The call's outcome was lost to an interruption while it was read.")
-                interrupts = getattr(_local, "interrupts", None)
-                if interrupts is not None:
-                    interrupts.append(interrupt)
-            except BaseException:  # noqa: BLE001 - a callback must not raise into C
-                call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
+                call.value, call.error = _read(read, arguments)
             finally:
                 call.finish()
                 # Only once read: when exit finds the registry empty, every session these
                 # calls made is in the session map, which exit releases next.
                 _unregister(key or 0)
-                ran = getattr(_local, "ran", None)
-                if ran is None:  # a run of the queue by code other than this module's
-                    wake, call.wake = call.wake, _nobody
-                    wake()
-                else:
-                    ran.append(call)
+                _arrived(call)
 
         self.pointer = prototype(complete)
 
@@ -250,7 +264,7 @@ class Stream(_Call):
 class StreamCallback:
     """The C function pointer of a stream's callback: `read(*arguments)` turns each call's
     borrowed arguments into (last, outcome); a last call's outcome is the exception that
-    ended the stream, or None."""
+    ended the stream, or None. The last argument of every call is C's `last` flag."""
 
     def __init__(self, prototype: Any, read: Callable[..., tuple[bool, Any]]) -> None:
         def complete(key: int | None, *arguments: Any) -> None:
@@ -258,11 +272,8 @@ class StreamCallback:
                 stream = _registry.get(key or 0)
             if not isinstance(stream, Stream):
                 return
-            try:
-                last, outcome = read(*arguments)
-            except BaseException:  # noqa: BLE001 - a callback must not raise into C
-                last, outcome = bool(arguments[-1]), errors.PortalAuthError(
-                    "portal-auth returned a value the binding could not read.")
+            read_back, failure = _read(read, arguments)
+            last, outcome = (bool(arguments[-1]), failure) if failure is not None else read_back
             with stream.lock:
                 if last:
                     stream.error = outcome
@@ -271,12 +282,7 @@ class StreamCallback:
             if last:
                 stream.finish()
                 _unregister(key or 0)
-            ran = getattr(_local, "ran", None)
-            if ran is None:  # a run of the queue by code other than this module's
-                wake, stream.wake = stream.wake, _nobody
-                wake()
-            else:
-                ran.append(stream)
+            _arrived(stream)
 
         self.pointer = prototype(complete)
 
@@ -298,6 +304,17 @@ def next_outcome(stream: Stream) -> tuple[bool, Any]:
             return ready, outcome
         waiter.wait()
         run()
+
+
+class Ready:
+    """An awaitable that is already done: a synchronous method of an asyncio object (close(),
+    a setter) works whether or not its caller awaits it."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield
 
 
 def cancel_group(group: object) -> None:

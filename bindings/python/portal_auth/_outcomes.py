@@ -4,7 +4,7 @@ callback into the result types."""
 from __future__ import annotations
 
 from . import _calls, _native
-from .errors import PortalAuthError, SignInClosed, from_handle
+from .errors import PortalAuthError, SignInClosed
 from .results import (
     AuthenticatedResult,
     AuthMethod,
@@ -65,16 +65,21 @@ def _session(session: int | None, error: int | None) -> PortalSession | None:
 
 
 def _redirect(result: int | None, error: int | None, last: int) -> tuple[bool, object]:
-    """One call of portal_auth_listen_for_redirects: a forwarded redirect's outcome (an error of
-    one redirect is an outcome too, not the end), or the end: None when listening closed, else
-    the error that stopped it."""
-    if last:
-        ended = from_handle(error) if error else None
-        return True, None if isinstance(ended, SignInClosed) else ended
+    """One call of portal_auth_listen_for_redirects: (False, a forwarded redirect's outcome),
+    an error of one redirect being an outcome too, not the end; or (True, the end): None when
+    listening was closed, else the error that stopped it."""
+    if not last:
+        try:
+            return False, _result(result, error)
+        except PortalAuthError as failure:
+            return False, failure
     try:
-        return False, _result(result, error)
+        _calls.check(error)
+    except SignInClosed:
+        return True, None
     except PortalAuthError as failure:
-        return False, failure
+        return True, failure
+    return True, None
 
 
 def _forwarded(outcome: int, error: int | None) -> RedirectForwarding:

@@ -8,7 +8,7 @@ import ctypes
 import math
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
@@ -45,17 +45,6 @@ def _milliseconds(seconds: float | None, name: str) -> int:
     if not -0x80000000 <= milliseconds <= 0x7FFFFFFF:
         raise InvalidArgument(name)
     return milliseconds
-
-
-class _Ready:
-    """An awaitable that is already done: a synchronous method of AsyncPortalAuth works
-    whether or not its caller awaits it."""
-
-    __slots__ = ()
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return
-        yield
 
 
 class _Client:
@@ -233,8 +222,11 @@ class _Client:
         (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id) = self._channel
         options.storage = _native.STORAGE_MEMORY
 
-        def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
+        def forward(handle: int, callback: Any, key: int) -> int:  # the handle: only that it is open
             return int(lib.portal_auth_forward_redirect(ctypes.byref(options), address, callback, key))
+
+        def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
+            return self._with_handle(forward, callback, key)
 
         return _outcomes.FORWARDED, start
 
@@ -252,7 +244,7 @@ def _authenticated(result: AuthenticatedResult | TotpRequiredResult | None) -> A
 
 def _signed_in(result: AuthenticatedResult | TotpRequiredResult | None) -> AuthenticatedResult | TotpRequiredResult:
     if result is None:
-        raise PortalAuthError("The browser sign-in returned no result.")
+        raise PortalAuthError("The sign-in returned no result.")
     return result
 
 
@@ -406,12 +398,12 @@ class AsyncPortalAuth(_Client):
         """As PortalAuth.set_browser_opener (the opener is a plain function here too); it
         takes effect at once, and awaiting it is optional."""
         self._set_browser_opener(opener)
-        return _Ready()
+        return _calls.Ready()
 
     def close(self) -> Awaitable[None]:
         """Frees the client at once (calls in flight still complete); awaiting it is optional."""
         self._close()
-        return _Ready()
+        return _calls.Ready()
 
     async def __aenter__(self) -> AsyncPortalAuth:
         return self

@@ -10,9 +10,9 @@ listen at all is raised."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Generator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from types import TracebackType
-from typing import Any, Union
+from typing import Union
 
 from . import _calls
 from .errors import PortalAuthError
@@ -71,14 +71,6 @@ class RedirectListener(_Listening):
         self.close()
 
 
-class _Ready:
-    __slots__ = ()
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return
-        yield
-
-
 class AsyncRedirectListener(_Listening):
     """AsyncPortalAuth.listen_for_redirects(): `async for` the outcome of each forwarded
     redirect; as RedirectListener."""
@@ -101,7 +93,7 @@ class AsyncRedirectListener(_Listening):
     def close(self) -> Awaitable[None]:
         """Stops listening at once (awaiting it is optional): the iteration ends."""
         self._close()
-        return _Ready()
+        return _calls.Ready()
 
     async def __aenter__(self) -> AsyncRedirectListener:
         return self

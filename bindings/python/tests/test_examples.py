@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from conftest import Emulator, Interaction, decode, grey_png, rasterise
+from test_browser import chromium
+from test_magic_link import TOTP_PAGE, loopback_environment, mail, open_in_chromium
 
 import portal_auth
 
@@ -21,21 +23,14 @@ PACKAGE = Path(__file__).resolve().parents[1]
 EXAMPLES = PACKAGE / "examples"
 
 
-def run_sign_in(emu: Emulator, env: str, email: str) -> Interaction:
+def run_sign_in(emu: Emulator, env: str, email: str, *options: str) -> Interaction:
     return Interaction(
-        sys.executable, str(EXAMPLES / "sign_in.py"), "--api-host", emu.url, "--environment", env
+        sys.executable, str(EXAMPLES / "sign_in.py"), "--api-host", emu.url, "--environment", env, *options
     )
 
 
-def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str, tmp_path: Path) -> None:
-    email = "example@example.com"
-    program = run_sign_in(emu, env, email)
-    program.expect("Email: ")
-    program.answer(email)
-    program.expect("Link: ")
-    program.answer("otherapp://not-this-one")
-    program.expect("That is not a sign-in link of this app. Link: ")
-    program.answer(emu.outbox_link(email))
+def enroll_and_verify(program: Interaction, emu: Emulator, env: str, email: str, tmp_path: Path) -> str:
+    """Answers the TOTP step after checking the QR code it drew; the user it signed in."""
     transcript = program.expect("Code from your authenticator app: ")
     # The QR code it drew, as a screen shows it, reads back to a link with the key it printed.
     drawn = transcript.split("authenticator app,\n")[1].split("or enter this key")[0]
@@ -46,18 +41,53 @@ def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str, tmp_path: P
     status, output = program.finish()
     user = re.search(r"Signed in as (\S+)\.", output)
     assert status == 0 and user is not None, output
+    return user[1]
+
+
+def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str, tmp_path: Path) -> None:
+    email = "example@example.com"
+    program = run_sign_in(emu, env, email)
+    program.expect("Email: ")
+    program.answer(email)
+    program.expect("Link: ")
+    program.answer("otherapp://not-this-one")
+    program.expect("That is not a sign-in link of this app. Link: ")
+    program.answer(mail(emu, email, 1, "link"))
+    user = enroll_and_verify(program, emu, env, email, tmp_path)
 
     restore = [sys.executable, str(EXAMPLES / "restore.py"), "--api-host", emu.url, "--environment", env]
     restored = subprocess.run(restore, capture_output=True, text=True, timeout=60)
-    assert (restored.returncode, restored.stdout) == (0, f"Signed in as {user[1]}.\n")
+    assert (restored.returncode, restored.stdout) == (0, f"Signed in as {user}.\n")
     # sign_in.py itself finds the session and asks nothing.
     again = run_sign_in(emu, env, email)
-    assert again.finish() == (0, f"Signed in as {user[1]}.\n")
+    assert again.finish() == (0, f"Signed in as {user}.\n")
 
     signed_out = subprocess.run([*restore, "--sign-out"], capture_output=True, text=True, timeout=60)
-    assert (signed_out.returncode, signed_out.stdout) == (0, f"Signed out {user[1]}.\n")
+    assert (signed_out.returncode, signed_out.stdout) == (0, f"Signed out {user}.\n")
     gone = subprocess.run(restore, capture_output=True, text=True, timeout=60)
     assert (gone.returncode, gone.stdout) == (1, "Not signed in.\n")
+
+
+def test_sign_in_with_a_loopback_redirect_needs_no_paste(emu: Emulator, tmp_path: Path) -> None:
+    env, redirect = loopback_environment(emu, totp=True)
+    email = "example-loopback@example.com"
+    program = run_sign_in(emu, env, email, "--redirect-url", redirect)
+    program.expect("Email: ")
+    program.answer(email)
+    program.expect("Open it, or paste it here.\nLink: ")
+    assert TOTP_PAGE in open_in_chromium(emu, email, tmp_path)
+    enroll_and_verify(program, emu, env, email, tmp_path)
+
+
+def test_a_loopback_sign_in_takes_a_pasted_link_too(emu: Emulator, tmp_path: Path) -> None:
+    env, redirect = loopback_environment(emu, totp=True)
+    email = "example-pasted@example.com"
+    program = run_sign_in(emu, env, email, "--redirect-url", redirect)
+    program.expect("Email: ")
+    program.answer(email)
+    program.expect("Link: ")
+    program.answer(mail(emu, email, 1, "link"))  # the email opened on another device
+    enroll_and_verify(program, emu, env, email, tmp_path)
 
 
 def test_sign_in_reports_errors_and_abandonment(emu: Emulator, env: str) -> None:
@@ -104,10 +134,11 @@ def test_readme_quick_start(tmp_path: Path) -> None:
         program = Interaction(sys.executable, str(quickstart))
         program.expect("Email: ")
         program.answer(email)
-        program.expect("Link from the email: ")
-        outbox = subprocess.run(readme_command("curl -s http://127.0.0.1:8787/_emulator/outbox"), shell=True,
+        outbox = subprocess.run(readme_command("curl -s 'http://127.0.0.1:8787/_emulator/outbox"), shell=True,
                                 capture_output=True, text=True, check=True)
-        program.answer(json.loads(outbox.stdout)["messages"][-1]["link"])
+        # The email's button, opened in the browser as the README says: the program goes on.
+        page = chromium(json.loads(outbox.stdout)["messages"][-1]["emailLink"], False, tmp_path / "browser")()
+        assert page.returncode == 0 and TOTP_PAGE in page.stdout
         program.expect("Code: ")
         totp = subprocess.run(readme_command("curl -s 'http://127.0.0.1:8787/_emulator/totp"), shell=True,
                               capture_output=True, text=True, check=True)

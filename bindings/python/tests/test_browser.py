@@ -30,17 +30,22 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def loopback(emu: Emulator) -> tuple[str, str]:
-    """An environment that allows a loopback redirect URL on a port of this test's own."""
+def loopback_environment(emu: Emulator, totp: bool = False) -> tuple[str, str]:
+    """A new environment that allows a loopback redirect URL on a port of the test's own."""
     redirect = f"http://127.0.0.1:{free_port()}/callback"
-    environment_id = emu.environment(totp=False)
+    environment_id = emu.environment(totp=totp)
     emu.call(
         "POST", "environments",
         {"id": environment_id, "allowedMethods": ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
-         "redirectUrls": [redirect], "totpRequired": False, "accountAbstraction": False, "autoCreateWallet": True},
+         "redirectUrls": [redirect], "totpRequired": totp, "accountAbstraction": False, "autoCreateWallet": True},
     )
     return environment_id, redirect
+
+
+@pytest.fixture
+def loopback(emu: Emulator) -> tuple[str, str]:
+    """An environment that allows a loopback redirect URL on a port of this test's own."""
+    return loopback_environment(emu)
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from conftest import Emulator, Interaction, decode, grey_png, rasterise
-from test_browser import chromium
-from test_magic_link import TOTP_PAGE, loopback_environment, mail, open_in_chromium
+from test_browser import chromium, loopback_environment
+from test_magic_link import TOTP_PAGE, mail, open_in_chromium
 
 import portal_auth
 
@@ -68,24 +68,26 @@ def test_sign_in_then_restore_then_sign_out(emu: Emulator, env: str, tmp_path: P
     assert (gone.returncode, gone.stdout) == (1, "Not signed in.\n")
 
 
-def test_sign_in_with_a_loopback_redirect_needs_no_paste(emu: Emulator, tmp_path: Path) -> None:
+def loopback_sign_in(emu: Emulator, email: str) -> tuple[Interaction, str]:
+    """sign_in.py with a loopback redirect URL (TOTP on), at its Link: prompt; and its environment."""
     env, redirect = loopback_environment(emu, totp=True)
-    email = "example-loopback@example.com"
     program = run_sign_in(emu, env, email, "--redirect-url", redirect)
     program.expect("Email: ")
     program.answer(email)
     program.expect("Open it, or paste it here.\nLink: ")
+    return program, env
+
+
+def test_sign_in_with_a_loopback_redirect_needs_no_paste(emu: Emulator, tmp_path: Path) -> None:
+    email = "example-loopback@example.com"
+    program, env = loopback_sign_in(emu, email)
     assert TOTP_PAGE in open_in_chromium(emu, email, tmp_path)
     enroll_and_verify(program, emu, env, email, tmp_path)
 
 
 def test_a_loopback_sign_in_takes_a_pasted_link_too(emu: Emulator, tmp_path: Path) -> None:
-    env, redirect = loopback_environment(emu, totp=True)
     email = "example-pasted@example.com"
-    program = run_sign_in(emu, env, email, "--redirect-url", redirect)
-    program.expect("Email: ")
-    program.answer(email)
-    program.expect("Link: ")
+    program, env = loopback_sign_in(emu, email)
     program.answer(mail(emu, email, 1, "link"))  # the email opened on another device
     enroll_and_verify(program, emu, env, email, tmp_path)
 

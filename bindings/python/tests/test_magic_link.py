@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import FROM_EMAIL, TEMPLATE_ID, Emulator
-from test_browser import chromium, free_port
+from test_browser import chromium, loopback_environment
 
 import portal_auth
 from portal_auth import AsyncPortalAuth, AuthenticatedResult, MagicLinkConfig, PortalAuth, TotpRequiredResult
@@ -24,18 +24,6 @@ from portal_auth import AsyncPortalAuth, AuthenticatedResult, MagicLinkConfig, P
 MAGIC_LINK = MagicLinkConfig(from_email=FROM_EMAIL, template_id=TEMPLATE_ID)
 SIGNED_IN_PAGE = "You are signed in. You can close this window and go back to the application."
 TOTP_PAGE = "enter the code from your authenticator app"
-
-
-def loopback_environment(emu: Emulator, totp: bool) -> tuple[str, str]:
-    """A new environment that allows a loopback redirect URL on a port of the test's own."""
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
-    environment_id = emu.environment(totp=totp)
-    emu.call(
-        "POST", "environments",
-        {"id": environment_id, "allowedMethods": ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
-         "redirectUrls": [redirect], "totpRequired": totp, "accountAbstraction": False, "autoCreateWallet": True},
-    )
-    return environment_id, redirect
 
 
 @pytest.fixture

@@ -3,9 +3,9 @@
 Every client sends its completions to the library's completion queue
 (portal_auth_set_completion_queue), so the library never enters Python on a thread of its
 own for a call: a thread that waits runs the queue (portal_auth_run_completions) when its
-descriptor is readable. The one exception is portal_auth_forward_redirect, which has no
-client: its callback runs on a library thread, which wakes the waiter from there. A blocking caller polls the descriptor; an asyncio loop watches it
-with add_reader (_awaited).
+descriptor is readable. A blocking caller polls the descriptor; an asyncio loop watches it
+with add_reader (_awaited). The one exception is portal_auth_forward_redirect, which has no
+client: its callback runs on a library thread, which wakes the waiter from there.
 
 Every call registers under an integer key, passed to C as user_data; one C function pointer
 per callback type (alive as long as the module) finds the call by its key. The registry
@@ -13,7 +13,9 @@ keeps each call alive until its callback has run, which the library does exactly
 callback turns the borrowed C values into Python objects at once and marks the call
 finished; once the run is over, the thread that ran it wakes the call's waiter: nothing to
 do for its own blocking call, another thread's through that thread's eventfd, an awaiting
-task by resuming it (from its loop's reader) or through call_soon_threadsafe.
+task by resuming it (from its loop's reader) or through call_soon_threadsafe. A stream
+(portal_auth_listen_for_redirects) is the multi-shot kind: it queues each outcome for its
+waiter, and stays registered until its last call.
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ import Testing
 /// own (mode 0700), so the channels of tests running together never meet.
 @Suite struct RedirectForwardingTests {
     static let application = "com.example.Forwarding"
+    /// How long a forward may wait for the running instance here. Generous: the tests run in
+    /// parallel with others that hold the cooperative pool, on which the listener's `run`
+    /// goes, so only a broken channel makes a forward wait this long.
+    static let patience: Duration = .seconds(60)
 
     /// A runtime folder as the desktop session makes one: the user's, mode 0700.
     private func runtimeFolder() throws -> String {
@@ -38,15 +42,15 @@ import Testing
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
 
         let next = try client(emulator)
-        #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .taken)
         let first = try #require(try await outcomes.next().get()?.authenticated)
         // The same URL again, as a desktop may deliver it twice: the remembered result.
-        #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .taken)
         let second = try #require(try await outcomes.next().get()?.authenticated)
         #expect(second.session === first.session)
         #expect(try await emulator.requests("/magic-links/validations").count == 1)
         // A URL the channel takes but that is no sign-in: nothing, as handleRedirect says.
-        #expect(try await next.forwardRedirect(appRedirect + "?nothing=here", timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await next.forwardRedirect(appRedirect + "?nothing=here", timeout: Self.patience, in: folder) == .taken)
         #expect(try await outcomes.next().get() == nil)
         #expect(try await next.restoreSession() == nil, "the next instance signed in nobody")
 
@@ -63,12 +67,12 @@ import Testing
         let next = try client(emulator)
         for url in ["otherapp://auth/callback?token=t&authMethod=EMAIL_MAGIC_LINK", "myapp://auth/callback\u{1}?token=t",
                     "", appRedirect + "?" + String(repeating: "a", count: 9000)] {
-            #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .refused)
+            #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .refused)
         }
         // An instance configured with another redirect URL refuses it itself.
         let other = try client(emulator, redirectUrl: "otherapp://auth/callback")
         #expect(try await other.forwardRedirect("otherapp://auth/callback?token=t&authMethod=EMAIL_MAGIC_LINK",
-                                                timeout: .seconds(5), in: folder) == .refused)
+                                                timeout: Self.patience, in: folder) == .refused)
         listening.cancel()
         await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
         #expect(outcomes.count == 0, "nothing was handled")
@@ -80,20 +84,20 @@ import Testing
         let folder = try runtimeFolder()
         let next = try client(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .noInstance)
+        #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .noInstance)
         // Another application's, or another environment's, instance is not this one.
         let (_, listening) = try listen(try client(emulator, application: "com.example.Other"), in: folder)
-        #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .noInstance)
+        #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .noInstance)
         listening.cancel()
         _ = try? await listening.value
         // A socket left by an instance that is gone: no instance either.
         let channel = try RedirectChannel(applicationId: Self.application, environmentId: Env.open, runtimeDirectory: folder)
         let stale = try ChannelSocket.listen(at: channel.socketPath)
         close(stale)
-        #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .noInstance)
+        #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .noInstance)
         // ... and the next instance to listen replaces it.
         let (outcomes, replacing) = try listen(try client(emulator), in: folder)
-        #expect(try await next.forwardRedirect(url, timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await next.forwardRedirect(url, timeout: Self.patience, in: folder) == .taken)
         #expect(try await outcomes.next().get()?.authenticated != nil)
         replacing.cancel()
         _ = try? await replacing.value
@@ -120,7 +124,7 @@ import Testing
         chmod(folder, 0o755)
         let unsafe = PortalAuthSignInError.unavailable(reason: .runtimeDirectoryUnsafe, detail: "\(folder) has mode 755, not 700")
         #expect(throws: unsafe) { _ = try client(emulator).listenForRedirects(in: folder) }
-        await #expect(throws: unsafe) { _ = try await client(emulator).forwardRedirect(appRedirect + "?token=t", timeout: .seconds(5), in: folder) }
+        await #expect(throws: unsafe) { _ = try await client(emulator).forwardRedirect(appRedirect + "?token=t", timeout: Self.patience, in: folder) }
         // The channels' own folder, opened wider by someone.
         chmod(folder, 0o700)
         let channels = folder + "/" + RedirectChannel.folderName
@@ -166,7 +170,7 @@ import Testing
         }
         defer { slow.forEach { close($0) } }
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        #expect(try await client(emulator).forwardRedirect(url, timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await client(emulator).forwardRedirect(url, timeout: Self.patience, in: folder) == .taken)
         #expect(try await outcomes.next().get()?.authenticated != nil)
         #expect(outcomes.count == 1, "only the real redirect was handled")
         listening.cancel()
@@ -184,7 +188,7 @@ import Testing
         let mail = try #require(try await emulator.mail(to: email).last)
 
         let next = try client(emulator, environment: loopback.authEnvironmentId, redirectUrl: redirectUrl)
-        #expect(try await next.forwardRedirect(mail.link, timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await next.forwardRedirect(mail.link, timeout: Self.patience, in: folder) == .taken)
         let signedIn = try #require(try await signIn.value.authenticated)
         let forwarded = try #require(try await outcomes.next().get()?.authenticated)
         #expect(forwarded.session === signedIn.session)
@@ -201,7 +205,7 @@ import Testing
         let (_, listening) = try listen(running, in: folder)
         running.endWaits()
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        #expect(try await client(emulator).forwardRedirect(url, timeout: .seconds(5), in: folder) == .noInstance)
+        #expect(try await client(emulator).forwardRedirect(url, timeout: Self.patience, in: folder) == .noInstance)
         await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
         #expect(throws: PortalAuthSignInError.closed) { _ = try running.listenForRedirects(in: folder) }
         let (_, next) = try listen(try client(emulator), in: folder)

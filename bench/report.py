@@ -253,7 +253,8 @@ def main(results: str, library: str, out: str) -> None:
     text = [
         "# Benchmark results",
         "",
-        "Written by `make bench` (bench/run.sh); every figure is from one run on this machine.",
+        "Written by `make bench` (bench/run.sh) from the result lines kept in `bench/results.tsv`;",
+        "every figure is from one run on this machine unless the analysis below says otherwise.",
         "Contenders: `c-library` libportalauth from C; `py-blocking` / `py-async` the Python",
         "binding (`PortalAuth`, `AsyncPortalAuth`); `py-peer` `requests` (one Session, keep-alive)",
         "plus `keyring`; `c-floor` one reused libcurl easy handle (a multi handle for the",

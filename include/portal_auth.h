@@ -1073,9 +1073,9 @@ int32_t portal_auth_error_http_status(const portal_auth_error *error);
  *
  * It holds at most the body's first 512 characters, as UTF-8: bytes that are not UTF-8
  * appear as U+FFFD, and control characters other than tab, line feed and carriage return
- * as \xHH. It is what the server wrote, so it may repeat what the request carried (the
- * email address, the redirect URL, the environment id), which is never a secret. There is
- * no excerpt for an empty body, nor for any answer to a request that carried a secret (the
+ * as a backslash, an x and two hex digits. It is what the server wrote, so it may repeat
+ * what the request carried (the email address, the redirect URL, the environment id),
+ * which is never a secret. There is no excerpt for an empty body, nor for any answer to a request that carried a secret (the
  * grant exchanges of portal_auth_handle_redirect and of the sign-ins, and
  * portal_auth_verify_totp), whose body might echo it.
  *

@@ -25,7 +25,8 @@ for sanitizer in thread address; do
     swift build --build-tests --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer" 2>&1 | tail -n 1
     scripts/private-keyring.sh run swift test --skip-build --sanitize="$sanitizer" \
         --scratch-path ".build/sanitize-$sanitizer" --disable-xctest > "$work/$sanitizer" 2>&1 \
-        || { tail -n 80 "$work/$sanitizer"; fail "swift test --sanitize=$sanitizer"; }
+        || { grep -E -A 4 'recorded an issue|^✘ Test .* failed' "$work/$sanitizer" | head -n 60
+             tail -n 40 "$work/$sanitizer"; fail "swift test --sanitize=$sanitizer"; }
     grep -q -e "WARNING: ThreadSanitizer" -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" "$work/$sanitizer" \
         && { grep -A 30 -e "WARNING: ThreadSanitizer" -e "ERROR: .*Sanitizer" "$work/$sanitizer" | head -n 80; fail "$sanitizer sanitizer report"; }
     count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$work/$sanitizer" | tail -n 1)

@@ -41,7 +41,7 @@ import Testing
         #expect(bodies[0].keys.sorted() == ["email", "fromEmail", "redirectUrl", "templateId"])
     }
 
-    /// The email went out: whatever the body of a 2xx, the send succeeded (§2).
+    /// The email went out: whatever the body of a 2xx, the send succeeded (docs/protocol.md §2).
     @Test(arguments: [(200, ""), (200, "{}"), (200, #"{"data":null}"#), (200, "<html><body>Sent</body></html>"),
                       (202, "not json"), (204, "")])
     func aMagicLinkSendChecksOnlyTheStatus(status: Int, body: String) async throws {

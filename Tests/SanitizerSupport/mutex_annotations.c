@@ -10,6 +10,7 @@
 #if __has_feature(thread_sanitizer)
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,24 +28,29 @@ typedef __attribute__((swiftcall)) void lock_slow_fn(uint32_t, void *__attribute
 typedef __attribute__((swiftcall)) bool try_lock_slow_fn(void *__attribute__((swift_context)));
 typedef __attribute__((swiftcall)) void unlock_slow_fn(void *__attribute__((swift_context)));
 
-static void *library_function(const char *name) {
-    void *function = dlsym(RTLD_NEXT, name);
+/* The library's function of that name, looked up once into `slot`. Threads that contend
+ * for a first lock together may each look it up; the slot is atomic so that is no race. */
+static void *library_function(void *_Atomic *slot, const char *name) {
+    void *function = atomic_load_explicit(slot, memory_order_acquire);
+    if (function) return function;
+    function = dlsym(RTLD_NEXT, name);
     if (!function) abort();
+    atomic_store_explicit(slot, function, memory_order_release);
     return function;
 }
 
 __attribute__((swiftcall)) void lock_slow(uint32_t self_id, void *__attribute__((swift_context)) handle) __asm__(LOCK_SLOW);
 __attribute__((swiftcall)) void lock_slow(uint32_t self_id, void *__attribute__((swift_context)) handle) {
-    static lock_slow_fn *real;
-    if (!real) real = (lock_slow_fn *)library_function(LOCK_SLOW);
+    static void *_Atomic slot;
+    lock_slow_fn *real = (lock_slow_fn *)library_function(&slot, LOCK_SLOW);
     real(self_id, handle);
     __tsan_acquire(handle);
 }
 
 __attribute__((swiftcall)) bool try_lock_slow(void *__attribute__((swift_context)) handle) __asm__(TRY_LOCK_SLOW);
 __attribute__((swiftcall)) bool try_lock_slow(void *__attribute__((swift_context)) handle) {
-    static try_lock_slow_fn *real;
-    if (!real) real = (try_lock_slow_fn *)library_function(TRY_LOCK_SLOW);
+    static void *_Atomic slot;
+    try_lock_slow_fn *real = (try_lock_slow_fn *)library_function(&slot, TRY_LOCK_SLOW);
     bool locked = real(handle);
     if (locked) __tsan_acquire(handle);
     return locked;
@@ -52,8 +58,8 @@ __attribute__((swiftcall)) bool try_lock_slow(void *__attribute__((swift_context
 
 __attribute__((swiftcall)) void unlock_slow(void *__attribute__((swift_context)) handle) __asm__(UNLOCK_SLOW);
 __attribute__((swiftcall)) void unlock_slow(void *__attribute__((swift_context)) handle) {
-    static unlock_slow_fn *real;
-    if (!real) real = (unlock_slow_fn *)library_function(UNLOCK_SLOW);
+    static void *_Atomic slot;
+    unlock_slow_fn *real = (unlock_slow_fn *)library_function(&slot, UNLOCK_SLOW);
     __tsan_release(handle);
     real(handle);
 }

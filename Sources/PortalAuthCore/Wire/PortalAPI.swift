@@ -45,7 +45,7 @@ struct PortalAPI: Sendable {
         let path: String
         let body: [UInt8]
 
-        /// The payload of an enveloped body (§1).
+        /// The payload of an enveloped body (docs/protocol.md §1).
         func payload<Payload: ResponsePayload>() throws(PortalAuthError) -> Payload {
             try Envelope<Payload>.payload(of: body, path: path)
         }

@@ -50,7 +50,7 @@ fn a_tokio_async_fd_over_the_completion_descriptor_runs_every_completion_on_the_
     // SAFETY: the strings outlive portal_auth_new, which copies them; the client is freed below.
     unsafe {
         let mut options: ffi::portal_auth_options = mem::zeroed();
-        ffi::portal_auth_options_init(&mut options, mem::size_of::<ffi::portal_auth_options>() as isize);
+        ffi::portal_auth_options_init(&mut options, mem::size_of::<ffi::portal_auth_options>());
         options.auth_environment_id = environment.as_ptr();
         options.redirect_url = redirect.as_ptr();
         options.api_host = api_host.as_ptr();

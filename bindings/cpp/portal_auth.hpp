@@ -743,7 +743,8 @@ struct Hooks {
 /* A client of one auth environment (portal_auth). Every member may be called from any thread.
    Destroying it with calls in flight is safe: each still completes, exactly once, the way it
    was started. Each asynchronous member returns a Call, throws Error when the library refuses
-   to start it, and calls done exactly once otherwise. */
+   to start it, and calls done exactly once otherwise. A moved-from Client may only be
+   destroyed or assigned to. */
 class Client {
 public:
     /* Checks the options and makes the client, with no network or keyring I/O; throws Error

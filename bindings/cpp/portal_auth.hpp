@@ -670,6 +670,9 @@ struct Options {
     Storage storage = Storage::keyring();
     std::int32_t connect_timeout_ms = 0;          /* 0: 10,000 ms */
     std::int32_t request_timeout_ms = 0;          /* 0: 30,000 ms */
+    /* With the keyring: the application's reverse-DNS name ("com.example.App"), which makes
+       the keyring item the application's own. nullopt: none (portal_auth_options). */
+    std::optional<std::string> application_id;
 };
 
 /* ---- Completion models ------------------------------------------------------------------ */
@@ -764,6 +767,7 @@ public:
         raw.storage = options.storage.kind();
         raw.connect_timeout_ms = options.connect_timeout_ms;
         raw.request_timeout_ms = options.request_timeout_ms;
+        raw.application_id = detail::c_string(options.application_id, "application_id");
         bool released = false;
         detail::StoreBridge *bridge = nullptr;
         portal_auth_storage_callbacks callbacks{};

@@ -129,6 +129,15 @@ void error_fields() {
         named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("auth_environment_id");
     }
     CHECK(named);
+    named = false;
+    try {
+        pa::Options options = test::emulator_options("env-open");
+        options.application_id = "not reverse DNS";
+        pa::Client unnamed(options);
+    } catch (const pa::Error &error) {
+        named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("application_id");
+    }
+    CHECK(named);
 
     pa::Client open(test::emulator_options("env-open"));
     named = false;

@@ -10,8 +10,8 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium xdg-utils xvfb
           gcc g++ binutils valgrind cargo librust-tokio-dev
           clang gdb abigail-tools doxygen cmake meson ninja-build)
-# The benchmark's loopback server.
-[ "${1:-}" = bench ] && packages+=(nginx)
+# The benchmark's loopback server, and the libraries of its GNOME peer.
+[ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -29,7 +29,7 @@ import Testing
 
     /// The app can still show the user the URL: loginWithGoogle gives it.
     @Test func withNoProgramToStartTheSignInIsUnavailableAndSaysSo() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let nowhere = SystemBrowser(browser: "/nonexistent/browser:missing-browser %s", path: "/nonexistent")
         #expect(throws: SystemBrowser.NoBrowser.self) { try nowhere.open("http://127.0.0.1:1/", ephemeral: false) }
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func theFirstProgramFoundIsTheBrowser() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
         // curl as the browser: it loads the provider's page and follows the redirect.
         let curl = SystemBrowser(browser: "/nonexistent/browser:curl --silent --location --output /dev/null %s",

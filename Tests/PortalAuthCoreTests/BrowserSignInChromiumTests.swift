@@ -10,7 +10,7 @@ import Testing
     static let patience: Duration = .seconds(120)
 
     @Test func googleInChromiumSignsInAndPersistsTheSession() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = MemorySessionStorage()
         let (client, _, port) = try await loopbackClient(emulator, storage: storage)
         let chromium = try Chromium()
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func appleInChromiumReachesTheTotpStepAndPersistsNothing() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator, totp: true)
         let chromium = try Chromium()
         defer { chromium.stop() }
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func aProviderErrorInChromiumFailsWithItsTextEscapedOnThePage() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let error = #"<b>denied</b> & "x""#
         try await emulator.control(["oauthOutcome": "error", "oauthError": error])
         let (client, _, _) = try await loopbackClient(emulator)
@@ -73,7 +73,7 @@ import Testing
     /// or a stray navigation with no grant. Each is refused, the wait goes on, and the user's
     /// own callback completes the sign-in.
     @Test func hostileRequestsFromRealPagesDoNotCompleteTheSignIn() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let port = browser.port
         let attacker = try await emulator.grant(environment: browser.client.authEnvironmentId,
@@ -120,7 +120,7 @@ import Testing
     /// a page the user visited meanwhile planted another account's grant as an image, and was
     /// refused.
     @Test func aMagicLinkOpenedInChromiumSignsInWithNoPaste() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator, totp: true)
         let attacker = try await emulator.grant(environment: client.authEnvironmentId, email: uniqueEmail("attacker"))
         let planted = "http://127.0.0.1:\(port)/callback?token=\(attacker)&authMethod=EMAIL_MAGIC_LINK"

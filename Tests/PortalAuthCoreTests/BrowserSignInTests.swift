@@ -11,7 +11,7 @@ import Testing
         "http://127.0.0.1/callback", "http://127.0.0.2:8765/callback", "http://user@127.0.0.1:8765/callback",
     ])
     func aRedirectUrlThatIsNotLoopbackIsUnavailableBeforeAnyRequest(_ redirectUrl: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, redirectUrl: redirectUrl)
         let opener = RecordingOpener()
         client.setBrowserOpener(opener.opener)
@@ -40,7 +40,7 @@ import Testing
     /// A server that sends something else than a web page to open gets no browser started.
     @Test(arguments: ["file:///etc/passwd", "javascript:alert(document.cookie)", "--new-window=x", "myapp://auth"])
     func anAuthorizeURLThatIsNotAWebPageIsRefusedBeforeAnyBrowser(url: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let body = String(decoding: try JSONSerialization.data(withJSONObject: ["data": ["google": url]]), as: UTF8.self)
         try await emulator.fault("/oauth/urls", "malformed", ["body": body])
@@ -54,7 +54,7 @@ import Testing
     /// The opener runs on a thread of its own even when the sign-in runs on the library's I/O
     /// thread (as every C call does): it may block, and may call the library and wait.
     @Test func theOpenerRunsOffTheIOThreadAndMayCallTheLibraryAndWait() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
         let seen = Mutex<(thread: String, methods: AuthMethodsResult?)>(("", nil))
         // The opener holds the client, which holds the opener: let go when done.
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func aPortInUseIsUnavailableBeforeAnyRequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let taken = try LoopbackClient.occupy(browser.port)
         defer { close(taken) }
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func aFailedAuthorizeFetchPassesItsErrorThroughAndLeavesNothingBehind() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         try await emulator.fault("/oauth/urls", "status", ["status": 503])
         let error = await caught { _ = try await browser.client.signInWithGoogle() }
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func aSecondSignInOfTheClientIsRefusedWithoutARequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (first, _) = await browser.startSignIn()
 
@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func theTimeoutEndsTheWaitAsClosedWithNothingExchanged() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         await #expect(throws: PortalAuthSignInError.closed) {
             _ = try await browser.client.signInWithGoogle(timeout: .milliseconds(200))
@@ -161,7 +161,7 @@ import Testing
     }
 
     @Test func cancellationEndsTheWaitAsClosedWithNothingExchanged() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn(apple: true)
         signIn.cancel()
@@ -174,7 +174,7 @@ import Testing
     /// What portal_auth_free does: the wait ends at once, and the port is free when endWaits
     /// returns, for the next client of the same redirect URL.
     @Test func endWaitsEndsTheWaitAtOnceAndFreesThePort() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn()
         browser.client.endWaits()
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func theCallbackIsAnsweredWithAPageAndCompletesTheSignIn() async throws {
-        let browser = try await BrowserFixture(try Emulator.start())
+        let browser = try await BrowserFixture(try await Emulator.start())
         let (signIn, url) = await browser.startSignIn()
         #expect(await browser.opener.firstCall().ephemeral == false)
 
@@ -224,7 +224,7 @@ import Testing
     }
 
     @Test func theErrorPageEscapesTheProviderError() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn()
 
@@ -242,7 +242,7 @@ import Testing
     /// exchange): a stray or hostile request must not end the user's sign-in.
     @Test(arguments: ["", "?state=x&login_type=GOOGLE", "?token=abc&state=x"])
     func aCallbackWithNothingToExchangeLeavesTheWaitGoing(query: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn()
 
@@ -256,7 +256,7 @@ import Testing
     /// Another account's grant, sent by a page or a local process: only a top-level navigation
     /// to the listener's own authority could complete the sign-in with it.
     @Test func anAttackersGrantNeedsTheOwnHostAndATopLevelNavigation() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn()
         let attacker = try await emulator.grant(environment: browser.client.authEnvironmentId, email: uniqueEmail("attacker"), kind: "oauth")
@@ -277,7 +277,7 @@ import Testing
     }
 
     @Test func otherPathsAndMethodsAreRefusedAndTheWaitGoesOn() async throws {
-        let browser = try await BrowserFixture(try Emulator.start())
+        let browser = try await BrowserFixture(try await Emulator.start())
         let (signIn, url) = await browser.startSignIn()
         let origin = "http://127.0.0.1:\(browser.port)"
 
@@ -297,7 +297,7 @@ import Testing
     }
 
     @Test func hostileClientsDoNotStopTheRealCallback() async throws {
-        let browser = try await BrowserFixture(try Emulator.start())
+        let browser = try await BrowserFixture(try await Emulator.start())
         let (signIn, url) = await browser.startSignIn()
         let port = browser.port
 
@@ -325,7 +325,7 @@ import Testing
     }
 
     @Test func theGrantLockIsNotHeldWhileWaiting() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (signIn, _) = await browser.startSignIn()
 
@@ -339,7 +339,7 @@ import Testing
     }
 
     @Test func localhostListensOnBothLoopbackAddresses() async throws {
-        let browser = try await BrowserFixture(try Emulator.start(), host: "localhost")
+        let browser = try await BrowserFixture(try await Emulator.start(), host: "localhost")
         let (signIn, url) = await browser.startSignIn()
 
         let host = "localhost:\(browser.port)"

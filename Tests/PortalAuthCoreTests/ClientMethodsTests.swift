@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func sendMagicLinkChecksItsConfigurationAndEmailBeforeAnyRequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let unconfigured = try makeClient(emulator, magicLink: nil)
         await #expect(throws: PortalAuthError.magicLinkNotConfigured) { try await unconfigured.sendMagicLink("") }
         let client = try makeClient(emulator)
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func theEmailIsTrimmedAndLowercased() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await client.sendMagicLink("  Ada.Lovelace@Example.COM \n")
         let body = try #require(try await emulator.requests("/magic-links").first).jsonBody
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func authorizeUrlsAreFetchedFreshEveryTime() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         let google = try await client.loginWithGoogle().authorizeUrl
         let apple = try await client.loginWithApple().authorizeUrl
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func aBlankAuthorizeUrlIsUnavailableAndOneWithSpacesIsTrimmed() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await emulator.fault("/oauth/urls", "malformed", ["body": #"{"data":{"google":"  ","apple":" https://a.example/x \n"}}"#])
         await #expect(throws: PortalAuthError.authMethodUnavailable(.google)) { _ = try await client.loginWithGoogle() }

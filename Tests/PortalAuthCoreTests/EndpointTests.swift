@@ -5,7 +5,7 @@ import Testing
 /// docs/protocol.md §2: endpoints, query encoding on the wire, the two remaps.
 @Suite struct EndpointTests {
     @Test func getMethodsDropsUnknownMethods() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/methods", "malformed", ["body": #"{"data":{"allowedAuthMethods":["GOOGLE","PASSKEY","APPLE","google"],"autoCreateWallet":true}}"#])
         let client = try makeClient(emulator)
         #expect(try await client.getMethods() == AuthMethodsResult(allowedAuthMethods: [.google, .apple], autoCreateWallet: true))
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func theRedirectUrlQueryIsEncodedByteByByte() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let redirect = "http://127.0.0.1:8765/cb~x/a b+c?q=1"
         try await emulator.addEnvironment([
             "id": "env-encoding", "allowedMethods": ["GOOGLE", "APPLE"], "redirectUrls": [redirect],
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func isAccountAbstractedIsSentOnlyWhenConfigured() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         for setting in [nil, false, true] as [Bool?] {
             let client = try makeClient(emulator, isAccountAbstracted: setting)
             _ = try await client.loginWithGoogle()
@@ -45,7 +45,7 @@ import Testing
     @Test(arguments: [(200, ""), (200, "{}"), (200, #"{"data":null}"#), (200, "<html><body>Sent</body></html>"),
                       (202, "not json"), (204, "")])
     func aMagicLinkSendChecksOnlyTheStatus(status: Int, body: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/magic-links", "status", ["status": status, "body": body])
         try await makeClient(emulator).sendMagicLink(uniqueEmail())
         // The envelope rule still holds for the other endpoints.
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func anErrorStatusCarriesTheServersReason() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let reason = #"{"error":"redirectUrl is not allow-listed"}"#
         try await emulator.fault("/magic-links", "status", ["status": 400, "body": reason])
         let error = await caught { try await makeClient(emulator).sendMagicLink(uniqueEmail()) }
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func theRemapCutsTheMessageTo200Characters() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let long = String(repeating: "é", count: 300)
         try await emulator.fault("/oauth/urls", "status", ["status": 400, "body": #"{"error":"\#(long)"}"#])
         let client = try makeClient(emulator, isAccountAbstracted: true)
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func otherFour100sPassThroughUnchanged() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         // Account abstraction not requested (nil and false): the same 400 is not remapped.
         for setting in [nil, false] as [Bool?] {
             try await emulator.fault("/magic-links", "status", ["status": 400, "body": #"{"error":"nope"}"#])
@@ -122,7 +122,7 @@ import Testing
 
     @Test(arguments: [#"{"data":{}}"#, #"{"data":{"clientSessionToken":"  ","clientId":"c"}}"#])
     func aTotpAnswerWithoutTokenIsMalformed(body: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
         try await emulator.fault("/totps/validations", "malformed", ["body": body])

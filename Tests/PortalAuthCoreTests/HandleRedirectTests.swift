@@ -5,7 +5,7 @@ import Testing
 /// docs/protocol.md §3 handleRedirect, in its order, and grant response handling.
 @Suite struct HandleRedirectTests {
     @Test func urlsThatAreNotOursReturnNothingWithoutARequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (valid, _) = try await grantRedirect(emulator, environment: Env.open)
         let notOurs = [
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func theLengthLimitCountsUTF16CodeUnits() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (valid, _) = try await grantRedirect(emulator, environment: Env.open)
         // 8192 code units exactly is still considered; one more is not ours.
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func theLengthLimitIsNotACharacterCount() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (valid, _) = try await grantRedirect(emulator, environment: Env.open)
         // 4,100 emoji: 4,100 Characters but 8,200 UTF-16 code units.
@@ -57,7 +57,7 @@ import Testing
     @Test(arguments: [("error=oauth_failed", "oauth_failed"), ("error=", ""), ("token=t&login_type=GOOGLE&error=x", "x"),
                       ("error=a+b%20c", "a b c")])
     func anErrorParameterFailsWithoutARequest(query: String, expected: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         await #expect(throws: PortalAuthError.authenticationFailed(error: expected)) {
             _ = try await client.handleRedirect(appRedirect + "?" + query)
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func routesByTheMarker() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let magic = try await emulator.grant(environment: Env.open, email: uniqueEmail(), kind: "magic")
         let oauth = try await emulator.grant(environment: Env.open, email: uniqueEmail(), kind: "oauth")
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func theLastTokenWins() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let grant = try await emulator.grant(environment: Env.open, email: uniqueEmail())
         let result = try await client.handleRedirect(appRedirect + "?token=stale&authMethod=EMAIL_MAGIC_LINK&token=\(grant)")
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func aSignedInAnswerNeedsAnEndUserId() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_1","endUserId":"  "}}"#])
         await #expect(throws: PortalAuthError.malformedResponse(path: "/api/v3/auth/oauth/tokens", missing: "endUserId")) {
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func aUserJwtWithoutSessionIsTheTotpStep() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":" ","userJwt":"a.b.c","totpLink":"","clientId":"c"}}"#])
         let step = try #require(try await client.handleRedirect(appRedirect + "?token=t1&login_type=GOOGLE")?.totpStep)
@@ -121,7 +121,7 @@ import Testing
 
     @Test(arguments: [#"{"data":{}}"#, #"{"data":{"endUserId":"eu","clientSessionToken":"","userJwt":"  "}}"#])
     func neitherIsAnInvalidGrantResponse(body: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await emulator.fault("/magic-links/validations", "malformed", ["body": body])
         await #expect(throws: PortalAuthError.invalidGrantResponse) {
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func aSignedInResultCarriesTheResponseFields() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_9","endUserId":"eu_9","clientId":" ","isAccountAbstracted":true}}"#])
         let result = try #require(try await client.handleRedirect(appRedirect + "?token=t1&login_type=APPLE")?.authenticated)

@@ -61,7 +61,7 @@ struct KeyringTests {
     }
 
     @Test func aStoppedDaemonFailsTransientlyAndRedeliveryFinishesTheWrite() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let auth = try client(emulator)
         let first = try await signIn(auth, emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
@@ -80,7 +80,7 @@ struct KeyringTests {
     }
 
     @Test func aStoppedDaemonDuringVerifyTotpIsFinishedByVerifyingAgain() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let auth = try client(emulator, Env.demo)
         let step = try #require(try await auth.handleRedirect(magicLinkRedirect(auth, emulator, email: uniqueEmail()))?.totpStep)
         try PrivateKeyring.control("stop")

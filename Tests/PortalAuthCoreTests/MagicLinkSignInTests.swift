@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func theBrowserBringsTheRedirectAndThePageSaysTheSignInIsDone() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let email = uniqueEmail("magic")
         let (signIn, mail) = try await startSignIn(client, emulator, email: email)
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func theTotpStepSendsTheUserBackToTheApplicationForTheCode() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator, totp: true)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("totp"))
 
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func aFailedExchangeFailsTheSignInAndThePageSaysSo() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
         try await emulator.fault("/magic-links/validations", "status", ["status": 503])
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("failed"))
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func itsChecksComeInTheirOrderBeforeAnyEmail() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, redirectUrl, port) = try await loopbackClient(emulator)
         let environment = client.authEnvironmentId
         await #expect(throws: PortalAuthError.invalidArgument(name: "timeout")) {
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func oneSignInAtATimeWithTheBrowserSignIns() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
         let (browserSignIn, _) = await browser.startSignIn()
         await #expect(throws: PortalAuthSignInError.signInInProgress) {
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func aTimeoutClosesItWithNothingExchangedAndReleasesTheGuard() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let email = uniqueEmail("timeout")
         await #expect(throws: PortalAuthSignInError.closed) {
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func cancellationClosesItWithNothingExchanged() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("cancel"))
         signIn.cancel()
@@ -148,7 +148,7 @@ import Testing
     }
 
     @Test func aRedirectHandledMeanwhileCompletesItOnceWithTheSameSession() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("pasted"))
 
@@ -169,7 +169,7 @@ import Testing
     }
 
     @Test func aPastedRedirectThatFailsFailsTheSignInToo() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("spent"))
         try await emulator.fault("/magic-links/validations", "status", ["status": 401])
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func hostileRequestsNeitherCompleteNorEndTheWait() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("hostile"))
         let idle = try (0..<20).map { _ in try LoopbackClient.connect(port) }
@@ -204,7 +204,7 @@ import Testing
     }
 
     @Test func endWaitsClosesItAtOnceAndFreesThePortForTheNextClient() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (client, redirectUrl, port) = try await loopbackClient(emulator)
         let (signIn, _) = try await startSignIn(client, emulator, email: uniqueEmail("freed"))
         client.endWaits()

@@ -9,7 +9,7 @@ import Testing
 extension KeyringTests {
     @Suite struct ProxyTests {
         @Test func requestsGoThroughHttpProxy() async throws {
-            let emulator = try Emulator.start()
+            let emulator = try await Emulator.start()
             let (status, printed) = try runDemo(apiHost: "http://portal.test", proxy: emulator.baseURL)
             #expect(status == 0, "\(printed)")
             #expect(printed.contains("Signed in: endUserId eu_"))
@@ -21,8 +21,8 @@ extension KeyringTests {
         /// A proxy would carry the grant in cleartext off the machine: a loopback API host is
         /// always reached directly.
         @Test func aLoopbackApiHostIsNeverReachedThroughAProxy() async throws {
-            let api = try Emulator.start()
-            let proxy = try Emulator.start()
+            let api = try await Emulator.start()
+            let proxy = try await Emulator.start()
             for host in [api.baseURL, api.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")] {
                 let (status, printed) = try runDemo(apiHost: host, proxy: proxy.baseURL)
                 #expect(status == 0, "\(host): \(printed)")

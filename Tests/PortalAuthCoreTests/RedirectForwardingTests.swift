@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aForwardedRedirectReachesTheRunningClientAndASecondReplays() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let running = try client(emulator)
         let (outcomes, listening) = try listen(running, in: folder)
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aURLForAnotherRedirectIsRefusedAndNothingIsSent() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let (outcomes, listening) = try listen(try client(emulator), in: folder)
         let next = try client(emulator)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func withNoInstanceRunningTheNextInstanceIsToldSo() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let next = try client(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func oneInstanceListensAtATime() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let (_, listening) = try listen(try client(emulator), in: folder)
         #expect(throws: PortalAuthSignInError.unavailable(reason: .channelInUse, detail: nil)) {
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func aRuntimeFolderOthersCanReachIsRefusedAtBothEnds() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         chmod(folder, 0o755)
         let unsafe = PortalAuthSignInError.unavailable(reason: .runtimeDirectoryUnsafe, detail: "\(folder) has mode 755, not 700")
@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func hostileLocalClientsCannotStallTheChannel() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let (outcomes, listening) = try listen(try client(emulator), in: folder)
         let path = try RedirectChannel(applicationId: Self.application, environmentId: Env.open, runtimeDirectory: folder).socketPath
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func aForwardedMagicLinkCompletesTheSignInThatWaitsForIt() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let (loopback, redirectUrl, port) = try await loopbackClient(emulator)
         let running = try client(emulator, environment: loopback.authEnvironmentId, redirectUrl: redirectUrl)
@@ -199,7 +199,7 @@ import Testing
     }
 
     @Test func endWaitsEndsListeningAndReleasesTheChannel() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let running = try client(emulator)
         let (_, listening) = try listen(running, in: folder)

@@ -5,7 +5,7 @@ import Testing
 /// docs/protocol.md §5: the replay memo, persist before return, the grant lock, cancellation.
 @Suite struct ReplayAndPersistenceTests {
     @Test func aRedeliveredGrantReplaysTheSameSessionWithoutARequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
         let first = try #require(try await client.handleRedirect(url)?.authenticated)
@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func aFailedExchangeIsNotRemembered() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
         try await emulator.fault("/magic-links/validations", "status", ["status": 503])
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func aTotpStepReplaysUntilVerifiedThenTheSession() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         let url = try await magicLinkRedirect(client, emulator, email: uniqueEmail())
         let step = try #require(try await client.handleRedirect(url)?.totpStep)
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aWrongCodeDoesNotConsumeTheJwt() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
         await #expect(throws: PortalRequestsError.unauthorized) {
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func theCodeIsPostedVerbatimAndABadJwtCostsNoRequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         await #expect(throws: PortalAuthError.invalidUserJwt(detail: UserJwt.malformed)) {
             _ = try await client.verifyTotp("123456", userJwt: "  ")
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func aFailedWriteIsRetriedByRedeliveryWithoutARequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = FlakyStorage()
         let client = try makeClient(emulator, storage: storage)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func aFailedTotpWriteIsFinishedByVerifyingAgainWithoutARequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = FlakyStorage()
         let client = try makeClient(emulator, environment: Env.demo, storage: storage)
         let url = try await magicLinkRedirect(client, emulator, email: uniqueEmail())
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func aNewerSignInSettlesPendingWrites() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = FlakyStorage()
         let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
 
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func aNewerSignInWithoutTotpAlsoSettlesAPendingTotpWrite() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = FlakyStorage()
         let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
 
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func theMemoMatchesTheGrantByteForByte() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_1","endUserId":"eu_1"}}"#])
         // Precomposed and decomposed é: canonically equivalent, different grants.
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func aCallQueuedBehindTheConnectionLimitCanStillBeCancelled() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let limit = HTTPEngine.maxConnectionsPerOrigin
         try await emulator.fault("/methods", "hold", count: limit)
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func anInvalidatedRememberedSessionIsNotHandedBack() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
         let result = try #require(try await client.handleRedirect(url)?.authenticated)
@@ -169,7 +169,7 @@ import Testing
     }
 
     @Test func twoConcurrentDeliveriesMakeOneRequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
         let first = try await heldExchange(client, emulator, url)
@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test func clearWaitsForAnInFlightExchange() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func cancellingBeforeTheRequestIsSentMakesNoRequest() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         let (held, _) = try await grantRedirect(emulator, environment: Env.open)
         let (waiting, _) = try await grantRedirect(emulator, environment: Env.open)
@@ -213,7 +213,7 @@ import Testing
     }
 
     @Test func cancellingAfterTheRequestIsSentStillPersists() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func restoreReadsTheStoreOnly() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         #expect(try await client.restoreSession() == nil)
@@ -240,7 +240,7 @@ import Testing
     }
 
     @Test func clearDeletesTheEntryAndForgetsTheMemo() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
@@ -252,7 +252,7 @@ import Testing
     }
 
     @Test func clearForgetsAPendingTotpWrite() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let storage = FlakyStorage()
         let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
         try await client.clearPersistedSession()

@@ -6,7 +6,7 @@ import Testing
 /// requests or injects faults has an emulator of its own.
 @Suite struct TransportTests {
     @Test func everyRequestCarriesTheHeadersAndOnlyTotpABearer() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         _ = try await client.getMethods()
         _ = try await client.loginWithGoogle()
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func unsetOptionalFieldsAreOmittedNeverNull() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let plain = try makeClient(emulator)
         try await plain.sendMagicLink(uniqueEmail())
         let abstracted = try makeClient(emulator, isAccountAbstracted: false)
@@ -52,7 +52,7 @@ import Testing
     @Test(arguments: ["not json", "{}", #"{"data":null}"#, #"{"data":[1]}"#, #"{"data":{"allowedAuthMethods":"GOOGLE"}}"#,
                       #"{"data":{"autoCreateWallet":"yes"}}"#, "[]", ""])
     func aBrokenEnvelopeIsMalformedResponse(body: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/methods", "malformed", ["body": body])
         let client = try makeClient(emulator)
         await #expect(throws: PortalAuthError.malformedResponse(path: "/api/v3/auth/methods", missing: nil)) {
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func absentFieldsAreAbsentAndUnknownKeysIgnored() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/methods", "malformed", ["body": #"{"data":{"extra":{"x":[1,2]}},"meta":1}"#])
         let client = try makeClient(emulator)
         let methods = try await client.getMethods()
@@ -69,14 +69,14 @@ import Testing
     }
 
     @Test func unauthorizedIsTheTransportsOwn401() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: "env-unknown")
         await #expect(throws: PortalRequestsError.unauthorized) { try await client.getMethods() }
     }
 
     @Test(arguments: [400, 403, 404, 409, 500, 502, 503])
     func otherStatusesPassThroughWithTheirStatus(status: Int) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/methods", "status", ["status": status])
         let client = try makeClient(emulator)
         let error = await caught { _ = try await client.getMethods() }
@@ -90,7 +90,7 @@ import Testing
     /// single-use grant or a magic-link email must not go out twice.
     @Test(arguments: ["drop", "status"])
     func nothingIsRetried(kind: String) async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         // Warm a keep-alive connection, so the next requests go over a reused one.
         _ = try await client.getMethods()
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func aDroppedConnectionIsANetworkErrorWithoutStatus() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/methods", "drop")
         let client = try makeClient(emulator)
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func aRefusedConnectionIsANetworkError() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         emulator.stop()
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func theOverallTimeoutEndsASlowResponse() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         try await emulator.fault("/methods", "hold")
         let client = try makeClient(emulator, timeouts: Timeouts(connect: .seconds(5), total: .milliseconds(300)))
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test func bodiesOverOneMebibyteAreRefused() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let huge = #"{"data":{"allowedAuthMethods":[],"pad":""# + String(repeating: "x", count: 2 << 20) + #""}}"#
         try await emulator.fault("/methods", "malformed", ["body": huge])
         let client = try makeClient(emulator)
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func anErrorOfACredentialRequestKeepsNoExcerpt() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let (url, grant) = try await grantRedirect(emulator, environment: Env.open)
         try await emulator.fault("/magic-links/validations", "status", ["status": 500, "body": "echo: \(grant)"])
         let client = try makeClient(emulator)
@@ -166,7 +166,7 @@ import Testing
     }
 
     @Test func connectionsAreReused() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let client = try makeClient(emulator)
         for _ in 0..<20 { _ = try await client.getMethods() }
         let sequence = try await emulator.requests("/methods").map(\.peerPort)
@@ -184,7 +184,7 @@ import Testing
                              "-out", folder.appendingPathComponent("cert.pem").path])
         #expect(status == 0)
 
-        let emulator = try Emulator.start(arguments: ["--tls-cert", folder.appendingPathComponent("cert.pem").path,
+        let emulator = try await Emulator.start(arguments: ["--tls-cert", folder.appendingPathComponent("cert.pem").path,
                                                       "--tls-key", folder.appendingPathComponent("key.pem").path])
         #expect(emulator.baseURL.hasPrefix("https://"))
         let client = try makeClient(emulator)

@@ -17,8 +17,15 @@ final class Emulator: Sendable {
             .deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// Starts an emulator and waits for its "listening" line.
-    static func start(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
+    /// Starts an emulator and waits for its "listening" line, on a thread of its own: the
+    /// tests run in parallel on the cooperative pool (one thread a core), and a pool thread
+    /// blocked while Python starts would stall every other test's tasks, listeners included.
+    static func start(config: String? = nil, arguments extra: [String] = []) async throws -> Emulator {
+        try await LoopbackClient.offThePool { try startBlocking(config: config, arguments: extra) }
+    }
+
+    /// As `start`, blocking the calling thread until the emulator listens.
+    static func startBlocking(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
         LogAudit.installed
         var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]
         if let config {
@@ -171,7 +178,7 @@ final class SharedEmulator: Sendable {
     private let instance: Result<Emulator, any Error>
 
     init() {
-        instance = Result { try Emulator.start() }
+        instance = Result { try Emulator.startBlocking() }
     }
 
     func get() throws -> Emulator { try instance.get() }

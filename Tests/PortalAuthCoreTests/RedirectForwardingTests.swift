@@ -8,9 +8,9 @@ import Testing
 /// own (mode 0700), so the channels of tests running together never meet.
 @Suite struct RedirectForwardingTests {
     static let application = "com.example.Forwarding"
-    /// How long a forward may wait for the running instance here. Generous: the tests run in
-    /// parallel with others that hold the cooperative pool, on which the listener's `run`
-    /// goes, so only a broken channel makes a forward wait this long.
+    /// How long a forward may wait for the running instance here (the library's default is
+    /// 5 s). Generous, as the tests run in parallel on a loaded machine: only a broken
+    /// channel makes a forward wait this long.
     static let patience: Duration = .seconds(60)
 
     /// A runtime folder as the desktop session makes one: the user's, mode 0700.

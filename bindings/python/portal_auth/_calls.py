@@ -1,4 +1,5 @@
-"""Asynchronous C calls as blocking calls and as awaitables, completed on Python's threads.
+"""Asynchronous C calls as blocking calls, completed on Python's threads (_awaited makes them
+awaitables on the same terms).
 
 Every client sends its completions to the library's completion queue
 (portal_auth_set_completion_queue), so the library never enters Python on a thread of its
@@ -13,40 +14,89 @@ callback turns the borrowed C values into Python objects at once and marks the c
 finished; once the run is over, the thread that ran it wakes the call's waiter: nothing to
 do for its own blocking call, another thread's through that thread's eventfd, an awaiting
 task by resuming it (from its loop's reader) or through call_soon_threadsafe.
+
+At exit every call in flight is cancelled, and exit waits only for those whose end must be
+seen: the exchanges (docs/protocol.md §5: one on the wire still persists its session), and,
+while the library holds a session store of the application's, every call (the library
+calls that store, and releases it, on its threads; _threads). Each wait lasts at most the
+call's request timeout. The rest are left to the library: their completions stay queued.
 """
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import itertools
 import os
 import select
-import threading
-from collections.abc import Callable, Coroutine
-from typing import Any, Generic, TypeVar
 
-from . import _log, _native, _threads, errors
+from . import _error_handles, _log, _native, _threads, errors
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Generic, TypeVar
 
-# starter(callback, user_data, out_call) -> code: calls one portal_auth_* function with the
-# C function pointer, the call's key as user_data, and where to store the call handle.
-Starter = Callable[[Any, int, ctypes.c_void_p], int]
+    T = TypeVar("T")
+
+    # starter(callback, user_data, out_call) -> code: calls one portal_auth_* function with
+    # the C function pointer, the call's key as user_data, and where to store the call handle.
+    Starter = Callable[[Any, int, ctypes.c_void_p], int]
+else:
+    # The generic classes below are generic for the type checkers only: subscripting them
+    # at run time gives the class itself, and typing (several milliseconds to import) is
+    # never loaded.
+    class Generic:
+        __slots__ = ()
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
+    T = None
+
+DEFAULT_TIMEOUT = _native.DEFAULT_REQUEST_TIMEOUT_MS / 1000
 
 
 def _nobody() -> None:
     pass
 
 
+class Start(Generic[T]):
+    """One call to make: the callback that reads its outcome, how to start it, and how it
+    ends. `persists`: an exchange, whose end exit waits for (within `timeout` seconds, the
+    client's request timeout). `settle_on_cancel`: a cancelled waiter still waits for the
+    library to end the call (a browser sign-in: its listener closed, its guard released).
+    `group` tags the call for cancel_group."""
+
+    __slots__ = ("callback", "starter", "persists", "settle_on_cancel", "group", "timeout")
+
+    def __init__(
+        self,
+        callback: Callback[T],
+        starter: Starter,
+        *,
+        persists: bool = False,
+        settle_on_cancel: bool = False,
+        group: object = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.callback = callback
+        self.starter = starter
+        self.persists = persists
+        self.settle_on_cancel = settle_on_cancel
+        self.group = group
+        self.timeout = timeout
+
+
 class _Call:
     """One call in flight: its C call handle (to cancel), its outcome once the callback has
     read it, and how to wake its waiter."""
 
-    __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake")
+    __slots__ = ("start", "lock", "handle", "finished", "value", "error", "wake")
 
-    def __init__(self, group: object) -> None:
-        self.group = group
-        self.lock = threading.Lock()
+    def __init__(self, start: Start[Any]) -> None:
+        self.start = start
+        self.lock = _thread.allocate_lock()
         self.handle: int | None = None
         self.finished = False
         self.value: Any = None
@@ -86,15 +136,16 @@ class _Waiter:
     __slots__ = ("thread", "fd", "poller")
 
     def __init__(self) -> None:
-        self.thread = threading.get_ident()
+        self.thread = _thread.get_ident()
         self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self.poller = select.poll()
         self.poller.register(queue_fd(), select.POLLIN)
         self.poller.register(self.fd, select.POLLIN)
 
-    def wait(self) -> None:
-        """Until the queue has completions or another thread woke this one (interruptible)."""
-        for fd, _ in self.poller.poll():
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the queue has completions, another thread woke this one, or `timeout`
+        seconds passed (interruptible)."""
+        for fd, _ in self.poller.poll(None if timeout is None else max(timeout, 0.0) * 1000):
             if fd == self.fd:
                 try:
                     os.eventfd_read(self.fd)
@@ -103,7 +154,7 @@ class _Waiter:
 
     def wake(self) -> None:
         """From any thread: ends this thread's wait, unless this is that thread."""
-        if threading.get_ident() != self.thread:
+        if _thread.get_ident() != self.thread:
             os.eventfd_write(self.fd, 1)
 
     def __del__(self) -> None:
@@ -111,7 +162,7 @@ class _Waiter:
 
 
 # Per thread: its waiter, and the calls that the run under way on it has finished.
-_local = threading.local()
+_local = _thread._local()
 _queue_fd: int | None = None
 
 
@@ -155,9 +206,9 @@ def run() -> None:
 
 
 _registry: dict[int, _Call] = {}
-_registry_lock = threading.Lock()
+_registry_lock = _thread.allocate_lock()
 _keys = itertools.count(1)
-_exit_waiter: _Waiter | None = None  # set while exit drains the calls in flight
+_exit_waiter: _Waiter | None = None  # set while exit waits for calls in flight
 
 
 def _register(call: _Call) -> int:
@@ -170,15 +221,10 @@ def _register(call: _Call) -> int:
 def _unregister(key: int) -> _Call | None:
     with _registry_lock:
         call = _registry.pop(key, None)
-        if _exit_waiter is not None and not _registry:
-            _exit_waiter.wake()
-        return call
-
-
-def check(error: int | None) -> None:
-    """Raises the exception of a borrowed error handle, if any."""
-    if error:
-        raise errors.from_handle(error)
+        waiter = _exit_waiter
+    if waiter is not None:
+        waiter.wake()
+    return call
 
 
 class Callback(Generic[T]):
@@ -204,8 +250,8 @@ class Callback(Generic[T]):
                 call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
             finally:
                 call.finish()
-                # Only once read: when exit finds the registry empty, every session these
-                # calls made is in the session map, which exit releases next.
+                # Only once read: when exit finds the calls it waits for gone, every session
+                # they made is in the session map, which exit releases next.
                 _unregister(key or 0)
                 ran = getattr(_local, "ran", None)
                 if ran is None:  # a run of the queue by code other than this module's
@@ -218,7 +264,7 @@ class Callback(Generic[T]):
 
 
 def _done(error: int | None) -> None:
-    check(error)
+    _error_handles.check(error)
 
 
 DONE = Callback(_native.DONE_FN, _done)
@@ -227,23 +273,24 @@ DONE = Callback(_native.DONE_FN, _done)
 def cancel_group(group: object) -> None:
     """Cancels every call in flight that was started with `group`."""
     with _registry_lock:
-        members = [call for call in _registry.values() if call.group is group]
+        members = [call for call in _registry.values() if call.start.group is group]
     for call in members:
         call.cancel()
 
 
-def _start(call: _Call, callback: Callback[Any], starter: Starter) -> None:
+def begin(call: _Call) -> None:
+    """Starts the call (its waker set), or raises what the library refused it with."""
     _log.pass_level()  # before the call: its lines are filtered by the level now
     key = _register(call)
     out_call = ctypes.c_void_p()
     try:
-        code = starter(callback.pointer, key, out_call)
+        code = call.start.starter(call.start.callback.pointer, key, out_call)
     except BaseException:
         _unregister(key)
         raise
     if code != _native.OK:
         _unregister(key)  # the library never calls back for a refused call
-        raise errors.from_code(code, "")
+        raise _error_handles.from_code(code, "")
     call.started(out_call.value)
 
 
@@ -253,58 +300,53 @@ def _wait(call: _Call, waiter: _Waiter) -> None:
         run()
 
 
-def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
+def blocking(start: Start[T]) -> T:
     """Starts the call and waits for its outcome, running the completion queue meanwhile. An
     interruption (Ctrl-C) cancels the call on the terms of docs/protocol.md §5 and
-    propagates; with `settle_on_cancel`, only once the library has ended the call (a browser
-    sign-in: its listener closed, its guard released). `group` tags the call for
-    cancel_group."""
-    call = _Call(group)
+    propagates; with `settle_on_cancel`, only once the library has ended the call."""
+    call = _Call(start)
     waiter = _waiter()
     call.wake = waiter.wake
-    _start(call, callback, starter)
+    begin(call)
     try:
         _wait(call, waiter)
     except BaseException:
         if not call.finished:
             call.cancel()
-            if settle_on_cancel:
+            if start.settle_on_cancel:
                 _wait(call, waiter)
         raise
     result: T = call.outcome()
     return result
 
 
-def awaiting(
-    callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None
-) -> Coroutine[Any, Any, T]:
-    """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
-    task cancels the call (a request already sent still completes, and its session is
-    persisted) and raises asyncio.CancelledError in the task: at once, or with
-    `settle_on_cancel` once the library has ended the call (see blocking)."""
-    from . import _awaited  # imports asyncio, so only here: blocking users skip its ~60 ms
-
-    return _awaited.awaiting(callback, starter, settle_on_cancel, group)
+def _settling(everything: bool) -> list[_Call]:
+    with _registry_lock:
+        return [call for call in _registry.values() if everything or call.start.persists]
 
 
 def _drain() -> None:
-    """At exit: cancels what has not been sent and runs the queue until every call in flight
-    has completed (an exchange in flight still persists its session)."""
+    """At exit: cancels every call in flight at once, then runs the queue until the calls it
+    must see end have ended, or their request timeout has passed."""
     global _exit_waiter
     with _registry_lock:
-        if not _registry:
-            return
-        waiting = list(_registry.values())
-    for call in waiting:
+        calls = list(_registry.values())
+    for call in calls:
         call.cancel()
+    # With a store of the application's held, every call may still call it, or release it.
+    everything = bool(_threads.held)
+    waited = _settling(everything)
+    if not waited:
+        if everything:
+            _threads.settle_within(DEFAULT_TIMEOUT)
+        return
+    _threads.settle_within(max(call.start.timeout for call in waited))
+    _log.debug("exit: waiting at most %.1f s for %d calls in flight", _threads.remaining(), len(waited))
     waiter = _waiter()
     with _registry_lock:
-        _exit_waiter = waiter  # the thread that finishes the last call wakes this one
-    while True:
-        with _registry_lock:
-            if not _registry:
-                return
-        waiter.wait()
+        _exit_waiter = waiter  # a thread that finishes a call wakes this one
+    while _settling(everything) and _threads.remaining() > 0:
+        waiter.wait(_threads.remaining())
         run()
 
 

@@ -3,22 +3,34 @@ callback into the result types."""
 
 from __future__ import annotations
 
-from . import _calls, _native
-from .results import AuthenticatedResult, AuthMethod, AuthMethodsResult, AuthorizeUrlResult, TotpRequiredResult
+from . import _calls, _error_handles, _native
+from .results import AuthenticatedResult, AuthMethodsResult, AuthorizeUrlResult, TotpRequiredResult
 from .session import PortalSession
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._auth_method import AuthMethod
 
-# The methods by their C names: a lookup, where calling the enum would cost a few times more.
-_METHODS = {method.value.encode(): method for method in AuthMethod}
+# The methods by their C names, made by the first get_methods (with the enum): a lookup,
+# where calling the enum would cost a few times more.
+_METHODS: dict[bytes, AuthMethod] = {}
 
 
 def _method(name: bytes | None) -> AuthMethod:
+    if not _METHODS:
+        from ._auth_method import AuthMethod
+
+        _METHODS.update({method.value.encode(): method for method in AuthMethod})
     known = _METHODS.get(name or b"")
-    return AuthMethod(_native.required_text(name)) if known is None else known
+    if known is None:
+        from ._auth_method import AuthMethod
+
+        return AuthMethod(_native.required_text(name))
+    return known
 
 
 def _methods(methods: int | None, error: int | None) -> AuthMethodsResult:
-    _calls.check(error)
+    _error_handles.check(error)
     lib = _native.lib()
     count = int(lib.portal_auth_methods_count(methods))
     return AuthMethodsResult(
@@ -28,12 +40,12 @@ def _methods(methods: int | None, error: int | None) -> AuthMethodsResult:
 
 
 def _authorize_url(url: bytes | None, error: int | None) -> AuthorizeUrlResult:
-    _calls.check(error)
+    _error_handles.check(error)
     return AuthorizeUrlResult(authorize_url=_native.required_text(url))
 
 
 def _result(result: int | None, error: int | None) -> AuthenticatedResult | TotpRequiredResult | None:
-    _calls.check(error)
+    _error_handles.check(error)
     if not result:
         return None
     lib = _native.lib()
@@ -52,7 +64,7 @@ def _result(result: int | None, error: int | None) -> AuthenticatedResult | Totp
 
 
 def _session(session: int | None, error: int | None) -> PortalSession | None:
-    _calls.check(error)
+    _error_handles.check(error)
     return PortalSession._of(session) if session else None
 
 

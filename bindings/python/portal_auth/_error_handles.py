@@ -31,6 +31,10 @@ from .errors import (
     Unauthorized,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # The codes whose error carries no field but its message.
 _SIMPLE: dict[int, type[PortalAuthError]] = {
     _native.E_MAGIC_LINK_NOT_CONFIGURED: MagicLinkNotConfigured,
@@ -46,51 +50,68 @@ _SIMPLE: dict[int, type[PortalAuthError]] = {
 
 
 
+class _Fields:
+    """The fields of a borrowed error handle, read on demand."""
+
+    __slots__ = ("lib", "error")
+
+    def __init__(self, lib: ctypes.CDLL, error: int) -> None:
+        self.lib, self.error = lib, error
+
+    def text(self, field: str) -> str:
+        return _native.required_text(getattr(self.lib, f"portal_auth_error_{field}")(self.error))
+
+    def optional(self, field: str) -> str | None:
+        return _native.text(getattr(self.lib, f"portal_auth_error_{field}")(self.error))
+
+    def number(self, field: str) -> int:
+        return int(getattr(self.lib, f"portal_auth_error_{field}")(self.error))
+
+
+def _storage_failure(fields: _Fields, message: str) -> PortalAuthError:
+    from ._reasons import StorageFailureReason
+
+    reason = fields.number("reason")
+    if reason not in StorageFailureReason.__members__.values():  # a reason of a newer library
+        return PortalAuthError(message)
+    return SessionStorageFailure(message, StorageFailureReason(reason))
+
+
+def _sign_in_unavailable(fields: _Fields, message: str) -> PortalAuthError:
+    from ._reasons import SignInUnavailableReason
+
+    reason = fields.number("reason")
+    if reason not in SignInUnavailableReason.__members__.values():
+        return PortalAuthError(message)
+    return SignInUnavailable(message, SignInUnavailableReason(reason))
+
+
+# The codes whose error carries fields: how to read each into its exception.
+_WITH_FIELDS: dict[int, Callable[[_Fields, str], PortalAuthError]] = {
+    _native.E_INVALID_ARGUMENT: lambda f, message: InvalidArgument(f.text("name"), message),
+    _native.E_AUTH_METHOD_UNAVAILABLE: lambda f, message: AuthMethodUnavailable(_method(f.text("method")), message),
+    _native.E_AUTHENTICATION_FAILED: lambda f, message: AuthenticationFailed(f.text("detail"), message),
+    _native.E_MALFORMED_RESPONSE: lambda f, message: MalformedResponse(f.text("path"), f.optional("missing"), message),
+    _native.E_INVALID_USER_JWT: lambda f, message: InvalidUserJwt(f.text("detail"), message),
+    _native.E_SESSION_STORAGE_FAILURE: _storage_failure,
+    _native.E_ACCOUNT_ABSTRACTION_UNAVAILABLE: lambda f, message: AccountAbstractionUnavailable(f.text("detail"), message),
+    _native.E_UNAUTHORIZED: lambda f, message: Unauthorized(message),
+    _native.E_HTTP_STATUS: lambda f, message: RequestError(f.number("http_status"), message, f.optional("body")),
+    _native.E_NETWORK: lambda f, message: RequestError(None, message),
+    _native.E_SIGN_IN_UNAVAILABLE: _sign_in_unavailable,
+}
+
+
 def from_handle(error: int) -> PortalAuthError:
     """The exception for a borrowed portal_auth_error (read at once: it dies with its callback)."""
     lib = _native.lib()
     code = int(lib.portal_auth_error_code(error))
     message = _native.required_text(lib.portal_auth_error_message(error))
-
-    def field(accessor: str) -> str:
-        return _native.required_text(getattr(lib, accessor)(error))
-
     if code in _SIMPLE:
         return _SIMPLE[code](message)
-    if code == _native.E_INVALID_ARGUMENT:
-        return InvalidArgument(field("portal_auth_error_name"), message)
-    if code == _native.E_AUTH_METHOD_UNAVAILABLE:
-        return AuthMethodUnavailable(_method(field("portal_auth_error_method")), message)
-    if code == _native.E_AUTHENTICATION_FAILED:
-        return AuthenticationFailed(field("portal_auth_error_detail"), message)
-    if code == _native.E_MALFORMED_RESPONSE:
-        missing = _native.text(lib.portal_auth_error_missing(error))
-        return MalformedResponse(field("portal_auth_error_path"), missing, message)
-    if code == _native.E_INVALID_USER_JWT:
-        return InvalidUserJwt(field("portal_auth_error_detail"), message)
-    if code == _native.E_SESSION_STORAGE_FAILURE:
-        from ._reasons import StorageFailureReason
-
-        reason = int(lib.portal_auth_error_reason(error))
-        if reason in StorageFailureReason.__members__.values():
-            return SessionStorageFailure(message, StorageFailureReason(reason))
-    if code == _native.E_ACCOUNT_ABSTRACTION_UNAVAILABLE:
-        return AccountAbstractionUnavailable(field("portal_auth_error_detail"), message)
-    if code == _native.E_UNAUTHORIZED:
-        return Unauthorized(message)
-    if code == _native.E_HTTP_STATUS:
-        body = _native.text(lib.portal_auth_error_body(error))
-        return RequestError(int(lib.portal_auth_error_http_status(error)), message, body)
-    if code == _native.E_NETWORK:
-        return RequestError(None, message)
-    if code == _native.E_SIGN_IN_UNAVAILABLE:
-        from ._reasons import SignInUnavailableReason
-
-        reason = int(lib.portal_auth_error_reason(error))
-        if reason in SignInUnavailableReason.__members__.values():
-            return SignInUnavailable(message, SignInUnavailableReason(reason))
-    # E_INTERNAL, or a code or a reason of a newer library than this binding.
-    return PortalAuthError(message)
+    read = _WITH_FIELDS.get(code)
+    # E_INTERNAL, or a code of a newer library than this binding.
+    return PortalAuthError(message) if read is None else read(_Fields(lib, error), message)
 
 
 def _method(name: str) -> str:

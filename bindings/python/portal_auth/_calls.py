@@ -28,7 +28,6 @@ import _thread
 import ctypes
 import itertools
 import os
-import select
 
 from . import _error_handles, _log, _native, _threads, errors
 
@@ -136,6 +135,8 @@ class _Waiter:
     __slots__ = ("thread", "fd", "poller")
 
     def __init__(self) -> None:
+        import select  # by a thread's first wait: a client that makes no call needs none
+
         self.thread = _thread.get_ident()
         self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self.poller = select.poll()
@@ -229,38 +230,54 @@ def _unregister(key: int) -> _Call | None:
 
 class Callback(Generic[T]):
     """A C completion function pointer whose calls complete the pending call named by their
-    user_data with `read(*rest)`, which turns the borrowed arguments into a T."""
+    user_data with `read(*rest)`, which turns the borrowed arguments into a T. The pointer
+    (a libffi closure, not free to make) is made by the first call of its kind."""
+
+    __slots__ = ("_prototype", "_read", "_pointer")
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
-        def complete(key: int | None, *arguments: Any) -> None:
-            with _registry_lock:
-                call = _registry.get(key or 0)
-            if call is None:
-                return
-            try:
-                call.value = read(*arguments)
-            except errors.PortalAuthError as error:
-                call.error = error
-            except (KeyboardInterrupt, SystemExit) as interrupt:  # a signal's, on the main thread
-                call.error = errors.PortalAuthError("The call's outcome was lost to an interruption while it was read.")
-                interrupts = getattr(_local, "interrupts", None)
-                if interrupts is not None:
-                    interrupts.append(interrupt)
-            except BaseException:  # noqa: BLE001 - a callback must not raise into C
-                call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
-            finally:
-                call.finish()
-                # Only once read: when exit finds the calls it waits for gone, every session
-                # they made is in the session map, which exit releases next.
-                _unregister(key or 0)
-                ran = getattr(_local, "ran", None)
-                if ran is None:  # a run of the queue by code other than this module's
-                    wake, call.wake = call.wake, _nobody
-                    wake()
-                else:
-                    ran.append(call)
+        self._prototype = prototype
+        self._read = read
+        self._pointer: Any = None
 
-        self.pointer = prototype(complete)
+    @property
+    def pointer(self) -> Any:
+        """The C function pointer, alive as long as this object (the module's)."""
+        pointer = self._pointer
+        if pointer is None:
+            with _registry_lock:  # one pointer only: C may hold the first made
+                if self._pointer is None:
+                    self._pointer = self._prototype(self._complete)
+                pointer = self._pointer
+        return pointer
+
+    def _complete(self, key: int | None, *arguments: Any) -> None:
+        with _registry_lock:
+            call = _registry.get(key or 0)
+        if call is None:
+            return
+        try:
+            call.value = self._read(*arguments)
+        except errors.PortalAuthError as error:
+            call.error = error
+        except (KeyboardInterrupt, SystemExit) as interrupt:  # a signal's, on the main thread
+            call.error = errors.PortalAuthError("The call's outcome was lost to an interruption while it was read.")
+            interrupts = getattr(_local, "interrupts", None)
+            if interrupts is not None:
+                interrupts.append(interrupt)
+        except BaseException:  # noqa: BLE001 - a callback must not raise into C
+            call.error = errors.PortalAuthError("portal-auth returned a value the binding could not read.")
+        finally:
+            call.finish()
+            # Only once read: when exit finds the calls it waits for gone, every session
+            # they made is in the session map, which exit releases next.
+            _unregister(key or 0)
+            ran = getattr(_local, "ran", None)
+            if ran is None:  # a run of the queue by code other than this module's
+                wake, call.wake = call.wake, _nobody
+                wake()
+            else:
+                ran.append(call)
 
 
 def _done(error: int | None) -> None:

@@ -9,9 +9,8 @@ import _thread
 import ctypes
 import itertools
 import sys
-import weakref
 
-from . import _calls, _native, _outcomes
+from . import _calls, _native, _outcomes, _threads
 from ._error_handles import from_code, raise_from_out
 from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError
 from .results import AuthenticatedResult, MagicLinkConfig, TotpRequiredResult
@@ -160,14 +159,21 @@ class _Client:
             lib.portal_auth_free(client.value)
             raise PortalAuthError("portal-auth has no file descriptor left for its completion queue.")
         self._handle = client.value
-        # Freed by close(), or when the client is collected; calls in flight still complete.
-        self._free = weakref.finalize(self, _free, client.value, self._opener_key)
+        with _open_lock:
+            _open[self._opener_key] = client.value
 
     def _close(self) -> None:
+        """Frees the handle (once): from close(), when the client is collected, or at exit.
+        Calls in flight still complete."""
         with self._lock:
             self._handle = None
-            self._free()
+            _free(self._opener_key)
         _calls.cancel_group(self._sign_ins)
+
+    def __del__(self) -> None:
+        """Frees the handle of a client collected unclosed."""
+        if getattr(self, "_handle", None) is not None:
+            _free(self._opener_key)
 
     def _with_handle(self, use: Callable[..., Any], *arguments: Any) -> int:
         """Calls `use(handle, *arguments)` under the lock: close() cannot free the handle while
@@ -258,11 +264,31 @@ class _Client:
         )
 
 
-def _free(handle: int | None, opener_key: int) -> None:
+# The handles of the clients not freed yet, by their opener keys: exit frees them, after the
+# calls in flight are settled, so that the library lets a host store go while Python runs.
+_open: dict[int, int | None] = {}
+_open_lock = _thread.allocate_lock()
+
+
+def _free(opener_key: int) -> None:
+    with _open_lock:
+        if opener_key not in _open:
+            return
+        handle = _open.pop(opener_key)
     _native.lib().portal_auth_free(handle)
     opener = sys.modules.get(f"{__package__}._opener")
     if opener is not None:  # loaded: some client installed an opener, maybe this one
         opener.install(opener_key, None)
+
+
+def _free_all() -> None:
+    with _open_lock:
+        keys = list(_open)
+    for key in keys:
+        _free(key)
+
+
+_threads.at_exit(_free_all)
 
 
 def _authenticated(result: SignedIn | None) -> AuthenticatedResult:

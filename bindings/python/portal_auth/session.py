@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import _thread
+import _weakref  # weakref.ref itself: the weakref module costs more to import than this one
 import ctypes
-import weakref
 
 from . import _calls, _error_handles, _native, _threads
 
 
-class _Held(weakref.ref["PortalSession"]):
+class _Held(_weakref.ref["PortalSession"]):
     """The binding's reference to a live session object, under the address of the library's
     session; when the object goes, its callback releases the library's session. One weak
     reference does both jobs: a completion builds a session on the call's path, where

@@ -46,6 +46,7 @@ run_stage() {
 }
 run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a sign-in from it with no toolchain" \
     scripts/test-wheel.sh
+run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh
 run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline, the C tests" \
     scripts/test-library.sh
 run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \

@@ -1,13 +1,25 @@
 //! The library's errors (docs/protocol.md §10, transport, sign-in): one case a code, with the
 //! case's fields and the library's message, which never carries a secret.
 use std::fmt;
+use std::sync::Arc;
 
-use crate::ffi;
 use crate::strings::borrowed;
+use crate::sys;
 
-/// What went wrong. `Display` gives the library's message, a sentence for the user.
+/// What went wrong. `Display` gives the library's message, a sentence for the user, which
+/// never carries a secret; each case has its fields, and `message` is that sentence.
+///
+/// ```
+/// use portal_auth::{Error, Options, PortalAuth};
+///
+/// match PortalAuth::new(&Options::new(" ", "myapp://auth/callback")) {
+///     Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, "auth_environment_id"),
+///     other => panic!("{:?}", other),
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[allow(missing_docs)] // the fields: each case's documentation names them, `message` is Display's
 pub enum Error {
     /// An argument or options field that cannot be used, as C spells its name
     /// (`"auth_environment_id"`, `"email"`, …).
@@ -20,15 +32,18 @@ pub enum Error {
     AuthenticationFailed { detail: String, message: String },
     /// A response of the endpoint at `path` lacked `missing` (None: the envelope was wrong).
     MalformedResponse { path: String, missing: Option<String>, message: String },
+    /// The grant exchange answered neither a session nor a TOTP step.
     InvalidGrantResponse { message: String },
     /// The userJwt cannot be read: `detail` says why.
     InvalidUserJwt { detail: String, message: String },
     /// The session store failed: `reason` says which failure it was (to choose what to tell
     /// the user), the message what to do. Nothing stored was deleted for it.
     SessionStorageFailure { reason: StorageFailureReason, message: String },
-    /// `detail`: the server's text.
+    /// Portal refused account abstraction: `detail` is its text.
     AccountAbstractionUnavailable { detail: String, message: String },
+    /// Portal sends no more magic links now: wait before sending another.
     RateLimited { message: String },
+    /// No QR code can be made of this link at this scale.
     TotpQrUnavailable { message: String },
     /// HTTP 401: a spent or expired grant, a wrong TOTP code.
     Unauthorized { message: String },
@@ -43,12 +58,16 @@ pub enum Error {
     HttpStatus { status: u16, body: Option<String>, message: String },
     /// No response: refused, reset, timed out, too large.
     Network { message: String },
+    /// The session, or another of its token, was invalidated: sign in again.
     SessionInvalidated { message: String },
+    /// The call was cancelled before its request was sent.
     Cancelled { message: String },
     /// Browser sign-in: timed out or cancelled before the browser came back (POPUP_CLOSED).
     SignInClosed { message: String },
-    /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why.
-    SignInUnavailable { reason: SignInUnavailableReason, message: String },
+    /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why. For
+    /// [`OpenerFailed`](SignInUnavailableReason::OpenerFailed), `cause` is the error the
+    /// opener returned, also [`source()`](std::error::Error::source).
+    SignInUnavailable { reason: SignInUnavailableReason, message: String, cause: Option<Cause> },
     /// Browser sign-in: another one of this client is running (SIGN_IN_ALREADY_IN_PROGRESS).
     SignInInProgress { message: String },
     /// Browser sign-in: the browser came back without a usable answer (CALLBACK_INCOMPLETE).
@@ -57,31 +76,68 @@ pub enum Error {
     Internal { code: i32, message: String },
 }
 
+/// The application's own error behind an [`Error`]: what a browser opener returned. Two are
+/// equal when they are the same error.
+#[derive(Clone)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    pub(crate) fn new(error: impl std::error::Error + Send + Sync + 'static) -> Cause {
+        Cause(Arc::new(error))
+    }
+
+    /// The error itself.
+    pub fn error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        // The data's addresses: a trait object's vtable address is not unique.
+        std::ptr::eq(Arc::as_ptr(&self.0) as *const u8, Arc::as_ptr(&other.0) as *const u8)
+    }
+}
+
+impl Eq for Cause {}
+
 impl Error {
     /// The library's stable code (`PORTAL_AUTH_E_*`).
     pub fn code(&self) -> i32 {
         use Error::*;
         match self {
-            InvalidArgument { .. } => ffi::PORTAL_AUTH_E_INVALID_ARGUMENT,
-            MagicLinkNotConfigured { .. } => ffi::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED,
-            AuthMethodUnavailable { .. } => ffi::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE,
-            AuthenticationFailed { .. } => ffi::PORTAL_AUTH_E_AUTHENTICATION_FAILED,
-            MalformedResponse { .. } => ffi::PORTAL_AUTH_E_MALFORMED_RESPONSE,
-            InvalidGrantResponse { .. } => ffi::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE,
-            InvalidUserJwt { .. } => ffi::PORTAL_AUTH_E_INVALID_USER_JWT,
-            SessionStorageFailure { .. } => ffi::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE,
-            AccountAbstractionUnavailable { .. } => ffi::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE,
-            RateLimited { .. } => ffi::PORTAL_AUTH_E_RATE_LIMITED,
-            TotpQrUnavailable { .. } => ffi::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE,
-            Unauthorized { .. } => ffi::PORTAL_AUTH_E_UNAUTHORIZED,
-            HttpStatus { .. } => ffi::PORTAL_AUTH_E_HTTP_STATUS,
-            Network { .. } => ffi::PORTAL_AUTH_E_NETWORK,
-            SessionInvalidated { .. } => ffi::PORTAL_AUTH_E_SESSION_INVALIDATED,
-            Cancelled { .. } => ffi::PORTAL_AUTH_E_CANCELLED,
-            SignInClosed { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_CLOSED,
-            SignInUnavailable { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE,
-            SignInInProgress { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS,
-            SignInCallbackIncomplete { .. } => ffi::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE,
+            InvalidArgument { .. } => sys::PORTAL_AUTH_E_INVALID_ARGUMENT,
+            MagicLinkNotConfigured { .. } => sys::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED,
+            AuthMethodUnavailable { .. } => sys::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE,
+            AuthenticationFailed { .. } => sys::PORTAL_AUTH_E_AUTHENTICATION_FAILED,
+            MalformedResponse { .. } => sys::PORTAL_AUTH_E_MALFORMED_RESPONSE,
+            InvalidGrantResponse { .. } => sys::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE,
+            InvalidUserJwt { .. } => sys::PORTAL_AUTH_E_INVALID_USER_JWT,
+            SessionStorageFailure { .. } => sys::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE,
+            AccountAbstractionUnavailable { .. } => sys::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE,
+            RateLimited { .. } => sys::PORTAL_AUTH_E_RATE_LIMITED,
+            TotpQrUnavailable { .. } => sys::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE,
+            Unauthorized { .. } => sys::PORTAL_AUTH_E_UNAUTHORIZED,
+            HttpStatus { .. } => sys::PORTAL_AUTH_E_HTTP_STATUS,
+            Network { .. } => sys::PORTAL_AUTH_E_NETWORK,
+            SessionInvalidated { .. } => sys::PORTAL_AUTH_E_SESSION_INVALIDATED,
+            Cancelled { .. } => sys::PORTAL_AUTH_E_CANCELLED,
+            SignInClosed { .. } => sys::PORTAL_AUTH_E_SIGN_IN_CLOSED,
+            SignInUnavailable { .. } => sys::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE,
+            SignInInProgress { .. } => sys::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS,
+            SignInCallbackIncomplete { .. } => sys::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE,
             Internal { code, .. } => *code,
         }
     }
@@ -118,19 +174,19 @@ impl Error {
     ///
     /// # Safety
     /// `error` is a valid, non-NULL error handle for the call.
-    pub(crate) unsafe fn from_raw(error: *const ffi::portal_auth_error) -> Error {
-        let code = ffi::portal_auth_error_code(error);
-        let message = borrowed(ffi::portal_auth_error_message(error)).unwrap_or_default();
+    pub(crate) unsafe fn from_raw(error: *const sys::portal_auth_error) -> Error {
+        let code = sys::portal_auth_error_code(error);
+        let message = borrowed(sys::portal_auth_error_message(error)).unwrap_or_default();
         let text = |field: *const std::os::raw::c_char| borrowed(field).unwrap_or_default();
         Error::with_fields(code, message, Fields {
-            name: text(ffi::portal_auth_error_name(error)),
-            method: text(ffi::portal_auth_error_method(error)),
-            detail: text(ffi::portal_auth_error_detail(error)),
-            path: text(ffi::portal_auth_error_path(error)),
-            missing: borrowed(ffi::portal_auth_error_missing(error)),
-            status: u16::try_from(ffi::portal_auth_error_http_status(error)).unwrap_or(0),
-            body: borrowed(ffi::portal_auth_error_body(error)),
-            reason: ffi::portal_auth_error_reason(error),
+            name: text(sys::portal_auth_error_name(error)),
+            method: text(sys::portal_auth_error_method(error)),
+            detail: text(sys::portal_auth_error_detail(error)),
+            path: text(sys::portal_auth_error_path(error)),
+            missing: borrowed(sys::portal_auth_error_missing(error)),
+            status: u16::try_from(sys::portal_auth_error_http_status(error)).unwrap_or(0),
+            body: borrowed(sys::portal_auth_error_body(error)),
+            reason: sys::portal_auth_error_reason(error),
         })
     }
 
@@ -149,45 +205,45 @@ impl Error {
     ///
     /// # Safety
     /// `error` is NULL or an error the library gave the caller.
-    pub(crate) unsafe fn take(code: i32, error: *mut ffi::portal_auth_error) -> Error {
+    pub(crate) unsafe fn take(code: i32, error: *mut sys::portal_auth_error) -> Error {
         if error.is_null() {
             return Error::from_code(code);
         }
         let taken = Error::from_raw(error);
-        ffi::portal_auth_error_free(error);
+        sys::portal_auth_error_free(error);
         taken
     }
 
     fn with_fields(code: i32, message: String, f: Fields) -> Error {
         match code {
-            ffi::PORTAL_AUTH_E_INVALID_ARGUMENT => Error::InvalidArgument { name: f.name, message },
-            ffi::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED => Error::MagicLinkNotConfigured { message },
-            ffi::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE => Error::AuthMethodUnavailable { method: f.method, message },
-            ffi::PORTAL_AUTH_E_AUTHENTICATION_FAILED => Error::AuthenticationFailed { detail: f.detail, message },
-            ffi::PORTAL_AUTH_E_MALFORMED_RESPONSE => {
+            sys::PORTAL_AUTH_E_INVALID_ARGUMENT => Error::InvalidArgument { name: f.name, message },
+            sys::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED => Error::MagicLinkNotConfigured { message },
+            sys::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE => Error::AuthMethodUnavailable { method: f.method, message },
+            sys::PORTAL_AUTH_E_AUTHENTICATION_FAILED => Error::AuthenticationFailed { detail: f.detail, message },
+            sys::PORTAL_AUTH_E_MALFORMED_RESPONSE => {
                 Error::MalformedResponse { path: f.path, missing: f.missing, message }
             }
-            ffi::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE => Error::InvalidGrantResponse { message },
-            ffi::PORTAL_AUTH_E_INVALID_USER_JWT => Error::InvalidUserJwt { detail: f.detail, message },
-            ffi::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE => {
+            sys::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE => Error::InvalidGrantResponse { message },
+            sys::PORTAL_AUTH_E_INVALID_USER_JWT => Error::InvalidUserJwt { detail: f.detail, message },
+            sys::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE => {
                 Error::SessionStorageFailure { reason: StorageFailureReason::from_raw(f.reason), message }
             }
-            ffi::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE => {
+            sys::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE => {
                 Error::AccountAbstractionUnavailable { detail: f.detail, message }
             }
-            ffi::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
-            ffi::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
-            ffi::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized { message },
-            ffi::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, body: f.body, message },
-            ffi::PORTAL_AUTH_E_NETWORK => Error::Network { message },
-            ffi::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
-            ffi::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
-            ffi::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { message },
-            ffi::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => {
-                Error::SignInUnavailable { reason: SignInUnavailableReason::from_raw(f.reason), message }
+            sys::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
+            sys::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
+            sys::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized { message },
+            sys::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, body: f.body, message },
+            sys::PORTAL_AUTH_E_NETWORK => Error::Network { message },
+            sys::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
+            sys::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => {
+                Error::SignInUnavailable { reason: SignInUnavailableReason::from_raw(f.reason), message, cause: None }
             }
-            ffi::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS => Error::SignInInProgress { message },
-            ffi::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE => Error::SignInCallbackIncomplete { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS => Error::SignInInProgress { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE => Error::SignInCallbackIncomplete { message },
             code => Error::Internal { code, message },
         }
     }
@@ -203,7 +259,7 @@ struct Fields {
     missing: Option<String>,
     status: u16,
     body: Option<String>,
-    reason: ffi::portal_auth_reason,
+    reason: sys::portal_auth_reason,
 }
 
 /// Which failure an [`Error::SessionStorageFailure`] was, to choose what to tell the user
@@ -232,16 +288,16 @@ pub enum StorageFailureReason {
 }
 
 impl StorageFailureReason {
-    fn from_raw(reason: ffi::portal_auth_reason) -> StorageFailureReason {
+    fn from_raw(reason: sys::portal_auth_reason) -> StorageFailureReason {
         use StorageFailureReason::*;
         match reason {
-            ffi::PORTAL_AUTH_REASON_KEYRING_LOCKED => KeyringLocked,
-            ffi::PORTAL_AUTH_REASON_NO_SECRET_SERVICE => NoSecretService,
-            ffi::PORTAL_AUTH_REASON_NO_SESSION_BUS => NoSessionBus,
-            ffi::PORTAL_AUTH_REASON_DBUS_FAILURE => DbusFailure,
-            ffi::PORTAL_AUTH_REASON_LIBSECRET_MISSING => LibsecretMissing,
-            ffi::PORTAL_AUTH_REASON_HOST_STORAGE_FAILED => HostStorageFailed,
-            ffi::PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED => EntryNotCleared,
+            sys::PORTAL_AUTH_REASON_KEYRING_LOCKED => KeyringLocked,
+            sys::PORTAL_AUTH_REASON_NO_SECRET_SERVICE => NoSecretService,
+            sys::PORTAL_AUTH_REASON_NO_SESSION_BUS => NoSessionBus,
+            sys::PORTAL_AUTH_REASON_DBUS_FAILURE => DbusFailure,
+            sys::PORTAL_AUTH_REASON_LIBSECRET_MISSING => LibsecretMissing,
+            sys::PORTAL_AUTH_REASON_HOST_STORAGE_FAILED => HostStorageFailed,
+            sys::PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED => EntryNotCleared,
             other => Other(other),
         }
     }
@@ -270,14 +326,14 @@ pub enum SignInUnavailableReason {
 }
 
 impl SignInUnavailableReason {
-    fn from_raw(reason: ffi::portal_auth_reason) -> SignInUnavailableReason {
+    fn from_raw(reason: sys::portal_auth_reason) -> SignInUnavailableReason {
         use SignInUnavailableReason::*;
         match reason {
-            ffi::PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK => RedirectNotLoopback,
-            ffi::PORTAL_AUTH_REASON_PORT_IN_USE => PortInUse,
-            ffi::PORTAL_AUTH_REASON_LISTENER_FAILED => ListenerFailed,
-            ffi::PORTAL_AUTH_REASON_NO_BROWSER => NoBrowser,
-            ffi::PORTAL_AUTH_REASON_OPENER_FAILED => OpenerFailed,
+            sys::PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK => RedirectNotLoopback,
+            sys::PORTAL_AUTH_REASON_PORT_IN_USE => PortInUse,
+            sys::PORTAL_AUTH_REASON_LISTENER_FAILED => ListenerFailed,
+            sys::PORTAL_AUTH_REASON_NO_BROWSER => NoBrowser,
+            sys::PORTAL_AUTH_REASON_OPENER_FAILED => OpenerFailed,
             other => Other(other),
         }
     }
@@ -289,4 +345,12 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    /// The application's error behind this one: what a failed browser opener returned.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::SignInUnavailable { cause: Some(cause), .. } => Some(cause.error()),
+            _ => None,
+        }
+    }
+}

@@ -30,7 +30,7 @@ pub fn api_host() -> String {
 }
 
 fn start_emulator() -> String {
-    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../python");
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python");
     let mut child = Command::new("python3")
         .args(["-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"])
         .env("PYTHONPATH", python)
@@ -92,7 +92,7 @@ pub fn options(environment: &str, redirect_url: &str) -> Options {
     let mut options = Options::new(environment, redirect_url);
     options.api_host = Some(api_host());
     options.magic_link =
-        Some(MagicLinkConfig { from_email: "hello@auth.example.com".into(), template_id: "sign-in".into() });
+        Some(MagicLinkConfig::new("hello@auth.example.com", "sign-in"));
     options.storage = Storage::Keyring;
     options
 }

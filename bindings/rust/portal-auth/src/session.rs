@@ -5,14 +5,14 @@ use std::ptr::{self, NonNull};
 
 use crate::call::{self, Call};
 use crate::error::Error;
-use crate::ffi;
+use crate::sys;
 use crate::strings::{borrowed, owned};
 
 /// A signed-in user. Holds one reference of the library's session (retained when made,
 /// released on drop; `clone` retains another). One session is always one handle: a redirect
 /// replayed from the client's memory gives back the same session ([`Session::same`]).
 pub struct Session {
-    raw: NonNull<ffi::portal_auth_session>,
+    raw: NonNull<sys::portal_auth_session>,
 }
 
 // SAFETY: the session is reference counted by the library, and every session function is
@@ -25,14 +25,14 @@ impl Session {
     ///
     /// # Safety
     /// `session` is NULL or valid for the call.
-    pub(crate) unsafe fn retain(session: *mut ffi::portal_auth_session) -> Option<Session> {
-        NonNull::new(ffi::portal_auth_session_retain(session)).map(|raw| Session { raw })
+    pub(crate) unsafe fn retain(session: *mut sys::portal_auth_session) -> Option<Session> {
+        NonNull::new(sys::portal_auth_session_retain(session)).map(|raw| Session { raw })
     }
 
     /// The user's id: never secret, what to log and key per-user state on.
     pub fn end_user_id(&self) -> String {
         // SAFETY: the session is alive; the string is owned by it and copied at once.
-        unsafe { borrowed(ffi::portal_auth_session_end_user_id(self.raw.as_ptr())) }.unwrap_or_default()
+        unsafe { borrowed(sys::portal_auth_session_end_user_id(self.raw.as_ptr())) }.unwrap_or_default()
     }
 
     /// The Client Session Token (a secret); [`Error::SessionInvalidated`] once invalidated.
@@ -41,8 +41,8 @@ impl Session {
         let mut error = ptr::null_mut();
         // SAFETY: the session is alive; the out-parameters are the caller's to free.
         unsafe {
-            let code = ffi::portal_auth_session_copy_token(self.raw.as_ptr(), &mut token, &mut error);
-            if code != ffi::PORTAL_AUTH_OK {
+            let code = sys::portal_auth_session_copy_token(self.raw.as_ptr(), &mut token, &mut error);
+            if code != sys::PORTAL_AUTH_OK {
                 return Err(Error::take(code, error));
             }
             Ok(owned(token).unwrap_or_default())
@@ -55,7 +55,7 @@ impl Session {
     pub fn invalidate(&self) -> Call<()> {
         let session = self.raw.as_ptr();
         call::start(None, |user_data, out_call| unsafe {
-            ffi::portal_auth_session_invalidate(session, Some(on_done), user_data, out_call)
+            sys::portal_auth_session_invalidate(session, Some(on_done), user_data, out_call)
         })
     }
 
@@ -66,14 +66,14 @@ impl Session {
 }
 
 /// The callback of calls that complete with nothing but an error.
-pub(crate) unsafe extern "C" fn on_done(user_data: *mut c_void, error: *const ffi::portal_auth_error) {
+pub(crate) unsafe extern "C" fn on_done(user_data: *mut c_void, error: *const sys::portal_auth_error) {
     call::complete(user_data, || call::outcome(error, || Ok(())));
 }
 
 impl Clone for Session {
     fn clone(&self) -> Session {
         // SAFETY: retaining a live session returns the same, non-NULL pointer.
-        unsafe { ffi::portal_auth_session_retain(self.raw.as_ptr()) };
+        unsafe { sys::portal_auth_session_retain(self.raw.as_ptr()) };
         Session { raw: self.raw }
     }
 }
@@ -81,7 +81,7 @@ impl Clone for Session {
 impl Drop for Session {
     fn drop(&mut self) {
         // SAFETY: this value holds one reference.
-        unsafe { ffi::portal_auth_session_release(self.raw.as_ptr()) }
+        unsafe { sys::portal_auth_session_release(self.raw.as_ptr()) }
     }
 }
 

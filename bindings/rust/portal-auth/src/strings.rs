@@ -4,7 +4,7 @@ use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
 
 use crate::error::Error;
-use crate::ffi;
+use crate::sys;
 
 /// `text` as a C string; a NUL byte inside is an invalid argument named `name`.
 pub(crate) fn c_string(text: &str, name: &str) -> Result<CString, Error> {
@@ -32,6 +32,6 @@ pub(crate) unsafe fn borrowed(text: *const c_char) -> Option<String> {
 /// `text` is NULL or a string the library allocated for the caller.
 pub(crate) unsafe fn owned(text: *mut c_char) -> Option<String> {
     let copy = borrowed(text);
-    ffi::portal_auth_string_free(text);
+    sys::portal_auth_string_free(text);
     copy
 }

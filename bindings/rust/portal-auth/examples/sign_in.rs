@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         }
     }
     if !from_email.is_empty() || !template_id.is_empty() {
-        options.magic_link = Some(MagicLinkConfig { from_email, template_id });
+        options.magic_link = Some(MagicLinkConfig::new(&from_email, &template_id));
     }
     let outcome = PortalAuth::new(&options).map_err(Box::from).and_then(|auth| {
         let stored = auth.restore_session().wait()?;

@@ -225,15 +225,24 @@ fn browser_sign_in_errors() {
     let environment = environment(false, &redirect);
     let auth = PortalAuth::new(&options(&environment, &redirect)).unwrap();
 
-    // An opener that fails, or panics: unavailable, for that reason.
-    let failed = Err(Error::SignInUnavailable {
-        reason: SignInUnavailableReason::OpenerFailed,
-        message: "Browser sign-in is not possible: the application's browser opener failed (it returned 1).".into(),
-    });
+    // An opener that fails, or panics: unavailable, for that reason, with the opener's error
+    // as the cause (a panic's, the crate's).
+    let opener_failed = |error: Error, cause: &str| {
+        let message = "Browser sign-in is not possible: the application's browser opener failed (it returned 1).";
+        assert_eq!(error.to_string(), message);
+        assert_eq!(std::error::Error::source(&error).map(|source| source.to_string()), Some(cause.to_string()));
+        match error {
+            Error::SignInUnavailable { reason: SignInUnavailableReason::OpenerFailed, cause: Some(cause), .. } => {
+                let kind = cause.error().downcast_ref::<io::Error>().map(io::Error::kind);
+                assert!(kind.is_some(), "{:?}", cause);
+            }
+            other => panic!("expected SignInUnavailable with a cause, got {:?}", other),
+        }
+    };
     auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| Err(io::Error::new(io::ErrorKind::NotFound, "no browser")))));
-    assert_eq!(auth.sign_in_with_google(None).wait().map(|_| ()), failed);
+    opener_failed(auth.sign_in_with_google(None).wait().map(|_| ()).unwrap_err(), "no browser");
     auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| panic!("the opener panics"))));
-    assert_eq!(auth.sign_in_with_google(None).wait().map(|_| ()), failed);
+    opener_failed(auth.sign_in_with_google(None).wait().map(|_| ()).unwrap_err(), "the browser opener panicked");
 
     // The port in use, before any request.
     let port: u16 = redirect.rsplit(':').next().unwrap().trim_end_matches("/callback").parse().unwrap();
@@ -265,6 +274,9 @@ fn browser_sign_in_errors() {
 }
 
 #[test]
+// The collects are the point: every thread starts before the first is joined, and every
+// session is made before the client is dropped.
+#[allow(clippy::needless_collect)]
 fn clients_and_sessions_are_shared_across_threads() {
     fn send_sync<T: Send + Sync>() {}
     fn send<T: Send>() {}

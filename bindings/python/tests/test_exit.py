@@ -50,34 +50,33 @@ def test_ctrl_c_during_a_blocking_call_exits_at_once(emu: Emulator) -> None:
     assert emu.call("POST", "release")["released"] == 1  # exit did not wait for the answer
 
 
-def test_a_daemon_thread_s_call_in_flight_does_not_hold_exit(emu: Emulator) -> None:
+def ends_at_once_leaving_the_call_held(emu: Emulator, program: str) -> None:
+    """`program` leaves a get_methods in flight, prints "exiting" and ends: the process exits
+    within 2 s, cleanly, with the request still held."""
     emu.fault("/methods", "hold")
-    program = run(emu, (
-        "auth = PortalAuth(auth_environment_id=environment, redirect_url='myapp://x', api_host=api_host)\n"
-        "threading.Thread(target=auth.get_methods, daemon=True).start()\n"
-        "wait('/methods')\n"
-        "print('exiting', flush=True)\n"
-    ))
-    program.expect("exiting")
+    running = run(emu, program + "print('exiting', flush=True)\n")
+    running.expect("exiting")
     since = time.monotonic()
-    assert ended_within_2_s(program, since) == 0
+    assert ended_within_2_s(running, since) == 0
     assert emu.call("POST", "release")["released"] == 1
 
 
+def test_a_daemon_thread_s_call_in_flight_does_not_hold_exit(emu: Emulator) -> None:
+    ends_at_once_leaving_the_call_held(emu, (
+        "auth = PortalAuth(auth_environment_id=environment, redirect_url='myapp://x', api_host=api_host)\n"
+        "threading.Thread(target=auth.get_methods, daemon=True).start()\n"
+        "wait('/methods')\n"
+    ))
+
+
 def test_a_pending_task_at_the_end_of_asyncio_run_does_not_hold_exit(emu: Emulator) -> None:
-    emu.fault("/methods", "hold")
-    program = run(emu, (
+    ends_at_once_leaving_the_call_held(emu, (
         "async def main():\n"
         "    auth = AsyncPortalAuth(auth_environment_id=environment, redirect_url='myapp://x', api_host=api_host)\n"
         "    asyncio.ensure_future(auth.get_methods())  # never awaited: asyncio.run cancels it\n"
         "    await asyncio.to_thread(wait, '/methods')\n"
         "asyncio.run(main())\n"
-        "print('exiting', flush=True)\n"
     ))
-    program.expect("exiting")
-    since = time.monotonic()
-    assert ended_within_2_s(program, since) == 0
-    assert emu.call("POST", "release")["released"] == 1
 
 
 def test_exit_waits_for_an_exchange_on_the_wire_at_most_its_request_timeout(emu: Emulator) -> None:

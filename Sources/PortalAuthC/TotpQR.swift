@@ -26,7 +26,7 @@ private func handingOverString(
     return ErrorBox.catching(out_error) {
         let out = try required(out, name)
         guard let text = try body() else { return }
-        guard let copy = strdup(text) else { throw OutOfMemory() }
+        guard let copy = SecretMemory.copy(text) else { throw OutOfMemory() }
         out.pointee = copy
     }
 }
@@ -61,7 +61,8 @@ public func portalAuthTotpSecret(
 /// borrowed.
 ///
 /// On success returns PORTAL_AUTH_OK, stores a new buffer in `*out_png` (free it with
-/// portal_auth_bytes_free) and its size in `*out_length`. On failure stores NULL and 0.
+/// portal_auth_bytes_free, which wipes it first; never with free()) and its size in
+/// `*out_length`. On failure stores NULL and 0.
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not `otpauth://`, carries no valid
 /// secret or is too long for a QR code, and for a `scale` under 1 or one that makes a side
 /// over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
@@ -79,9 +80,10 @@ public func portalAuthTotpQrPng(
     out_length?.pointee = 0
     return ErrorBox.catching(out_error) {
         let (outPng, outLength) = (try required(out_png, "out_png"), try required(out_length, "out_length"))
-        let png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale))
-        guard let buffer = malloc(png.count)?.assumingMemoryBound(to: UInt8.self) else { throw OutOfMemory() }
-        buffer.initialize(from: png, count: png.count)
+        var png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale))
+        // The library's own copy goes too (the array is this call's alone, so it is wiped in place).
+        defer { png.withUnsafeMutableBytes { if let base = $0.baseAddress { SecretMemory.wipe(base, count: $0.count) } } }
+        guard let buffer = SecretMemory.copy(png) else { throw OutOfMemory() }
         (outPng.pointee, outLength.pointee) = (buffer, UInt(png.count))
     }
 }
@@ -128,11 +130,9 @@ public func portalAuthTotpQrTerminal(
     }
 }
 
-/// Frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is ignored.
+/// Wipes and frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is
+/// ignored.
 @c(portal_auth_bytes_free)
 public func portalAuthBytesFree(_ bytes: UnsafeMutablePointer<UInt8>?) {
-    free(bytes)
+    SecretMemory.freeBytes(bytes)
 }
-
-/// malloc failed: reported as PORTAL_AUTH_E_INTERNAL.
-private struct OutOfMemory: Error {}

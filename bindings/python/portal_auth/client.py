@@ -107,6 +107,7 @@ class _Client:
         *,
         connect_timeout: float | None = None,
         request_timeout: float | None = None,
+        application_id: str | None = None,
     ) -> None:
         """A client of the auth environment `auth_environment_id`, checked at once (no
         network or keyring I/O).
@@ -120,6 +121,9 @@ class _Client:
           (this process only), or a SessionStore of your own.
         - `connect_timeout`, `request_timeout`: seconds for a connection to open and for
           a whole request; None, zero or less: the library's 10 s and 30 s.
+        - `application_id`: with the keyring, your app's reverse-DNS name (as its desktop
+          file's), which keeps its item apart from other apps' of the same environment;
+          None: the item is shared by every program of the environment that names none.
 
         Raises InvalidArgument naming the first unusable argument."""
         self._lock = _thread.allocate_lock()
@@ -150,6 +154,8 @@ class _Client:
         timeout_ms = options.request_timeout_ms if options.request_timeout_ms > 0 else _native.DEFAULT_REQUEST_TIMEOUT_MS
         self._timeout = timeout_ms / 1000
         _storage_kind(storage, options)
+        if application_id is not None:
+            options.application_id = _native.c_text(application_id, "application_id")
 
         client = ctypes.c_void_p()
         error = ctypes.c_void_p()
@@ -369,7 +375,8 @@ class PortalAuth(_Client):
 
     def set_browser_opener(self, opener: Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
-        on a library thread, returns once the browser is launched; an exception fails the
+        on a thread the library starts for each sign-in (it may block, and may call this
+        client and wait), returns once the browser is launched; an exception fails the
         sign-in with SignInUnavailable. None restores the default ($BROWSER, else xdg-open)."""
         self._set_browser_opener(opener)
 

@@ -243,6 +243,9 @@ pub struct portal_auth_options {
     pub request_timeout_ms: i32,
     /// With PORTAL_AUTH_STORAGE_HOST: the host's callbacks.
     pub host_storage: *const portal_auth_storage_callbacks,
+    /// The application's reverse-DNS name (`com.example.App`), which names its keyring item;
+    /// NULL: none, and the item is shared by every program of the environment that names none.
+    pub application_id: *const c_char,
 }
 
 extern "C" {

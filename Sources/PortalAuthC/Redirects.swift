@@ -38,7 +38,7 @@ final class ResultBox {
 private typealias ResultHandle = Handle<ResultBox, portal_auth_result>
 
 /// Lends a result handle to `body`; the session inside is lent with it.
-private func withResultHandle(_ result: AuthResult, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
+func withResultHandle(_ result: AuthResult, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
     let handle = ResultHandle.make(ResultBox(result))
     defer { ResultHandle.release(handle) }
     body(UnsafePointer(handle))

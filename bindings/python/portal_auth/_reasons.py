@@ -31,8 +31,9 @@ class StorageFailureReason(enum.IntEnum):
 
 
 class SignInUnavailableReason(enum.IntEnum):
-    """Why a browser sign-in is not possible (SignInUnavailable.reason). The values are the C
-    ABI's PORTAL_AUTH_REASON_* numbers, stable. Nothing was exchanged."""
+    """Why a browser or magic-link sign-in, or the redirect channel, is not possible
+    (SignInUnavailable.reason). The values are the C ABI's PORTAL_AUTH_REASON_* numbers,
+    stable. Nothing was exchanged."""
 
     REDIRECT_NOT_LOOPBACK = 20
     """The redirect URL is not http://127.0.0.1:<port>/... ([::1] or localhost); no request was made."""
@@ -44,3 +45,13 @@ class SignInUnavailableReason(enum.IntEnum):
     """No browser could be started ($BROWSER, xdg-open): login_with_google/apple still give the URL."""
     OPENER_FAILED = 24
     """The opener given to set_browser_opener raised."""
+    NO_RUNTIME_DIRECTORY = 25
+    """The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder."""
+    RUNTIME_DIRECTORY_UNSAFE = 26
+    """The redirect channel: $XDG_RUNTIME_DIR, or the channels' folder in it, is not the
+    user's alone (mode 0700), or the other end runs as another user."""
+    CHANNEL_IN_USE = 27
+    """The redirect channel: another instance already listens for this environment's redirects."""
+    CHANNEL_FAILED = 28
+    """The redirect channel's socket failed, or the running instance did not answer in time
+    (it may still handle the URL)."""

@@ -395,13 +395,13 @@ fn the_checks_see_a_header_that_differs() {
         ("typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);",
          "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);"),
         // a field added at the end, a field's type, a storage callback's parameter
-        ("    const portal_auth_storage_callbacks *host_storage;\n} portal_auth_options;",
-         "    const portal_auth_storage_callbacks *host_storage;\n    const char *application_id;\n} portal_auth_options;"),
+        ("    const char *application_id;\n} portal_auth_options;",
+         "    const char *application_id;\n    const char *added_field;\n} portal_auth_options;"),
         ("    int32_t connect_timeout_ms;", "    int64_t connect_timeout_ms;"),
         ("int (*remove)(void *user_data, const char *environment_id);", "int (*remove)(void *user_data, char *environment_id);"),
         // a constant's value, a constant added
         ("PORTAL_AUTH_E_NETWORK = 22,", "PORTAL_AUTH_E_NETWORK = 23,"),
-        ("PORTAL_AUTH_REASON_OPENER_FAILED = 24", "PORTAL_AUTH_REASON_OPENER_FAILED = 24,\n    PORTAL_AUTH_REASON_NEW = 25"),
+        ("PORTAL_AUTH_REASON_CHANNEL_FAILED = 28", "PORTAL_AUTH_REASON_CHANNEL_FAILED = 28,\n    PORTAL_AUTH_REASON_NEW = 29"),
         ("#define PORTAL_AUTH_VERSION_STRING \"0.1.0\"", "#define PORTAL_AUTH_VERSION_STRING \"0.2.0\""),
         // an integer type
         ("typedef int32_t portal_auth_reason;", "typedef uint32_t portal_auth_reason;"),

@@ -49,6 +49,8 @@ pub type portal_auth_reason = i32;
 pub type portal_auth_log_level = c_int;
 /// The colours a terminal QR code is drawn for (PORTAL_AUTH_TERMINAL_*): the C enum, an int.
 pub type portal_auth_terminal_colors = c_int;
+/// What became of a forwarded redirect (PORTAL_AUTH_FORWARD_*): the C enum, an int.
+pub type portal_auth_forward_result = c_int;
 
 /// The major version of these declarations.
 pub const PORTAL_AUTH_VERSION_MAJOR: i32 = 0;
@@ -154,6 +156,16 @@ pub const PORTAL_AUTH_REASON_LISTENER_FAILED: portal_auth_reason = 22;
 pub const PORTAL_AUTH_REASON_NO_BROWSER: portal_auth_reason = 23;
 /// The host's opener returned non-zero.
 pub const PORTAL_AUTH_REASON_OPENER_FAILED: portal_auth_reason = 24;
+/// The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder.
+pub const PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY: portal_auth_reason = 25;
+/// The redirect channel: $XDG_RUNTIME_DIR, or the channels' folder in it, is not the user's
+/// alone (mode 0700), or the other end runs as another user.
+pub const PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE: portal_auth_reason = 26;
+/// The redirect channel: another instance already listens for this environment's redirects.
+pub const PORTAL_AUTH_REASON_CHANNEL_IN_USE: portal_auth_reason = 27;
+/// The redirect channel's socket failed, or the running instance did not answer in time (it
+/// may still handle the URL).
+pub const PORTAL_AUTH_REASON_CHANNEL_FAILED: portal_auth_reason = 28;
 
 /// Detail for debugging.
 pub const PORTAL_AUTH_LOG_DEBUG: portal_auth_log_level = 0;
@@ -171,6 +183,14 @@ pub const PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK: portal_auth_terminal_colors = 0;
 /// Dark text on a light background.
 pub const PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT: portal_auth_terminal_colors = 1;
 
+/// The running instance took the URL and handles it: nothing more to do here.
+pub const PORTAL_AUTH_FORWARD_TAKEN: portal_auth_forward_result = 1;
+/// No instance listens: handle the URL here (portal_auth_handle_redirect).
+pub const PORTAL_AUTH_FORWARD_NO_INSTANCE: portal_auth_forward_result = 2;
+/// The URL does not target the redirect URL of the options: nothing was handed over, and
+/// portal_auth_handle_redirect would find nothing in it either.
+pub const PORTAL_AUTH_FORWARD_REFUSED: portal_auth_forward_result = 3;
+
 /// The callback of a call that has no value; every pointer is borrowed for the call.
 pub type portal_auth_done_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, error: *const portal_auth_error)>;
 /// The callback of portal_auth_get_methods.
@@ -187,6 +207,21 @@ pub type portal_auth_result_fn = Option<
 /// The callback of portal_auth_restore_session: a session, nothing, or an error.
 pub type portal_auth_session_fn = Option<
     unsafe extern "C" fn(user_data: *mut c_void, session: *mut portal_auth_session, error: *const portal_auth_error),
+>;
+/// The callback of portal_auth_listen_for_redirects: once per forwarded redirect (`last`
+/// PORTAL_AUTH_FALSE: a result, both NULL, or an error), then once with `last`
+/// PORTAL_AUTH_TRUE and the error that ended listening. Both pointers are borrowed for the call.
+pub type portal_auth_redirect_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        result: *const portal_auth_result,
+        error: *const portal_auth_error,
+        last: portal_auth_bool,
+    ),
+>;
+/// The callback of portal_auth_forward_redirect: the outcome, or 0 and an error (borrowed).
+pub type portal_auth_forward_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, outcome: portal_auth_forward_result, error: *const portal_auth_error),
 >;
 /// A completion a dispatcher receives, to run with its job.
 pub type portal_auth_job_fn = Option<unsafe extern "C" fn(job: *mut c_void)>;
@@ -286,7 +321,14 @@ extern "C" {
     pub fn portal_auth_error_path(error: *const portal_auth_error) -> *const c_char;
     /// SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was.
     pub fn portal_auth_error_reason(error: *const portal_auth_error) -> portal_auth_reason;
-    /// Frees a client.
+    /// In the URL handler the desktop started: hands the URL to the application's running instance (listening for the same user, application_id and environment) and says whether one took it.
+    pub fn portal_auth_forward_redirect(
+        options: *const portal_auth_options,
+        url: *const c_char,
+        done: portal_auth_forward_fn,
+        user_data: *mut c_void,
+    ) -> portal_auth_code;
+    /// Frees a client; its waits (sign-ins waiting for a redirect, listening for forwarded redirects) end at once.
     pub fn portal_auth_free(client: *mut portal_auth);
     /// Fetches the sign-in methods the environment has enabled.
     pub fn portal_auth_get_methods(
@@ -300,6 +342,13 @@ extern "C" {
         client: *mut portal_auth,
         url: *const c_char,
         done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// In the running application: listens for the redirects its next instances forward, and handles each as portal_auth_handle_redirect would; `done` is called once per redirect, then a last time.
+    pub fn portal_auth_listen_for_redirects(
+        client: *mut portal_auth,
+        done: portal_auth_redirect_fn,
         user_data: *mut c_void,
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
@@ -411,6 +460,15 @@ extern "C" {
     /// Signs in with Apple in the user's browser; as portal_auth_sign_in_with_google.
     pub fn portal_auth_sign_in_with_apple(
         client: *mut portal_auth,
+        timeout_ms: i32,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Signs in by magic link with no URL to paste: emails the link with the loopback redirect URL, waits on a one-shot listener there for the browser to bring the redirect, and completes the sign-in as portal_auth_handle_redirect would.
+    pub fn portal_auth_sign_in_with_magic_link(
+        client: *mut portal_auth,
+        email: *const c_char,
         timeout_ms: i32,
         done: portal_auth_result_fn,
         user_data: *mut c_void,

@@ -257,7 +257,9 @@ fn rust_constants() -> BTreeMap<String, String> {
         PORTAL_AUTH_REASON_NO_SESSION_BUS, PORTAL_AUTH_REASON_DBUS_FAILURE, PORTAL_AUTH_REASON_LIBSECRET_MISSING,
         PORTAL_AUTH_REASON_HOST_STORAGE_FAILED, PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED,
         PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK, PORTAL_AUTH_REASON_PORT_IN_USE, PORTAL_AUTH_REASON_LISTENER_FAILED,
-        PORTAL_AUTH_REASON_NO_BROWSER, PORTAL_AUTH_REASON_OPENER_FAILED, PORTAL_AUTH_LOG_DEBUG, PORTAL_AUTH_LOG_INFO,
+        PORTAL_AUTH_REASON_NO_BROWSER, PORTAL_AUTH_REASON_OPENER_FAILED, PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
+        PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE, PORTAL_AUTH_REASON_CHANNEL_IN_USE, PORTAL_AUTH_REASON_CHANNEL_FAILED,
+        PORTAL_AUTH_FORWARD_TAKEN, PORTAL_AUTH_FORWARD_NO_INSTANCE, PORTAL_AUTH_FORWARD_REFUSED, PORTAL_AUTH_LOG_DEBUG, PORTAL_AUTH_LOG_INFO,
         PORTAL_AUTH_LOG_WARNING, PORTAL_AUTH_LOG_ERROR, PORTAL_AUTH_LOG_NONE, PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK,
         PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT,
     ]
@@ -330,6 +332,7 @@ fn disagreements(facts: &Facts) -> Vec<String> {
         ("portal_auth_options", size_of::<portal_auth_options>(), layout!(portal_auth_options {
             size, auth_environment_id, redirect_url, api_host, magic_link_from_email, magic_link_template_id,
             is_account_abstracted, storage, connect_timeout_ms, request_timeout_ms, host_storage,
+            application_id,
         })),
         ("portal_auth_storage_callbacks", size_of::<portal_auth_storage_callbacks>(), layout!(portal_auth_storage_callbacks {
             size, get, set, remove, user_data, release,

@@ -1,9 +1,7 @@
 //! `PortalAuth`: a client of one auth environment, over the library's client handle.
 use std::any::Any;
-use std::ffi::CString;
 use std::fmt;
 use std::io;
-use std::mem;
 use std::os::raw::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
@@ -11,87 +9,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::call::{self, Call};
-use crate::error::Error;
-use crate::sys;
+use crate::error::{Cause, Error, SignInUnavailableReason};
+use crate::options::{milliseconds, Options};
+use crate::redirects::{on_redirect, Redirects, RedirectsState};
 use crate::results::{internal, AuthMethods, Authenticated, SignInResult};
-use crate::error::{Cause, SignInUnavailableReason};
 use crate::session::{on_done, Session};
-use crate::storage::Storage;
 use crate::strings::{borrowed, c_string};
-
-/// The sender and template of magic-link emails.
-///
-/// ```
-/// let config = portal_auth::MagicLinkConfig::new("hello@yourapp.example", "sign-in");
-/// assert_eq!(config.template_id, "sign-in");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct MagicLinkConfig {
-    /// The address the emails come from.
-    pub from_email: String,
-    /// The email template, in Portal's dashboard.
-    pub template_id: String,
-}
-
-impl MagicLinkConfig {
-    /// The sender `from_email` and the template `template_id`.
-    pub fn new(from_email: &str, template_id: &str) -> MagicLinkConfig {
-        MagicLinkConfig { from_email: from_email.to_string(), template_id: template_id.to_string() }
-    }
-}
-
-/// A client's configuration: [`Options::new`] (or `Default`, then the two required fields)
-/// sets the defaults, and each field may then be changed. Fields are added over versions, so
-/// the struct is not built literally outside the crate.
-///
-/// ```
-/// use std::time::Duration;
-/// use portal_auth::{MagicLinkConfig, Options, Storage};
-///
-/// let mut options = Options::new("YOUR_AUTH_ENVIRONMENT_ID", "myapp://auth/callback");
-/// options.magic_link = Some(MagicLinkConfig::new("hello@yourapp.example", "sign-in"));
-/// options.request_timeout = Some(Duration::from_secs(10));
-/// assert_eq!(options.storage, Storage::Keyring);
-/// ```
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct Options {
-    /// The auth environment's id (required: blank is [`Error::InvalidArgument`]).
-    pub auth_environment_id: String,
-    /// The redirect URL Portal sends the user back to (required), stored trimmed.
-    pub redirect_url: String,
-    /// None: "api.portalhq.io". A host name, or a base URL (`http://127.0.0.1:8790`).
-    pub api_host: Option<String>,
-    /// The sender and template of `send_magic_link`; None: no magic links.
-    pub magic_link: Option<MagicLinkConfig>,
-    /// Sent to Portal when not None.
-    pub is_account_abstracted: Option<bool>,
-    /// Where the session is kept: the desktop keyring by default.
-    pub storage: Storage,
-    /// None or zero: the library's default, 10 s.
-    pub connect_timeout: Option<Duration>,
-    /// None or zero: the library's default, 30 s.
-    pub request_timeout: Option<Duration>,
-    /// With [`Storage::Keyring`]: the application's reverse-DNS name, as its desktop file's
-    /// (`com.example.App`). The keyring item is the application's own (an attribute beside
-    /// the environment id, and its label): two applications of one environment never share
-    /// a session, the instances of one do. None: no name, and the item is shared by every
-    /// program of the environment that names none.
-    pub application_id: Option<String>,
-}
-
-impl Options {
-    /// The options of environment `auth_environment_id` with `redirect_url`, and every
-    /// other field at its default.
-    pub fn new(auth_environment_id: &str, redirect_url: &str) -> Options {
-        Options {
-            auth_environment_id: auth_environment_id.to_string(),
-            redirect_url: redirect_url.to_string(),
-            ..Options::default()
-        }
-    }
-}
+use crate::sys;
 
 /// Opens an authorize URL in the user's browser: `(url, ephemeral)`, where `ephemeral` asks
 /// for a private window if the opener can. Return once the browser is launched; an error
@@ -155,47 +79,16 @@ impl fmt::Debug for PortalAuth {
 impl PortalAuth {
     /// Checks the options and makes the client (no network or keyring I/O).
     pub fn new(options: &Options) -> Result<PortalAuth, Error> {
-        let optional = |value: Option<&str>, name: &str| value.map(|value| c_string(value, name)).transpose();
-        let environment = c_string(&options.auth_environment_id, "auth_environment_id")?;
-        let redirect_url = c_string(&options.redirect_url, "redirect_url")?;
-        let api_host = optional(options.api_host.as_deref(), "api_host")?;
-        let magic_link = options.magic_link.as_ref();
-        let from_email = optional(magic_link.map(|m| m.from_email.as_str()), "magic_link_from_email")?;
-        let template_id = optional(magic_link.map(|m| m.template_id.as_str()), "magic_link_template_id")?;
-        let connect_timeout_ms = milliseconds(options.connect_timeout, "connect_timeout")?;
-        let request_timeout_ms = milliseconds(options.request_timeout, "request_timeout")?;
-        let application_id = optional(options.application_id.as_deref(), "application_id")?;
-        let pointer = |value: &Option<CString>| value.as_ref().map_or(ptr::null(), |value| value.as_ptr());
-
-        // SAFETY: options_init fills the struct this crate knows; every string outlives the
-        // call, which copies what it keeps.
-        unsafe {
-            let mut raw_options: sys::portal_auth_options = mem::zeroed();
-            sys::portal_auth_options_init(&mut raw_options, mem::size_of::<sys::portal_auth_options>());
-            raw_options.auth_environment_id = environment.as_ptr();
-            raw_options.redirect_url = redirect_url.as_ptr();
-            raw_options.api_host = pointer(&api_host);
-            raw_options.magic_link_from_email = pointer(&from_email);
-            raw_options.magic_link_template_id = pointer(&template_id);
-            raw_options.is_account_abstracted = match options.is_account_abstracted {
-                None => sys::PORTAL_AUTH_UNSET,
-                Some(true) => sys::PORTAL_AUTH_TRUE,
-                Some(false) => sys::PORTAL_AUTH_FALSE,
-            };
-            // A host store's callbacks: their user_data is the library's once it has read them.
-            let (storage, host) = options.storage.to_raw();
-            raw_options.storage = storage;
-            raw_options.host_storage = host.as_ref().map_or(ptr::null(), |host| host as *const _);
-            raw_options.connect_timeout_ms = connect_timeout_ms;
-            raw_options.request_timeout_ms = request_timeout_ms;
-            raw_options.application_id = pointer(&application_id);
+        options.with_raw(|raw_options| {
             let (mut client, mut error) = (ptr::null_mut(), ptr::null_mut());
-            let code = sys::portal_auth_new(&raw_options, &mut client, &mut error);
+            // SAFETY: the options are valid for the call, which copies what it keeps.
+            let code = unsafe { sys::portal_auth_new(raw_options, &mut client, &mut error) };
             match NonNull::new(client) {
                 Some(raw) if code == sys::PORTAL_AUTH_OK => Ok(PortalAuth { raw, openers: Arc::default() }),
-                _ => Err(Error::take(code, error)),
+                // SAFETY: the error handle is the caller's.
+                _ => Err(unsafe { Error::take(code, error) }),
             }
-        }
+        })?
     }
 
     fn raw(&self) -> *mut sys::portal_auth {
@@ -211,7 +104,7 @@ impl PortalAuth {
 
     /// Emails `email` (trimmed and lowercased) a sign-in link; the redirect it leads to
     /// completes with [`handle_redirect`](Self::handle_redirect). Needs a
-    /// [`MagicLinkConfig`]; [`Error::RateLimited`] when Portal sends no more now.
+    /// [`MagicLinkConfig`](crate::MagicLinkConfig); [`Error::RateLimited`] when Portal sends no more now.
     pub fn send_magic_link(&self, email: &str) -> Call<()> {
         let email = match c_string(email, "email") {
             Ok(email) => email,
@@ -220,6 +113,76 @@ impl PortalAuth {
         call::start(None, |user_data, out_call| unsafe {
             sys::portal_auth_send_magic_link(self.raw(), email.as_ptr(), Some(on_done), user_data, out_call)
         })
+    }
+
+    /// Signs in by magic link with no URL to paste, in one call: emails `email` the link
+    /// with the loopback redirect URL Portal allow-lists (`http://127.0.0.1:PORT/PATH`),
+    /// waits there (`timeout`; None or zero: the library's 15 minutes) for the browser the
+    /// user opens the email in, and completes as `handle_redirect`, TOTP step included; the
+    /// browser is then told the user can go back to the app.
+    ///
+    /// One sign-in (this or a browser one) runs at a time per client
+    /// ([`Error::SignInInProgress`]). A redirect URL that is not loopback, or a port in use,
+    /// is [`Error::SignInUnavailable`] before any email is sent: then
+    /// [`send_magic_link`](Self::send_magic_link) and a pasted or forwarded link are the
+    /// way. While it waits, [`handle_redirect`](Self::handle_redirect) with the email's link
+    /// (pasted by a user who opened it on another device, or forwarded) completes it too,
+    /// with the same outcome, exchanged once. A timeout, [`Call::cancel`] or dropping the
+    /// call end the wait as [`Error::SignInClosed`], with nothing exchanged.
+    pub fn sign_in_with_magic_link(&self, email: &str, timeout: Option<Duration>) -> Call<SignInResult> {
+        let (email, timeout_ms) = match (c_string(email, "email"), milliseconds(timeout, "timeout")) {
+            (Ok(email), Ok(timeout_ms)) => (email, timeout_ms),
+            (Err(error), _) | (_, Err(error)) => return call::failed(error),
+        };
+        call::start(None, |user_data, out_call| unsafe {
+            sys::portal_auth_sign_in_with_magic_link(
+                self.raw(),
+                email.as_ptr(),
+                timeout_ms,
+                Some(on_result::<SignInResult>),
+                user_data,
+                out_call,
+            )
+        })
+    }
+
+    /// Listens for the redirects the application's next instances forward with
+    /// [`forward_redirect`](crate::forward_redirect) (the desktop starts a new process for a
+    /// custom-scheme link such as `myapp://auth/callback?...`), and handles each as
+    /// [`handle_redirect`](Self::handle_redirect) would; a forwarded magic link also
+    /// completes a [`sign_in_with_magic_link`](Self::sign_in_with_magic_link) that waits
+    /// for it. The channel listens once this returns; the outcomes come through the
+    /// [`Redirects`] returned, until it is cancelled or dropped (or the client is).
+    ///
+    /// ```
+    /// use portal_auth::{Error, Options, PortalAuth, Storage};
+    ///
+    /// let mut options = Options::new("YOUR_AUTH_ENVIRONMENT_ID", "myapp://auth/callback");
+    /// options.storage = Storage::Memory;
+    /// let auth = PortalAuth::new(&options)?;
+    /// let mut redirects = auth.listen_for_redirects();
+    /// redirects.cancel(); // the app is done signing in
+    /// match redirects.next() {
+    ///     None => {}                                             // listening ended
+    ///     Some(Err(Error::SignInUnavailable { reason, .. })) => { // it could not listen
+    ///         println!("no redirect channel: {:?}", reason)
+    ///     }
+    ///     Some(other) => panic!("no redirect was forwarded: {:?}", other),
+    /// }
+    /// # Ok::<(), portal_auth::Error>(())
+    /// ```
+    pub fn listen_for_redirects(&self) -> Redirects {
+        let state = RedirectsState::new();
+        let user_data = Arc::into_raw(Arc::clone(&state)) as *mut std::os::raw::c_void;
+        let mut handle = ptr::null_mut();
+        // SAFETY: the library owns the reference it was given until its last call.
+        let code = unsafe { sys::portal_auth_listen_for_redirects(self.raw(), Some(on_redirect), user_data, &mut handle) };
+        if code != sys::PORTAL_AUTH_OK {
+            // SAFETY: the library did not take the reference it was offered.
+            unsafe { drop(Arc::from_raw(user_data as *const RedirectsState)) };
+            state.end(Some(Error::from_code(code)));
+        }
+        Redirects::new(state, handle)
     }
 
     /// A fresh, single-use Google authorize URL, for a host that opens the browser and
@@ -359,14 +322,6 @@ impl Drop for PortalAuth {
         // Calls in flight still complete; sign-ins keep the openers alive.
         unsafe { sys::portal_auth_free(self.raw()) }
     }
-}
-
-/// A timeout as the C ABI's int32 of milliseconds, rounded up; None is 0. What zero means
-/// (the library's default) is the library's to decide, so it goes through unchanged; only a
-/// duration no int32 of milliseconds holds is refused.
-fn milliseconds(timeout: Option<Duration>, name: &str) -> Result<i32, Error> {
-    let nanoseconds = timeout.map_or(0, |timeout| timeout.as_nanos());
-    i32::try_from((nanoseconds + 999_999) / 1_000_000).map_err(|_| Error::out_of_range(name))
 }
 
 /// The result callback's outcome as each call wants it.

@@ -303,7 +303,8 @@ impl StorageFailureReason {
     }
 }
 
-/// Why a browser sign-in is not possible ([`Error::SignInUnavailable`]; the
+/// Why a browser or magic-link sign-in, or the redirect channel, is not possible
+/// ([`Error::SignInUnavailable`]; the
 /// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -321,6 +322,18 @@ pub enum SignInUnavailableReason {
     /// The opener of [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener)
     /// returned an error or panicked.
     OpenerFailed,
+    /// The redirect channel: `$XDG_RUNTIME_DIR` is unset, missing or not a folder (the
+    /// desktop session sets it).
+    NoRuntimeDirectory,
+    /// The redirect channel: `$XDG_RUNTIME_DIR`, or the channels' folder in it, is not the
+    /// user's alone (mode 0700), or the other end runs as another user.
+    RuntimeDirectoryUnsafe,
+    /// The redirect channel: another instance already listens for this environment's
+    /// redirects.
+    ChannelInUse,
+    /// The redirect channel's socket failed, or the running instance did not answer in time
+    /// (it may still handle the URL).
+    ChannelFailed,
     /// A reason of a newer library than this crate knows, by its number.
     Other(i32),
 }
@@ -334,6 +347,10 @@ impl SignInUnavailableReason {
             sys::PORTAL_AUTH_REASON_LISTENER_FAILED => ListenerFailed,
             sys::PORTAL_AUTH_REASON_NO_BROWSER => NoBrowser,
             sys::PORTAL_AUTH_REASON_OPENER_FAILED => OpenerFailed,
+            sys::PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY => NoRuntimeDirectory,
+            sys::PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE => RuntimeDirectoryUnsafe,
+            sys::PORTAL_AUTH_REASON_CHANNEL_IN_USE => ChannelInUse,
+            sys::PORTAL_AUTH_REASON_CHANNEL_FAILED => ChannelFailed,
             other => Other(other),
         }
     }

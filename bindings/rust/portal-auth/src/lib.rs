@@ -1,6 +1,7 @@
 //! Portal Client Auth sign-in for Linux desktops: a safe Rust API over libportalauth's C ABI
 //! (magic links, Google and Apple sign-in in the browser, redirects, TOTP, a session
-//! persisted in the desktop keyring or a store of the application's).
+//! persisted in the desktop keyring or a store of the application's, and redirects forwarded
+//! to the running instance).
 //!
 //! Every call that touches the network or the keyring returns a [`Call`], which is a
 //! `std::future::Future` completed by the library's callback (no runtime needed: any
@@ -32,16 +33,20 @@ mod call;
 mod client;
 mod error;
 mod log;
+mod options;
+mod redirects;
 mod results;
 mod session;
 mod storage;
 mod strings;
 
 pub use call::Call;
-pub use client::{BrowserOpener, MagicLinkConfig, Options, PortalAuth};
+pub use client::{BrowserOpener, PortalAuth};
 pub use error::{Cause, Error, SignInUnavailableReason, StorageFailureReason};
 pub use log::{set_log_handler, set_log_level, LogHandler, LogLevel};
+pub use options::{MagicLinkConfig, Options};
 pub use portal_auth_sys as sys;
+pub use redirects::{forward_redirect, Forwarded, ForwardedRedirect, NextRedirect, Redirects};
 pub use results::{
     totp_qr_png, totp_qr_svg, totp_qr_terminal, totp_secret, AuthMethod, AuthMethods, Authenticated, SignInResult,
     TerminalColors, TotpRequired,

@@ -156,3 +156,52 @@ pub fn block_on<F: Future>(future: F) -> (F::Output, usize) {
         seen = *count;
     }
 }
+
+/// The `key` ("link", or "emailLink" for the email's button) of the last email to `email`,
+/// once `count` were sent (the emulator waits up to 30 s for them).
+pub fn mail(email: &str, count: usize, key: &str) -> String {
+    let path = format!("outbox?email={}&count={}&timeout=30", email.replace('@', "%40"), count);
+    json_string(&control("GET", &path, None), key).expect("the email's link")
+}
+
+/// Debian's Chromium, headless, opening `url` as the user's browser, in a PID namespace of its
+/// own (none of its processes outlives it), with a fresh profile; the DOM of the page it ends
+/// on. It is stopped after a minute at most.
+pub fn chromium(url: &str) -> String {
+    let profile = std::env::temp_dir().join(format!("portal-auth-rust-chromium-{}-{}", std::process::id(), ENVIRONMENTS.fetch_add(1, Ordering::SeqCst)));
+    std::fs::create_dir_all(&profile).unwrap();
+    let mut command = Command::new("unshare");
+    // SAFETY: geteuid has no precondition.
+    if unsafe { geteuid() } != 0 {
+        command.arg("--map-root-user");
+    }
+    let mut child = command
+        .args(["--pid", "--fork", "--kill-child", "--mount-proc", "/usr/bin/chromium", "--headless=new", "--no-sandbox"])
+        .args(["--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-extensions"])
+        .args(["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-proxy-server"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--dump-dom", url])
+        .env_clear()
+        .env("HOME", &profile)
+        .env("PATH", "/usr/bin:/bin")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("unshare runs /usr/bin/chromium");
+    let mut output = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut page = String::new();
+        let _ = output.read_to_string(&mut page);
+        let _ = sender.send(page);
+    });
+    let page = receiver.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_default();
+    let _ = child.kill();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    page
+}
+
+extern "C" {
+    fn geteuid() -> u32;
+}

@@ -19,10 +19,13 @@ fn every_public_type_is_debug() {
     debug::<Call<()>>();
     debug::<Cause>();
     debug::<Error>();
+    debug::<Forwarded>();
     debug::<LogLevel>();
     debug::<MagicLinkConfig>();
     debug::<Options>();
+    debug::<NextRedirect<'static>>();
     debug::<PortalAuth>();
+    debug::<Redirects>();
     debug::<Session>();
     debug::<SignInResult>();
     debug::<SignInUnavailableReason>();

@@ -1,5 +1,6 @@
 //! The example program `sign_in`, driven through its standard input: magic link with TOTP
-//! enrollment, then `--restore` in another run (the keyring).
+//! enrollment and the link pasted, then `--restore` in another run (the keyring); with a
+//! loopback redirect URL, signed in with nothing pasted once Chromium opens the email.
 mod support;
 
 use std::io::{Read, Write};
@@ -40,7 +41,7 @@ fn the_example_signs_in_with_totp_and_restores() {
     expect(&mut output, "Email: ");
     writeln!(input, "{}", email).unwrap();
     expect(&mut output, "Link: ");
-    writeln!(input, "{}", outbox_link(email)).unwrap();
+    writeln!(input, "{}", mail(email, 1, "link")).unwrap(); // a custom scheme: pasted
     let shown = expect(&mut output, "Code from your authenticator app: ");
     assert!(shown.contains("or enter this key in it by hand: ") && shown.contains('█'));
     writeln!(input, "{}", current_code(&environment, email)).unwrap();
@@ -55,4 +56,29 @@ fn the_example_signs_in_with_totp_and_restores() {
 
     let unknown = example().args(arguments).arg("--frobnicate").output().unwrap();
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+#[test]
+fn with_a_loopback_redirect_url_the_example_signs_in_with_nothing_pasted() {
+    let redirect_url = loopback_redirect();
+    let environment = environment(false, &redirect_url);
+    let email = "rust-example-loopback@example.com";
+    let mut child = example()
+        .args(["--api-host", &api_host(), "--environment", &environment, "--redirect-url", &redirect_url])
+        .args(["--from-email", "hello@auth.example.com", "--template-id", "sign-in"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut input, mut output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+    expect(&mut output, "Email: ");
+    writeln!(input, "{}", email).unwrap();
+    expect(&mut output, "Link: ");
+    let page = chromium(&mail(email, 1, "emailLink"));
+    assert!(page.contains("You are signed in."), "the page Chromium ended on: {}", page);
+    let mut rest = String::new();
+    output.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(rest.trim_start().starts_with("Signed in as eu_"), "{}", rest);
+    drop(input);
 }

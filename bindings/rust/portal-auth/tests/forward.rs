@@ -81,7 +81,7 @@ fn dropping_the_client_ends_listening() {
     assert!(redirects.next().is_none(), "the client's drop ends its listening");
     // Its socket is gone before the drop returns: no instance is there.
     assert_eq!(forward_redirect(&options, &url).wait().unwrap(), Forwarded::NoInstance);
-    let mut other = options.clone();
+    let mut other = options;
     other.application_id = Some("bad id".into());
     assert!(matches!(forward_redirect(&other, &url).wait(), Err(Error::InvalidArgument { name, .. }) if name == "application_id"));
 }

@@ -66,5 +66,11 @@ ran=$(env -u LD_LIBRARY_PATH "$dependent" --api-host "$PORTAL_AUTH_TEST_API_HOST
 [ "$ran" = "$(printf 'libportalauth %s\nmethods: [EmailMagicLink, Google, Apple]' "$(pkg-config --modversion portal-auth)")" ] \
     || fail "the dependent program printed: $ran"
 pass "a program that depends on the crates finds the library through the run path its build script set"
+# Each README shows the run-path line of the dependent's build script, as it is there.
+run_path=$(grep -F 'cargo:rustc-link-arg-bins=-Wl,-rpath' bindings/rust/dependent/build.rs | sed 's/^ *//')
+for readme in bindings/rust/README.md bindings/rust/portal-auth/README.md bindings/rust/portal-auth-sys/README.md; do
+    grep -qF "$run_path" "$readme" || fail "$readme does not show the build script's run-path line ($run_path)"
+done
+pass "the Rust READMEs show the dependent's run-path line as its build script has it"
 
 finish

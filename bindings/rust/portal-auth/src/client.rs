@@ -129,6 +129,22 @@ impl PortalAuth {
     /// (pasted by a user who opened it on another device, or forwarded) completes it too,
     /// with the same outcome, exchanged once. A timeout, [`Call::cancel`] or dropping the
     /// call end the wait as [`Error::SignInClosed`], with nothing exchanged.
+    ///
+    /// ```
+    /// use portal_auth::{Error, MagicLinkConfig, Options, PortalAuth, SignInUnavailableReason, Storage};
+    ///
+    /// let mut options = Options::new("YOUR_AUTH_ENVIRONMENT_ID", "myapp://auth/callback");
+    /// options.magic_link = Some(MagicLinkConfig::new("hello@yourapp.example", "sign-in"));
+    /// options.storage = Storage::Memory;
+    /// let auth = PortalAuth::new(&options)?;
+    /// // A custom scheme: no listener can take the redirect, and no email is sent.
+    /// match auth.sign_in_with_magic_link("user@example.com", None).wait() {
+    ///     // send_magic_link instead, then handle_redirect with the link pasted or forwarded
+    ///     Err(Error::SignInUnavailable { reason: SignInUnavailableReason::RedirectNotLoopback, .. }) => {}
+    ///     other => panic!("{:?}", other),
+    /// }
+    /// # Ok::<(), portal_auth::Error>(())
+    /// ```
     pub fn sign_in_with_magic_link(&self, email: &str, timeout: Option<Duration>) -> Call<SignInResult> {
         let (email, timeout_ms) = match (c_string(email, "email"), milliseconds(timeout, "timeout")) {
             (Ok(email), Ok(timeout_ms)) => (email, timeout_ms),

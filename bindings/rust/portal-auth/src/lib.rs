@@ -21,6 +21,11 @@
 //! # Ok::<(), portal_auth::Error>(())
 //! ```
 //!
+//! A magic link signs in in one call with a loopback redirect URL
+//! ([`PortalAuth::sign_in_with_magic_link`]). With a custom scheme, the desktop starts the
+//! app's URL handler with the redirect, which hands it to the running instance
+//! ([`forward_redirect`]), listening with [`PortalAuth::listen_for_redirects`].
+//!
 //! Dropping a `Call` before it completes cancels it; a request already on the wire still
 //! completes in the library and persists its session (docs/protocol.md §5).
 //!

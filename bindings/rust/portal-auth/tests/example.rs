@@ -4,7 +4,7 @@
 mod support;
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use support::*;
 
@@ -25,11 +25,9 @@ fn expect(output: &mut impl Read, prompt: &str) -> String {
     String::from_utf8(text).unwrap()
 }
 
-#[test]
-fn the_example_signs_in_with_totp_and_restores() {
-    let environment = environment(true, APP_REDIRECT);
-    let email = "rust-example@example.com";
-    let arguments = ["--api-host", &api_host(), "--environment", &environment];
+/// Starts the example with `arguments` and a magic-link configuration, and answers its email
+/// prompt with `email`; the child, its input and its output.
+fn start_signing_in(arguments: &[&str], email: &str) -> (Child, ChildStdin, ChildStdout) {
     let mut child = example()
         .args(arguments)
         .args(["--from-email", "hello@auth.example.com", "--template-id", "sign-in"])
@@ -41,6 +39,15 @@ fn the_example_signs_in_with_totp_and_restores() {
     expect(&mut output, "Email: ");
     writeln!(input, "{}", email).unwrap();
     expect(&mut output, "Link: ");
+    (child, input, output)
+}
+
+#[test]
+fn the_example_signs_in_with_totp_and_restores() {
+    let environment = environment(true, APP_REDIRECT);
+    let email = "rust-example@example.com";
+    let arguments = ["--api-host", &api_host(), "--environment", &environment];
+    let (mut child, mut input, mut output) = start_signing_in(&arguments, email);
     writeln!(input, "{}", mail(email, 1, "link")).unwrap(); // a custom scheme: pasted
     let shown = expect(&mut output, "Code from your authenticator app: ");
     assert!(shown.contains("or enter this key in it by hand: ") && shown.contains('█'));
@@ -63,17 +70,8 @@ fn with_a_loopback_redirect_url_the_example_signs_in_with_nothing_pasted() {
     let redirect_url = loopback_redirect();
     let environment = environment(false, &redirect_url);
     let email = "rust-example-loopback@example.com";
-    let mut child = example()
-        .args(["--api-host", &api_host(), "--environment", &environment, "--redirect-url", &redirect_url])
-        .args(["--from-email", "hello@auth.example.com", "--template-id", "sign-in"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (mut input, mut output) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
-    expect(&mut output, "Email: ");
-    writeln!(input, "{}", email).unwrap();
-    expect(&mut output, "Link: ");
+    let arguments = ["--api-host", &api_host(), "--environment", &environment, "--redirect-url", &redirect_url];
+    let (mut child, input, mut output) = start_signing_in(&arguments, email);
     let page = chromium(&mail(email, 1, "emailLink"));
     assert!(page.contains("You are signed in."), "the page Chromium ended on: {}", page);
     let mut rest = String::new();

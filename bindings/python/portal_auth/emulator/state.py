@@ -197,6 +197,7 @@ class State:
             return self._mail.wait_for(arrived, timeout)
 
     def outbox_message(self, message_id: str) -> OutboxMessage | None:
+        """The email of id `message_id` (its button's link names it), or None."""
         with self._lock:
             found = next((message for message in self._store.outbox if message["id"] == message_id), None)
             return None if found is None else dict(found)

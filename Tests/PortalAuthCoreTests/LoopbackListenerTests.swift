@@ -53,6 +53,20 @@ import Testing
         #expect(await listener.outcome() == .stopped)
     }
 
+    @Test func aConnectionAfterALongIdleWaitGetsItsWholeReadTime() async throws {
+        var limits = LoopbackListener.Limits()
+        limits.readTimeout = .milliseconds(100)
+        let (listener, port) = try listener(limits: limits)
+        try listener.start(timeout: .seconds(120))
+        // Idle for longer than the read timeout, as while the user signs in at the provider
+        // or opens their email: the condition under test is time passing, not an event.
+        try await Task.sleep(for: .milliseconds(400))
+        let answer = try LoopbackClient.exchange(port, sending: request(port, "/elsewhere"))
+        #expect(try LoopbackClient.parse(try #require(answer, "the connection was dropped unread")).status == 404)
+        listener.stop()
+        #expect(await listener.outcome() == .stopped)
+    }
+
     /// A waiting listener that reads at most two connections at once.
     private func waitingWithTwoPlaces() throws -> (LoopbackListener, UInt16) {
         var limits = LoopbackListener.Limits()

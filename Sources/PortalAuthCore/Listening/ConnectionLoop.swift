@@ -110,9 +110,13 @@ struct ConnectionLoop {
                 }
                 connections.close(at: index)
             }
+            // The clock read again: `now` is from before poll, which may have waited for
+            // minutes (the user reading their email), and a deadline counted from it would
+            // drop the connection before its first read.
+            let arrived = ContinuousClock.now
             for (offset, socket) in sockets.enumerated() where fds[1 + offset].revents != 0 {
-                if !accept(from: socket, into: &connections, now: now, admit: admit) {
-                    acceptPausedUntil = now.advanced(by: Self.acceptBackoff)
+                if !accept(from: socket, into: &connections, now: arrived, admit: admit) {
+                    acceptPausedUntil = arrived.advanced(by: Self.acceptBackoff)
                 }
             }
         }

@@ -9,17 +9,22 @@ memory after the first 10,000 and at the end. BENCH_BASE is the loopback server.
 BENCH_PY_MODEL=thread the binding is the one whose completions ran on the library's thread
 (run.sh installs it from the last commit that had it): its contenders are py-blocking-thread
 and py-async-thread, and the peer is left to the other run. Lines out:
-contender<TAB>metric<TAB>value."""
+contender<TAB>metric<TAB>value.
+
+The load modes measure `import` and a first client over a bare interpreter: this module
+imports nothing before them that the interpreter has not loaded at start-up already (os and
+sys; time is built in), so that nothing either contender needs is paid for in advance."""
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time
-import uuid
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 CALLS, WARMUP, CONCURRENT, KEYRING_CALLS, SOAK, SOAK_WARMUP = 2000, 200, 1000, 100, 100_000, 10_000
 OLD_MODEL = os.environ.get("BENCH_PY_MODEL") == "thread"
@@ -30,6 +35,8 @@ HEADERS = {"x-portal-auth-environment-id": ENVIRONMENT, "Accept": "application/j
 
 def headers() -> dict[str, str]:
     """The headers of every Client Auth request, with a fresh trace id as the library sends."""
+    import uuid
+
     return {**HEADERS, "X-Portal-Trace-Id": str(uuid.uuid4())}
 STORED = '{"clientSessionToken":"cst_bench","endUserId":"eu_bench"}'
 
@@ -48,6 +55,8 @@ def emit(contender: str, metric: str, value: float) -> None:
 
 
 def quantile(samples: list[float], p: float) -> float:
+    import math
+
     ordered = sorted(samples)
     return ordered[max(0, math.ceil(len(ordered) * p) - 1)]
 

@@ -12,11 +12,20 @@
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
 # BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile, soak
-# and gnome, and prints their lines without touching bench/RESULTS.md.
+# and gnome, and prints their lines without touching bench/RESULTS.md; BENCH_SAMPLES sets how
+# many processes each load figure is the median of (15). The load mode ends with the import
+# figure: `import portal_auth` and a first client over a bare interpreter, beside
+# `import requests, keyring` and a Session.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+modes=" ${BENCH_MODES:-load calls concurrent keyring hostile soak gnome} "
+# What the modes need beyond the library and the virtual environment: the loopback server,
+# the old binding.
+needs_server=false needs_old_binding=false
+for mode in calls concurrent keyring soak gnome; do [[ $modes == *" $mode "* ]] && needs_server=true; done
+for mode in calls concurrent soak; do [[ $modes == *" $mode "* ]] && needs_old_binding=true; done
 if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
-    scripts/install-deps.sh bench
+    if $needs_server; then scripts/install-deps.sh bench; else scripts/install-deps.sh; fi
     exec scripts/private-keyring.sh run "$0" "$@"
 fi
 
@@ -42,7 +51,9 @@ python="$work/venv/bin/python"
 # git checkout that has the commit, its rows stay empty.
 old_binding=c1438ce
 thread_model=()
-if git cat-file -e "$old_binding^{commit}" 2>/dev/null; then
+if ! $needs_old_binding; then
+    :
+elif git cat-file -e "$old_binding^{commit}" 2>/dev/null; then
     git archive "$old_binding" bindings/python include | tar -x -C "$work"  # setup.py reads the version there
     PORTAL_AUTH_LIBRARY="$library" "${pip[@]}" --target "$work/thread-binding" "$work/bindings/python"
     thread_model=(env PYTHONPATH="$work/thread-binding" BENCH_PY_MODEL=thread "$python")
@@ -58,8 +69,6 @@ read -r -a system_flags <<< "$(pkg-config --cflags --libs libcurl libsecret-1)"
 gcc "${flags[@]}" bench/floor.c "${system_flags[@]}" -lm -o "$work/c-floor"
 gcc "${flags[@]}" bench/load.c -ldl -lm -o "$work/load"
 
-echo "== bench: the GNOME contenders, each a program of bench/gnome.c and its own file"
-gnome_contenders=()
 # Builds bench/gnome.c with one contender's file and its libraries, as $work/NAME.
 #   build_gnome NAME SOURCE LINK-FLAGS...
 build_gnome() {
@@ -68,17 +77,23 @@ build_gnome() {
     gcc "${flags[@]}" bench/gnome.c "$source" "$@" -lm -o "$work/$name"
     gnome_contenders+=("$name")
 }
-read -r -a glib_flags <<< "$(pkg-config --cflags --libs glib-2.0)"
-build_gnome gnome-library bench/gnome_library.c "${glib_flags[@]}" -L"$(dirname "$library")" -lportalauth \
-    -Wl,-rpath,"$(dirname "$library")"
-read -r -a gnome_flags <<< "$(pkg-config --cflags --libs libsoup-3.0 json-glib-1.0 libsecret-1)"
-build_gnome gnome-peer bench/gnome_peer.c "${gnome_flags[@]}"
+gnome_contenders=()
+if [[ $modes == *" gnome "* ]]; then
+    echo "== bench: the GNOME contenders, each a program of bench/gnome.c and its own file"
+    read -r -a glib_flags <<< "$(pkg-config --cflags --libs glib-2.0)"
+    build_gnome gnome-library bench/gnome_library.c "${glib_flags[@]}" -L"$(dirname "$library")" -lportalauth \
+        -Wl,-rpath,"$(dirname "$library")"
+    read -r -a gnome_flags <<< "$(pkg-config --cflags --libs libsoup-3.0 json-glib-1.0 libsecret-1)"
+    build_gnome gnome-peer bench/gnome_peer.c "${gnome_flags[@]}"
+fi
 
-echo "== bench: nginx on loopback, answering with the emulator's responses"
-PYTHONPATH=bindings/python python3 bench/responses.py "$work/responses"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/nginx-temp"
-cat > "$work/nginx.conf" <<NGINX
+export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
+if $needs_server; then
+    echo "== bench: nginx on loopback, answering with the emulator's responses"
+    PYTHONPATH=bindings/python python3 bench/responses.py "$work/responses"
+    mkdir -p "$work/nginx-temp"
+    cat > "$work/nginx.conf" <<NGINX
 worker_processes 1;
 pid $work/nginx.pid;
 error_log $work/nginx-error.log;
@@ -100,22 +115,23 @@ http {
     }
 }
 NGINX
-# nginx daemonises once its socket listens: when this returns, the server is ready.
-nginx -c "$work/nginx.conf" -p "$work"
-export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
+    # nginx daemonises once its socket listens: when this returns, the server is ready.
+    nginx -c "$work/nginx.conf" -p "$work"
+fi
 
 results="$work/results.tsv"
 : > "$results"
 run() { echo "-- $*" >&2; "$@" | tee -a "$results"; }
-modes=" ${BENCH_MODES:-load calls concurrent keyring hostile soak gnome} "
-# Load: a fresh process per sample (dlopen and import happen once per process).
+# Load: a fresh process per sample (dlopen and import happen once per process), the
+# contenders in turn, so that the machine's load weighs on each alike.
 if [[ $modes == *" load "* ]]; then
-    for _ in $(seq 15); do
+    for _ in $(seq "${BENCH_SAMPLES:-15}"); do
         run "$work/load" library
         run "$work/load" floor
         run "$python" bench/python_bench.py load-library
         run "$python" bench/python_bench.py load-peer
     done
+    python3 bench/report.py --import "$results"
 fi
 # Each model of the library beside the other: C on the library thread and through the
 # completion queue, the Python binding of each model.

@@ -1,6 +1,7 @@
-"""The functions a C header declares, read by clang: name → (return type, [(parameter name,
-type)]), each type spelled as clang spells it, without nullability. Shared by
-scripts/compare-header.py and scripts/abi-stub.py."""
+"""A C header's declarations as clang reads them: its AST, and its functions as name →
+(return type, [(parameter name, type)]), each type spelled as clang spells it, without
+nullability. Shared by scripts/compare-header.py, scripts/abi-stub.py and
+scripts/header_facts.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 Signature = tuple[str, list[tuple[str, str]]]
 
@@ -21,8 +23,9 @@ def c_type(spelled: str) -> str:
     return re.sub(r"\*\s+(?=\*)", "*", NULLABILITY.sub("", spelled)).strip()
 
 
-def functions(header: str, after: list[str] | None = None, prefix: str = "portal_auth_") -> dict[str, Signature]:
-    """The functions named `prefix...` that `header`, then the lines of `after`, declare."""
+def ast(header: str, after: list[str] | None = None) -> list[dict[str, Any]]:
+    """The top-level declarations clang reads from `header`, then the lines of `after`, as
+    the nodes of its JSON AST."""
     with tempfile.NamedTemporaryFile("w", suffix=".c", delete=False) as unit:
         unit.write(f'#include "{os.path.abspath(header)}"\n' + "\n".join(after or []) + "\n")
     try:
@@ -34,8 +37,14 @@ def functions(header: str, after: list[str] | None = None, prefix: str = "portal
         sys.exit(f"clang could not read the declarations of {header}:\n{failure.stderr}")
     finally:
         os.unlink(unit.name)
+    nodes: list[dict[str, Any]] = json.loads(dumped).get("inner", [])
+    return nodes
+
+
+def functions(header: str, after: list[str] | None = None, prefix: str = "portal_auth_") -> dict[str, Signature]:
+    """The functions named `prefix...` that `header`, then the lines of `after`, declare."""
     found: dict[str, Signature] = {}
-    for node in json.loads(dumped).get("inner", []):
+    for node in ast(header, after):
         name = node.get("name", "")
         if node.get("kind") != "FunctionDecl" or not name.startswith(prefix):
             continue

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, only when some are missing
-# (librust-tokio-dev: the Rust crate's one dev-dependency, through bindings/rust/.cargo;
-# xdg-utils and xvfb: the desktop starting an app's URL handler, in the forwarding tests).
+# (librust-tokio-dev: the Rust crates' one dev-dependency, through bindings/rust/.cargo;
+# rust-clippy: the lint the Rust tests run; nodejs: what PyPI's pyright runs on; xdg-utils
+# and xvfb: the desktop starting an app's URL handler, in the forwarding tests).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
 packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-venv curl
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium xdg-utils xvfb
-          gcc g++ binutils valgrind cargo librust-tokio-dev
+          gcc g++ binutils valgrind cargo rust-clippy librust-tokio-dev nodejs
           clang gdb abigail-tools doxygen cmake meson ninja-build)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)

@@ -7,6 +7,10 @@
 #                           PKG_CONFIG_PATH
 #   loads_by_soname LABEL PROGRAM   fails unless PROGRAM loads the library by its soname,
 #                           found in the prefix when run as it is (no LD_LIBRARY_PATH)
+#   hiding PATH COMMAND...  runs COMMAND in a private mount namespace where PATH is hidden: a
+#                           folder under an empty tmpfs, a file under an empty file
+#                           (unreadable as a library); as root, or in a user namespace
+#   swift_toolchain         prints the Swift toolchain's folder (/opt/swift), for `hiding`
 # Outputs are read whole before grep looks at them: under pipefail, `command | grep -q`
 # fails whenever grep stops reading before the command has written everything.
 stage=${1:?usage: source scripts/stage.sh NAME}
@@ -30,3 +34,9 @@ loads_by_soname() {
     grep -q "$soname => $prefix/lib/$soname " <<< "$resolved" \
         || fail "$1 does not find $soname in the prefix: $(grep portalauth <<< "$resolved")"
 }
+hiding() {
+    local namespace=(unshare --mount --propagation private)
+    [ "$(id -u)" -eq 0 ] || namespace=(unshare --map-root-user --mount --propagation private)
+    "${namespace[@]}" sh -c 'if [ -d "$0" ]; then mount -t tmpfs none "$0"; else mount --bind /dev/null "$0"; fi && exec "$@"' "$@"
+}
+swift_toolchain() { dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")"; }

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The C sample and the Rust crate, built against the library as `make install` lays it out
+# The C sample and the Rust crates, built against the library as `make install` lays it out
 # (in a temporary prefix, found with pkg-config), tested against the Portal emulator inside
 # a private D-Bus session with gnome-keyring: the sample's quick start as its README writes
-# it, its end-to-end tests (some under valgrind); the crate's quick start, and `cargo test`
-# with Debian's cargo, offline. The sample and the crate's programs load the library by its
-# soname. Ends with a count line.
+# it, its end-to-end tests (some under valgrind); the crates' quick start, `cargo test` with
+# Debian's cargo, offline (portal-auth-sys against the header, portal-auth end to end and
+# under tokio, the doctests), and Debian's `cargo clippy` with every warning an error. The
+# sample, the crate's example and a program that depends on the crates (bindings/rust/
+# dependent) load the library by its soname, found through their run path. Ends with a count
+# line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
@@ -41,13 +44,33 @@ c_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$work/c-sample")
 grep -qx OK "$work/c-sample" && [ -n "$c_count" ] || fail "the C sample's tests printed no result"
 passed=$((passed + c_count))
 
-# From the crate's folder: its .cargo/config.toml points crates.io at Debian's registry, for
-# the tokio of its tests.
-(cd bindings/rust && /usr/bin/cargo test --offline) 2>&1 | tee "$work/rust" || fail "cargo test"
+# From the crates' folder: its .cargo/config.toml points crates.io at Debian's registry, for
+# the tokio of the tests. Debian's cargo-clippy comes first on PATH.
+(cd bindings/rust && PATH="/usr/bin:$PATH" /usr/bin/cargo test --offline --no-fail-fast) 2>&1 | tee "$work/rust" \
+    || fail "cargo test"
 rust_count=$(awk '/^test result: ok\. [0-9]+ passed; 0 failed/ { sum += $4 } END { print sum + 0 }' "$work/rust")
 [ "$rust_count" -gt 0 ] || fail "cargo test ran no test"
+grep -q '^test result: ok\. [1-9][0-9]* passed' <<< "$(sed -n '/Doc-tests portal_auth$/,/test result/p' "$work/rust")" \
+    || fail "the doctests of portal-auth did not run"
 passed=$((passed + rust_count))
+(cd bindings/rust && PATH="/usr/bin:$PATH" /usr/bin/cargo clippy --offline --all-targets -- -D warnings) > "$work/clippy" 2>&1 \
+    || { cat "$work/clippy"; fail "cargo clippy"; }
+pass "cargo clippy (Debian's $(PATH="/usr/bin:$PATH" /usr/bin/cargo clippy --version)) finds nothing in the crates"
 loads_by_soname "the crate's example" "$CARGO_TARGET_DIR/debug/examples/sign_in"
 pass "the crate's example loads the library as $soname"
+(cd bindings/rust && /usr/bin/cargo build --offline --quiet -p portal-auth-dependent) || fail "the dependent program does not build"
+dependent=$CARGO_TARGET_DIR/debug/portal-auth-dependent
+loads_by_soname "the dependent program" "$dependent"
+ran=$(env -u LD_LIBRARY_PATH "$dependent" --api-host "$PORTAL_AUTH_TEST_API_HOST" --environment env-demo) \
+    || fail "the dependent program does not run as it is built"
+[ "$ran" = "$(printf 'libportalauth %s\nmethods: [EmailMagicLink, Google, Apple]' "$(pkg-config --modversion portal-auth)")" ] \
+    || fail "the dependent program printed: $ran"
+pass "a program that depends on the crates finds the library through the run path its build script set"
+# Each README shows the run-path line of the dependent's build script, as it is there.
+run_path=$(grep -F 'cargo:rustc-link-arg-bins=-Wl,-rpath' bindings/rust/dependent/build.rs | sed 's/^ *//')
+for readme in bindings/rust/README.md bindings/rust/portal-auth/README.md bindings/rust/portal-auth-sys/README.md; do
+    grep -qF "$run_path" "$readme" || fail "$readme does not show the build script's run-path line ($run_path)"
+done
+pass "the Rust READMEs show the dependent's run-path line as its build script has it"
 
 finish

@@ -113,20 +113,11 @@ for program in version-c version-cpp; do
 done
 pass "both run against the library and agree with the header's version"
 
-# Runs COMMAND in a private mount namespace where PATH is hidden: a folder under an empty
-# tmpfs, a file under an empty file (unreadable as a library). As root, or else in a user
-# namespace of its own.
-#   hiding PATH COMMAND...
-hiding() {
-    local namespace=(unshare --mount --propagation private)
-    [ "$(id -u)" -eq 0 ] || namespace=(unshare --map-root-user --mount --propagation private)
-    "${namespace[@]}" sh -c 'if [ -d "$0" ]; then mount -t tmpfs none "$0"; else mount --bind /dev/null "$0"; fi && exec "$@"' "$@"
-}
 can_hide=true
 hiding "$work" true 2>/dev/null || { can_hide=false; echo "skipped below: no private mount namespace (unshare)"; }
 
 # Loads where no Swift toolchain is installed: the toolchain's folder is hidden.
-toolchain=$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")")
+toolchain=$(swift_toolchain)
 if $can_hide; then
     hiding "$toolchain" sh -c '[ -z "$(ls "$0")" ] && exec "$@"' "$toolchain" env LD_LIBRARY_PATH="$prefix/lib" "$work/version-c" >/dev/null \
         || fail "the library does not load with the toolchain ($toolchain) hidden"

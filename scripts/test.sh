@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
-# tested end to end with the emulator, fault injection included), the Swift suite (which
+# tested end to end with the emulator, fault injection included; its wheel built from its
+# sdist and installed where no toolchain is), the Swift suite (which
 # starts the emulators it needs on loopback and stops them) inside a private keyring, the C
 # ABI's packaging checks (soname, versioned symbols, debug information, the ABI baseline) and
 # C tests, the header's checks, the consumer projects, the documentation and its citations,
@@ -44,6 +45,9 @@ run_stage() {
     "$@" 2>&1 | tee "$log/$name"
     stage_counts+=("$(sed -n "s/^$name: \([0-9]*\) passed, 0 failed\$/\1/p" "$log/$name")")
 }
+run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a sign-in from it with no toolchain" \
+    scripts/test-wheel.sh
+run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh
 run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline, the C tests" \
     scripts/test-library.sh
 run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \

@@ -223,6 +223,23 @@ import Testing
                                        environmentId: String(repeating: "e", count: 500), runtimeDirectory: folder)
         #expect(long.socketPath.utf8.count <= RedirectChannel.maxSocketPath)
     }
+
+    /// Answered on the receiver's own thread from the moment listening begins: a forward
+    /// never waits for the task that runs the listener (which a busy cooperative pool may
+    /// start late), and its URL is handled once that task runs.
+    @Test func aForwardIsTakenBeforeTheListenerRuns() async throws {
+        let emulator = try Emulator.start()
+        let folder = try runtimeFolder()
+        let listener = try client(emulator).listenForRedirects(in: folder)
+        let (url, _) = try await grantRedirect(emulator, environment: Env.open)
+        #expect(try await client(emulator).forwardRedirect(url, timeout: .seconds(5), in: folder) == .taken)
+        let outcomes = Outcomes()
+        let listening = Task { () async throws -> Void in try await listener.run(outcomes.add) }
+        #expect(try await outcomes.next().get()?.authenticated != nil)
+        listening.cancel()
+        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
+        await #expect(throws: PortalAuthSignInError.closed) { try await listener.run(outcomes.add) }
+    }
 }
 
 /// What a listener's `run` reported, in order, with a wait for the next.

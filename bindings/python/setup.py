@@ -1,53 +1,106 @@
-"""Puts the library inside the package as libportalauth.so.0, its soname, next to its
-modules (where the binding looks first), so that `pip install ./bindings/python` carries the
-library. The library comes from PORTAL_AUTH_LIBRARY when set, else from the repository's
-release build (built when missing). The version is the C header's own."""
+"""Builds the package with libportalauth.so.0 inside it, beside its modules (where the binding
+looks first), stripped and under its soname, as `make install` lays it out.
+
+The library comes from PORTAL_AUTH_LIBRARY when set (a library built already), else from
+the sdist being built (which carries it), else from the repository this folder is in
+(scripts/install.sh builds and installs it in a temporary prefix). The sdist carries the
+library it was made with, so that a wheel builds from it anywhere.
+
+The wheel is not tied to one CPython (the binding is ctypes only): it is tagged
+py3-none-manylinux_<glibc>_<machine>, where the glibc is the newest version the library's
+symbols need, read from the library (readelf) as the wheel is made."""
+
+from __future__ import annotations
 
 import os
 import re
 import shutil
+import struct
 import subprocess
+import tempfile
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
-REPOSITORY = HERE.parents[1]
 LIBRARY = "libportalauth.so.0"
+# An unpacked sdist has its PKG-INFO, and carries the library.
+CARRIED = HERE / "portal_auth" / LIBRARY if (HERE / "PKG-INFO").is_file() else None
+INSTALL = HERE.parents[1] / "scripts" / "install.sh"  # in the repository
+# ELF e_machine values and the wheel platforms' names for them.
+MACHINES = {62: "x86_64", 183: "aarch64"}
 
 
-def version() -> str:
-    header = (REPOSITORY / "include" / "portal_auth.h").read_text(encoding="utf-8")
-    match = re.search(r'#define PORTAL_AUTH_VERSION_STRING "([^"]+)"', header)
-    if match is None:
-        raise RuntimeError("PORTAL_AUTH_VERSION_STRING not found in include/portal_auth.h")
-    return match.group(1)
-
-
-def library() -> Path:
+def copy_library(target: Path) -> None:
+    """Copies the library to carry to `target`: PORTAL_AUTH_LIBRARY, the sdist's own, or the
+    repository's, installed (stripped) in a temporary prefix."""
     override = os.environ.get("PORTAL_AUTH_LIBRARY")
-    if override:
-        return Path(override)
-    built = subprocess.run(
-        [str(REPOSITORY / "scripts" / "build-library.sh")], check=True, stdout=subprocess.PIPE, text=True
-    )
-    return Path(built.stdout.strip().splitlines()[-1])
+    carried = override or CARRIED
+    if carried:
+        shutil.copyfile(carried, target)
+    elif INSTALL.is_file():
+        with tempfile.TemporaryDirectory(prefix="portal-auth-") as prefix:
+            subprocess.run([str(INSTALL), prefix], check=True, stdout=subprocess.DEVNULL)
+            shutil.copyfile(Path(prefix) / "lib" / LIBRARY, target)
+    else:
+        raise RuntimeError(f"no {LIBRARY}: set PORTAL_AUTH_LIBRARY to a built library (`make library` in the repository)")
+    target.chmod(0o755)
+
+
+def platform_tag(built: Path) -> str:
+    """manylinux_<major>_<minor>_<machine>: the newest GLIBC_ version the library needs."""
+    with built.open("rb") as elf:
+        header = elf.read(20)
+    if header[:4] != b"\x7fELF":
+        raise RuntimeError(f"{built} is not an ELF library")
+    machine = MACHINES.get(struct.unpack("<H", header[18:20])[0])
+    needs = subprocess.run(["readelf", "--version-info", "--wide", str(built)], check=True, capture_output=True, text=True)
+    versions = {tuple(map(int, found)) for found in re.findall(r"Name: GLIBC_(\d+)\.(\d+)", needs.stdout)}
+    if machine is None or not versions:
+        raise RuntimeError(f"cannot tell the platform {built} needs")
+    major, minor = max(versions)
+    return f"manylinux_{major}_{minor}_{machine}"
 
 
 class BuildWithLibrary(build_py):
+    """Copies the library into the built package."""
+
     def run(self) -> None:
         super().run()
-        target = Path(self.build_lib) / "portal_auth" / LIBRARY
-        shutil.copyfile(library(), target)
+        copy_library(Path(self.build_lib) / "portal_auth" / LIBRARY)
+
+
+class SdistWithLibrary(sdist):
+    """Puts the library into the sdist's tree, so that a wheel builds from the sdist alone."""
+
+    def make_release_tree(self, base_dir: str, files: list[str]) -> None:
+        super().make_release_tree(base_dir, files)
+        copy_library(Path(base_dir) / "portal_auth" / LIBRARY)
 
 
 class BinaryDistribution(Distribution):
-    """The wheel holds a native library: tagged for this platform, not as pure Python."""
+    """A native library inside: built and installed as platform code (platlib), not pure."""
 
     def has_ext_modules(self) -> bool:
         return True
 
 
-setup(version=version(), cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
+class PlatformWheel(bdist_wheel):
+    """A wheel for any Python 3 (ctypes only) on the glibc the library needs."""
+
+    def get_tag(self) -> tuple[str, str, str]:
+        built = Path(self.bdist_dir) / "portal_auth" / LIBRARY
+        if not built.is_file():  # get_tag may be asked before the build: build first
+            self.run_command("build")
+            built = Path(self.get_finalized_command("build").build_lib) / "portal_auth" / LIBRARY
+        return "py3", "none", platform_tag(built)
+
+
+setup(
+    cmdclass={"build_py": BuildWithLibrary, "sdist": SdistWithLibrary, "bdist_wheel": PlatformWheel},
+    distclass=BinaryDistribution,
+)

@@ -7,7 +7,8 @@ import Synchronization
 extension PortalAuth {
     /// Listens on the redirect channel of this user, `applicationId` and environment: from
     /// the moment this returns, the application's next instances can forward to it
-    /// (`forwardRedirect`); what they forward waits until `RedirectListener.run` handles it.
+    /// (`forwardRedirect`), and are answered at once; what they forward waits until
+    /// `RedirectListener.run` handles it.
     /// - Throws: `PortalAuthSignInError.unavailable` with `noRuntimeDirectory`,
     ///   `runtimeDirectoryUnsafe`, `channelInUse` (another instance listens) or
     ///   `channelFailed`; `closed` when the client's waits have been ended (`endWaits`).
@@ -31,8 +32,21 @@ extension PortalAuth {
             receiver.close()
             throw .closed
         }
+        // Taking URLs from now on, on the receiver's own thread: a forward is answered however
+        // long the task that runs the listener takes to start.
+        let queue = RedirectQueue()
+        let ending = ReceiverEnding()
+        do {
+            try receiver.start(take: queue.offer) { how in
+                ending.how.withLock { $0 = how }
+                queue.end()
+            }
+        } catch {
+            waits.unregister(registration)
+            throw error
+        }
         PortalAuthLog.emit(.info, "Redirect forwarding: listening for the redirects of the application's next instances.")
-        return RedirectListener(client: self, receiver: receiver, registration: registration)
+        return RedirectListener(client: self, receiver: receiver, registration: registration, queue: queue, ending: ending)
     }
 }
 
@@ -42,11 +56,19 @@ public final class RedirectListener: Sendable {
     private let client: PortalAuth
     private let receiver: RedirectReceiver
     private let registration: ClientWaits.Registration
+    /// What the receiver took, in order, until it ended, and how it ended.
+    private let queue: RedirectQueue
+    private let ending: ReceiverEnding
+    /// The queue has one reader: a second `run` ends at once.
+    private let ran = Mutex(false)
 
-    fileprivate init(client: PortalAuth, receiver: RedirectReceiver, registration: ClientWaits.Registration) {
+    fileprivate init(client: PortalAuth, receiver: RedirectReceiver, registration: ClientWaits.Registration,
+                     queue: RedirectQueue, ending: ReceiverEnding) {
         self.client = client
         self.receiver = receiver
         self.registration = registration
+        self.queue = queue
+        self.ending = ending
     }
 
     deinit {
@@ -63,12 +85,8 @@ public final class RedirectListener: Sendable {
     /// - Throws: `PortalAuthSignInError.closed` when it ends so (also when run again);
     ///   `.unavailable(channelFailed)` when the channel fails.
     public func run(_ onRedirect: @escaping @Sendable (Result<AuthResult?, any Error>) -> Void) async throws -> Never {
-        let queue = RedirectQueue()
-        let ending = Mutex<RedirectReceiver.Ending?>(nil)
-        try receiver.start(take: queue.offer) { how in
-            ending.withLock { $0 = how }
-            queue.end()
-        }
+        guard !ran.withLock({ ran in defer { ran = true }; return ran }) else { throw PortalAuthSignInError.closed }
+        let queue = queue
         await withTaskCancellationHandler {
             while let url = await queue.next() {
                 // Not cancelled with the listening: the instance that forwarded it was told
@@ -85,10 +103,15 @@ public final class RedirectListener: Sendable {
         } onCancel: {
             receiver.stop()
         }
-        if case .failed? = ending.withLock({ $0 }) {
+        if case .failed? = ending.how.withLock({ $0 }) {
             throw PortalAuthSignInError.unavailable(reason: .channelFailed, detail: "the channel stopped")
         }
         PortalAuthLog.emit(.info, "Redirect forwarding: stopped listening.")
         throw PortalAuthSignInError.closed
     }
+}
+
+/// How a listener's receiver ended, once it has: set on the receiver's thread, read by `run`.
+final class ReceiverEnding: Sendable {
+    let how = Mutex<RedirectReceiver.Ending?>(nil)
 }

@@ -1,4 +1,5 @@
-"""Calls awaited on an asyncio loop (imported by the first awaited call, with asyncio).
+"""Calls awaited on an asyncio loop (imported by the first awaited call, with asyncio, which
+costs more to import than the whole package: blocking programs never load it).
 
 Each loop that awaits a call watches the completion queue's descriptor with add_reader, so
 its completions run on the loop's own thread. The future a completion settles there resumes
@@ -78,11 +79,15 @@ def _watch(loop: asyncio.AbstractEventLoop) -> None:
         _watching.add(loop)
 
 
-async def awaiting(callback: _calls.Callback[T], starter: _calls.Starter, settle_on_cancel: bool, group: object) -> T:
+async def awaiting(start: _calls.Start[T]) -> T:
+    """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
+    task cancels the call (a request already sent still completes, and its session is
+    persisted) and raises asyncio.CancelledError in the task: at once, or with
+    `settle_on_cancel` once the library has ended the call (see _calls.blocking)."""
     loop = asyncio.get_running_loop()
     _watch(loop)
     outcome: _Outcome[T] = _Outcome(loop)
-    call = _calls._Call(group)
+    call = _calls._Call(start)
 
     def wake() -> None:
         # From the loop's reader (outside any task), settle here; else hand it to the loop.
@@ -95,12 +100,12 @@ async def awaiting(callback: _calls.Callback[T], starter: _calls.Starter, settle
             pass
 
     call.wake = wake
-    _calls._start(call, callback, starter)
+    _calls.begin(call)
     try:
         return await outcome
     except asyncio.CancelledError:
         call.cancel()
-        if settle_on_cancel and not outcome.settled:
+        if start.settle_on_cancel and not outcome.settled:
             outcome.ended = loop.create_future()
             await outcome.ended
         raise

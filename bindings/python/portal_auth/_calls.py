@@ -1,4 +1,5 @@
-"""Asynchronous C calls as blocking calls and as awaitables, completed on Python's threads.
+"""Asynchronous C calls as blocking calls, completed on Python's threads (_awaited makes them
+awaitables on the same terms).
 
 Every client sends its completions to the library's completion queue
 (portal_auth_set_completion_queue), so the library never enters Python on a thread of its
@@ -16,41 +17,88 @@ do for its own blocking call, another thread's through that thread's eventfd, an
 task by resuming it (from its loop's reader) or through call_soon_threadsafe. A stream
 (portal_auth_listen_for_redirects) is the multi-shot kind: it queues each outcome for its
 waiter, and stays registered until its last call.
+
+At exit every call in flight is cancelled, and exit waits only for those whose end must be
+seen: the exchanges (docs/protocol.md §5: one on the wire still persists its session), and,
+while the library holds a session store of the application's, every call (the library
+calls that store, and releases it, on its threads; _threads). Each wait lasts at most the
+call's request timeout. The rest are left to the library: their completions stay queued.
 """
 
 from __future__ import annotations
 
-import collections
+import _thread
 import ctypes
 import itertools
 import os
-import select
-import threading
-from collections.abc import Callable, Coroutine, Generator
-from typing import Any, Generic, TypeVar
 
-from . import _log, _native, _threads, errors
+from . import _error_handles, _log, _native, _threads, errors
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator
+    from typing import Any, Generic, TypeVar
 
-# starter(callback, user_data, out_call) -> code: calls one portal_auth_* function with the
-# C function pointer, the call's key as user_data, and where to store the call handle.
-Starter = Callable[[Any, int, ctypes.c_void_p], int]
+    T = TypeVar("T")
+
+    # starter(callback, user_data, out_call) -> code: calls one portal_auth_* function with
+    # the C function pointer, the call's key as user_data, and where to store the call handle.
+    Starter = Callable[[Any, int, ctypes.c_void_p], int]
+else:
+    # The generic classes below are generic for the type checkers only: subscripting them
+    # at run time gives the class itself, and typing (several milliseconds to import) is
+    # never loaded.
+    class Generic:
+        __slots__ = ()
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
+    T = None
+
+DEFAULT_TIMEOUT = _native.DEFAULT_REQUEST_TIMEOUT_MS / 1000
 
 
 def _nobody() -> None:
     pass
 
 
+class Start(Generic[T]):
+    """One call to make: the callback that reads its outcome, how to start it, and how it
+    ends. `persists`: an exchange, whose end exit waits for (within `timeout` seconds, the
+    client's request timeout). `settle_on_cancel`: a cancelled waiter still waits for the
+    library to end the call (a browser sign-in: its listener closed, its guard released).
+    `group` tags the call for cancel_group."""
+
+    __slots__ = ("callback", "starter", "persists", "settle_on_cancel", "group", "timeout")
+
+    def __init__(
+        self,
+        callback: Callback[T],
+        starter: Starter,
+        *,
+        persists: bool = False,
+        settle_on_cancel: bool = False,
+        group: object = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.callback = callback
+        self.starter = starter
+        self.persists = persists
+        self.settle_on_cancel = settle_on_cancel
+        self.group = group
+        self.timeout = timeout
+
+
 class _Call:
     """One call in flight: its C call handle (to cancel), its outcome once the callback has
     read it, and how to wake its waiter."""
 
-    __slots__ = ("group", "lock", "handle", "finished", "value", "error", "wake")
+    __slots__ = ("start", "lock", "handle", "finished", "value", "error", "wake")
 
-    def __init__(self, group: object) -> None:
-        self.group = group
-        self.lock = threading.Lock()
+    def __init__(self, start: Start[Any]) -> None:
+        self.start = start
+        self.lock = _thread.allocate_lock()
         self.handle: int | None = None
         self.finished = False
         self.value: Any = None
@@ -90,15 +138,18 @@ class _Waiter:
     __slots__ = ("thread", "fd", "poller")
 
     def __init__(self) -> None:
-        self.thread = threading.get_ident()
+        import select  # by a thread's first wait: a client that makes no call needs none
+
+        self.thread = _thread.get_ident()
         self.fd = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self.poller = select.poll()
         self.poller.register(queue_fd(), select.POLLIN)
         self.poller.register(self.fd, select.POLLIN)
 
-    def wait(self) -> None:
-        """Until the queue has completions or another thread woke this one (interruptible)."""
-        for fd, _ in self.poller.poll():
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the queue has completions, another thread woke this one, or `timeout`
+        seconds passed (interruptible)."""
+        for fd, _ in self.poller.poll(None if timeout is None else max(timeout, 0.0) * 1000):
             if fd == self.fd:
                 try:
                     os.eventfd_read(self.fd)
@@ -107,7 +158,7 @@ class _Waiter:
 
     def wake(self) -> None:
         """From any thread: ends this thread's wait, unless this is that thread."""
-        if threading.get_ident() != self.thread:
+        if _thread.get_ident() != self.thread:
             os.eventfd_write(self.fd, 1)
 
     def __del__(self) -> None:
@@ -115,7 +166,7 @@ class _Waiter:
 
 
 # Per thread: its waiter, and the calls that the run under way on it has finished.
-_local = threading.local()
+_local = _thread._local()
 _queue_fd: int | None = None
 
 
@@ -159,9 +210,9 @@ def run() -> None:
 
 
 _registry: dict[int, _Call] = {}
-_registry_lock = threading.Lock()
+_registry_lock = _thread.allocate_lock()
 _keys = itertools.count(1)
-_exit_waiter: _Waiter | None = None  # set while exit drains the calls in flight
+_exit_waiter: _Waiter | None = None  # set while exit waits for calls in flight
 
 
 def _register(call: _Call) -> int:
@@ -174,15 +225,10 @@ def _register(call: _Call) -> int:
 def _unregister(key: int) -> _Call | None:
     with _registry_lock:
         call = _registry.pop(key, None)
-        if _exit_waiter is not None and not _registry:
-            _exit_waiter.wake()
-        return call
-
-
-def check(error: int | None) -> None:
-    """Raises the exception of a borrowed error handle, if any."""
-    if error:
-        raise errors.from_handle(error)
+        waiter = _exit_waiter
+    if waiter is not None:
+        waiter.wake()
+    return call
 
 
 def _read(read: Callable[..., Any], arguments: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
@@ -214,28 +260,44 @@ def _arrived(call: _Call) -> None:
 
 class Callback(Generic[T]):
     """A C completion function pointer whose calls complete the pending call named by their
-    user_data with `read(*rest)`, which turns the borrowed arguments into a T."""
+    user_data with `read(*rest)`, which turns the borrowed arguments into a T. The pointer
+    (a libffi closure, not free to make) is made by the first call of its kind."""
+
+    __slots__ = ("_prototype", "_read", "_pointer")
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
-        def complete(key: int | None, *arguments: Any) -> None:
-            with _registry_lock:
-                call = _registry.get(key or 0)
-            if call is None:
-                return
-            try:
-                call.value, call.error = _read(read, arguments)
-            finally:
-                call.finish()
-                # Only once read: when exit finds the registry empty, every session these
-                # calls made is in the session map, which exit releases next.
-                _unregister(key or 0)
-                _arrived(call)
+        self._prototype = prototype
+        self._read = read
+        self._pointer: Any = None
 
-        self.pointer = prototype(complete)
+    @property
+    def pointer(self) -> Any:
+        """The C function pointer, alive as long as this object (the module's)."""
+        pointer = self._pointer
+        if pointer is None:
+            with _registry_lock:  # one pointer only: C may hold the first made
+                if self._pointer is None:
+                    self._pointer = self._prototype(self._complete)
+                pointer = self._pointer
+        return pointer
+
+    def _complete(self, key: int | None, *arguments: Any) -> None:
+        with _registry_lock:
+            call = _registry.get(key or 0)
+        if call is None:
+            return
+        try:
+            call.value, call.error = _read(self._read, arguments)
+        finally:
+            call.finish()
+            # Only once read: when exit finds the calls it waits for gone, every session
+            # they made is in the session map, which exit releases next.
+            _unregister(key or 0)
+            _arrived(call)
 
 
 def _done(error: int | None) -> None:
-    check(error)
+    _error_handles.check(error)
 
 
 DONE = Callback(_native.DONE_FN, _done)
@@ -247,52 +309,52 @@ class Stream(_Call):
 
     __slots__ = ("outcomes",)
 
-    def __init__(self) -> None:
-        super().__init__(None)
-        self.outcomes: collections.deque[Any] = collections.deque()
+    def __init__(self, start: Start[Any]) -> None:
+        super().__init__(start)
+        self.outcomes: list[Any] = []  # a handful at most: a user's redirects, one by one
 
     def take(self, wake: Callable[[], object]) -> tuple[bool | None, Any]:
         """(True, the next outcome) when one is there; (False, None) once the stream has
         finished; else installs `wake` for the next outcome and returns (None, None)."""
         with self.lock:
             if self.outcomes:
-                return True, self.outcomes.popleft()
+                return True, self.outcomes.pop(0)
             if self.finished:
                 return False, None
             self.wake = wake
             return None, None
 
 
-class StreamCallback:
+class StreamCallback(Callback[T]):
     """The C function pointer of a stream's callback: `read(*arguments)` turns each call's
     borrowed arguments into (last, outcome); a last call's outcome is the exception that
     ended the stream, or None. The last argument of every call is C's `last` flag."""
 
-    def __init__(self, prototype: Any, read: Callable[..., tuple[bool, Any]]) -> None:
-        def complete(key: int | None, *arguments: Any) -> None:
-            with _registry_lock:
-                stream = _registry.get(key or 0)
-            if not isinstance(stream, Stream):
-                return
-            read_back, failure = _read(read, arguments)
-            last, outcome = (bool(arguments[-1]), failure) if failure is not None else read_back
-            with stream.lock:
-                if last:
-                    stream.error = outcome
-                else:
-                    stream.outcomes.append(outcome)
+    __slots__ = ()
+
+    def _complete(self, key: int | None, *arguments: Any) -> None:
+        with _registry_lock:
+            stream = _registry.get(key or 0)
+        if not isinstance(stream, Stream):
+            return
+        read_back, failure = _read(self._read, arguments)
+        last, outcome = (bool(arguments[-1]), failure) if failure is not None else read_back
+        with stream.lock:
             if last:
-                stream.finish()
-                _unregister(key or 0)
-            _arrived(stream)
+                stream.error = outcome
+            else:
+                stream.outcomes.append(outcome)
+        if last:
+            stream.finish()
+            _unregister(key or 0)
+        _arrived(stream)
 
-        self.pointer = prototype(complete)
 
-
-def start_stream(callback: StreamCallback, starter: Starter) -> Stream:
-    """Starts a multi-shot call; its outcomes arrive in the returned stream."""
-    stream = Stream()
-    _start(stream, callback, starter)
+def start_stream(start: Start[Any]) -> Stream:
+    """Starts a multi-shot call (`start.callback` a StreamCallback); its outcomes arrive in
+    the returned stream."""
+    stream = Stream(start)
+    begin(stream)
     return stream
 
 
@@ -322,23 +384,24 @@ class Ready:
 def cancel_group(group: object) -> None:
     """Cancels every call in flight that was started with `group`."""
     with _registry_lock:
-        members = [call for call in _registry.values() if call.group is group]
+        members = [call for call in _registry.values() if call.start.group is group]
     for call in members:
         call.cancel()
 
 
-def _start(call: _Call, callback: Callback[Any] | StreamCallback, starter: Starter) -> None:
+def begin(call: _Call) -> None:
+    """Starts the call (its waker set), or raises what the library refused it with."""
     _log.pass_level()  # before the call: its lines are filtered by the level now
     key = _register(call)
     out_call = ctypes.c_void_p()
     try:
-        code = starter(callback.pointer, key, out_call)
+        code = call.start.starter(call.start.callback.pointer, key, out_call)
     except BaseException:
         _unregister(key)
         raise
     if code != _native.OK:
         _unregister(key)  # the library never calls back for a refused call
-        raise errors.from_code(code, "")
+        raise _error_handles.from_code(code, "")
     call.started(out_call.value)
 
 
@@ -348,58 +411,53 @@ def _wait(call: _Call, waiter: _Waiter) -> None:
         run()
 
 
-def blocking(callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None) -> T:
+def blocking(start: Start[T]) -> T:
     """Starts the call and waits for its outcome, running the completion queue meanwhile. An
     interruption (Ctrl-C) cancels the call on the terms of docs/protocol.md §5 and
-    propagates; with `settle_on_cancel`, only once the library has ended the call (a browser
-    sign-in: its listener closed, its guard released). `group` tags the call for
-    cancel_group."""
-    call = _Call(group)
+    propagates; with `settle_on_cancel`, only once the library has ended the call."""
+    call = _Call(start)
     waiter = _waiter()
     call.wake = waiter.wake
-    _start(call, callback, starter)
+    begin(call)
     try:
         _wait(call, waiter)
     except BaseException:
         if not call.finished:
             call.cancel()
-            if settle_on_cancel:
+            if start.settle_on_cancel:
                 _wait(call, waiter)
         raise
     result: T = call.outcome()
     return result
 
 
-def awaiting(
-    callback: Callback[T], starter: Starter, settle_on_cancel: bool = False, group: object = None
-) -> Coroutine[Any, Any, T]:
-    """Starts the call and awaits its outcome on the running loop. Cancelling the awaiting
-    task cancels the call (a request already sent still completes, and its session is
-    persisted) and raises asyncio.CancelledError in the task: at once, or with
-    `settle_on_cancel` once the library has ended the call (see blocking)."""
-    from . import _awaited  # imports asyncio, so only here: blocking users skip its ~60 ms
-
-    return _awaited.awaiting(callback, starter, settle_on_cancel, group)
+def _settling(everything: bool) -> list[_Call]:
+    with _registry_lock:
+        return [call for call in _registry.values() if everything or call.start.persists]
 
 
 def _drain() -> None:
-    """At exit: cancels what has not been sent and runs the queue until every call in flight
-    has completed (an exchange in flight still persists its session)."""
+    """At exit: cancels every call in flight at once, then runs the queue until the calls it
+    must see end have ended, or their request timeout has passed."""
     global _exit_waiter
     with _registry_lock:
-        if not _registry:
-            return
-        waiting = list(_registry.values())
-    for call in waiting:
+        calls = list(_registry.values())
+    for call in calls:
         call.cancel()
+    # With a store of the application's held, every call may still call it, or release it.
+    everything = bool(_threads.held)
+    waited = _settling(everything)
+    if not waited:
+        if everything:
+            _threads.settle_within(DEFAULT_TIMEOUT)
+        return
+    _threads.settle_within(max(call.start.timeout for call in waited))
+    _log.debug("exit: waiting at most %.1f s for %d calls in flight", _threads.remaining(), len(waited))
     waiter = _waiter()
     with _registry_lock:
-        _exit_waiter = waiter  # the thread that finishes the last call wakes this one
-    while True:
-        with _registry_lock:
-            if not _registry:
-                return
-        waiter.wait()
+        _exit_waiter = waiter  # a thread that finishes a call wakes this one
+    while _settling(everything) and _threads.remaining() > 0:
+        waiter.wait(_threads.remaining())
         run()
 
 

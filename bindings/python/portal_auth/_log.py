@@ -9,25 +9,25 @@ through whenever a call starts, and keeps the rest to itself."""
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import sys
-import threading
-from typing import TYPE_CHECKING
 
 from . import _native, _threads
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import logging
 
 # The library's levels (PORTAL_AUTH_LOG_*), lowest first, and the logging module's numbers
 # for them (DEBUG, INFO, WARNING, ERROR).
-_LEVELS = {0: 10, 1: 20, 2: 30, 3: 40}
-_NO_LINE = 4  # PORTAL_AUTH_LOG_NONE: the library passes no line
+_LEVELS = {_native.LOG_DEBUG: 10, _native.LOG_INFO: 20, _native.LOG_WARNING: 30, _native.LOG_ERROR: 40}
+_NO_LINE = _native.LOG_NONE  # the library passes no line
 
 _logger: logging.Logger | None = None
-_making = threading.Lock()
+_making = _thread.allocate_lock()
 _passed: int | None = None  # the level the library was last given
-_passing = threading.Lock()
+_passing = _thread.allocate_lock()
 
 
 def logger() -> logging.Logger | None:
@@ -53,6 +53,13 @@ def warning(message: str, *arguments: object) -> None:
     log = logger()
     if log is not None:
         log.warning(message, *arguments)
+
+
+def debug(message: str, *arguments: object) -> None:
+    """A debug line of the binding's own (what exit waits for)."""
+    log = logger()
+    if log is not None:
+        log.debug(message, *arguments)
 
 
 def _forward(user_data: int | None, level: int, message: bytes | None) -> None:
@@ -102,8 +109,13 @@ def _pass_level(lib: ctypes.CDLL) -> None:
             _passed = level
 
 
-def install(lib: ctypes.CDLL) -> None:
+def _install(lib: ctypes.CDLL) -> None:
+    """Once the library is loaded: the log bridge, uninstalled at exit (the library then
+    never calls it again)."""
     _pass_level(lib)
     # Without a queue (no descriptor left) no client can be made either: nothing would log.
     lib.portal_auth_set_queued_log_handler(_on_log, None)
     _threads.at_exit(lambda: lib.portal_auth_set_queued_log_handler(_native.LOG_FN(), None))
+
+
+_native.on_load(_install)

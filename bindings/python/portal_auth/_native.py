@@ -1,15 +1,20 @@
 """libportalauth.so.0: where it is found (by its soname), and the C declarations of
-include/portal_auth.h that the binding calls. Loaded on first use, so that
-`portal_auth.emulator` needs no library."""
+include/portal_auth.h that the binding calls, with the header's constants under their names
+less the PORTAL_AUTH_ prefix (tests/test_abi.py compares them all with the header). Loaded
+on first use, so that `portal_auth.emulator` needs no library."""
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import os
-import threading
-from typing import Any
 
 from .errors import InvalidArgument, LibraryNotFound
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 # os.path rather than pathlib: importing pathlib (with fnmatch, re and urllib.parse) cost
 # more than the rest of the package's own code.
@@ -61,20 +66,44 @@ OPENER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, cty
 REDIRECT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
 FORWARD_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p)
 
-# Constants of portal_auth.h.
+# Constants of portal_auth.h (the reasons are errors.StorageFailureReason and
+# SignInUnavailableReason, checked against the header too).
+UNSET, FALSE, TRUE = -1, 0, 1
+STORAGE_KEYRING, STORAGE_MEMORY, STORAGE_HOST = 0, 1, 2
+RESULT_AUTHENTICATED, RESULT_TOTP_REQUIRED = 1, 2
+LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR, LOG_NONE = 0, 1, 2, 3, 4
+TERMINAL_LIGHT_ON_DARK, TERMINAL_DARK_ON_LIGHT = 0, 1
 OK = 0
-TRUE = 1
-RESULT_AUTHENTICATED = 1
-RESULT_TOTP_REQUIRED = 2
-STORAGE_KEYRING = 0
-STORAGE_MEMORY = 1
-STORAGE_HOST = 2
-UNSET = -1
-TERMINAL_LIGHT_ON_DARK = 0
-TERMINAL_DARK_ON_LIGHT = 1
+E_INVALID_ARGUMENT = 1
+E_MAGIC_LINK_NOT_CONFIGURED = 2
+E_AUTH_METHOD_UNAVAILABLE = 3
+E_AUTHENTICATION_FAILED = 4
+E_MALFORMED_RESPONSE = 5
+E_INVALID_GRANT_RESPONSE = 6
+E_INVALID_USER_JWT = 7
+E_SESSION_STORAGE_FAILURE = 8
+E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9
+E_RATE_LIMITED = 10
+E_TOTP_QR_UNAVAILABLE = 11
+E_UNAUTHORIZED = 20
+E_HTTP_STATUS = 21
+E_NETWORK = 22
+E_SESSION_INVALIDATED = 30
+E_CANCELLED = 31
+E_SIGN_IN_CLOSED = 40
+E_SIGN_IN_UNAVAILABLE = 41
+E_SIGN_IN_IN_PROGRESS = 42
+E_SIGN_IN_CALLBACK_INCOMPLETE = 43
+E_INTERNAL = 99
+# portal_auth_options.request_timeout_ms: "zero or less: 30,000 ms" (the header's words,
+# which the ABI test reads): how long exit waits at most for an exchange of a client that
+# left it to the library.
+DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
 
 class StorageCallbacks(ctypes.Structure):
+    """struct portal_auth_storage_callbacks."""
+
     _fields_ = [
         ("size", ctypes.c_size_t),
         ("get", STORAGE_GET_FN),
@@ -86,6 +115,8 @@ class StorageCallbacks(ctypes.Structure):
 
 
 class Options(ctypes.Structure):
+    """portal_auth_options."""
+
     _fields_ = [
         ("size", ctypes.c_size_t),
         ("auth_environment_id", ctypes.c_char_p),
@@ -172,11 +203,12 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
 }
 
 _loaded: ctypes.CDLL | None = None
-_loading = threading.Lock()
+_loading = _thread.allocate_lock()
+_on_load: list[Callable[[ctypes.CDLL], None]] = []
 
 
 def lib() -> ctypes.CDLL:
-    """The loaded library, with every prototype set and the log bridge installed (loads it
+    """The loaded library, with every prototype set and the hooks of on_load run (loads it
     on first use)."""
     global _loaded
     if _loaded is not None:
@@ -188,11 +220,20 @@ def lib() -> ctypes.CDLL:
                 function = getattr(loaded, name)
                 function.restype = restype
                 function.argtypes = argtypes
-            from . import _log  # imports this module: only now, once loaded
-
-            _log.install(loaded)
+            for hook in _on_load:
+                hook(loaded)
             _loaded = loaded
         return _loaded
+
+
+def on_load(hook: Callable[[ctypes.CDLL], None]) -> None:
+    """Runs `hook(library)` once the library is loaded (at once if it is): how the layers
+    above set it up (the log bridge) without this one knowing them."""
+    with _loading:
+        if _loaded is None:
+            _on_load.append(hook)
+            return
+    hook(_loaded)
 
 
 def text(value: bytes | None) -> str | None:

@@ -5,17 +5,18 @@ client whose opener to call. An exception from the opener fails the sign-in
 
 from __future__ import annotations
 
-import itertools
-import threading
-from collections.abc import Callable
+import _thread
 
 from . import _log, _native, _threads
 
-Opener = Callable[[str, bool], None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Opener = Callable[[str, bool], None]
 
 _openers: dict[int, Opener] = {}
-_lock = threading.Lock()
-_keys = itertools.count(1)
+_lock = _thread.allocate_lock()
 
 
 @_threads.from_library
@@ -36,11 +37,8 @@ OPEN = _native.OPENER_FN(_open)
 NONE = _native.OPENER_FN()
 
 
-def new_key() -> int:
-    return next(_keys)
-
-
 def install(key: int, opener: Opener | None) -> None:
+    """Installs the opener of client `key` (None removes it)."""
     with _lock:
         if opener is None:
             _openers.pop(key, None)

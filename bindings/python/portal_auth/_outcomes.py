@@ -3,30 +3,36 @@ callback into the result types."""
 
 from __future__ import annotations
 
-from . import _calls, _native
+from . import _calls, _error_handles, _native
 from .errors import PortalAuthError, SignInClosed
-from .results import (
-    AuthenticatedResult,
-    AuthMethod,
-    AuthMethodsResult,
-    AuthorizeUrlResult,
-    RedirectForwarding,
-    TotpRequiredResult,
-)
+from .results import AuthenticatedResult, AuthMethodsResult, AuthorizeUrlResult, TotpRequiredResult
 from .session import PortalSession
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._auth_method import AuthMethod
+    from ._forwarding import RedirectForwarding
 
-# The methods by their C names: a lookup, where calling the enum would cost a few times more.
-_METHODS = {method.value.encode(): method for method in AuthMethod}
+# The methods by their C names, made by the first get_methods (with the enum): a lookup,
+# where calling the enum would cost a few times more.
+_METHODS: dict[bytes, AuthMethod] = {}
 
 
 def _method(name: bytes | None) -> AuthMethod:
+    if not _METHODS:
+        from ._auth_method import AuthMethod
+
+        _METHODS.update({method.value.encode(): method for method in AuthMethod})
     known = _METHODS.get(name or b"")
-    return AuthMethod(_native.required_text(name)) if known is None else known
+    if known is None:
+        from ._auth_method import AuthMethod
+
+        return AuthMethod(_native.required_text(name))
+    return known
 
 
 def _methods(methods: int | None, error: int | None) -> AuthMethodsResult:
-    _calls.check(error)
+    _error_handles.check(error)
     lib = _native.lib()
     count = int(lib.portal_auth_methods_count(methods))
     return AuthMethodsResult(
@@ -36,12 +42,12 @@ def _methods(methods: int | None, error: int | None) -> AuthMethodsResult:
 
 
 def _authorize_url(url: bytes | None, error: int | None) -> AuthorizeUrlResult:
-    _calls.check(error)
+    _error_handles.check(error)
     return AuthorizeUrlResult(authorize_url=_native.required_text(url))
 
 
 def _result(result: int | None, error: int | None) -> AuthenticatedResult | TotpRequiredResult | None:
-    _calls.check(error)
+    _error_handles.check(error)
     if not result:
         return None
     lib = _native.lib()
@@ -60,7 +66,7 @@ def _result(result: int | None, error: int | None) -> AuthenticatedResult | Totp
 
 
 def _session(session: int | None, error: int | None) -> PortalSession | None:
-    _calls.check(error)
+    _error_handles.check(error)
     return PortalSession._of(session) if session else None
 
 
@@ -74,7 +80,7 @@ def _redirect(result: int | None, error: int | None, last: int) -> tuple[bool, o
         except PortalAuthError as failure:
             return False, failure
     try:
-        _calls.check(error)
+        _error_handles.check(error)
     except SignInClosed:
         return True, None
     except PortalAuthError as failure:
@@ -83,7 +89,9 @@ def _redirect(result: int | None, error: int | None, last: int) -> tuple[bool, o
 
 
 def _forwarded(outcome: int, error: int | None) -> RedirectForwarding:
-    _calls.check(error)
+    _error_handles.check(error)
+    from ._forwarding import RedirectForwarding
+
     return RedirectForwarding(outcome)
 
 

@@ -6,29 +6,21 @@ quote a stored value)."""
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import itertools
-import threading
-from typing import Any, Protocol, runtime_checkable
 
 from . import _log, _native, _threads
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@runtime_checkable
-class SessionStore(Protocol):
-    """What the `storage` parameter accepts besides None and "memory": one opaque string."""
-
-    def get(self) -> str | None: ...
-
-    def set(self, raw: str) -> None: ...
-
-    def delete(self) -> None: ...
-
+    from ._session_store import SessionStore
 
 _stores: dict[int, SessionStore] = {}
-_stores_lock = threading.Lock()
+_stores_lock = _thread.allocate_lock()
 _keys = itertools.count(1)
-_waits_at_exit = False
 
 _libc = ctypes.CDLL(None)
 _libc.malloc.restype = ctypes.c_void_p
@@ -101,9 +93,10 @@ def _remove(key: int | None, environment_id: bytes | None) -> int:
 
 @_threads.from_library
 def _release(key: int | None) -> None:
-    with _released:
-        _stores.pop(key or 0, None)
-        _released.notify_all()
+    with _stores_lock:
+        released = _stores.pop(key or 0, None) is not None
+    if released:
+        _threads.held.down()
 
 
 _GET = _native.STORAGE_GET_FN(_get)
@@ -112,30 +105,14 @@ _REMOVE = _native.STORAGE_REMOVE_FN(_remove)
 _RELEASE = _native.STORAGE_RELEASE_FN(_release)
 
 
-def is_store(candidate: object) -> bool:
-    return all(callable(getattr(candidate, name, None)) for name in ("get", "set", "delete"))
-
-
-_released = threading.Condition(_stores_lock)
-
-
-def _wait_for_releases() -> None:
-    """At exit, once the clients and sessions are freed and no call is in flight: the
-    library releases every store (on one of its threads, calling into Python), so wait."""
-    with _released:
-        _released.wait_for(lambda: not _stores)
-
-
 def callbacks(store: SessionStore) -> _native.StorageCallbacks:
     """The C callbacks for `store`, which stays reachable until the library releases it
-    (when the client and all its sessions are gone, or at once if the client is refused)."""
-    global _waits_at_exit
+    (when the client and all its sessions are gone, or at once if the client is refused);
+    until then exit waits for the library to be done with it (_threads.held)."""
     with _stores_lock:
-        if not _waits_at_exit:  # registered on first use: after the wait for calls in flight
-            _threads.at_exit(_wait_for_releases)
-            _waits_at_exit = True
         key = next(_keys)
         _stores[key] = store
+    _threads.held.up()
     return _native.StorageCallbacks(
         size=ctypes.sizeof(_native.StorageCallbacks),
         get=_GET,

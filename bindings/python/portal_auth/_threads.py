@@ -1,70 +1,137 @@
-"""The library's threads in Python: counted, so that exit can wait until none is inside.
+"""The library's threads in Python, and what exit waits for.
 
 Completions and log lines run on Python's own threads (the completion queue), but a host
 session store and the browser opener are called on library threads. CPython 3.11 ends a
 thread that wants the GIL once the interpreter is finalising, with pthread_exit; for a
-libdispatch worker of the library that is a crash. So at exit the binding waits for every
-call in flight (the library's timeouts bound the wait) and for every library thread to leave
-Python, and lengthens the GIL switch interval so that a thread which has just signalled its
-leaving is never made to give the GIL up and ask for it again.
+thread of the library that is a crash. So no library thread may enter Python once exit is
+over: the binding counts the library threads inside Python and the stores the library
+still holds (which it calls, and releases, on its threads), and exit waits until neither is
+left, within the deadline the calls in flight set (their request timeouts). It lengthens the
+GIL switch interval meanwhile, so that a thread which has just signalled its leaving is
+never made to give the GIL up and ask for it again.
+
+Exit runs the hooks of at_exit in order (the layers above: cancel and settle the calls in
+flight, free the clients, release the sessions), then those waits. A Ctrl-C while exit
+waits ends the process at once, by SIGINT, as a second Ctrl-C does for any program.
 """
 
 from __future__ import annotations
 
+import _thread
 import atexit
-import functools
 import sys
-import threading
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+import time
 
-P = ParamSpec("P")
-R = TypeVar("R")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import ParamSpec, TypeVar
 
-# Every call of a store or an opener passes here: a plain lock keeps the count cheap, and
-# the condition on it is notified only once exit waits.
-_lock = threading.Lock()
-_left = threading.Condition(_lock)
-_inside = 0
-_exiting = False
+    P = ParamSpec("P")
+    R = TypeVar("R")
+
+
+class Countdown:
+    """A count that other threads raise and lower, and that exit waits to see at zero."""
+
+    __slots__ = ("_lock", "_count", "_waiting")
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._count = 0
+        self._waiting: _thread.LockType | None = None
+
+    def up(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    def down(self) -> None:
+        with self._lock:
+            self._count -= 1
+            waiting = self._waiting if self._count == 0 else None
+            if waiting is not None:
+                self._waiting = None
+        if waiting is not None:
+            waiting.release()
+
+    def __bool__(self) -> bool:
+        return self._count > 0
+
+    def wait_for_zero(self, timeout: float) -> bool:
+        """Until the count is zero, at most `timeout` seconds (interruptible); whether it is."""
+        waiting = _thread.allocate_lock()
+        waiting.acquire()
+        with self._lock:
+            if self._count == 0:
+                return True
+            self._waiting = waiting
+        return waiting.acquire(timeout=max(timeout, 0.0))
+
+
+inside = Countdown()
+"""Library threads running Python now (a store's or an opener's call)."""
+held = Countdown()
+"""Host session stores the library holds: it may call them, and releases each, on its threads."""
+
 _exit_hooks: list[Callable[[], None]] = []
+_deadline = 0.0  # time.monotonic() by which exit stops waiting
 
 
 def from_library(function: Callable[P, R]) -> Callable[P, R]:
     """Wraps a function the library calls on its own threads (through ctypes)."""
 
-    @functools.wraps(function)
     def counted(*args: P.args, **kwargs: P.kwargs) -> R:
-        global _inside
-        with _lock:
-            _inside += 1
+        inside.up()
         try:
             return function(*args, **kwargs)
         finally:
-            # Leaving and signalling under the one lock: exit cannot see the count drop while
-            # this thread still has a lock to wait for.
-            with _lock:
-                _inside -= 1
-                if _exiting:
-                    _left.notify_all()
+            inside.down()
 
+    counted.__name__, counted.__doc__ = function.__name__, function.__doc__
     return counted
 
 
 def at_exit(hook: Callable[[], None]) -> None:
-    """Runs `hook` at exit, before the wait for the library's threads (hooks cancel calls,
-    uninstall callbacks, and wait for what they started)."""
+    """Runs `hook` at exit, in the order registered, before the waits for the library's
+    threads (hooks cancel calls, free clients, release sessions)."""
     _exit_hooks.append(hook)
 
 
+def settle_within(seconds: float) -> None:
+    """Exit waits at most `seconds` from now (the longest request timeout of what it waits for)."""
+    global _deadline
+    _deadline = max(_deadline, time.monotonic() + seconds)
+
+
+def remaining() -> float:
+    """Seconds left before exit's deadline."""
+    return _deadline - time.monotonic()
+
+
+def _end_now() -> None:
+    """A Ctrl-C while exit waits: the process ends at once, by SIGINT, its output flushed."""
+    import os
+    import signal
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 def _settle_at_exit() -> None:
-    global _exiting
     sys.setswitchinterval(1.0)
-    for hook in _exit_hooks:
-        hook()
-    with _left:
-        _exiting = True
-        _left.wait_for(lambda: _inside == 0)
+    try:
+        for hook in _exit_hooks:
+            hook()
+        if held:
+            held.wait_for_zero(remaining())
+        inside.wait_for_zero(remaining())
+    except KeyboardInterrupt:
+        _end_now()
 
 
 atexit.register(_settle_at_exit)

@@ -1,33 +1,39 @@
 """PortalAuth (blocking) and AsyncPortalAuth (asyncio): one client of one auth environment,
-over a portal_auth handle. Both share the constructor and the way each call starts; they
-differ only in how they wait."""
+over a portal_auth handle. Both share the constructor and one declaration of each call (its
+C function, its arguments, the callback that reads its outcome, how it ends); they differ
+only in how they wait."""
 
 from __future__ import annotations
 
+import _thread
 import ctypes
-import math
-import threading
-import weakref
-from collections.abc import Awaitable, Callable
-from types import TracebackType
-from typing import Any
+import itertools
+import sys
 
-from . import _calls, _native, _opener, _outcomes, _storage
-from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError, from_code, raise_from_out
-from .redirects import AsyncRedirectListener, RedirectListener
-from .results import (
-    AuthenticatedResult,
-    AuthMethodsResult,
-    AuthorizeUrlResult,
-    MagicLinkConfig,
-    RedirectForwarding,
-    TotpRequiredResult,
-)
-from .session import PortalSession
+from . import _calls, _native, _outcomes, _threads
+from ._error_handles import from_code, raise_from_out
+from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError
+from .results import AuthenticatedResult, MagicLinkConfig, TotpRequiredResult
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Coroutine, Generator
+    from types import TracebackType
+    from typing import Any, TypeGuard, TypeVar
+
+    from ._forwarding import RedirectForwarding
+    from ._opener import Opener
+    from ._session_store import SessionStore, Storage
+    from .results import AuthMethodsResult, AuthorizeUrlResult
+    from .redirects import AsyncRedirectListener, RedirectListener
+    from .session import PortalSession
+
+    T = TypeVar("T")
+    SignedIn = AuthenticatedResult | TotpRequiredResult
 
 DEFAULT_API_HOST = "api.portalhq.io"
-
-Storage = None | str | _storage.SessionStore
+_opener_keys = itertools.count(1)
+_STORAGE_ACCEPTED = 'None (the desktop keyring), "memory", or a SessionStore (an object with get, set and delete)'
 
 
 def _milliseconds(seconds: float | None, name: str) -> int:
@@ -39,7 +45,7 @@ def _milliseconds(seconds: float | None, name: str) -> int:
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise InvalidArgument(name)
     try:
-        milliseconds = math.ceil(seconds * 1000)
+        milliseconds = -int(-(seconds * 1000) // 1)  # rounded up (math.ceil, without importing math)
     except (OverflowError, ValueError):  # too large for a float, or not a number
         raise InvalidArgument(name) from None
     if not -0x80000000 <= milliseconds <= 0x7FFFFFFF:
@@ -47,8 +53,39 @@ def _milliseconds(seconds: float | None, name: str) -> int:
     return milliseconds
 
 
+def _is_store(candidate: object) -> TypeGuard[SessionStore]:
+    """Whether `candidate` has the methods of a SessionStore."""
+    return all(callable(getattr(candidate, name, None)) for name in ("get", "set", "delete"))
+
+
+def _storage_kind(storage: object, options: _native.Options) -> None:
+    """Sets the options' storage from the `storage` argument, or raises InvalidArgument
+    naming what is accepted."""
+    if storage is None:
+        options.storage = _native.STORAGE_KEYRING
+    elif isinstance(storage, str):
+        if storage != "memory":
+            raise InvalidArgument("storage", f"Invalid argument: storage is {storage!r}; it takes {_STORAGE_ACCEPTED}.")
+        options.storage = _native.STORAGE_MEMORY
+    elif _is_store(storage):
+        from . import _storage  # its C callbacks, made for the first store
+
+        options.storage = _native.STORAGE_HOST
+        options.host_storage = ctypes.pointer(_storage.callbacks(storage))
+    else:
+        raise InvalidArgument(
+            "storage", f"Invalid argument: storage is a {type(storage).__name__}; it takes {_STORAGE_ACCEPTED}."
+        )
+
+
+def _awaiting(start: _calls.Start[T]) -> Coroutine[Any, Any, T]:
+    from . import _awaited  # asyncio's cost, paid by the first awaited call only
+
+    return _awaited.awaiting(start)
+
+
 class _Client:
-    """What both clients share: the handle, its lifetime, and the starters of every call."""
+    """What both clients share: the handle, its lifetime, and the declaration of every call."""
 
     def __init__(
         self,
@@ -63,11 +100,30 @@ class _Client:
         request_timeout: float | None = None,
         application_id: str | None = None,
     ) -> None:
-        self._lock = threading.Lock()
+        """A client of the auth environment `auth_environment_id`, checked at once (no
+        network or keyring I/O).
+
+        - `redirect_url`: where Portal sends the user back (your URL scheme, or a loopback
+          URL with its port for the browser sign-ins).
+        - `api_host`: Portal's API host, or a base URL such as `http://127.0.0.1:8787`.
+        - `magic_link`: the sender and template of send_magic_link; None: no magic links.
+        - `is_account_abstracted`: sent to Portal when not None.
+        - `storage`: where the session is kept: None (the desktop keyring), "memory"
+          (this process only), or a SessionStore of your own.
+        - `connect_timeout`, `request_timeout`: seconds for a connection to open and for
+          a whole request; None, zero or less: the library's 10 s and 30 s.
+        - `application_id`: with the keyring, your app's reverse-DNS name (as its desktop
+          file's), which keeps its item apart from other apps' of the same environment;
+          None: the item is shared by every program of the environment that names none.
+
+        Raises InvalidArgument naming the first unusable argument."""
+        self._lock = _thread.allocate_lock()
         self._handle: int | None = None
         self._magic_link = magic_link
         # Tags this client's browser sign-ins, which close() ends (each holds a port).
         self._sign_ins = object()
+        # Names the client's browser opener to _opener, which the first opener loads.
+        self._opener_key = next(_opener_keys)
         lib = _native.lib()
         options = _native.Options()
         lib.portal_auth_options_init(ctypes.byref(options), ctypes.sizeof(options))
@@ -85,21 +141,14 @@ class _Client:
         options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
         options.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
         options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
+        # How long exit waits at most for an exchange of this client (the library's timeout).
+        timeout_ms = options.request_timeout_ms if options.request_timeout_ms > 0 else _native.DEFAULT_REQUEST_TIMEOUT_MS
+        self._timeout = timeout_ms / 1000
+        _storage_kind(storage, options)
         if application_id is not None:
             options.application_id = _native.c_text(application_id, "application_id")
         # What names the redirect channel, for forward_redirect (which needs no storage).
         self._channel = (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id)
-        if storage is None:
-            options.storage = _native.STORAGE_KEYRING
-        elif isinstance(storage, str):
-            if storage != "memory":
-                raise InvalidArgument("storage")
-            options.storage = _native.STORAGE_MEMORY
-        elif _storage.is_store(storage):
-            options.storage = _native.STORAGE_HOST
-            options.host_storage = ctypes.pointer(_storage.callbacks(storage))
-        else:
-            raise InvalidArgument("storage")
 
         client = ctypes.c_void_p()
         error = ctypes.c_void_p()
@@ -109,15 +158,21 @@ class _Client:
             lib.portal_auth_free(client.value)
             raise PortalAuthError("portal-auth has no file descriptor left for its completion queue.")
         self._handle = client.value
-        self._opener = _opener.new_key()
-        # Freed by close(), or when the client is collected; calls in flight still complete.
-        self._free = weakref.finalize(self, _free, client.value, self._opener)
+        with _open_lock:
+            _open[self._opener_key] = client.value
 
     def _close(self) -> None:
+        """Frees the handle (once): from close(), when the client is collected, or at exit.
+        Calls in flight still complete."""
         with self._lock:
             self._handle = None
-            self._free()
+            _free(self._opener_key)
         _calls.cancel_group(self._sign_ins)
+
+    def __del__(self) -> None:
+        """Frees the handle of a client collected unclosed."""
+        if getattr(self, "_handle", None) is not None:
+            _free(self._opener_key)
 
     def _with_handle(self, use: Callable[..., Any], *arguments: Any) -> int:
         """Calls `use(handle, *arguments)` under the lock: close() cannot free the handle while
@@ -127,15 +182,17 @@ class _Client:
                 raise PortalAuthError("This portal_auth client is closed.")
             return int(use(self._handle, *arguments))
 
-    def _set_browser_opener(self, opener: _opener.Opener | None) -> None:
+    def _set_browser_opener(self, opener: Opener | None) -> None:
         if opener is not None and not callable(opener):
             raise InvalidArgument("opener")
+        from . import _opener  # its C function, made for the first opener
+
         lib = _native.lib()
 
         def install(handle: int) -> int:
-            _opener.install(self._opener, opener)
+            _opener.install(self._opener_key, opener)
             pointer = _opener.NONE if opener is None else _opener.OPEN
-            return int(lib.portal_auth_set_browser_opener(handle, pointer, self._opener))
+            return int(lib.portal_auth_set_browser_opener(handle, pointer, self._opener_key))
 
         code = self._with_handle(install)
         if code != _native.OK:
@@ -143,9 +200,10 @@ class _Client:
 
     @property
     def prefers_ephemeral_web_browser_session(self) -> bool:
-        """Passed to the opener as `ephemeral`: ask for a private browser window."""
+        """Passed to the browser opener as `ephemeral`: True asks for a private browser
+        window. False by default."""
         lib = _native.lib()
-        return self._with_handle(lib.portal_auth_prefers_ephemeral_web_browser_session) == 1
+        return self._with_handle(lib.portal_auth_prefers_ephemeral_web_browser_session) == _native.TRUE
 
     @prefers_ephemeral_web_browser_session.setter
     def prefers_ephemeral_web_browser_session(self, prefers: bool) -> None:
@@ -156,65 +214,64 @@ class _Client:
         if code != _native.OK:
             raise from_code(code, "prefers_ephemeral_web_browser_session")
 
-    def _starter(self, function: str, *arguments: Any) -> _calls.Starter:
-        """Starts portal_auth_<function>(client, *arguments, callback, user_data, &call)."""
+    def _call(
+        self, callback: _calls.Callback[T], function: str, *arguments: Any, persists: bool = False, sign_in: bool = False
+    ) -> _calls.Start[T]:
+        """The call portal_auth_<function>(client, *arguments, callback, user_data, &call).
+        `persists`: an exchange (exit waits for it); `sign_in`: a browser sign-in, which
+        close() ends and a cancelled waiter sees end."""
         native = getattr(_native.lib(), function)
 
-        def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
-            return self._with_handle(native, *arguments, callback, key, ctypes.byref(out_call))
+        def start(pointer: Any, key: int, out_call: ctypes.c_void_p) -> int:
+            return self._with_handle(native, *arguments, pointer, key, ctypes.byref(out_call))
 
-        return start
-
-    def _get_methods(self) -> tuple[_calls.Callback[AuthMethodsResult], _calls.Starter]:
-        return _outcomes.METHODS, self._starter("portal_auth_get_methods")
-
-    def _send_magic_link(self, email: str) -> tuple[_calls.Callback[None], _calls.Starter]:
-        if self._magic_link is None:  # docs/protocol.md §3: checked before the email
-            raise MagicLinkNotConfigured()
-        return _calls.DONE, self._starter("portal_auth_send_magic_link", _native.c_text(email, "email"))
-
-    def _login_with_google(self) -> tuple[_calls.Callback[AuthorizeUrlResult], _calls.Starter]:
-        return _outcomes.URL, self._starter("portal_auth_login_with_google")
-
-    def _login_with_apple(self) -> tuple[_calls.Callback[AuthorizeUrlResult], _calls.Starter]:
-        return _outcomes.URL, self._starter("portal_auth_login_with_apple")
-
-    def _handle_redirect(
-        self, url: str
-    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
-        return _outcomes.RESULT, self._starter("portal_auth_handle_redirect", _native.c_text(url, "url"))
-
-    def _verify_totp(
-        self, code: str, user_jwt: str
-    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
-        return _outcomes.RESULT, self._starter(
-            "portal_auth_verify_totp", _native.c_text(code, "code"), _native.c_text(user_jwt, "user_jwt")
+        return _calls.Start(
+            callback, start, persists=persists, settle_on_cancel=sign_in,
+            group=self._sign_ins if sign_in else None, timeout=self._timeout,
         )
 
-    def _restore_session(self) -> tuple[_calls.Callback[PortalSession | None], _calls.Starter]:
-        return _outcomes.SESSION, self._starter("portal_auth_restore_session")
+    # The calls, one declaration each.
 
-    def _clear_persisted_session(self) -> tuple[_calls.Callback[None], _calls.Starter]:
-        return _calls.DONE, self._starter("portal_auth_clear_persisted_session")
+    def _get_methods(self) -> _calls.Start[AuthMethodsResult]:
+        return self._call(_outcomes.METHODS, "portal_auth_get_methods")
 
-    def _sign_in(
-        self, provider: str, timeout: float | None
-    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
+    def _send_magic_link(self, email: str) -> _calls.Start[None]:
+        if self._magic_link is None:  # docs/protocol.md §3: checked before the email
+            raise MagicLinkNotConfigured()
+        return self._call(_calls.DONE, "portal_auth_send_magic_link", _native.c_text(email, "email"))
+
+    def _login_with(self, provider: str) -> _calls.Start[AuthorizeUrlResult]:
+        return self._call(_outcomes.URL, f"portal_auth_login_with_{provider}")
+
+    def _handle_redirect(self, url: str) -> _calls.Start[SignedIn | None]:
+        return self._call(_outcomes.RESULT, "portal_auth_handle_redirect", _native.c_text(url, "url"), persists=True)
+
+    def _verify_totp(self, code: str, user_jwt: str) -> _calls.Start[SignedIn | None]:
+        code_text, jwt = _native.c_text(code, "code"), _native.c_text(user_jwt, "user_jwt")
+        return self._call(_outcomes.RESULT, "portal_auth_verify_totp", code_text, jwt, persists=True)
+
+    def _restore_session(self) -> _calls.Start[PortalSession | None]:
+        return self._call(_outcomes.SESSION, "portal_auth_restore_session")
+
+    def _clear_persisted_session(self) -> _calls.Start[None]:
+        return self._call(_calls.DONE, "portal_auth_clear_persisted_session")
+
+    def _sign_in(self, provider: str, timeout: float | None) -> _calls.Start[SignedIn | None]:
         milliseconds = _milliseconds(timeout, "timeout")
-        return _outcomes.RESULT, self._starter(f"portal_auth_sign_in_with_{provider}", milliseconds)
+        return self._call(
+            _outcomes.RESULT, f"portal_auth_sign_in_with_{provider}", milliseconds, persists=True, sign_in=True
+        )
 
-    def _sign_in_with_magic_link(
-        self, email: str, timeout: float | None
-    ) -> tuple[_calls.Callback[AuthenticatedResult | TotpRequiredResult | None], _calls.Starter]:
-        milliseconds = _milliseconds(timeout, "timeout")
-        return _outcomes.RESULT, self._starter(
-            "portal_auth_sign_in_with_magic_link", _native.c_text(email, "email"), milliseconds
+    def _sign_in_with_magic_link(self, email: str, timeout: float | None) -> _calls.Start[SignedIn | None]:
+        address, milliseconds = _native.c_text(email, "email"), _milliseconds(timeout, "timeout")
+        return self._call(
+            _outcomes.RESULT, "portal_auth_sign_in_with_magic_link", address, milliseconds, persists=True, sign_in=True
         )
 
     def _listen_for_redirects(self) -> _calls.Stream:
-        return _calls.start_stream(_outcomes.REDIRECTS, self._starter("portal_auth_listen_for_redirects"))
+        return _calls.start_stream(self._call(_outcomes.REDIRECTS, "portal_auth_listen_for_redirects"))
 
-    def _forward_redirect(self, url: str) -> tuple[_calls.Callback[RedirectForwarding], _calls.Starter]:
+    def _forward_redirect(self, url: str) -> _calls.Start[RedirectForwarding]:
         address = _native.c_text(url, "url")
         lib = _native.lib()
         options = _native.Options()
@@ -222,27 +279,49 @@ class _Client:
         (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id) = self._channel
         options.storage = _native.STORAGE_MEMORY
 
-        def forward(handle: int, callback: Any, key: int) -> int:  # the handle: only that it is open
-            return int(lib.portal_auth_forward_redirect(ctypes.byref(options), address, callback, key))
+        def forward(handle: int, pointer: Any, key: int) -> int:  # the handle: only that it is open
+            return int(lib.portal_auth_forward_redirect(ctypes.byref(options), address, pointer, key))
 
-        def start(callback: Any, key: int, out_call: ctypes.c_void_p) -> int:
-            return self._with_handle(forward, callback, key)
+        def start(pointer: Any, key: int, out_call: ctypes.c_void_p) -> int:
+            return self._with_handle(forward, pointer, key)
 
-        return _outcomes.FORWARDED, start
+        return _calls.Start(_outcomes.FORWARDED, start, timeout=self._timeout)
 
 
-def _free(handle: int | None, opener: int) -> None:
+# The handles of the clients not freed yet, by their opener keys: exit frees them, after the
+# calls in flight are settled, so that the library lets a host store go while Python runs.
+_open: dict[int, int | None] = {}
+_open_lock = _thread.allocate_lock()
+
+
+def _free(opener_key: int) -> None:
+    with _open_lock:
+        if opener_key not in _open:
+            return
+        handle = _open.pop(opener_key)
     _native.lib().portal_auth_free(handle)
-    _opener.install(opener, None)
+    opener = sys.modules.get(f"{__package__}._opener")
+    if opener is not None:  # loaded: some client installed an opener, maybe this one
+        opener.install(opener_key, None)
 
 
-def _authenticated(result: AuthenticatedResult | TotpRequiredResult | None) -> AuthenticatedResult:
+def _free_all() -> None:
+    with _open_lock:
+        keys = list(_open)
+    for key in keys:
+        _free(key)
+
+
+_threads.at_exit(_free_all)
+
+
+def _authenticated(result: SignedIn | None) -> AuthenticatedResult:
     if not isinstance(result, AuthenticatedResult):
         raise PortalAuthError("verify_totp did not return a session.")
     return result
 
 
-def _signed_in(result: AuthenticatedResult | TotpRequiredResult | None) -> AuthenticatedResult | TotpRequiredResult:
+def _signed_in(result: SignedIn | None) -> SignedIn:
     if result is None:
         raise PortalAuthError("The sign-in returned no result.")
     return result
@@ -250,42 +329,67 @@ def _signed_in(result: AuthenticatedResult | TotpRequiredResult | None) -> Authe
 
 class PortalAuth(_Client):
     """Portal's Client Auth, blocking: each call returns when it is done. Safe to use from
-    several threads; Ctrl-C during a call cancels it (docs/protocol.md §5) and propagates."""
+    several threads. Ctrl-C during a call cancels it (a request already on the wire still
+    completes in the library, and a sign-in's session is persisted: docs/protocol.md §5) and
+    propagates. Also a context manager, which closes the client."""
 
     def get_methods(self) -> AuthMethodsResult:
-        return _calls.blocking(*self._get_methods())
+        """The sign-in methods the environment has enabled, fetched from Portal."""
+        return _calls.blocking(self._get_methods())
 
     def send_magic_link(self, email: str) -> None:
-        _calls.blocking(*self._send_magic_link(email))
+        """Emails `email` (trimmed and lowercased) a sign-in link; the redirect it leads to
+        completes with handle_redirect. Raises MagicLinkNotConfigured without the client's
+        `magic_link`, InvalidArgument("email") for a blank address, RateLimited when Portal
+        sends no more now."""
+        _calls.blocking(self._send_magic_link(email))
 
     def login_with_google(self) -> AuthorizeUrlResult:
-        return _calls.blocking(*self._login_with_google())
+        """A fresh, single-use Google authorize URL, for an app that opens the browser and
+        receives the redirect itself (then handle_redirect). Raises AuthMethodUnavailable
+        when the environment has no Google sign-in."""
+        return _calls.blocking(self._login_with("google"))
 
     def login_with_apple(self) -> AuthorizeUrlResult:
-        return _calls.blocking(*self._login_with_apple())
+        """A fresh, single-use Apple authorize URL; as login_with_google."""
+        return _calls.blocking(self._login_with("apple"))
 
     def handle_redirect(self, url: str) -> AuthenticatedResult | TotpRequiredResult | None:
-        return _calls.blocking(*self._handle_redirect(url))
+        """Completes a sign-in from the redirect URL the app received (a magic link's, a
+        provider's): exchanges its grant, persists the session, and returns it, or the TOTP
+        step that remains. None when `url` is not a sign-in redirect of this client (nothing
+        is sent). The same redirect handled again returns the same result, with no request.
+        Raises AuthenticationFailed when the redirect carries an error."""
+        return _calls.blocking(self._handle_redirect(url))
 
     def verify_totp(self, code: str, user_jwt: str) -> AuthenticatedResult:
-        return _authenticated(_calls.blocking(*self._verify_totp(code, user_jwt)))
+        """Submits the user's TOTP `code` (sent verbatim) for the step whose userJwt is
+        `user_jwt`; returns the session, already persisted. A wrong code raises
+        Unauthorized and leaves the step usable."""
+        return _authenticated(_calls.blocking(self._verify_totp(code, user_jwt)))
 
     def restore_session(self) -> PortalSession | None:
-        return _calls.blocking(*self._restore_session())
+        """The session persisted by an earlier sign-in, or None (no network). A stored
+        value that does not decode is deleted and reads as None; a store that cannot be
+        read now raises SessionStorageFailure and is left alone."""
+        return _calls.blocking(self._restore_session())
 
     def clear_persisted_session(self) -> None:
-        _calls.blocking(*self._clear_persisted_session())
+        """Deletes the persisted session (once an exchange in flight has persisted its own)
+        and forgets the last grant; Portal has no server-side sign-out."""
+        _calls.blocking(self._clear_persisted_session())
 
     def sign_in_with_google(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Google in the user's browser and waits for it to come back to the
-        loopback redirect URL (`http://127.0.0.1:<port>/<path>`): `timeout` seconds; None, zero
-        or less wait the library's default, 300 s. Raises SignInInProgress, SignInUnavailable, SignInClosed (timeout, Ctrl-C)
-        or SignInCallbackIncomplete, or what handle_redirect raises."""
-        return _signed_in(_calls.blocking(*self._sign_in("google", timeout), settle_on_cancel=True, group=self._sign_ins))
+        loopback redirect URL (`http://127.0.0.1:<port>/<path>`): `timeout` seconds; None,
+        zero or less wait the library's default, 300 s. Raises SignInInProgress,
+        SignInUnavailable, SignInClosed (timeout, Ctrl-C) or SignInCallbackIncomplete, or
+        what handle_redirect raises."""
+        return _signed_in(_calls.blocking(self._sign_in("google", timeout)))
 
     def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Apple in the user's browser; as sign_in_with_google."""
-        return _signed_in(_calls.blocking(*self._sign_in("apple", timeout), settle_on_cancel=True, group=self._sign_ins))
+        return _signed_in(_calls.blocking(self._sign_in("apple", timeout)))
 
     def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in by magic link with no URL to paste: emails the link with the loopback
@@ -297,9 +401,7 @@ class PortalAuth(_Client):
         MagicLinkNotConfigured, InvalidArgument("email"), SignInUnavailable (not a loopback
         redirect URL, a port in use: no email sent), what send_magic_link raises,
         SignInClosed (timeout, Ctrl-C, close()), or what handle_redirect raises."""
-        return _signed_in(
-            _calls.blocking(*self._sign_in_with_magic_link(email, timeout), settle_on_cancel=True, group=self._sign_ins)
-        )
+        return _signed_in(_calls.blocking(self._sign_in_with_magic_link(email, timeout)))
 
     def listen_for_redirects(self) -> RedirectListener:
         """In the running app: listens for the redirects its next instances forward
@@ -307,6 +409,8 @@ class PortalAuth(_Client):
         the moment this returns. Iterate the listener for each one's outcome, handled as
         handle_redirect would (a forwarded magic link also completes a waiting
         sign_in_with_magic_link); close it, or the client, to stop."""
+        from .redirects import RedirectListener
+
         return RedirectListener(self._listen_for_redirects())
 
     def forward_redirect(self, url: str) -> RedirectForwarding:
@@ -316,9 +420,9 @@ class PortalAuth(_Client):
         a redirect of this client. No request to Portal, no keyring. Raises
         SignInUnavailable for an unsafe or missing runtime folder, or an instance that did
         not answer in time (it may still handle the URL)."""
-        return _calls.blocking(*self._forward_redirect(url))
+        return _calls.blocking(self._forward_redirect(url))
 
-    def set_browser_opener(self, opener: _opener.Opener | None) -> None:
+    def set_browser_opener(self, opener: Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
         on a thread the library starts for each sign-in (it may block, and may call this
         client and wait), returns once the browser is launched; an exception fails the
@@ -331,70 +435,82 @@ class PortalAuth(_Client):
         self._close()
 
     def __enter__(self) -> PortalAuth:
+        """The client itself."""
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
+        """Closes the client."""
         self.close()
 
 
 class AsyncPortalAuth(_Client):
-    """Portal's Client Auth for asyncio: the same calls as coroutines. Completions run on the
-    awaiting loop's thread (it watches the library's completion queue); cancelling an
-    awaiting task cancels its call (docs/protocol.md §5: a request already sent still
-    completes and persists its session)."""
+    """Portal's Client Auth for asyncio: the calls of PortalAuth as coroutines. Completions
+    run on the awaiting loop's thread (it watches the library's completion queue); cancelling
+    an awaiting task cancels its call (a request already sent still completes and persists
+    its session: docs/protocol.md §5). Also an async context manager, which closes it."""
 
     async def get_methods(self) -> AuthMethodsResult:
-        return await _calls.awaiting(*self._get_methods())
+        """As PortalAuth.get_methods."""
+        return await _awaiting(self._get_methods())
 
     async def send_magic_link(self, email: str) -> None:
-        await _calls.awaiting(*self._send_magic_link(email))
+        """As PortalAuth.send_magic_link."""
+        await _awaiting(self._send_magic_link(email))
 
     async def login_with_google(self) -> AuthorizeUrlResult:
-        return await _calls.awaiting(*self._login_with_google())
+        """As PortalAuth.login_with_google."""
+        return await _awaiting(self._login_with("google"))
 
     async def login_with_apple(self) -> AuthorizeUrlResult:
-        return await _calls.awaiting(*self._login_with_apple())
+        """As PortalAuth.login_with_apple."""
+        return await _awaiting(self._login_with("apple"))
 
     async def handle_redirect(self, url: str) -> AuthenticatedResult | TotpRequiredResult | None:
-        return await _calls.awaiting(*self._handle_redirect(url))
+        """As PortalAuth.handle_redirect. Cancelling the task once the grant is on the wire
+        does not lose the session: the exchange completes and persists it, and the same
+        redirect handled again returns it."""
+        return await _awaiting(self._handle_redirect(url))
 
     async def verify_totp(self, code: str, user_jwt: str) -> AuthenticatedResult:
-        return _authenticated(await _calls.awaiting(*self._verify_totp(code, user_jwt)))
+        """As PortalAuth.verify_totp."""
+        return _authenticated(await _awaiting(self._verify_totp(code, user_jwt)))
 
     async def restore_session(self) -> PortalSession | None:
-        return await _calls.awaiting(*self._restore_session())
+        """As PortalAuth.restore_session."""
+        return await _awaiting(self._restore_session())
 
     async def clear_persisted_session(self) -> None:
-        await _calls.awaiting(*self._clear_persisted_session())
+        """As PortalAuth.clear_persisted_session."""
+        await _awaiting(self._clear_persisted_session())
 
     async def sign_in_with_google(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_google. Cancelling the awaiting task ends the wait
         (nothing is exchanged); CancelledError comes once the listener is closed and the
         next sign-in may start."""
-        return _signed_in(await _calls.awaiting(*self._sign_in("google", timeout), settle_on_cancel=True, group=self._sign_ins))
+        return _signed_in(await _awaiting(self._sign_in("google", timeout)))
 
     async def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_google, with Apple."""
-        return _signed_in(await _calls.awaiting(*self._sign_in("apple", timeout), settle_on_cancel=True, group=self._sign_ins))
+        return _signed_in(await _awaiting(self._sign_in("apple", timeout)))
 
     async def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_magic_link. Cancelling the awaiting task ends the wait
         (nothing is exchanged); CancelledError comes once the listener is closed."""
-        return _signed_in(
-            await _calls.awaiting(*self._sign_in_with_magic_link(email, timeout), settle_on_cancel=True, group=self._sign_ins)
-        )
+        return _signed_in(await _awaiting(self._sign_in_with_magic_link(email, timeout)))
 
     def listen_for_redirects(self) -> AsyncRedirectListener:
         """As PortalAuth.listen_for_redirects: `async for` each forwarded redirect's outcome."""
+        from .redirects import AsyncRedirectListener
+
         return AsyncRedirectListener(self._listen_for_redirects())
 
     async def forward_redirect(self, url: str) -> RedirectForwarding:
         """As PortalAuth.forward_redirect."""
-        return await _calls.awaiting(*self._forward_redirect(url))
+        return await _awaiting(self._forward_redirect(url))
 
-    def set_browser_opener(self, opener: _opener.Opener | None) -> Awaitable[None]:
+    def set_browser_opener(self, opener: Opener | None) -> Awaitable[None]:
         """As PortalAuth.set_browser_opener (the opener is a plain function here too); it
         takes effect at once, and awaiting it is optional."""
         self._set_browser_opener(opener)
@@ -406,9 +522,11 @@ class AsyncPortalAuth(_Client):
         return _calls.Ready()
 
     async def __aenter__(self) -> AsyncPortalAuth:
+        """The client itself."""
         return self
 
     async def __aexit__(
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
+        """Closes the client."""
         self._close()

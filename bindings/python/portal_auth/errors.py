@@ -1,22 +1,23 @@
 """The exceptions of portal_auth, one per error case of docs/protocol.md §10 and the C ABI's
-codes. `str(error)` is the library's message, which never carries a secret."""
+codes. `str(error)` is the library's message, which never carries a secret.
+
+The lowest layer of the package: it imports nothing else of it at run time (_error_handles
+turns the library's error handles into these; the reasons they carry are the enums of
+_reasons, named here in annotations only).
+"""
 
 from __future__ import annotations
 
-import ctypes
-import enum
-from typing import TYPE_CHECKING
-
-from . import _native
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .results import AuthMethod
+    from ._reasons import SignInUnavailableReason, StorageFailureReason
 
 
 class PortalAuthError(Exception):
     """Every error portal_auth raises."""
 
     def __init__(self, message: str) -> None:
+        """An error whose `str()` is `message`."""
         super().__init__(message)
 
     def __reduce__(self) -> str | tuple[object, ...]:
@@ -37,9 +38,14 @@ class LibraryNotFound(PortalAuthError, OSError):
 
 
 class InvalidArgument(PortalAuthError):
-    """An argument or option is missing, blank or malformed; `name` says which."""
+    """An argument or option is missing, blank or malformed; `name` says which, as Python
+    spells it (`auth_environment_id`, `email`, ...)."""
+
+    name: str
+    """The argument or option."""
 
     def __init__(self, name: str, message: str | None = None) -> None:
+        """The error of argument `name`; `message` defaults to a sentence naming it."""
         super().__init__(message or f"Invalid argument: {name}.")
         self.name = name
 
@@ -48,23 +54,30 @@ class MagicLinkNotConfigured(PortalAuthError):
     """send_magic_link needs the client's MagicLinkConfig."""
 
     def __init__(self, message: str = "Magic links are not configured on this client.") -> None:
+        """The error, with the library's `message`."""
         super().__init__(message)
 
 
 class AuthMethodUnavailable(PortalAuthError):
     """The environment does not allow `method`."""
 
-    def __init__(self, method: AuthMethod | str, message: str | None = None) -> None:
-        from .results import AuthMethod  # results imports this module
+    method: str
+    """The method: an AuthMethod (a str enum, GOOGLE or APPLE) when the library raises it."""
 
-        self.method = AuthMethod(method)
-        super().__init__(message or f"The auth method {self.method.value} is not enabled for this environment.")
+    def __init__(self, method: str, message: str | None = None) -> None:
+        """The error of `method`; `message` defaults to a sentence naming it."""
+        self.method = method
+        super().__init__(message or f"The auth method {method} is not enabled for this environment.")
 
 
 class AuthenticationFailed(PortalAuthError):
     """The redirect reported a failed sign-in; `error` is its error parameter."""
 
+    error: str
+    """The redirect's `error` parameter, as sent."""
+
     def __init__(self, error: str, message: str | None = None) -> None:
+        """The error of a redirect whose `error` parameter is `error`."""
         super().__init__(message or f"Authentication failed: {error}")
         self.error = error
 
@@ -72,7 +85,13 @@ class AuthenticationFailed(PortalAuthError):
 class MalformedResponse(PortalAuthError):
     """Portal's answer to `path` lacked `missing` (None: the envelope itself was wrong)."""
 
+    path: str
+    """The endpoint's path."""
+    missing: str | None
+    """The field the answer lacked; None when its envelope itself was wrong."""
+
     def __init__(self, path: str, missing: str | None, message: str | None = None) -> None:
+        """The error of an answer from `path` that lacked `missing`."""
         super().__init__(message or f"Malformed response from {path}.")
         self.path = path
         self.missing = missing
@@ -82,71 +101,33 @@ class InvalidGrantResponse(PortalAuthError):
     """The grant exchange answered neither a session nor a TOTP step."""
 
     def __init__(self, message: str = "The grant exchange returned an unusable response.") -> None:
+        """The error, with the library's `message`."""
         super().__init__(message)
 
 
 class InvalidUserJwt(PortalAuthError):
     """The userJwt of a TOTP step could not be read; `detail` says why."""
 
+    detail: str
+    """Why it could not be read (fixed text: it never quotes the userJwt)."""
+
     def __init__(self, detail: str, message: str | None = None) -> None:
+        """The error, with the `detail` of what was wrong."""
         super().__init__(message or f"Invalid userJwt: {detail}")
         self.detail = detail
-
-
-class StorageFailureReason(enum.IntEnum):
-    """Which failure a SessionStorageFailure was, to choose what to tell the user. The values
-    are the C ABI's PORTAL_AUTH_REASON_* numbers, stable."""
-
-    KEYRING_LOCKED = 1
-    """The keyring is locked: ask the user to unlock it."""
-    NO_SECRET_SERVICE = 2
-    """No Secret Service on the session bus, or no default (login) collection: install,
-    start or set up a keyring (gnome-keyring, KeePassXC)."""
-    NO_SESSION_BUS = 3
-    """No D-Bus session bus to reach: the app runs outside a desktop session."""
-    DBUS_FAILURE = 4
-    """D-Bus or the Secret Service failed, or did not answer in time: try again."""
-    LIBSECRET_MISSING = 5
-    """libsecret could not be loaded: install it."""
-    HOST_STORAGE_FAILED = 6
-    """The storage object raised (or returned something other than str or None)."""
-    ENTRY_NOT_CLEARED = 7
-    """The stored entry cannot be decoded and deleting it failed: it is still stored, and the
-    user is not reported signed out."""
-
-
-class SignInUnavailableReason(enum.IntEnum):
-    """Why a browser or magic-link sign-in, or the redirect channel between an app's instances,
-    is not possible (SignInUnavailable.reason). The values are the C ABI's
-    PORTAL_AUTH_REASON_* numbers, stable. Nothing was exchanged."""
-
-    REDIRECT_NOT_LOOPBACK = 20
-    """The redirect URL is not http://127.0.0.1:<port>/... ([::1] or localhost); no request was made."""
-    PORT_IN_USE = 21
-    """Another program listens on the redirect URL's port; no request was made."""
-    LISTENER_FAILED = 22
-    """The loopback listener could not start; no request was made."""
-    NO_BROWSER = 23
-    """No browser could be started ($BROWSER, xdg-open): login_with_google/apple still give the URL."""
-    OPENER_FAILED = 24
-    """The opener given to set_browser_opener raised."""
-    NO_RUNTIME_DIRECTORY = 25
-    """The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder."""
-    RUNTIME_DIRECTORY_UNSAFE = 26
-    """The redirect channel: $XDG_RUNTIME_DIR, or the channels' folder in it, is not the user's
-    alone (mode 0700), or the process at the other end is another user's."""
-    CHANNEL_IN_USE = 27
-    """The redirect channel: another instance of the app listens for this environment's redirects."""
-    CHANNEL_FAILED = 28
-    """The redirect channel failed, or the running instance did not answer in time (it may
-    still handle the URL)."""
 
 
 class SessionStorageFailure(PortalAuthError):
     """The session store failed; `reason` says which failure it was, `message` (also
     `str(error)`) what to do. Nothing stored was deleted for it."""
 
+    message: str
+    """What to do, in a sentence of the library's."""
+    reason: StorageFailureReason
+    """Which failure it was."""
+
     def __init__(self, message: str, reason: StorageFailureReason) -> None:
+        """The failure `reason`, with the library's `message`."""
         super().__init__(message)
         self.message = message
         self.reason = reason
@@ -156,7 +137,12 @@ class AccountAbstractionUnavailable(PortalAuthError):
     """Portal refused account abstraction for this environment; `message` is its text,
     `str(error)` the library's sentence around it."""
 
+    message: str
+    """Portal's own text (cut to 200 characters)."""
+
     def __init__(self, message: str, description: str | None = None) -> None:
+        """The error of Portal's `message`; `description`, the library's sentence around it,
+        is `str(error)` (`message` when None)."""
         super().__init__(description or message)
         self.message = message
 
@@ -165,6 +151,7 @@ class RateLimited(PortalAuthError):
     """Too many magic links sent; wait before sending another."""
 
     def __init__(self, message: str = "Too many requests; try again later.") -> None:
+        """The error, with the library's `message`."""
         super().__init__(message)
 
 
@@ -172,6 +159,7 @@ class TotpQrUnavailable(PortalAuthError):
     """No QR code can be made from this otpauth link at this scale."""
 
     def __init__(self, message: str = "No QR code can be made for this TOTP link.") -> None:
+        """The error, with the library's `message`."""
         super().__init__(message)
 
 
@@ -179,6 +167,7 @@ class SessionInvalidated(PortalAuthError):
     """The session was invalidated; sign in again."""
 
     def __init__(self, message: str = "The session was invalidated.") -> None:
+        """The error, with the library's `message`."""
         super().__init__(message)
 
 
@@ -186,6 +175,7 @@ class Cancelled(PortalAuthError):
     """The call was cancelled before its request was sent."""
 
     def __init__(self, message: str = "The call was cancelled.") -> None:
+        """The error, with the library's `message`."""
         super().__init__(message)
 
 
@@ -196,7 +186,13 @@ class RequestError(PortalAuthError):
     '{"error":"redirectUrl is not allow-listed"}'), or None: see the README for what it may
     contain. It is never in `str(error)`."""
 
+    status: int | None
+    """The HTTP status; None when no response arrived."""
+    body: str | None
+    """The server's reason, for the developer; see the class."""
+
     def __init__(self, status: int | None, message: str | None = None, body: str | None = None) -> None:
+        """The error of an answer with `status` (None: none came) and `body`."""
         super().__init__(message or (f"HTTP status {status}." if status is not None else "No response."))
         self.status = status
         self.body = body
@@ -206,6 +202,7 @@ class Unauthorized(RequestError):
     """HTTP 401: the environment or session is not accepted."""
 
     def __init__(self, message: str | None = None) -> None:
+        """The error, with the library's `message`."""
         super().__init__(401, message or "Unauthorized (HTTP 401).")
 
 
@@ -214,12 +211,17 @@ class SignInError(PortalAuthError):
     SIGN_IN_ALREADY_IN_PROGRESS, CALLBACK_INCOMPLETE."""
 
     code: str = ""
+    """The web SDK's name of the case."""
 
     def __init__(self, message: str | None = None) -> None:
+        """The error, with the library's `message`."""
         super().__init__(message or f"Sign-in failed: {self.code}.")
 
 
 class SignInClosed(SignInError):
+    """The sign-in ended before the browser came back: its timeout, Ctrl-C, a cancelled task
+    or close(). Nothing was exchanged."""
+
     code = "POPUP_CLOSED"
 
 
@@ -227,91 +229,22 @@ class SignInUnavailable(SignInError):
     """`reason` says why no browser sign-in is possible here."""
 
     code = "POPUP_UNAVAILABLE"
+    reason: SignInUnavailableReason
+    """Why no browser sign-in is possible."""
 
     def __init__(self, message: str, reason: SignInUnavailableReason) -> None:
+        """The failure `reason`, with the library's `message`."""
         super().__init__(message)
         self.reason = reason
 
 
 class SignInInProgress(SignInError):
+    """Another browser sign-in of this client is under way; nothing was sent."""
+
     code = "SIGN_IN_ALREADY_IN_PROGRESS"
 
 
 class SignInCallbackIncomplete(SignInError):
+    """The browser came back to the redirect URL without a usable grant."""
+
     code = "CALLBACK_INCOMPLETE"
-
-
-_SIMPLE: dict[int, type[PortalAuthError]] = {
-    2: MagicLinkNotConfigured,
-    6: InvalidGrantResponse,
-    10: RateLimited,
-    11: TotpQrUnavailable,
-    30: SessionInvalidated,
-    31: Cancelled,
-    40: SignInClosed,
-    42: SignInInProgress,
-    43: SignInCallbackIncomplete,
-}
-
-
-_STORAGE_REASONS = frozenset(StorageFailureReason)
-_SIGN_IN_REASONS = frozenset(SignInUnavailableReason)
-
-
-def from_handle(error: int) -> PortalAuthError:
-    """The exception for a borrowed portal_auth_error (read at once: it dies with its callback)."""
-    lib = _native.lib()
-    code = int(lib.portal_auth_error_code(error))
-    message = _native.required_text(lib.portal_auth_error_message(error))
-
-    def field(accessor: str) -> str:
-        return _native.required_text(getattr(lib, accessor)(error))
-
-    if code in _SIMPLE:
-        return _SIMPLE[code](message)
-    if code == 1:
-        return InvalidArgument(field("portal_auth_error_name"), message)
-    if code == 3:
-        return AuthMethodUnavailable(field("portal_auth_error_method"), message)
-    if code == 4:
-        return AuthenticationFailed(field("portal_auth_error_detail"), message)
-    if code == 5:
-        missing = _native.text(lib.portal_auth_error_missing(error))
-        return MalformedResponse(field("portal_auth_error_path"), missing, message)
-    if code == 7:
-        return InvalidUserJwt(field("portal_auth_error_detail"), message)
-    if code == 8 and (reason := int(lib.portal_auth_error_reason(error))) in _STORAGE_REASONS:
-        return SessionStorageFailure(message, StorageFailureReason(reason))
-    if code == 9:
-        return AccountAbstractionUnavailable(field("portal_auth_error_detail"), message)
-    if code == 20:
-        return Unauthorized(message)
-    if code == 21:
-        body = _native.text(lib.portal_auth_error_body(error))
-        return RequestError(int(lib.portal_auth_error_http_status(error)), message, body)
-    if code == 22:
-        return RequestError(None, message)
-    if code == 41 and (reason := int(lib.portal_auth_error_reason(error))) in _SIGN_IN_REASONS:
-        return SignInUnavailable(message, SignInUnavailableReason(reason))
-    # A code, or a reason, of a newer library than this binding.
-    return PortalAuthError(message)
-
-
-def from_code(code: int, name: str) -> PortalAuthError:
-    """The exception for a code a starting call returned (no error handle comes with it)."""
-    if code == 1:
-        return InvalidArgument(name)
-    return _SIMPLE.get(code, PortalAuthError)(f"portal-auth refused the call (code {code}).")
-
-
-def raise_from_out(code: int, out_error: ctypes.c_void_p) -> None:
-    """Raises for a synchronous call's code and owned `*out_error` (which it frees)."""
-    if code == _native.OK:
-        return
-    lib = _native.lib()
-    try:
-        if out_error.value:
-            raise from_handle(out_error.value)
-        raise from_code(code, "")
-    finally:
-        lib.portal_auth_error_free(out_error)

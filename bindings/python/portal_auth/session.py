@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import _thread
+import _weakref  # weakref.ref itself: the weakref module costs more to import than this one
 import ctypes
-import threading
-import weakref
 
-from . import _calls, _native, _threads, errors
+from . import _calls, _error_handles, _native, _threads
 
 
-class _Held(weakref.ref["PortalSession"]):
+class _Held(_weakref.ref["PortalSession"]):
     """The binding's reference to a live session object, under the address of the library's
     session; when the object goes, its callback releases the library's session. One weak
     reference does both jobs: a completion builds a session on the call's path, where
@@ -22,7 +22,7 @@ class _Held(weakref.ref["PortalSession"]):
 
 _live: dict[int, _Held] = {}
 # Reentrant: a collection that runs while _of holds it may free a session, whose _gone takes it.
-_live_lock = threading.RLock()
+_live_lock = _thread.RLock()
 
 
 def _gone(held: _Held) -> None:
@@ -36,8 +36,8 @@ def _gone(held: _Held) -> None:
 
 
 def _release_all() -> None:
-    """At exit, once no call is in flight: releases every session still held, so that the
-    library can let its clients' storage go."""
+    """At exit, once the calls exit waits for have ended: releases every session still held,
+    so that the library can let its clients' storage go."""
     with _live_lock:
         held = list(_live.values())
     for each in held:
@@ -55,8 +55,10 @@ class PortalSession:
 
     _handle: int
     end_user_id: str
+    """The user's id: never secret, what to log and key per-user state on."""
 
     def __init__(self) -> None:
+        """Refused: sessions come from the sign-in calls and restore_session."""
         raise TypeError("PortalSession objects come from sign-in and restore_session calls")
 
     @classmethod
@@ -84,30 +86,36 @@ class PortalSession:
         token = ctypes.c_void_p()
         error = ctypes.c_void_p()
         code = lib.portal_auth_session_copy_token(self._handle, ctypes.byref(token), ctypes.byref(error))
-        errors.raise_from_out(code, error)
+        _error_handles.raise_from_out(code, error)
         return _native.take_string(token)
 
     def invalidate(self) -> None:
         """Forgets the token at once, then deletes the persisted copy if it is still this
         session's. Raises SessionStorageFailure when the store fails (invalidating again
         retries the delete)."""
-        _calls.blocking(_calls.DONE, self._start_invalidate)
+        _calls.blocking(_calls.Start(_calls.DONE, self._start_invalidate))
 
     async def invalidate_async(self) -> None:
-        """invalidate(), as a coroutine for asyncio programs."""
-        await _calls.awaiting(_calls.DONE, self._start_invalidate)
+        """invalidate(), as a coroutine for asyncio programs: completed on the awaiting loop."""
+        from . import _awaited  # asyncio's: loaded by the first awaited call
+
+        await _awaited.awaiting(_calls.Start(_calls.DONE, self._start_invalidate))
 
     def _start_invalidate(self, callback: object, key: int, out_call: ctypes.c_void_p) -> int:
         return int(_native.lib().portal_auth_session_invalidate(self._handle, callback, key, ctypes.byref(out_call)))
 
     def __copy__(self) -> PortalSession:
+        """The session itself."""
         return self  # one session, one object: a copy would share the handle without owning it
 
     def __deepcopy__(self, memo: dict[int, object]) -> PortalSession:
+        """The session itself."""
         return self
 
     def __reduce__(self) -> str | tuple[object, ...]:
+        """Refused: a session lives in this process only."""
         raise TypeError("a PortalSession lives in this process only; persist it through the client's storage")
 
     def __repr__(self) -> str:
+        """Only the end_user_id: the token is a secret."""
         return f"PortalSession(end_user_id={self.end_user_id!r})"

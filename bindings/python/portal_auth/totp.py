@@ -7,7 +7,8 @@ from __future__ import annotations
 import ctypes
 
 from . import _native
-from .errors import InvalidArgument, raise_from_out
+from ._error_handles import raise_from_out
+from .errors import InvalidArgument
 
 
 def _link(otpauth_url: object) -> bytes:
@@ -60,8 +61,9 @@ def totp_qr_code_svg(otpauth_url: str, scale: int = 10) -> str:
 
 
 def totp_qr_code_terminal(otpauth_url: str, dark_on_light: bool = False) -> str:
-    """The link's QR code as lines of Unicode half blocks, quiet zone included, for a
-    terminal a phone camera can read; `dark_on_light` for terminals with a light background."""
+    """The link's QR code as lines of Unicode half blocks, quiet zone included, each line
+    ending in a newline, for a terminal a phone camera can read; `dark_on_light` for
+    terminals with a light background. Raises TotpQrUnavailable for an unusable link."""
     colors = _native.TERMINAL_DARK_ON_LIGHT if dark_on_light else _native.TERMINAL_LIGHT_ON_DARK
     out = ctypes.c_void_p()
     error = ctypes.c_void_p()

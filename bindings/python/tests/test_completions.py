@@ -14,14 +14,12 @@ from typing import Any
 import pytest
 from conftest import CALLBACK, Emulator
 
-from portal_auth import AsyncPortalAuth, AuthenticatedResult, AuthMethodsResult, PortalAuth, _calls, _native
+from portal_auth import AsyncPortalAuth, AuthenticatedResult, AuthMethodsResult, PortalAuth, _awaited, _calls, _native
 
 
-def _thread_of_completion(auth: Any) -> tuple[_calls.Callback[int], _calls.Starter]:
+def _thread_of_completion(auth: Any) -> _calls.Start[int]:
     """get_methods, whose completion reads the ident of the thread it runs on."""
-    return _calls.Callback(_native.METHODS_FN, lambda methods, error: threading.get_ident()), auth._starter(
-        "portal_auth_get_methods"
-    )
+    return auth._call(_calls.Callback(_native.METHODS_FN, lambda methods, error: threading.get_ident()), "portal_auth_get_methods")
 
 
 def _client(emu: Emulator, kind: type[Any]) -> Any:
@@ -30,7 +28,7 @@ def _client(emu: Emulator, kind: type[Any]) -> Any:
 
 def test_a_blocking_call_completes_on_its_own_thread(emu: Emulator) -> None:
     with _client(emu, PortalAuth) as auth:
-        assert _calls.blocking(*_thread_of_completion(auth)) == threading.get_ident()
+        assert _calls.blocking(_thread_of_completion(auth)) == threading.get_ident()
 
 
 def test_a_session_s_invalidation_completes_on_the_waiting_thread_too(emu: Emulator) -> None:
@@ -41,7 +39,7 @@ def test_a_session_s_invalidation_completes_on_the_waiting_thread_too(emu: Emula
         result = auth.handle_redirect(emu.grant_redirect(env, "invalidated-here@example.com"))
     assert isinstance(result, AuthenticatedResult)
     where = _calls.Callback(_native.DONE_FN, lambda error: threading.get_ident())
-    assert _calls.blocking(where, result.session._start_invalidate) == threading.get_ident()
+    assert _calls.blocking(_calls.Start(where, result.session._start_invalidate)) == threading.get_ident()
 
 
 def test_threads_waiting_at_once_complete_each_other_s_calls_and_wake_each_other(emu: Emulator) -> None:
@@ -51,7 +49,7 @@ def test_threads_waiting_at_once_complete_each_other_s_calls_and_wake_each_other
         def work() -> None:
             seen = threads.setdefault(threading.get_ident(), [])
             for _ in range(50):
-                seen.append(_calls.blocking(*_thread_of_completion(auth)))
+                seen.append(_calls.blocking(_thread_of_completion(auth)))
 
         workers = [threading.Thread(target=work) for _ in range(6)]
         for worker in workers:
@@ -67,7 +65,7 @@ def test_threads_waiting_at_once_complete_each_other_s_calls_and_wake_each_other
 def test_awaited_calls_complete_on_the_loop_thread(emu: Emulator) -> None:
     async def main() -> set[int]:
         async with _client(emu, AsyncPortalAuth) as auth:
-            calls = [_calls.awaiting(*_thread_of_completion(auth)) for _ in range(1000)]
+            calls = [_awaited.awaiting(_thread_of_completion(auth)) for _ in range(1000)]
             return set(await asyncio.gather(*calls))
 
     assert asyncio.run(main()) == {threading.get_ident()}

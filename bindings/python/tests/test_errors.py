@@ -276,4 +276,4 @@ def test_errors_survive_pickle_and_copy(error: PortalAuthError) -> None:
 
 
 def test_auth_method_unavailable_takes_the_wire_name() -> None:
-    assert portal_auth.AuthMethodUnavailable("GOOGLE").method is AuthMethod.GOOGLE
+    assert portal_auth.AuthMethodUnavailable("GOOGLE").method == AuthMethod.GOOGLE

@@ -119,7 +119,7 @@ def test_portal_auth_library_names_the_library(tmp_path: Path) -> None:
 
 
 def test_importing_the_emulator_needs_no_library() -> None:
-    program = "import portal_auth.emulator, portal_auth, sys; print('portal_auth._native' in sys.modules and portal_auth._native._loaded is None)"
+    program = "import portal_auth.emulator, portal_auth, sys; print(getattr(sys.modules.get('portal_auth._native'), '_loaded', None) is None)"
     checked = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True,
         env=dict(os.environ, PORTAL_AUTH_LIBRARY="/nonexistent/libportalauth.so"),

@@ -20,6 +20,7 @@ _STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: serves until SIGTERM, SIGINT or (with --stop-on-stdin-eof) the end of stdin; the exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m portal_auth.emulator",
         description="Local emulator of Portal's Client Auth API (127.0.0.1 only).",

@@ -52,6 +52,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Environment:
+    """One emulated auth environment: its id, enabled methods, allowed redirect URLs and flags."""
+
     id: str
     allowed_methods: tuple[str, ...]
     redirect_urls: tuple[str, ...]
@@ -62,16 +64,20 @@ class Environment:
 
 @dataclass(frozen=True)
 class Config:
+    """The emulator's configuration: the userJwt signing secret, the magic-link send limit, the environments."""
+
     jwt_secret: str
     magic_link_send_limit: int
     environments: tuple[Environment, ...]
 
 
 def default_config() -> Config:
+    """The embedded configuration (the environments the demo and the tests use)."""
     return parse_config(copy.deepcopy(DEFAULT_CONFIG))
 
 
 def load_config_file(path: str | os.PathLike[str]) -> Config:
+    """The configuration in the JSON file at `path`; ConfigError when it is unusable."""
     with open(path, encoding="utf-8") as handle:
         try:
             raw = json.load(handle)
@@ -105,6 +111,7 @@ def parse_config(raw: object) -> Config:
 
 
 def parse_environment(raw: object) -> Environment:
+    """One environment of a decoded configuration; ConfigError when it is unusable."""
     if not isinstance(raw, dict):
         raise ConfigError("each environment must be a JSON object")
     _reject_unknown(raw, _ENV_KEYS, "environment")

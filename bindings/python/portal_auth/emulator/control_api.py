@@ -30,6 +30,8 @@ _Number = TypeVar("_Number", int, float)
 
 
 class ControlApi:
+    """The /_emulator/ control endpoints a test drives the emulator with (README.md lists them)."""
+
     def __init__(self, state: State, log: RequestLog, faults: FaultQueue, providers: FakeProviders) -> None:
         self._state = state
         self._log = log
@@ -61,6 +63,7 @@ class ControlApi:
             self._routes[("GET", f"/_emulator/oauth/{provider}/authorize")] = self._authorize_with(provider)
 
     def handle(self, request: Request) -> Response:
+        """The answer to a control request; 404 for a path that is not one."""
         route = self._routes.get((request.method, request.path))
         if route is None:
             return error_response(404, "not found")

@@ -17,6 +17,8 @@ MAX_OVERSIZED_BYTES = 64 << 20
 
 @dataclass
 class Fault:
+    """A fault queued against a Portal path: what happens to the next `remaining` requests to it."""
+
     path: str
     kind: str
     remaining: int  # 0 means "until cleared"
@@ -27,6 +29,7 @@ class Fault:
     size: int = 0
 
     def describe(self) -> JsonObject:
+        """The fault as GET /_emulator/faults shows it."""
         return {
             "path": self.path,
             "kind": self.kind,
@@ -40,6 +43,7 @@ class Fault:
 
 
 def parse_fault(raw: JsonObject) -> Fault:
+    """The fault a test posted; ApiError(400) when it is unusable."""
     path = raw.get("path")
     if not isinstance(path, str) or not path.startswith("/"):
         raise ApiError(400, "path must be a string starting with /")
@@ -86,6 +90,8 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 
 class FaultQueue:
+    """The queued faults, and the gate behind which "hold" requests wait until released."""
+
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._faults: list[Fault] = []
@@ -95,10 +101,12 @@ class FaultQueue:
         self._stopped = threading.Event()
 
     def add(self, fault: Fault) -> None:
+        """Queues `fault`."""
         with self._cond:
             self._faults.append(fault)
 
     def list(self) -> list[JsonObject]:
+        """The queued faults, described."""
         with self._cond:
             return [fault.describe() for fault in self._faults]
 
@@ -128,6 +136,7 @@ class FaultQueue:
             return None, ticket
 
     def hold(self, ticket: int) -> None:
+        """Blocks the calling request until a release newer than `ticket` (or the emulator stops)."""
         with self._cond:
             self._held += 1
             try:
@@ -144,10 +153,12 @@ class FaultQueue:
             return waiting
 
     def pause(self, ms: int) -> None:
+        """Waits `ms` milliseconds, or less if the emulator stops meanwhile."""
         # An Event wait, so stopping the emulator cuts injected latency short.
         self._stopped.wait(ms / 1000.0)
 
     def close(self) -> None:
+        """Ends every hold and pause: the emulator stops."""
         with self._cond:
             self._stopped.set()
             self._cond.notify_all()

@@ -11,6 +11,7 @@ _lock = threading.Lock()
 
 
 def record(kind: str, value: str) -> None:
+    """Appends the secret `value` of `kind` to PORTAL_AUTH_TEST_SECRETS_FILE, when set, for the log audit."""
     path = os.environ.get("PORTAL_AUTH_TEST_SECRETS_FILE")
     if not path:
         return

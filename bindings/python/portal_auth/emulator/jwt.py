@@ -24,6 +24,7 @@ class JwtError(Exception):
 
 
 def b64url_encode(data: bytes) -> str:
+    """`data` in base64url, without padding, as JWTs are written."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
@@ -43,6 +44,7 @@ def _signature(signing_input: bytes, secret: str) -> bytes:
 
 
 def sign(claims: JsonObject, secret: str) -> str:
+    """An HS256 JWT of `claims`, signed with `secret`."""
     head = b64url_encode(_compact_json(_HEADER))
     body = b64url_encode(_compact_json(claims))
     signing_input = f"{head}.{body}".encode("ascii")

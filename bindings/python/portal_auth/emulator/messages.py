@@ -15,6 +15,8 @@ JsonObject = dict[str, Any]
 
 @dataclass(frozen=True)
 class Request:
+    """An HTTP request as the endpoints see it: method, raw path and query, headers, body."""
+
     method: str
     path: str  # raw path, without the query
     query: str  # raw query text, without the '?'
@@ -22,6 +24,7 @@ class Request:
     body: bytes
 
     def header_values(self, name: str) -> list[str]:
+        """Every value of the header `name` (any case), in arrival order."""
         wanted = name.lower()
         return [value for key, value in self.headers if key == wanted]
 
@@ -31,6 +34,7 @@ class Request:
         return values[0] if len(values) == 1 else None
 
     def has_header(self, name: str) -> bool:
+        """Whether the header `name` was sent at all."""
         return bool(self.header_values(name))
 
     def record(self) -> JsonObject:
@@ -49,6 +53,8 @@ class Request:
 
 @dataclass
 class Response:
+    """An HTTP answer: status, body, content type and extra headers."""
+
     status: int
     body: bytes = b""
     content_type: str = "application/json"
@@ -65,14 +71,17 @@ class ApiError(Exception):
 
 
 def json_response(status: int, payload: object) -> Response:
+    """A JSON answer of `payload` with `status`."""
     return Response(status, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
 
 
 def data_response(payload: JsonObject) -> Response:
+    """Portal's 200 envelope: {"data": payload}."""
     return json_response(200, {"data": payload})
 
 
 def error_response(status: int, message: str) -> Response:
+    """Portal's error answer: {"error": message} with `status`."""
     return json_response(status, {"error": message})
 
 
@@ -83,6 +92,7 @@ def html_response(
     headers: Iterable[tuple[str, str]] | None = None,
     link: str | None = None,
 ) -> Response:
+    """A small HTML page of `title` and `text` (with a Continue link to `link`)."""
     # The link lets a person (or a test reading the body) continue where a browser
     # would have followed the redirect.
     anchor = f' <a id="continue" href="{html.escape(link)}">Continue</a>' if link else ""

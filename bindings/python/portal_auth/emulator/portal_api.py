@@ -28,6 +28,8 @@ Route = Callable[[Environment, Request], Response]
 
 
 class PortalApi:
+    """Portal's six Client Auth endpoints under /api/v3/auth, as docs/protocol.md §2 describes them."""
+
     def __init__(self, state: State, base_url: Callable[[], str]) -> None:
         self._state = state
         self._base_url = base_url  # called late: the port is known only once bound
@@ -41,6 +43,7 @@ class PortalApi:
         }
 
     def handle(self, request: Request) -> Response:
+        """The answer to a Portal request; 404 for a path that is not an endpoint."""
         route = None
         if request.path.startswith(PORTAL_PREFIX + "/"):
             route = self._routes.get((request.method, request.path[len(PORTAL_PREFIX):]))

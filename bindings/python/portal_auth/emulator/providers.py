@@ -12,10 +12,13 @@ PROVIDERS = {"google": "GOOGLE", "apple": "APPLE"}
 
 
 class FakeProviders:
+    """The fake Google and Apple sign-in pages that the authorize URLs lead to."""
+
     def __init__(self, state: State):
         self._state = state
 
     def authorize(self, provider: str, request: Request) -> Response:
+        """A provider's answer: a redirect back to the app with a grant, or with an error."""
         login_type = PROVIDERS[provider]
         # Last occurrence wins, matching how the client parses redirect queries.
         query = {name: values[-1] for name, values in parse_qs(request.query, keep_blank_values=True).items()}

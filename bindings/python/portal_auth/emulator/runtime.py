@@ -49,11 +49,11 @@ class Emulator:
         # a certificate it cannot verify.
         self.tls = tls
         self._log = _stderr_log if log is True else (log or None)
-        self.state = State(config)
-        self.requests = RequestLog()
-        self.faults = FaultQueue()
-        self.portal = PortalApi(self.state, lambda: self.base_url)
-        self.control = ControlApi(self.state, self.requests, self.faults, FakeProviders(self.state))
+        self.state: State = State(config)
+        self.requests: RequestLog = RequestLog()
+        self.faults: FaultQueue = FaultQueue()
+        self.portal: PortalApi = PortalApi(self.state, lambda: self.base_url)
+        self.control: ControlApi = ControlApi(self.state, self.requests, self.faults, FakeProviders(self.state))
         self._server: EmulatorServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -65,6 +65,7 @@ class Emulator:
         return f"{scheme}://127.0.0.1:{self._server.server_address[1]}"
 
     def start(self) -> str:
+        """Starts serving on 127.0.0.1; the base URL."""
         if self._server is not None:
             raise RuntimeError("emulator already started")
         self._server = EmulatorServer(self.port, self, self._log, self.tls)
@@ -77,6 +78,7 @@ class Emulator:
         return self.base_url
 
     def stop(self) -> None:
+        """Stops serving, ending held requests and open connections."""
         server, self._server = self._server, None
         if server is None:
             return

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .messages import CONTROL_PREFIX, Request, Response, error_response, json_response
 
@@ -43,6 +43,7 @@ class _BadBody(Exception):
 
 
 class EmulatorServer(ThreadingHTTPServer):
+    """The threaded HTTP server on 127.0.0.1 that hands each request to the emulator."""
     daemon_threads = True
     # An ephemeral port is never reused; a fixed one may be rebound right after a stop.
     allow_reuse_address = True
@@ -61,14 +62,16 @@ class EmulatorServer(ThreadingHTTPServer):
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*tls)
-            self.socket = context.wrap_socket(self.socket, server_side=True)
+            self.socket: socket.socket = context.wrap_socket(self.socket, server_side=True)
 
     def process_request(self, request: _Request, client_address: tuple[str, int]) -> None:
+        """Serves `request` on a thread of its own, remembering the connection."""
         with self._connections_lock:
             self._connections.add(request)
         super().process_request(request, client_address)
 
     def close_request(self, request: _Request) -> None:
+        """Forgets and closes the connection `request`."""
         with self._connections_lock:
             self._connections.discard(request)
         super().close_request(request)
@@ -86,6 +89,7 @@ class EmulatorServer(ThreadingHTTPServer):
                 pass
 
     def handle_error(self, request: _Request, client_address: tuple[str, int]) -> None:
+        """Logs the kind of a connection's error, never its text."""
         # The default prints a traceback whose text could quote request data. This runs
         # in the except block that caught the error, so there is one to name.
         if self.log is not None:
@@ -93,17 +97,44 @@ class EmulatorServer(ThreadingHTTPServer):
 
 
 class Handler(BaseHTTPRequestHandler):
+    """One connection's requests, keep-alive, dispatched to Portal's endpoints or the control ones."""
+
     protocol_version = "HTTP/1.1"  # keep-alive
     disable_nagle_algorithm = True  # without TCP_NODELAY each request costs ~44 ms
-    timeout = 300  # an abandoned keep-alive connection eventually frees its thread
+    timeout: ClassVar[float | None] = 300  # an abandoned keep-alive connection eventually frees its thread
+    close_connection: bool
     server: EmulatorServer  # the base class only knows it as a BaseServer
 
     def do_GET(self) -> None:
+        """Dispatches the request."""
         self._dispatch()
 
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = do_GET
+    def do_POST(self) -> None:
+        """Dispatches the request."""
+        self._dispatch()
+
+    def do_PUT(self) -> None:
+        """Dispatches the request (answered 404: no endpoint takes PUT)."""
+        self._dispatch()
+
+    def do_PATCH(self) -> None:
+        """Dispatches the request (answered 404: no endpoint takes PATCH)."""
+        self._dispatch()
+
+    def do_DELETE(self) -> None:
+        """Dispatches the request."""
+        self._dispatch()
+
+    def do_OPTIONS(self) -> None:
+        """Dispatches the request (answered 404: no endpoint takes OPTIONS)."""
+        self._dispatch()
+
+    def do_HEAD(self) -> None:
+        """Dispatches the request (answered 404: no endpoint takes HEAD)."""
+        self._dispatch()
 
     def version_string(self) -> str:
+        """The Server header's value."""
         return "portal-auth-emulator"
 
     # -- request handling ----------------------------------------------------
@@ -222,6 +253,7 @@ class Handler(BaseHTTPRequestHandler):
         return b"".join(chunks)
 
     def handle_expect_100(self) -> bool:
+        """Refuses an oversized body before the client sends it, else answers 100 Continue."""
         # Refuse an oversized body before the client sends it.
         try:
             too_large = int(self.headers.get("Content-Length", "0")) > self._body_limit()
@@ -262,6 +294,7 @@ class Handler(BaseHTTPRequestHandler):
         self._log_line("truncated")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A protocol-level error as JSON, never echoing the offending input."""
         # Protocol-level errors (bad request line, oversized headers...): JSON, and
         # never echo the offending input.
         self.close_connection = True
@@ -282,7 +315,9 @@ class Handler(BaseHTTPRequestHandler):
         log(f"{method} {path} {outcome}")
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """Silent: the emulator's own line covers the request."""
         pass  # _log_line covers it without the raw request line
 
     def log_message(self, format: str, *args: object) -> None:
+        """Silent: the base class would print the raw request line, query included."""
         pass  # the base class would print the raw request line, query included

@@ -24,6 +24,8 @@ DEFAULT_OAUTH_ERROR = "oauth_failed"
 
 @dataclass
 class User:
+    """An emulated user of one environment, with the TOTP secret once enrolled."""
+
     environment_id: str
     email: str
     end_user_id: str
@@ -35,6 +37,8 @@ class User:
 
 @dataclass
 class Grant:
+    """A single-use grant token's sign-in."""
+
     kind: str
     environment_id: str
     email: str
@@ -44,6 +48,8 @@ class Grant:
 
 @dataclass
 class OAuthState:
+    """A single-use OAuth state of one authorize URL."""
+
     environment_id: str
     redirect_url: str
     is_account_abstracted: bool | None  # None when the client did not send it
@@ -52,12 +58,15 @@ class OAuthState:
 
 @dataclass
 class Controls:
+    """The settings a test changes through /_emulator/control."""
+
     oauth_outcome: str = "success"
     oauth_email: str = DEFAULT_OAUTH_EMAIL
     clock_offset_seconds: float = 0.0
     oauth_error: str = DEFAULT_OAUTH_ERROR
 
     def as_dict(self) -> dict[str, str | float]:
+        """The controls as GET /_emulator/control shows them."""
         return {
             "oauthOutcome": self.oauth_outcome,
             "oauthEmail": self.oauth_email,
@@ -95,6 +104,8 @@ class _Store:
 
 
 class State:
+    """Everything the emulated backend remembers, behind one lock."""
+
     def __init__(self, config: Config) -> None:
         self.config = config
         self._lock = threading.Lock()
@@ -106,17 +117,20 @@ class State:
         return _Store(environments={env.id: env for env in self.config.environments})
 
     def reset(self) -> None:
+        """Forgets every user, grant, session and message, and restores the configured environments."""
         with self._lock:
             self._store = self._fresh_store()
 
     # -- clock and controls -------------------------------------------------
 
     def now(self) -> float:
+        """The emulated time: the clock plus the test's offset."""
         # Tests shift the clock instead of waiting for a userJwt to expire.
         with self._lock:
             return time.time() + self._store.controls.clock_offset_seconds
 
     def controls(self) -> Controls:
+        """The current controls."""
         with self._lock:
             current = self._store.controls
             return Controls(current.oauth_outcome, current.oauth_email, current.clock_offset_seconds,
@@ -129,6 +143,7 @@ class State:
         clock_offset: float | None = None,
         error: str | None = None,
     ) -> Controls:
+        """Changes the given controls."""
         with self._lock:
             controls = self._store.controls
             if outcome is not None:
@@ -144,10 +159,12 @@ class State:
     # -- environments -------------------------------------------------------
 
     def environment(self, env_id: str) -> Environment | None:
+        """The environment `env_id`, or None."""
         with self._lock:
             return self._store.environments.get(env_id)
 
     def upsert_environment(self, env: Environment) -> None:
+        """Adds or replaces an environment."""
         with self._lock:
             self._store.environments[env.id] = env
 
@@ -164,6 +181,7 @@ class State:
             return True
 
     def add_outbox(self, message: OutboxMessage) -> None:
+        """Puts a sent magic-link email in the outbox."""
         with self._lock:
             self._store.outbox.append(dict(message))
             self._mail.notify_all()
@@ -179,11 +197,13 @@ class State:
             return self._mail.wait_for(arrived, timeout)
 
     def outbox_message(self, message_id: str) -> OutboxMessage | None:
+        """The email of id `message_id` (its button's link names it), or None."""
         with self._lock:
             found = next((message for message in self._store.outbox if message["id"] == message_id), None)
             return None if found is None else dict(found)
 
     def outbox(self, email: str | None = None) -> list[OutboxMessage]:
+        """The emails sent, to `email` only when given."""
         with self._lock:
             messages = [dict(message) for message in self._store.outbox]
         if email is None:
@@ -194,6 +214,7 @@ class State:
     # -- grants and OAuth states --------------------------------------------
 
     def create_grant(self, kind: str, env_id: str, email: str, is_account_abstracted: bool | None) -> str:
+        """A new single-use grant token for `email`."""
         token = ("mlg_" if kind == "magic" else "oag_") + secrets.token_hex(24)
         with self._lock:
             self._store.grants[token] = Grant(kind, env_id, email, is_account_abstracted)
@@ -210,17 +231,20 @@ class State:
             return grant
 
     def create_oauth_state(self, env_id: str, redirect_url: str, is_account_abstracted: bool | None) -> str:
+        """A new single-use OAuth state for one authorize URL."""
         state = "st_" + secrets.token_hex(16)
         with self._lock:
             self._store.oauth_states[state] = OAuthState(env_id, redirect_url, is_account_abstracted)
         return state
 
     def oauth_state(self, state: str) -> OAuthState | None:
+        """The OAuth state `state`, unspent, or None."""
         with self._lock:
             found = self._store.oauth_states.get(state)
             return None if found is None or found.used else found
 
     def consume_oauth_state(self, state: str) -> OAuthState | None:
+        """Spends the OAuth state `state`; None if unknown or spent already."""
         with self._lock:
             found = self._store.oauth_states.get(state)
             if found is None or found.used:
@@ -231,6 +255,7 @@ class State:
     # -- users, TOTP and sessions --------------------------------------------
 
     def find_or_create_user(self, env_id: str, email: str, is_account_abstracted: bool | None) -> User:
+        """The user of `email` in the environment, made on first sign-in."""
         key = (env_id, email.strip().lower())
         with self._lock:
             user = self._store.users.get(key)
@@ -246,6 +271,7 @@ class State:
             return user
 
     def user_by_id(self, env_id: str, end_user_id: str) -> User | None:
+        """The user `end_user_id` of the environment, or None."""
         with self._lock:
             for user in self._store.users.values():
                 if user.environment_id == env_id and user.end_user_id == end_user_id:
@@ -253,6 +279,7 @@ class State:
             return None
 
     def user_by_email(self, env_id: str, email: str) -> User | None:
+        """The user of `email` in the environment, or None."""
         with self._lock:
             return self._store.users.get((env_id, email.strip().lower()))
 
@@ -265,6 +292,7 @@ class State:
             return user.totp_secret
 
     def mint_user_jwt(self, user: User) -> str:
+        """A new userJwt for `user`'s TOTP step."""
         issued_at = int(self.now())
         claims = {
             "endUserId": user.end_user_id,
@@ -278,6 +306,7 @@ class State:
         return user_jwt
 
     def jti_spent(self, jti: str) -> bool:
+        """Whether the userJwt of `jti` has been spent."""
         with self._lock:
             return jti in self._store.spent_jtis
 
@@ -290,6 +319,7 @@ class State:
             return True
 
     def issue_session(self, user: User, via: str) -> Session:
+        """A new Client Session Token for `user`, recorded."""
         session: Session = {
             "environmentId": user.environment_id,
             "endUserId": user.end_user_id,
@@ -304,5 +334,6 @@ class State:
         return session.copy()
 
     def sessions(self) -> list[Session]:
+        """The sessions issued, oldest first."""
         with self._lock:
             return [session.copy() for session in self._store.sessions]

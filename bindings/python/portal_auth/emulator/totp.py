@@ -13,15 +13,18 @@ SECRET_BYTES = 20
 
 
 def new_secret() -> bytes:
+    """A new random TOTP key."""
     return secrets.token_bytes(SECRET_BYTES)
 
 
 def base32_secret(key: bytes) -> str:
+    """`key` in base32 without padding, as an authenticator app takes it."""
     # Authenticator apps expect the base32 text without '=' padding.
     return base64.b32encode(key).decode("ascii").rstrip("=")
 
 
 def hotp(key: bytes, counter: int, digits: int = DIGITS) -> str:
+    """The RFC 4226 code of `key` at `counter`."""
     mac = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
     offset = mac[-1] & 0x0F
     value = struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF
@@ -29,6 +32,7 @@ def hotp(key: bytes, counter: int, digits: int = DIGITS) -> str:
 
 
 def totp(key: bytes, unix_time: float, digits: int = DIGITS) -> str:
+    """The RFC 6238 code of `key` at `unix_time` (30-second steps)."""
     return hotp(key, int(unix_time // STEP_SECONDS), digits)
 
 
@@ -47,6 +51,7 @@ def verify(key: bytes, code: object, unix_time: float, window: int = 1) -> bool:
 
 
 def otpauth_link(email: str, key: bytes) -> str:
+    """The otpauth:// enrollment link of `key` for `email`."""
     label = quote(email, safe="@")
     return (
         f"otpauth://totp/Portal:{label}?secret={base32_secret(key)}"

@@ -1,0 +1,57 @@
+"""The reasons a SessionStorageFailure or a SignInUnavailable carries: the C ABI's stable
+PORTAL_AUTH_REASON_* numbers, as enums. A leaf of the package (it imports nothing of it),
+loaded with the first such error, since enum costs more to import than the rest of a
+client."""
+
+from __future__ import annotations
+
+import enum
+
+
+class StorageFailureReason(enum.IntEnum):
+    """Which failure a SessionStorageFailure was, to choose what to tell the user. The values
+    are the C ABI's PORTAL_AUTH_REASON_* numbers, stable."""
+
+    KEYRING_LOCKED = 1
+    """The keyring is locked: ask the user to unlock it."""
+    NO_SECRET_SERVICE = 2
+    """No Secret Service on the session bus, or no default (login) collection: install,
+    start or set up a keyring (gnome-keyring, KeePassXC)."""
+    NO_SESSION_BUS = 3
+    """No D-Bus session bus to reach: the app runs outside a desktop session."""
+    DBUS_FAILURE = 4
+    """D-Bus or the Secret Service failed, or did not answer in time: try again."""
+    LIBSECRET_MISSING = 5
+    """libsecret could not be loaded: install it."""
+    HOST_STORAGE_FAILED = 6
+    """The storage object raised (or returned something other than str or None)."""
+    ENTRY_NOT_CLEARED = 7
+    """The stored entry cannot be decoded and deleting it failed: it is still stored, and the
+    user is not reported signed out."""
+
+
+class SignInUnavailableReason(enum.IntEnum):
+    """Why a browser or magic-link sign-in, or the redirect channel, is not possible
+    (SignInUnavailable.reason). The values are the C ABI's PORTAL_AUTH_REASON_* numbers,
+    stable. Nothing was exchanged."""
+
+    REDIRECT_NOT_LOOPBACK = 20
+    """The redirect URL is not http://127.0.0.1:<port>/... ([::1] or localhost); no request was made."""
+    PORT_IN_USE = 21
+    """Another program listens on the redirect URL's port; no request was made."""
+    LISTENER_FAILED = 22
+    """The loopback listener could not start; no request was made."""
+    NO_BROWSER = 23
+    """No browser could be started ($BROWSER, xdg-open): login_with_google/apple still give the URL."""
+    OPENER_FAILED = 24
+    """The opener given to set_browser_opener raised."""
+    NO_RUNTIME_DIRECTORY = 25
+    """The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder."""
+    RUNTIME_DIRECTORY_UNSAFE = 26
+    """The redirect channel: $XDG_RUNTIME_DIR, or the channels' folder in it, is not the
+    user's alone (mode 0700), or the other end runs as another user."""
+    CHANNEL_IN_USE = 27
+    """The redirect channel: another instance already listens for this environment's redirects."""
+    CHANNEL_FAILED = 28
+    """The redirect channel's socket failed, or the running instance did not answer in time
+    (it may still handle the URL)."""

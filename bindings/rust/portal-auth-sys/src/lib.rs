@@ -1,0 +1,528 @@
+//! libportalauth's C ABI, as `include/portal_auth.h` declares it: the functions, the callback
+//! types, the structs and every `PORTAL_AUTH_*` constant, under the header's names, and the
+//! linking (`links = "portalauth"`). The header's comments state what each function does and
+//! who owns every pointer; the safe API is the `portal-auth` crate.
+//!
+//! The library is found with pkg-config's `portal-auth` (or `PORTAL_AUTH_LIB_DIR`) and
+//! linked as `-lportalauth`, so that a program loads it by its soname, libportalauth.so.0.
+//! This crate exports the library's folder as build-script metadata: the build script of a
+//! package that depends on it directly reads `DEP_PORTALAUTH_LIBDIR`, and puts the folder in
+//! its programs' run path (the README shows the two lines).
+//!
+//! `tests/header.rs` compares every declaration, constant and struct layout here with the
+//! header, as clang and a C compiler read it.
+#![allow(non_camel_case_types)]
+#![deny(missing_docs)]
+
+use std::os::raw::{c_char, c_int, c_void};
+
+/// Opaque handles: made by the library, never looked into.
+macro_rules! opaque {
+    ($($(#[$doc:meta])* $name:ident),*) => { $($(#[$doc])* #[repr(C)] pub struct $name { _opaque: [u8; 0] })* };
+}
+opaque!(
+    /// A client of one auth environment (portal_auth_new, portal_auth_free).
+    portal_auth,
+    /// An error with its message and the case's fields (portal_auth_error_free).
+    portal_auth_error,
+    /// One asynchronous call, to cancel it (portal_auth_call_free).
+    portal_auth_call,
+    /// The sign-in methods an environment has enabled; lent to a callback only.
+    portal_auth_methods,
+    /// Where a redirect or a TOTP code left the user; lent to a callback only.
+    portal_auth_result,
+    /// A signed-in user, reference counted (portal_auth_session_retain, _release).
+    portal_auth_session
+);
+
+/// The outcome of a function: PORTAL_AUTH_OK or a PORTAL_AUTH_E_* code.
+pub type portal_auth_code = i32;
+/// A yes or no, or unset (PORTAL_AUTH_UNSET, _FALSE, _TRUE): the C enum, an int.
+pub type portal_auth_bool = c_int;
+/// Where a client keeps its session (PORTAL_AUTH_STORAGE_*): the C enum, an int.
+pub type portal_auth_storage_kind = c_int;
+/// The kind of a result (PORTAL_AUTH_RESULT_*): the C enum, an int.
+pub type portal_auth_result_type = c_int;
+/// Which failure an error was (PORTAL_AUTH_REASON_*).
+pub type portal_auth_reason = i32;
+/// A log level (PORTAL_AUTH_LOG_*): the C enum, an int.
+pub type portal_auth_log_level = c_int;
+/// The colours a terminal QR code is drawn for (PORTAL_AUTH_TERMINAL_*): the C enum, an int.
+pub type portal_auth_terminal_colors = c_int;
+/// What became of a forwarded redirect (PORTAL_AUTH_FORWARD_*): the C enum, an int.
+pub type portal_auth_forward_result = c_int;
+
+/// The major version of these declarations.
+pub const PORTAL_AUTH_VERSION_MAJOR: i32 = 0;
+/// The minor version of these declarations.
+pub const PORTAL_AUTH_VERSION_MINOR: i32 = 1;
+/// The patch version of these declarations.
+pub const PORTAL_AUTH_VERSION_PATCH: i32 = 0;
+/// The version of these declarations as text.
+pub const PORTAL_AUTH_VERSION_STRING: &str = "0.1.0";
+/// The version of these declarations as one number, to compare with portal_auth_version_number.
+pub const PORTAL_AUTH_VERSION_NUMBER: i32 =
+    PORTAL_AUTH_VERSION_MAJOR * 10000 + PORTAL_AUTH_VERSION_MINOR * 100 + PORTAL_AUTH_VERSION_PATCH;
+/// The number in the library's soname, libportalauth.so.0.
+pub const PORTAL_AUTH_SOVERSION: i32 = 0;
+
+/// Not set: the server decides.
+pub const PORTAL_AUTH_UNSET: portal_auth_bool = -1;
+/// No.
+pub const PORTAL_AUTH_FALSE: portal_auth_bool = 0;
+/// Yes.
+pub const PORTAL_AUTH_TRUE: portal_auth_bool = 1;
+
+/// The desktop keyring (Secret Service), the default.
+pub const PORTAL_AUTH_STORAGE_KEYRING: portal_auth_storage_kind = 0;
+/// This process only, forgotten at exit.
+pub const PORTAL_AUTH_STORAGE_MEMORY: portal_auth_storage_kind = 1;
+/// The host's own, through portal_auth_storage_callbacks.
+pub const PORTAL_AUTH_STORAGE_HOST: portal_auth_storage_kind = 2;
+
+/// Signed in: a session, already persisted.
+pub const PORTAL_AUTH_RESULT_AUTHENTICATED: portal_auth_result_type = 1;
+/// A TOTP code is needed: portal_auth_verify_totp.
+pub const PORTAL_AUTH_RESULT_TOTP_REQUIRED: portal_auth_result_type = 2;
+
+/// Success.
+pub const PORTAL_AUTH_OK: portal_auth_code = 0;
+/// An unusable argument; its name is portal_auth_error_name.
+pub const PORTAL_AUTH_E_INVALID_ARGUMENT: portal_auth_code = 1;
+/// No magic-link options.
+pub const PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED: portal_auth_code = 2;
+/// The method is not enabled; it is portal_auth_error_method.
+pub const PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE: portal_auth_code = 3;
+/// The redirect carried an error; it is portal_auth_error_detail.
+pub const PORTAL_AUTH_E_AUTHENTICATION_FAILED: portal_auth_code = 4;
+/// An answer lacked a field: portal_auth_error_path, portal_auth_error_missing.
+pub const PORTAL_AUTH_E_MALFORMED_RESPONSE: portal_auth_code = 5;
+/// The grant exchange answered neither a session nor a TOTP step.
+pub const PORTAL_AUTH_E_INVALID_GRANT_RESPONSE: portal_auth_code = 6;
+/// The userJwt cannot be read; why is portal_auth_error_detail.
+pub const PORTAL_AUTH_E_INVALID_USER_JWT: portal_auth_code = 7;
+/// The session store failed; which failure is portal_auth_error_reason.
+pub const PORTAL_AUTH_E_SESSION_STORAGE_FAILURE: portal_auth_code = 8;
+/// Portal refused account abstraction; its text is portal_auth_error_detail.
+pub const PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE: portal_auth_code = 9;
+/// Portal sends no more emails now.
+pub const PORTAL_AUTH_E_RATE_LIMITED: portal_auth_code = 10;
+/// No QR code of this link at this scale.
+pub const PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE: portal_auth_code = 11;
+/// HTTP 401.
+pub const PORTAL_AUTH_E_UNAUTHORIZED: portal_auth_code = 20;
+/// Another HTTP error status: portal_auth_error_http_status, portal_auth_error_body.
+pub const PORTAL_AUTH_E_HTTP_STATUS: portal_auth_code = 21;
+/// No response (refused, reset, timed out, too large), or no libcurl.
+pub const PORTAL_AUTH_E_NETWORK: portal_auth_code = 22;
+/// The session was invalidated.
+pub const PORTAL_AUTH_E_SESSION_INVALIDATED: portal_auth_code = 30;
+/// portal_auth_call_cancel took.
+pub const PORTAL_AUTH_E_CANCELLED: portal_auth_code = 31;
+/// A browser sign-in ended before the browser came back (POPUP_CLOSED).
+pub const PORTAL_AUTH_E_SIGN_IN_CLOSED: portal_auth_code = 40;
+/// No browser sign-in is possible (POPUP_UNAVAILABLE); why is portal_auth_error_reason.
+pub const PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE: portal_auth_code = 41;
+/// Another browser sign-in of the client runs (SIGN_IN_ALREADY_IN_PROGRESS).
+pub const PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS: portal_auth_code = 42;
+/// The browser came back without a usable grant (CALLBACK_INCOMPLETE).
+pub const PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE: portal_auth_code = 43;
+/// Anything else; also a QR code without libqrencode or libpng.
+pub const PORTAL_AUTH_E_INTERNAL: portal_auth_code = 99;
+
+/// Every other error.
+pub const PORTAL_AUTH_REASON_NONE: portal_auth_reason = 0;
+/// The keyring is locked: ask the user to unlock it.
+pub const PORTAL_AUTH_REASON_KEYRING_LOCKED: portal_auth_reason = 1;
+/// No Secret Service on the session bus, or no default (login) collection.
+pub const PORTAL_AUTH_REASON_NO_SECRET_SERVICE: portal_auth_reason = 2;
+/// No D-Bus session bus to reach.
+pub const PORTAL_AUTH_REASON_NO_SESSION_BUS: portal_auth_reason = 3;
+/// D-Bus or the Secret Service failed or did not answer in time.
+pub const PORTAL_AUTH_REASON_DBUS_FAILURE: portal_auth_reason = 4;
+/// libsecret could not be loaded.
+pub const PORTAL_AUTH_REASON_LIBSECRET_MISSING: portal_auth_reason = 5;
+/// A portal_auth_storage_callbacks function returned non-zero.
+pub const PORTAL_AUTH_REASON_HOST_STORAGE_FAILED: portal_auth_reason = 6;
+/// An entry that cannot be decoded could not be deleted: it is still stored.
+pub const PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED: portal_auth_reason = 7;
+/// The redirect URL is not an http loopback URL with an explicit port.
+pub const PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK: portal_auth_reason = 20;
+/// Another program listens on the redirect URL's port.
+pub const PORTAL_AUTH_REASON_PORT_IN_USE: portal_auth_reason = 21;
+/// The loopback listener could not start.
+pub const PORTAL_AUTH_REASON_LISTENER_FAILED: portal_auth_reason = 22;
+/// The default opener found no browser.
+pub const PORTAL_AUTH_REASON_NO_BROWSER: portal_auth_reason = 23;
+/// The host's opener returned non-zero.
+pub const PORTAL_AUTH_REASON_OPENER_FAILED: portal_auth_reason = 24;
+/// The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder.
+pub const PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY: portal_auth_reason = 25;
+/// The redirect channel: $XDG_RUNTIME_DIR, or the channels' folder in it, is not the user's
+/// alone (mode 0700), or the other end runs as another user.
+pub const PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE: portal_auth_reason = 26;
+/// The redirect channel: another instance already listens for this environment's redirects.
+pub const PORTAL_AUTH_REASON_CHANNEL_IN_USE: portal_auth_reason = 27;
+/// The redirect channel's socket failed, or the running instance did not answer in time (it
+/// may still handle the URL).
+pub const PORTAL_AUTH_REASON_CHANNEL_FAILED: portal_auth_reason = 28;
+
+/// Detail for debugging.
+pub const PORTAL_AUTH_LOG_DEBUG: portal_auth_log_level = 0;
+/// What the library did.
+pub const PORTAL_AUTH_LOG_INFO: portal_auth_log_level = 1;
+/// Worth knowing, such as an undecodable entry cleared.
+pub const PORTAL_AUTH_LOG_WARNING: portal_auth_log_level = 2;
+/// A failure.
+pub const PORTAL_AUTH_LOG_ERROR: portal_auth_log_level = 3;
+/// For portal_auth_set_log_level only: no line at all.
+pub const PORTAL_AUTH_LOG_NONE: portal_auth_log_level = 4;
+
+/// Light text on a dark background, most terminals.
+pub const PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK: portal_auth_terminal_colors = 0;
+/// Dark text on a light background.
+pub const PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT: portal_auth_terminal_colors = 1;
+
+/// The running instance took the URL and handles it: nothing more to do here.
+pub const PORTAL_AUTH_FORWARD_TAKEN: portal_auth_forward_result = 1;
+/// No instance listens: handle the URL here (portal_auth_handle_redirect).
+pub const PORTAL_AUTH_FORWARD_NO_INSTANCE: portal_auth_forward_result = 2;
+/// The URL does not target the redirect URL of the options: nothing was handed over, and
+/// portal_auth_handle_redirect would find nothing in it either.
+pub const PORTAL_AUTH_FORWARD_REFUSED: portal_auth_forward_result = 3;
+
+/// The callback of a call that has no value; every pointer is borrowed for the call.
+pub type portal_auth_done_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, error: *const portal_auth_error)>;
+/// The callback of portal_auth_get_methods.
+pub type portal_auth_methods_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, methods: *const portal_auth_methods, error: *const portal_auth_error),
+>;
+/// The callback of the login calls: the authorize URL or an error.
+pub type portal_auth_url_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, error: *const portal_auth_error)>;
+/// The callback of the calls that sign a user in: a result or an error.
+pub type portal_auth_result_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, result: *const portal_auth_result, error: *const portal_auth_error),
+>;
+/// The callback of portal_auth_restore_session: a session, nothing, or an error.
+pub type portal_auth_session_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, session: *mut portal_auth_session, error: *const portal_auth_error),
+>;
+/// The callback of portal_auth_listen_for_redirects: once per forwarded redirect (`last`
+/// PORTAL_AUTH_FALSE: a result, both NULL, or an error), then once with `last`
+/// PORTAL_AUTH_TRUE and the error that ended listening. Both pointers are borrowed for the call.
+pub type portal_auth_redirect_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        result: *const portal_auth_result,
+        error: *const portal_auth_error,
+        last: portal_auth_bool,
+    ),
+>;
+/// The callback of portal_auth_forward_redirect: the outcome, or 0 and an error (borrowed).
+pub type portal_auth_forward_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, outcome: portal_auth_forward_result, error: *const portal_auth_error),
+>;
+/// A completion a dispatcher receives, to run with its job.
+pub type portal_auth_job_fn = Option<unsafe extern "C" fn(job: *mut c_void)>;
+/// A dispatcher: runs completions where the host wants them.
+pub type portal_auth_dispatch_fn =
+    Option<unsafe extern "C" fn(dispatcher_data: *mut c_void, run: portal_auth_job_fn, job: *mut c_void)>;
+/// Opens an authorize URL in a browser; 0 once the browser is launched.
+pub type portal_auth_opener_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, ephemeral: portal_auth_bool) -> c_int>;
+/// Receives one log line, borrowed for the call.
+pub type portal_auth_log_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, level: portal_auth_log_level, message: *const c_char)>;
+
+/// The host's own session store, for PORTAL_AUTH_STORAGE_HOST; copied by portal_auth_new.
+#[repr(C)]
+pub struct portal_auth_storage_callbacks {
+    /// `size_of::<portal_auth_storage_callbacks>()`: the struct may grow at its end.
+    pub size: usize,
+    /// Stores in `*out_value` a malloc'd copy of the value (the library frees it), or NULL.
+    pub get: Option<unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_char) -> c_int>,
+    /// Stores `value`, replacing any.
+    pub set: Option<unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int>,
+    /// Deletes the value; deleting nothing is a success.
+    pub remove: Option<unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int>,
+    /// Passed to every callback untouched.
+    pub user_data: *mut c_void,
+    /// Optional: called exactly once when the library no longer needs `user_data`.
+    pub release: Option<unsafe extern "C" fn(*mut c_void)>,
+}
+
+/// A client's configuration: fill it with
+/// `portal_auth_options_init(&mut options, size_of::<portal_auth_options>())` first.
+#[repr(C)]
+pub struct portal_auth_options {
+    /// `size_of::<portal_auth_options>()`, set by portal_auth_options_init.
+    pub size: usize,
+    /// The auth environment's id (required).
+    pub auth_environment_id: *const c_char,
+    /// The redirect URL Portal sends the user back to (required).
+    pub redirect_url: *const c_char,
+    /// The API host; NULL means "api.portalhq.io".
+    pub api_host: *const c_char,
+    /// The magic-link sender's address, with magic_link_template_id.
+    pub magic_link_from_email: *const c_char,
+    /// The magic-link email template, with magic_link_from_email.
+    pub magic_link_template_id: *const c_char,
+    /// Whether the account is account-abstracted; PORTAL_AUTH_UNSET sends nothing.
+    pub is_account_abstracted: portal_auth_bool,
+    /// Where the session is kept.
+    pub storage: portal_auth_storage_kind,
+    /// How long a connection may take to open; zero or less: 10,000 ms.
+    pub connect_timeout_ms: i32,
+    /// How long a whole request may take; zero or less: 30,000 ms.
+    pub request_timeout_ms: i32,
+    /// With PORTAL_AUTH_STORAGE_HOST: the host's callbacks.
+    pub host_storage: *const portal_auth_storage_callbacks,
+    /// The application's reverse-DNS name (`com.example.App`), which names its keyring item;
+    /// NULL: none, and the item is shared by every program of the environment that names none.
+    pub application_id: *const c_char,
+}
+
+extern "C" {
+    /// Frees a buffer the library handed over (portal_auth_totp_qr_png).
+    pub fn portal_auth_bytes_free(bytes: *mut u8);
+    /// Asks a call to stop.
+    pub fn portal_auth_call_cancel(call: *mut portal_auth_call);
+    /// Frees a call handle.
+    pub fn portal_auth_call_free(call: *mut portal_auth_call);
+    /// Deletes the persisted session and forgets the client's memory of its last grant, once any exchange in flight has finished persisting.
+    pub fn portal_auth_clear_persisted_session(
+        client: *mut portal_auth,
+        done: portal_auth_done_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// The completion queue's descriptor, for the host's event loop to watch: readable exactly while completions are pending, that is queued and not yet taken by portal_auth_run_completions.
+    pub fn portal_auth_completion_fd() -> i32;
+    /// HTTP_STATUS: the server's reason, an excerpt of the response body for the developer, such as {"error":"redirectUrl is not allow-listed"}.
+    pub fn portal_auth_error_body(error: *const portal_auth_error) -> *const c_char;
+    /// The error's code.
+    pub fn portal_auth_error_code(error: *const portal_auth_error) -> portal_auth_code;
+    /// AUTHENTICATION_FAILED, INVALID_USER_JWT, ACCOUNT_ABSTRACTION_UNAVAILABLE: the case's text.
+    pub fn portal_auth_error_detail(error: *const portal_auth_error) -> *const c_char;
+    /// Frees an error and the strings it owns.
+    pub fn portal_auth_error_free(error: *mut portal_auth_error);
+    /// UNAUTHORIZED and HTTP_STATUS: the HTTP status.
+    pub fn portal_auth_error_http_status(error: *const portal_auth_error) -> i32;
+    /// A sentence for the user.
+    pub fn portal_auth_error_message(error: *const portal_auth_error) -> *const c_char;
+    /// AUTH_METHOD_UNAVAILABLE: the method.
+    pub fn portal_auth_error_method(error: *const portal_auth_error) -> *const c_char;
+    /// MALFORMED_RESPONSE: the missing field.
+    pub fn portal_auth_error_missing(error: *const portal_auth_error) -> *const c_char;
+    /// INVALID_ARGUMENT: the argument or options field, as C spells it ("auth_environment_id", "email", "options", ...).
+    pub fn portal_auth_error_name(error: *const portal_auth_error) -> *const c_char;
+    /// MALFORMED_RESPONSE: the endpoint's path.
+    pub fn portal_auth_error_path(error: *const portal_auth_error) -> *const c_char;
+    /// SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was.
+    pub fn portal_auth_error_reason(error: *const portal_auth_error) -> portal_auth_reason;
+    /// In the URL handler the desktop started: hands the URL to the application's running instance (listening for the same user, application_id and environment) and says whether one took it.
+    pub fn portal_auth_forward_redirect(
+        options: *const portal_auth_options,
+        url: *const c_char,
+        done: portal_auth_forward_fn,
+        user_data: *mut c_void,
+    ) -> portal_auth_code;
+    /// Frees a client; its waits (sign-ins waiting for a redirect, listening for forwarded redirects) end at once.
+    pub fn portal_auth_free(client: *mut portal_auth);
+    /// Fetches the sign-in methods the environment has enabled.
+    pub fn portal_auth_get_methods(
+        client: *mut portal_auth,
+        done: portal_auth_methods_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Exchanges the grant a redirect URL carries (docs/protocol.md section 3).
+    pub fn portal_auth_handle_redirect(
+        client: *mut portal_auth,
+        url: *const c_char,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// In the running application: listens for the redirects its next instances forward, and handles each as portal_auth_handle_redirect would; `done` is called once per redirect, then a last time.
+    pub fn portal_auth_listen_for_redirects(
+        client: *mut portal_auth,
+        done: portal_auth_redirect_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Fetches a fresh Apple authorize URL for the host to open; as portal_auth_login_with_google.
+    pub fn portal_auth_login_with_apple(
+        client: *mut portal_auth,
+        done: portal_auth_url_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Fetches a fresh Google authorize URL for the host to open.
+    pub fn portal_auth_login_with_google(
+        client: *mut portal_auth,
+        done: portal_auth_url_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// One method.
+    pub fn portal_auth_methods_at(methods: *const portal_auth_methods, index: usize) -> *const c_char;
+    /// Whether Portal suggests creating a wallet for a new user.
+    pub fn portal_auth_methods_auto_create_wallet(methods: *const portal_auth_methods) -> portal_auth_bool;
+    /// The number of methods.
+    pub fn portal_auth_methods_count(methods: *const portal_auth_methods) -> usize;
+    /// Creates a client from options.
+    pub fn portal_auth_new(
+        options: *const portal_auth_options,
+        out_client: *mut *mut portal_auth,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// Fills options with the defaults and sets its size.
+    pub fn portal_auth_options_init(options: *mut portal_auth_options, size: usize);
+    /// The flag passed to the opener as ephemeral.
+    pub fn portal_auth_prefers_ephemeral_web_browser_session(client: *const portal_auth) -> portal_auth_bool;
+    /// Reads the persisted session, with no network.
+    pub fn portal_auth_restore_session(
+        client: *mut portal_auth,
+        done: portal_auth_session_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// AUTHENTICATED: the Portal client id.
+    pub fn portal_auth_result_client_id(result: *const portal_auth_result) -> *const c_char;
+    /// TOTP_REQUIRED: the user's id.
+    pub fn portal_auth_result_end_user_id(result: *const portal_auth_result) -> *const c_char;
+    /// AUTHENTICATED: whether the account is account-abstracted.
+    pub fn portal_auth_result_is_account_abstracted(result: *const portal_auth_result) -> portal_auth_bool;
+    /// The kind of a result.
+    pub fn portal_auth_result_kind(result: *const portal_auth_result) -> portal_auth_result_type;
+    /// AUTHENTICATED: the session.
+    pub fn portal_auth_result_session(result: *const portal_auth_result) -> *mut portal_auth_session;
+    /// TOTP_REQUIRED: the enrollment link, present on the user's first sign-in only (see
+    pub fn portal_auth_result_totp_link(result: *const portal_auth_result) -> *const c_char;
+    /// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp.
+    pub fn portal_auth_result_user_jwt(result: *const portal_auth_result) -> *const c_char;
+    /// Runs, on the calling thread, every completion pending when it is called, one after another.
+    pub fn portal_auth_run_completions() -> usize;
+    /// Emails the user a sign-in link.
+    pub fn portal_auth_send_magic_link(
+        client: *mut portal_auth,
+        email: *const c_char,
+        done: portal_auth_done_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Copies the Client Session Token, the secret that authenticates the user to Portal.
+    pub fn portal_auth_session_copy_token(
+        session: *const portal_auth_session,
+        out_token: *mut *mut c_char,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// The user's id: never secret, what to log and key per-user state on.
+    pub fn portal_auth_session_end_user_id(session: *const portal_auth_session) -> *const c_char;
+    /// Invalidates the session: the token is forgotten at once, in every session handle of its environment and token in the process (whichever call lent it: a sign-in, each restore), then the persisted copy is deleted if it is still this token's, or cannot be decoded; a newer sign-in's entry is spared.
+    pub fn portal_auth_session_invalidate(
+        session: *mut portal_auth_session,
+        done: portal_auth_done_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Lets a retained session go.
+    pub fn portal_auth_session_release(session: *mut portal_auth_session);
+    /// Keeps a session beyond the callback that lent it.
+    pub fn portal_auth_session_retain(session: *mut portal_auth_session) -> *mut portal_auth_session;
+    /// Installs the opener the client's browser sign-ins use from now on.
+    pub fn portal_auth_set_browser_opener(
+        client: *mut portal_auth,
+        opener: portal_auth_opener_fn,
+        user_data: *mut c_void,
+    ) -> portal_auth_code;
+    /// Sends the completions of the client's calls started from now on to the completion queue, or back to the I/O thread.
+    pub fn portal_auth_set_completion_queue(client: *mut portal_auth, enabled: portal_auth_bool) -> portal_auth_code;
+    /// Installs the client's dispatcher for the calls started from now on.
+    pub fn portal_auth_set_dispatcher(
+        client: *mut portal_auth,
+        dispatch: portal_auth_dispatch_fn,
+        dispatcher_data: *mut c_void,
+    ) -> portal_auth_code;
+    /// Installs the process-wide log handler, called on the library thread that logs.
+    pub fn portal_auth_set_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
+    /// Passes only the lines at level and above to the handler, from the next line on.
+    pub fn portal_auth_set_log_level(level: portal_auth_log_level) -> portal_auth_code;
+    /// Sets the flag passed to the opener as ephemeral.
+    pub fn portal_auth_set_prefers_ephemeral_web_browser_session(
+        client: *mut portal_auth,
+        prefers: portal_auth_bool,
+    ) -> portal_auth_code;
+    /// Installs the process-wide log handler, called from portal_auth_run_completions on the thread that runs it, never on a library thread: each line is queued as it is logged, beside the completions, and makes the completion queue's descriptor readable.
+    pub fn portal_auth_set_queued_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
+    /// Signs in with Apple in the user's browser; as portal_auth_sign_in_with_google.
+    pub fn portal_auth_sign_in_with_apple(
+        client: *mut portal_auth,
+        timeout_ms: i32,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Signs in by magic link with no URL to paste: emails the link with the loopback redirect URL, waits on a one-shot listener there for the browser to bring the redirect, and completes the sign-in as portal_auth_handle_redirect would.
+    pub fn portal_auth_sign_in_with_magic_link(
+        client: *mut portal_auth,
+        email: *const c_char,
+        timeout_ms: i32,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Signs in with Google in the user's browser: opens a fresh authorize URL through the client's opener, waits for the browser to come back to the loopback redirect URL, and completes the sign-in as portal_auth_handle_redirect would.
+    pub fn portal_auth_sign_in_with_google(
+        client: *mut portal_auth,
+        timeout_ms: i32,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// Frees a string the library handed over, clearing its bytes first.
+    pub fn portal_auth_string_free(string: *mut c_char);
+    /// The QR code of an enrollment link as a PNG: byte mode, error correction M, a 4-module quiet zone, pure black on opaque white (1-bit grayscale), (modules + 8) * scale pixels square.
+    pub fn portal_auth_totp_qr_png(
+        otpauth_url: *const c_char,
+        scale: i32,
+        out_png: *mut *mut u8,
+        out_length: *mut usize,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// The QR code of an enrollment link as SVG text: a view box of one unit a module (for web views and toolkits that scale it) and a nominal size of scale pixels a module.
+    pub fn portal_auth_totp_qr_svg(
+        otpauth_url: *const c_char,
+        scale: i32,
+        out_svg: *mut *mut c_char,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// The QR code of an enrollment link as UTF-8 text for a terminal: half blocks and spaces, one column a module and two module rows a line, quiet zone included, each line ending in a newline.
+    pub fn portal_auth_totp_qr_terminal(
+        otpauth_url: *const c_char,
+        colors: portal_auth_terminal_colors,
+        out_text: *mut *mut c_char,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// The base32 secret of an enrollment link, for manual entry in an authenticator app.
+    pub fn portal_auth_totp_secret(
+        otpauth_url: *const c_char,
+        out_secret: *mut *mut c_char,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// Submits the user's code for a TOTP step.
+    pub fn portal_auth_verify_totp(
+        client: *mut portal_auth,
+        code: *const c_char,
+        user_jwt: *const c_char,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    /// The version of the library that was loaded, as text, such as "0.1.0".
+    pub fn portal_auth_version() -> *const c_char;
+    /// The version of the library that was loaded, counted as PORTAL_AUTH_VERSION_NUMBER, to compare with the macro a program was compiled against.
+    pub fn portal_auth_version_number() -> i32;
+}

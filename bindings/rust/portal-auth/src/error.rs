@@ -1,0 +1,373 @@
+//! The library's errors (docs/protocol.md §10, transport, sign-in): one case a code, with the
+//! case's fields and the library's message, which never carries a secret.
+use std::fmt;
+use std::sync::Arc;
+
+use crate::strings::borrowed;
+use crate::sys;
+
+/// What went wrong. `Display` gives the library's message, a sentence for the user, which
+/// never carries a secret; each case has its fields, and `message` is that sentence.
+///
+/// ```
+/// use portal_auth::{Error, Options, PortalAuth};
+///
+/// match PortalAuth::new(&Options::new(" ", "myapp://auth/callback")) {
+///     Err(Error::InvalidArgument { name, .. }) => assert_eq!(name, "auth_environment_id"),
+///     other => panic!("{:?}", other),
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // the fields: each case's documentation names them, `message` is Display's
+pub enum Error {
+    /// An argument or options field that cannot be used, as C spells its name
+    /// (`"auth_environment_id"`, `"email"`, …).
+    InvalidArgument { name: String, message: String },
+    /// `send_magic_link` without a [`MagicLinkConfig`](crate::MagicLinkConfig).
+    MagicLinkNotConfigured { message: String },
+    /// `"GOOGLE"` or `"APPLE"` is not enabled for the environment.
+    AuthMethodUnavailable { method: String, message: String },
+    /// The redirect carried an error: `detail` is its text.
+    AuthenticationFailed { detail: String, message: String },
+    /// A response of the endpoint at `path` lacked `missing` (None: the envelope was wrong).
+    MalformedResponse { path: String, missing: Option<String>, message: String },
+    /// The grant exchange answered neither a session nor a TOTP step.
+    InvalidGrantResponse { message: String },
+    /// The userJwt cannot be read: `detail` says why.
+    InvalidUserJwt { detail: String, message: String },
+    /// The session store failed: `reason` says which failure it was (to choose what to tell
+    /// the user), the message what to do. Nothing stored was deleted for it.
+    SessionStorageFailure { reason: StorageFailureReason, message: String },
+    /// Portal refused account abstraction: `detail` is its text.
+    AccountAbstractionUnavailable { detail: String, message: String },
+    /// Portal sends no more magic links now: wait before sending another.
+    RateLimited { message: String },
+    /// No QR code can be made of this link at this scale.
+    TotpQrUnavailable { message: String },
+    /// HTTP 401: a spent or expired grant, a wrong TOTP code.
+    Unauthorized { message: String },
+    /// Another HTTP error status. `body` is the server's reason, for the developer (such as
+    /// `{"error":"redirectUrl is not allow-listed"}`): the response body's first 512
+    /// characters, bytes that are not UTF-8 as U+FFFD and control characters other than tab
+    /// and line breaks escaped as `\xHH`. It may repeat what the request carried (the email
+    /// address, the redirect URL, the environment id), which is never a secret; it is `None`
+    /// for an empty body and for every answer to a request that carried a secret (the grant
+    /// exchanges of `handle_redirect` and the browser sign-in, `verify_totp`), whose body
+    /// might echo it. It is not part of the message.
+    HttpStatus { status: u16, body: Option<String>, message: String },
+    /// No response: refused, reset, timed out, too large.
+    Network { message: String },
+    /// The session, or another of its token, was invalidated: sign in again.
+    SessionInvalidated { message: String },
+    /// The call was cancelled before its request was sent.
+    Cancelled { message: String },
+    /// Browser sign-in: timed out or cancelled before the browser came back (POPUP_CLOSED).
+    SignInClosed { message: String },
+    /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why. For
+    /// [`OpenerFailed`](SignInUnavailableReason::OpenerFailed), `cause` is the error the
+    /// opener returned, also [`source()`](std::error::Error::source).
+    SignInUnavailable { reason: SignInUnavailableReason, message: String, cause: Option<Cause> },
+    /// Browser sign-in: another one of this client is running (SIGN_IN_ALREADY_IN_PROGRESS).
+    SignInInProgress { message: String },
+    /// Browser sign-in: the browser came back without a usable answer (CALLBACK_INCOMPLETE).
+    SignInCallbackIncomplete { message: String },
+    /// A library fault, or a code this crate does not know yet.
+    Internal { code: i32, message: String },
+}
+
+/// The application's own error behind an [`Error`]: what a browser opener returned. Two are
+/// equal when they are the same error.
+#[derive(Clone)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    pub(crate) fn new(error: impl std::error::Error + Send + Sync + 'static) -> Cause {
+        Cause(Arc::new(error))
+    }
+
+    /// The error itself.
+    pub fn error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        // The data's addresses: a trait object's vtable address is not unique.
+        std::ptr::eq(Arc::as_ptr(&self.0) as *const u8, Arc::as_ptr(&other.0) as *const u8)
+    }
+}
+
+impl Eq for Cause {}
+
+impl Error {
+    /// The library's stable code (`PORTAL_AUTH_E_*`).
+    pub fn code(&self) -> i32 {
+        use Error::*;
+        match self {
+            InvalidArgument { .. } => sys::PORTAL_AUTH_E_INVALID_ARGUMENT,
+            MagicLinkNotConfigured { .. } => sys::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED,
+            AuthMethodUnavailable { .. } => sys::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE,
+            AuthenticationFailed { .. } => sys::PORTAL_AUTH_E_AUTHENTICATION_FAILED,
+            MalformedResponse { .. } => sys::PORTAL_AUTH_E_MALFORMED_RESPONSE,
+            InvalidGrantResponse { .. } => sys::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE,
+            InvalidUserJwt { .. } => sys::PORTAL_AUTH_E_INVALID_USER_JWT,
+            SessionStorageFailure { .. } => sys::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE,
+            AccountAbstractionUnavailable { .. } => sys::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE,
+            RateLimited { .. } => sys::PORTAL_AUTH_E_RATE_LIMITED,
+            TotpQrUnavailable { .. } => sys::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE,
+            Unauthorized { .. } => sys::PORTAL_AUTH_E_UNAUTHORIZED,
+            HttpStatus { .. } => sys::PORTAL_AUTH_E_HTTP_STATUS,
+            Network { .. } => sys::PORTAL_AUTH_E_NETWORK,
+            SessionInvalidated { .. } => sys::PORTAL_AUTH_E_SESSION_INVALIDATED,
+            Cancelled { .. } => sys::PORTAL_AUTH_E_CANCELLED,
+            SignInClosed { .. } => sys::PORTAL_AUTH_E_SIGN_IN_CLOSED,
+            SignInUnavailable { .. } => sys::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE,
+            SignInInProgress { .. } => sys::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS,
+            SignInCallbackIncomplete { .. } => sys::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE,
+            Internal { code, .. } => *code,
+        }
+    }
+
+    /// The library's message.
+    pub fn message(&self) -> &str {
+        use Error::*;
+        match self {
+            InvalidArgument { message, .. }
+            | MagicLinkNotConfigured { message }
+            | AuthMethodUnavailable { message, .. }
+            | AuthenticationFailed { message, .. }
+            | MalformedResponse { message, .. }
+            | InvalidGrantResponse { message }
+            | InvalidUserJwt { message, .. }
+            | SessionStorageFailure { message, .. }
+            | AccountAbstractionUnavailable { message, .. }
+            | RateLimited { message }
+            | TotpQrUnavailable { message }
+            | Unauthorized { message }
+            | HttpStatus { message, .. }
+            | Network { message }
+            | SessionInvalidated { message }
+            | Cancelled { message }
+            | SignInClosed { message }
+            | SignInUnavailable { message, .. }
+            | SignInInProgress { message }
+            | SignInCallbackIncomplete { message }
+            | Internal { message, .. } => message,
+        }
+    }
+
+    /// The error a callback or an out-parameter lends.
+    ///
+    /// # Safety
+    /// `error` is a valid, non-NULL error handle for the call.
+    pub(crate) unsafe fn from_raw(error: *const sys::portal_auth_error) -> Error {
+        let code = sys::portal_auth_error_code(error);
+        let message = borrowed(sys::portal_auth_error_message(error)).unwrap_or_default();
+        let text = |field: *const std::os::raw::c_char| borrowed(field).unwrap_or_default();
+        Error::with_fields(code, message, Fields {
+            name: text(sys::portal_auth_error_name(error)),
+            method: text(sys::portal_auth_error_method(error)),
+            detail: text(sys::portal_auth_error_detail(error)),
+            path: text(sys::portal_auth_error_path(error)),
+            missing: borrowed(sys::portal_auth_error_missing(error)),
+            status: u16::try_from(sys::portal_auth_error_http_status(error)).unwrap_or(0),
+            body: borrowed(sys::portal_auth_error_body(error)),
+            reason: sys::portal_auth_error_reason(error),
+        })
+    }
+
+    /// An argument whose value the C ABI's integer cannot hold, refused before any call.
+    pub(crate) fn out_of_range(name: &str) -> Error {
+        Error::InvalidArgument { name: name.to_string(), message: format!("Invalid argument: {} is out of range.", name) }
+    }
+
+    /// An error the library returned from a starting call, which has no error handle.
+    pub(crate) fn from_code(code: i32) -> Error {
+        let message = format!("The library refused the call (error {}).", code);
+        Error::with_fields(code, message, Fields::default())
+    }
+
+    /// Frees an out-parameter error after reading it; `code` when there is none.
+    ///
+    /// # Safety
+    /// `error` is NULL or an error the library gave the caller.
+    pub(crate) unsafe fn take(code: i32, error: *mut sys::portal_auth_error) -> Error {
+        if error.is_null() {
+            return Error::from_code(code);
+        }
+        let taken = Error::from_raw(error);
+        sys::portal_auth_error_free(error);
+        taken
+    }
+
+    fn with_fields(code: i32, message: String, f: Fields) -> Error {
+        match code {
+            sys::PORTAL_AUTH_E_INVALID_ARGUMENT => Error::InvalidArgument { name: f.name, message },
+            sys::PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED => Error::MagicLinkNotConfigured { message },
+            sys::PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE => Error::AuthMethodUnavailable { method: f.method, message },
+            sys::PORTAL_AUTH_E_AUTHENTICATION_FAILED => Error::AuthenticationFailed { detail: f.detail, message },
+            sys::PORTAL_AUTH_E_MALFORMED_RESPONSE => {
+                Error::MalformedResponse { path: f.path, missing: f.missing, message }
+            }
+            sys::PORTAL_AUTH_E_INVALID_GRANT_RESPONSE => Error::InvalidGrantResponse { message },
+            sys::PORTAL_AUTH_E_INVALID_USER_JWT => Error::InvalidUserJwt { detail: f.detail, message },
+            sys::PORTAL_AUTH_E_SESSION_STORAGE_FAILURE => {
+                Error::SessionStorageFailure { reason: StorageFailureReason::from_raw(f.reason), message }
+            }
+            sys::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE => {
+                Error::AccountAbstractionUnavailable { detail: f.detail, message }
+            }
+            sys::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
+            sys::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
+            sys::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized { message },
+            sys::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, body: f.body, message },
+            sys::PORTAL_AUTH_E_NETWORK => Error::Network { message },
+            sys::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
+            sys::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => {
+                Error::SignInUnavailable { reason: SignInUnavailableReason::from_raw(f.reason), message, cause: None }
+            }
+            sys::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS => Error::SignInInProgress { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE => Error::SignInCallbackIncomplete { message },
+            code => Error::Internal { code, message },
+        }
+    }
+}
+
+/// The fields an error handle may carry; each case keeps its own.
+#[derive(Default)]
+struct Fields {
+    name: String,
+    method: String,
+    detail: String,
+    path: String,
+    missing: Option<String>,
+    status: u16,
+    body: Option<String>,
+    reason: sys::portal_auth_reason,
+}
+
+/// Which failure an [`Error::SessionStorageFailure`] was, to choose what to tell the user
+/// (the `PORTAL_AUTH_REASON_*` values of the C ABI, stable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StorageFailureReason {
+    /// The keyring is locked: ask the user to unlock it.
+    KeyringLocked,
+    /// No Secret Service on the session bus, or no default (login) collection: install,
+    /// start or set up a keyring (gnome-keyring, KeePassXC).
+    NoSecretService,
+    /// No D-Bus session bus to reach: the app runs outside a desktop session.
+    NoSessionBus,
+    /// D-Bus or the Secret Service failed, or did not answer in time: try again.
+    DbusFailure,
+    /// libsecret could not be loaded: install it.
+    LibsecretMissing,
+    /// The host's storage callbacks reported a failure.
+    HostStorageFailed,
+    /// The stored entry cannot be decoded and deleting it failed: it is still stored, and the
+    /// user is not reported signed out.
+    EntryNotCleared,
+    /// A reason of a newer library than this crate knows, by its number.
+    Other(i32),
+}
+
+impl StorageFailureReason {
+    fn from_raw(reason: sys::portal_auth_reason) -> StorageFailureReason {
+        use StorageFailureReason::*;
+        match reason {
+            sys::PORTAL_AUTH_REASON_KEYRING_LOCKED => KeyringLocked,
+            sys::PORTAL_AUTH_REASON_NO_SECRET_SERVICE => NoSecretService,
+            sys::PORTAL_AUTH_REASON_NO_SESSION_BUS => NoSessionBus,
+            sys::PORTAL_AUTH_REASON_DBUS_FAILURE => DbusFailure,
+            sys::PORTAL_AUTH_REASON_LIBSECRET_MISSING => LibsecretMissing,
+            sys::PORTAL_AUTH_REASON_HOST_STORAGE_FAILED => HostStorageFailed,
+            sys::PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED => EntryNotCleared,
+            other => Other(other),
+        }
+    }
+}
+
+/// Why a browser or magic-link sign-in, or the redirect channel, is not possible
+/// ([`Error::SignInUnavailable`]; the
+/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SignInUnavailableReason {
+    /// The redirect URL is not `http://127.0.0.1:<port>/…` (or `[::1]`, `localhost`); no
+    /// request was made.
+    RedirectNotLoopback,
+    /// Another program listens on the redirect URL's port; no request was made.
+    PortInUse,
+    /// The loopback listener could not start; no request was made.
+    ListenerFailed,
+    /// No browser could be started (`$BROWSER`, `xdg-open`): `login_with_google`/`apple`
+    /// still give the URL to show.
+    NoBrowser,
+    /// The opener of [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener)
+    /// returned an error or panicked.
+    OpenerFailed,
+    /// The redirect channel: `$XDG_RUNTIME_DIR` is unset, missing or not a folder (the
+    /// desktop session sets it).
+    NoRuntimeDirectory,
+    /// The redirect channel: `$XDG_RUNTIME_DIR`, or the channels' folder in it, is not the
+    /// user's alone (mode 0700), or the other end runs as another user.
+    RuntimeDirectoryUnsafe,
+    /// The redirect channel: another instance already listens for this environment's
+    /// redirects.
+    ChannelInUse,
+    /// The redirect channel's socket failed, or the running instance did not answer in time
+    /// (it may still handle the URL).
+    ChannelFailed,
+    /// A reason of a newer library than this crate knows, by its number.
+    Other(i32),
+}
+
+impl SignInUnavailableReason {
+    fn from_raw(reason: sys::portal_auth_reason) -> SignInUnavailableReason {
+        use SignInUnavailableReason::*;
+        match reason {
+            sys::PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK => RedirectNotLoopback,
+            sys::PORTAL_AUTH_REASON_PORT_IN_USE => PortInUse,
+            sys::PORTAL_AUTH_REASON_LISTENER_FAILED => ListenerFailed,
+            sys::PORTAL_AUTH_REASON_NO_BROWSER => NoBrowser,
+            sys::PORTAL_AUTH_REASON_OPENER_FAILED => OpenerFailed,
+            sys::PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY => NoRuntimeDirectory,
+            sys::PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE => RuntimeDirectoryUnsafe,
+            sys::PORTAL_AUTH_REASON_CHANNEL_IN_USE => ChannelInUse,
+            sys::PORTAL_AUTH_REASON_CHANNEL_FAILED => ChannelFailed,
+            other => Other(other),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for Error {
+    /// The application's error behind this one: what a failed browser opener returned.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::SignInUnavailable { cause: Some(cause), .. } => Some(cause.error()),
+            _ => None,
+        }
+    }
+}

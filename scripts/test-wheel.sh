@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The Python package as it ships. `python -m build ./bindings/python` makes the sdist, then a
+# wheel from the sdist alone; the sdist carries its version and the library; auditwheel
+# (PyPI) finds the wheel consistent with its tag, py3-none-manylinux_<glibc>_<machine>, which
+# other Python 3 versions accept; the wheel carries the library stripped, under its soname.
+# Installed into a fresh virtual environment, with the Swift toolchain hidden (off PATH, its
+# folder masked in a private mount namespace), it signs a user in against the emulator it
+# carries, inside a private keyring. Ends with a count line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
+source scripts/stage.sh wheel
+
+python3 -m venv "$work/tools"
+pip=("$work/tools/bin/pip" install --quiet --disable-pip-version-check)
+read -r -a tools <<< "$(grep -E '^(build|auditwheel)==' bindings/python/tests/requirements.txt | tr '\n' ' ')"
+"${pip[@]}" "${tools[@]}"
+
+# The library is the repository's, built and installed by setup.py: not one named at install time.
+env -u PORTAL_AUTH_LIBRARY "$work/tools/bin/python" -m build --outdir "$work/dist" ./bindings/python > "$work/build.log" 2>&1 \
+    || { tail -n 40 "$work/build.log"; fail "python -m build ./bindings/python"; }
+version=$(sed -n 's/^#define PORTAL_AUTH_VERSION_STRING "\(.*\)"$/\1/p' include/portal_auth.h)
+sdist=$work/dist/portal_auth-$version.tar.gz
+wheels=("$work/dist"/portal_auth-"$version"-*.whl)
+[ -f "$sdist" ] && [ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] || fail "the build made no sdist and one wheel: $(ls "$work/dist")"
+grep -q "Successfully built portal_auth-$version.tar.gz and portal_auth-$version-" "$work/build.log" \
+    || fail "the wheel was not built from the sdist"
+pass "python -m build makes the sdist, then the wheel from the sdist"
+
+listing=$(tar -tzf "$sdist")
+grep -qx "portal_auth-$version/portal_auth/libportalauth.so.0" <<< "$listing" || fail "the sdist does not carry the library"
+grep -qx "Version: $version" <<< "$(tar -xOzf "$sdist" "portal_auth-$version/PKG-INFO")" || fail "the sdist's version is not $version"
+pass "the sdist carries the library and the header's version, $version"
+
+wheel=${wheels[0]}
+tag=${wheel##*/portal_auth-"$version"-}
+tag=${tag%.whl}
+[[ $tag == py3-none-manylinux_*_x86_64 ]] || fail "the wheel is tagged $tag, not py3-none-manylinux_<glibc>_x86_64"
+shown=$("$work/tools/bin/auditwheel" show "$wheel") || fail "auditwheel show: $shown"
+platform=${tag#py3-none-}
+grep -q "consistent with the following platform tag: \"$platform\"" <<< "$(tr '\n' ' ' <<< "$shown" | tr -s ' ')" \
+    || fail "auditwheel does not find the wheel consistent with $platform: $shown"
+pass "auditwheel finds the wheel consistent with its tag, $tag"
+
+for python in 3.11 3.12 3.13; do
+    "$work/tools/bin/pip" download --quiet --disable-pip-version-check --no-index --no-deps --only-binary=:all: \
+        --python-version "$python" --implementation cp --platform "$platform" --find-links "$work/dist" \
+        --dest "$work/downloads-$python" "portal-auth==$version" || fail "pip refuses the wheel for Python $python"
+done
+pass "pip takes the wheel for Python 3.11, 3.12 and 3.13"
+
+mkdir "$work/unpacked"
+(cd "$work/unpacked" && "$work/tools/bin/python" -m zipfile -e "$wheel" .)
+library=$work/unpacked/portal_auth/libportalauth.so.0
+sections=$(readelf -S --wide "$library")
+grep -q "Library soname: \[libportalauth.so.0\]" <<< "$(readelf -d "$library")" || fail "the wheel's library has not the soname libportalauth.so.0"
+! grep -q -e '\.symtab' -e '\.debug_info' <<< "$sections" || fail "the wheel's library is not stripped"
+pass "the wheel carries the library stripped, under its soname"
+
+# A new user's machine: a fresh virtual environment, the wheel alone, no toolchain.
+python3 -m venv "$work/user"
+"$work/user/bin/pip" install --quiet --disable-pip-version-check --no-index --no-deps "$wheel" || fail "the wheel does not install"
+source scripts/emulator.sh
+start_emulator "$work/emulator.log" "$work/user/bin/portal-auth-emulator" || fail "the wheel's emulator did not start"
+trap 'stop_emulator; rm -rf "$work"' EXIT
+toolchain=$(swift_toolchain)
+path=$(tr ':' '\n' <<< "$PATH" | grep -v -x -F "$toolchain/usr/bin" | paste -sd:)
+cp bindings/python/tests/installed_sign_in.py "$work/sign_in.py"
+hiding "$toolchain" sh -c '[ -z "$(ls "$0")" ] && ! command -v swift >/dev/null && exec "$@"' "$toolchain" \
+    env -u PORTAL_AUTH_LIBRARY -u PYTHONPATH PATH="$path" "$work/user/bin/python" "$work/sign_in.py" "$PORTAL_AUTH_TEST_API_HOST" \
+    > "$work/sign-in.out" 2>&1 || { cat "$work/sign-in.out"; fail "the installed wheel does not sign in with the toolchain hidden"; }
+cat "$work/sign-in.out"
+grep -qx "portal_auth $version from $work/user/lib/python3.*/site-packages/portal_auth/libportalauth.so.0" <<< "$(cat "$work/sign-in.out")" \
+    || fail "the sign-in did not load the wheel's library"
+grep -q "^signed in as eu_.*, restored from the keyring$" "$work/sign-in.out" || fail "the sign-in printed no user"
+pass "installed in a fresh virtual environment, with the toolchain ($toolchain) hidden, it signs in against its emulator"
+
+finish

@@ -79,10 +79,39 @@ public func portalAuthTotpQrPng(
     out_length?.pointee = 0
     return ErrorBox.catching(out_error) {
         let (outPng, outLength) = (try required(out_png, "out_png"), try required(out_length, "out_length"))
-        let png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale))
-        guard let buffer = malloc(png.count)?.assumingMemoryBound(to: UInt8.self) else { throw OutOfMemory() }
-        buffer.initialize(from: png, count: png.count)
-        (outPng.pointee, outLength.pointee) = (buffer, UInt(png.count))
+        let buffer = try handOver(TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale)))
+        (outPng.pointee, outLength.pointee) = (buffer.pointer, buffer.length)
+    }
+}
+
+/// The modules of an enrollment link's QR code, for a toolkit that paints it at any scale:
+/// `*out_side` modules a side, the 4-module quiet zone included, and in `*out_modules` a new
+/// buffer (free it with portal_auth_bytes_free) of `*out_length` = side × ((side + 7) / 8)
+/// bytes: one row after another from the top, the leftmost module of a row in the most
+/// significant bit of its first byte, a bit set for a dark module, the bits padding a row
+/// clear. The same code as portal_auth_totp_qr_png draws. `otpauth_url` is borrowed. On
+/// failure stores 0, NULL and 0. PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as
+/// portal_auth_totp_qr_png); PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link or
+/// a NULL `out_side`, `out_modules` or `out_length`; PORTAL_AUTH_E_INTERNAL when libqrencode
+/// cannot be loaded.
+@c(portal_auth_totp_qr_matrix)
+public func portalAuthTotpQrMatrix(
+    _ otpauth_url: UnsafePointer<CChar>?,
+    _ out_side: UnsafeMutablePointer<Int32>?,
+    _ out_modules: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+    _ out_length: UnsafeMutablePointer<UInt>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    out_side?.pointee = 0
+    out_modules?.pointee = nil
+    out_length?.pointee = 0
+    return ErrorBox.catching(out_error) {
+        let outSide = try required(out_side, "out_side")
+        let outModules = try required(out_modules, "out_modules")
+        let outLength = try required(out_length, "out_length")
+        let code = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url))
+        let buffer = try handOver(code.moduleBits())
+        (outSide.pointee, outModules.pointee, outLength.pointee) = (Int32(code.side), buffer.pointer, buffer.length)
     }
 }
 
@@ -132,6 +161,13 @@ public func portalAuthTotpQrTerminal(
 @c(portal_auth_bytes_free)
 public func portalAuthBytesFree(_ bytes: UnsafeMutablePointer<UInt8>?) {
     free(bytes)
+}
+
+/// A malloc'd copy of `bytes`, for the caller to free with portal_auth_bytes_free.
+private func handOver(_ bytes: [UInt8]) throws -> (pointer: UnsafeMutablePointer<UInt8>, length: UInt) {
+    guard let buffer = malloc(max(bytes.count, 1))?.assumingMemoryBound(to: UInt8.self) else { throw OutOfMemory() }
+    buffer.initialize(from: bytes, count: bytes.count)
+    return (buffer, UInt(bytes.count))
 }
 
 /// malloc failed: reported as PORTAL_AUTH_E_INTERNAL.

@@ -88,6 +88,7 @@ pub type portal_auth_session_fn = Option<
 pub type portal_auth_job_fn = Option<unsafe extern "C" fn(job: *mut c_void)>;
 pub type portal_auth_dispatch_fn =
     Option<unsafe extern "C" fn(dispatcher_data: *mut c_void, run: portal_auth_job_fn, job: *mut c_void)>;
+pub type portal_auth_destroy_fn = Option<unsafe extern "C" fn(data: *mut c_void)>;
 pub type portal_auth_opener_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, ephemeral: portal_auth_bool) -> c_int>;
 pub type portal_auth_log_fn =
@@ -222,6 +223,7 @@ extern "C" {
         client: *mut portal_auth,
         dispatch: portal_auth_dispatch_fn,
         dispatcher_data: *mut c_void,
+        destroy: portal_auth_destroy_fn,
     ) -> portal_auth_code;
     pub fn portal_auth_set_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
     pub fn portal_auth_set_log_level(level: portal_auth_log_level) -> portal_auth_code;
@@ -245,6 +247,13 @@ extern "C" {
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
     pub fn portal_auth_string_free(string: *mut c_char);
+    pub fn portal_auth_totp_qr_matrix(
+        otpauth_url: *const c_char,
+        out_side: *mut i32,
+        out_modules: *mut *mut u8,
+        out_length: *mut usize,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
     pub fn portal_auth_totp_qr_png(
         otpauth_url: *const c_char,
         scale: i32,

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, only when some are missing
-# (librust-tokio-dev: the Rust crate's one dev-dependency, through bindings/rust/.cargo).
+# (librust-tokio-dev: the Rust crate's one dev-dependency, through bindings/rust/.cargo;
+# GLib's, GObject Introspection's and GTK 4's for bindings/glib and bindings/gtk, with GJS,
+# PyGObject and libsoup's typelib for their tests; Xvfb, xdotool, pyatspi, the accessibility
+# bus, xdg-utils and libX11 with XDamage to drive the GTK app).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
@@ -8,7 +11,10 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium
           gcc g++ binutils valgrind cargo librust-tokio-dev
-          clang gdb abigail-tools doxygen cmake meson ninja-build)
+          clang gdb abigail-tools doxygen cmake meson ninja-build
+          libglib2.0-dev gobject-introspection libgirepository1.0-dev
+          gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
+          xvfb xdotool python3-pyatspi at-spi2-core xdg-utils libx11-6 libxdamage1)
 # The benchmark's loopback server.
 [ "${1:-}" = bench ] && packages+=(nginx)
 

@@ -7,6 +7,8 @@
 #                           PKG_CONFIG_PATH
 #   loads_by_soname LABEL PROGRAM   fails unless PROGRAM loads the library by its soname,
 #                           found in the prefix when run as it is (no LD_LIBRARY_PATH)
+#   quick_start README      runs the README's quick-start commands as written, with HOME in
+#                           $work and Debian's programs first on PATH (as on a fresh Debian 12)
 # Outputs are read whole before grep looks at them: under pipefail, `command | grep -q`
 # fails whenever grep stops reading before the command has written everything.
 stage=${1:?usage: source scripts/stage.sh NAME}
@@ -29,4 +31,11 @@ loads_by_soname() {
     grep -q "(NEEDED).*\[$soname\]" <<< "$dynamic" || fail "$1 does not load the library as $soname"
     grep -q "$soname => $prefix/lib/$soname " <<< "$resolved" \
         || fail "$1 does not find $soname in the prefix: $(grep portalauth <<< "$resolved")"
+}
+quick_start() {
+    scripts/readme-commands.sh "$1" > "$work/quick-start.sh"
+    [ -s "$work/quick-start.sh" ] || fail "$1 has no quick start"
+    (export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
+        > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
+    pass "$1's quick start works as written"
 }

@@ -64,15 +64,6 @@ introspected() {
 introspected pygobject /usr/bin/python3 bindings/glib/tests/sign_in.py
 introspected gjs gjs -m bindings/glib/tests/sign_in.js
 
-# A README's quick-start commands, as written, with HOME in the temporary folder and Debian's
-# programs first on PATH (as on a fresh Debian 12).
-quick_start() {
-    scripts/readme-commands.sh "$1" > "$work/quick-start.sh"
-    [ -s "$work/quick-start.sh" ] || fail "$1 has no quick start"
-    (export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
-        > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
-    pass "$1's quick start works as written"
-}
 quick_start bindings/glib/README.md
 quick_start bindings/gtk/README.md
 

@@ -7,7 +7,7 @@
  * time, while it lives, and once it is freed on a library thread, or from the completion queue
  * when the session was lent through it. Waits on condition variables or in poll, never sleeps. */
 #define _GNU_SOURCE
-#include "test_support.h"
+#include "session_support.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -80,37 +80,15 @@ static int run_jobs(dispatcher *host) {
     return ran;
 }
 
-typedef struct {
-    int calls;
-    int on_main;
-    portal_auth_code code;
-    portal_auth_session *session;  /* retained */
-} outcome;
-
 static pthread_t main_thread;
 
-static void record(outcome *out, const portal_auth_error *error) {
-    pthread_mutex_lock(&lock);
-    out->on_main = pthread_equal(pthread_self(), main_thread);
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->calls++;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&lock);
+static int on_main(const outcome *out) {
+    return pthread_equal(out->thread, main_thread);
 }
 
 static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;
-    record(user_data, error);
-}
-
-static void on_done(void *user_data, const portal_auth_error *error) {
-    record(user_data, error);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    record(out, error);
+    finish(user_data, error);
 }
 
 static portal_auth *client_for(const char *environment) {
@@ -135,7 +113,7 @@ static void sign_in_through(portal_auth *client, dispatcher *host, const char *e
     int before = read_locked(&host->dispatched);
     CHECK(portal_auth_handle_redirect(client, url, on_result, out, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&host->dispatched, before + 1));
-    CHECK(run_jobs(host) == 1 && out->calls == 1 && out->on_main && out->session != NULL);
+    CHECK(run_jobs(host) == 1 && out->calls == 1 && on_main(out) && out->session != NULL);
 }
 
 int main(void) {
@@ -163,7 +141,7 @@ int main(void) {
     methods_in_flight(client, &busy, &waiting);
     CHECK(portal_auth_set_dispatcher(client, dispatch, &last, destroy) == PORTAL_AUTH_OK);
     CHECK(read_locked(&busy.destroyed) == 0);
-    CHECK(run_jobs(&busy) == 1 && waiting.calls == 1 && waiting.on_main && waiting.code == PORTAL_AUTH_OK);
+    CHECK(run_jobs(&busy) == 1 && waiting.calls == 1 && on_main(&waiting) && waiting.code == PORTAL_AUTH_OK);
     CHECK(wait_until(&busy.destroyed, 1));
 
     /* The client freed with a job waiting: the same. */
@@ -184,20 +162,20 @@ int main(void) {
     CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&first.dispatched, 2));
     CHECK(read_locked(&invalidated.calls) == 0); /* nothing ran before the host ran the job */
-    CHECK(run_jobs(&first) == 1 && invalidated.calls == 1 && invalidated.on_main && invalidated.code == PORTAL_AUTH_OK);
+    CHECK(run_jobs(&first) == 1 && invalidated.calls == 1 && on_main(&invalidated) && invalidated.code == PORTAL_AUTH_OK);
 
     CHECK(portal_auth_set_dispatcher(lender, dispatch, &second, destroy) == PORTAL_AUTH_OK);
     CHECK(wait_until(&first.destroyed, 1));
     CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &again, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&second.dispatched, 1));
-    CHECK(run_jobs(&second) == 1 && again.calls == 1 && again.on_main && again.code == PORTAL_AUTH_OK);
+    CHECK(run_jobs(&second) == 1 && again.calls == 1 && on_main(&again) && again.code == PORTAL_AUTH_OK);
 
     /* ...while it lives: once it is freed, on a library thread, through no dispatcher. */
     portal_auth_free(lender);
     CHECK(wait_until(&second.destroyed, 1));
     CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &orphaned, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&orphaned.calls, 1));
-    CHECK(!orphaned.on_main && orphaned.code == PORTAL_AUTH_OK && second.dispatched == 1);
+    CHECK(!on_main(&orphaned) && orphaned.code == PORTAL_AUTH_OK && second.dispatched == 1);
     portal_auth_session_release(signed_in.session);
 
     /* A session lent through the completion queue invalidates through it after its client
@@ -215,7 +193,7 @@ int main(void) {
     portal_auth_free(queued);
     CHECK(portal_auth_session_invalidate(through_queue.session, on_done, &after_free, NULL) == PORTAL_AUTH_OK);
     CHECK(poll(&watched, 1, 30000) == 1 && read_locked(&after_free.calls) == 0);
-    CHECK(portal_auth_run_completions() == 1 && after_free.calls == 1 && after_free.on_main);
+    CHECK(portal_auth_run_completions() == 1 && after_free.calls == 1 && on_main(&after_free));
     portal_auth_session_release(through_queue.session);
 
     /* Each destroy function ran exactly once, and no callback more than once. */

@@ -288,6 +288,19 @@ class App:
     def click(self, label: str) -> None:
         self.find("push button", label).queryAction().doAction(0)
 
+    def shown_secret(self) -> str:
+        """The TOTP secret the step shows for typing in by hand."""
+        prefix = "Or enter this key: "
+        return self.wait("the secret", lambda: self.find("label", starts=prefix)).name.removeprefix(prefix)
+
+    def verify(self, code: str) -> None:
+        self.type_into("Authentication code", code)
+        self.click("Verify")
+
+    def sign_out(self) -> bool:
+        self.click("Sign out")
+        return self.wait_title("Sign in")
+
     def quit(self) -> int:
         """app.quit through GApplication's actions on the session bus; the exit status."""
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path", "/" + APP_ID.replace(".", "/"),
@@ -370,8 +383,7 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
     subprocess.run(["xdg-open", link], check=True, timeout=WAIT)
     check(app.wait_title("Two-factor authentication"), "the link, opened by the desktop, reaches the running app")
 
-    secret_label = app.wait("the secret", lambda: app.find("label", starts="Or enter this key: "))
-    shown_secret = secret_label.name.removeprefix("Or enter this key: ")
+    shown_secret = app.shown_secret()
     qr_path = os.path.join(output, "totp-step.png")
     decoded = {}
 
@@ -384,14 +396,12 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
           "zbarimg reads the enrollment link from a screenshot of the TOTP step, with the secret the window shows")
 
     # A wrong code: the error appears in the window.
-    app.type_into("Authentication code", "000000")
-    app.click("Verify")
+    app.verify("000000")
     alert = app.wait("an error in the window", lambda: app.find("alert", starts=""))
     check(bool(alert and alert.name), "a wrong code's error is shown in the window")
 
     # The code from what the screenshot's QR code carries signs the user in.
-    app.type_into("Authentication code", totp_code(secret_of(decoded["text"])))
-    app.click("Verify")
+    app.verify(totp_code(secret_of(decoded["text"])))
     check(app.wait_title("Your account"), "the code computed from the scanned QR code signs the user in")
     sessions = [s for s in control("GET", "sessions")["sessions"] if s["environmentId"] == environment_id]
     user = app.find("label", starts="Signed in as ")
@@ -414,28 +424,20 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
     # The next launch restores the session from the keyring; then signing out.
     app = App(binary, environment, log)
     check(app.wait_title("Your account"), "the next launch restores the session at start-up")
-    app.click("Sign out")
-    check(app.wait_title("Sign in"), "signing out returns to the sign-in page")
+    check(app.sign_out(), "signing out returns to the sign-in page")
 
     # Google, then Apple, in the system browser: the provider's redirect reaches the app.
     app.click("Continue with Google")
     check(app.wait_title("Two-factor authentication"), "Google in the browser comes back to the app, at a TOTP step")
-    oauth_secret = app.wait("the secret", lambda: app.find("label", starts="Or enter this key: ")).name.removeprefix(
-        "Or enter this key: ")
-    app.type_into("Authentication code", totp_code(oauth_secret))
-    app.click("Verify")
-    check(app.wait_title("Your account"), "the Google user enrolls and is signed in")
-    app.click("Sign out")
-    check(app.wait_title("Sign in"), "signed out again")
+    oauth_secret = app.shown_secret()
+    app.verify(totp_code(oauth_secret))
+    check(app.wait_title("Your account") and app.sign_out(), "the Google user enrolls, is signed in, and signs out")
     app.click("Continue with Apple")
     check(app.wait_title("Two-factor authentication")
           and app.wait("the heading", lambda: app.find("label", "Enter the code from your authenticator app")),
           "Apple in the browser comes back to the app: the enrolled user gives a code, with no QR code")
-    app.type_into("Authentication code", totp_code(oauth_secret))
-    app.click("Verify")
-    check(app.wait_title("Your account"), "the Apple user is signed in")
-    app.click("Sign out")
-    check(app.wait_title("Sign in"), "and signed out")
+    app.verify(totp_code(oauth_secret))
+    check(app.wait_title("Your account") and app.sign_out(), "the Apple user is signed in, and signs out")
 
     # Quitting with a call in flight: the emulator holds the magic-link request.
     control("POST", "faults", {"path": "/magic-links", "kind": "hold"})

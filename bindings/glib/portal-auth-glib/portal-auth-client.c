@@ -11,8 +11,9 @@
  * Make one with portal_auth_client_new(), or with g_initable_new() and its construct
  * properties. Every call is asynchronous, as GIO's are: `_async` takes a #GCancellable and a
  * #GAsyncReadyCallback, which is called on the thread-default main context of the thread
- * that made the call; call the matching `_finish` from it. Use a client from the thread of
- * its main context.
+ * that made the call; call the matching `_finish` from it. Calls may be made from several
+ * threads' contexts; #PortalAuthClient::session-changed is emitted on the context of the
+ * call that changed the session.
  *
  * Cancelling a call is honoured before its request is sent. A request already sent (a grant
  * exchange, a TOTP code) is spent on the server: it finishes in the library, its session is
@@ -43,11 +44,13 @@ struct _PortalAuthClient {
     portal_auth *native;
     GError *init_error;
 
+    /* Under `lock`, since calls may be made from several threads' contexts: */
+    GMutex lock;
     PortalAuthSession *session;
-    /* The calls in flight, on the client's context. A call's task holds a reference to its
-       source object, the client; while the client is not disposed that reference is
-       borrowed back (released when the call starts, taken again before it returns), so that
-       calls in flight do not keep the client alive. Dispose takes each back at once. */
+    /* The calls in flight. A call's task holds a reference to its source object, the client;
+       while the client is not disposed that reference is borrowed back (released when the
+       call starts, taken again before it returns), so that calls in flight do not keep the
+       client alive. Dispose takes each back at once. */
     GPtrArray *calls;
     gboolean disposed;
 };
@@ -80,18 +83,21 @@ static void
 portal_auth_client_dispose (GObject *object)
 {
     PortalAuthClient *self = PORTAL_AUTH_CLIENT (object);
-    if (!self->disposed) {
-        self->disposed = TRUE;
-        for (guint i = 0; i < self->calls->len; i++) {
-            PortalAuthCall *call = g_ptr_array_index (self->calls, i);
-            g_object_ref (self); /* the task's reference, taken back */
-            call->owns_client_reference = TRUE;
-            portal_auth_call_cancel (call->handle);
-        }
-        /* Calls in flight still complete, through the completion queue. */
-        g_clear_pointer (&self->native, portal_auth_free);
+    g_mutex_lock (&self->lock);
+    gboolean first = !self->disposed;
+    self->disposed = TRUE;
+    for (guint i = 0; first && i < self->calls->len; i++) {
+        PortalAuthCall *call = g_ptr_array_index (self->calls, i);
+        g_object_ref (self); /* the task's reference, taken back */
+        call->owns_client_reference = TRUE;
+        portal_auth_call_cancel (call->handle);
     }
-    g_clear_object (&self->session);
+    PortalAuthSession *session = g_steal_pointer (&self->session);
+    g_mutex_unlock (&self->lock);
+    /* Calls in flight still complete, through the completion queue. */
+    if (first)
+        g_clear_pointer (&self->native, portal_auth_free);
+    g_clear_object (&session);
     G_OBJECT_CLASS (portal_auth_client_parent_class)->dispose (object);
 }
 
@@ -106,6 +112,7 @@ portal_auth_client_finalize (GObject *object)
     g_free (self->magic_link_template_id);
     g_clear_error (&self->init_error);
     g_ptr_array_unref (self->calls);
+    g_mutex_clear (&self->lock);
     G_OBJECT_CLASS (portal_auth_client_parent_class)->finalize (object);
 }
 
@@ -145,7 +152,7 @@ portal_auth_client_get_property (GObject *object, guint id, GValue *value, GPara
     case PROP_CONNECT_TIMEOUT_MS: g_value_set_int (value, self->connect_timeout_ms); break;
     case PROP_REQUEST_TIMEOUT_MS: g_value_set_int (value, self->request_timeout_ms); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION: g_value_set_boolean (value, self->prefers_ephemeral); break;
-    case PROP_SESSION: g_value_set_object (value, self->session); break;
+    case PROP_SESSION: g_value_set_object (value, portal_auth_client_get_session (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, spec);
     }
 }
@@ -274,6 +281,7 @@ portal_auth_client_init (PortalAuthClient *self)
 {
     self->is_account_abstracted = PORTAL_AUTH_TRISTATE_UNSET;
     self->calls = g_ptr_array_new ();
+    g_mutex_init (&self->lock);
 }
 
 static gboolean
@@ -350,7 +358,10 @@ PortalAuthSession *
 portal_auth_client_get_session (PortalAuthClient *self)
 {
     g_return_val_if_fail (PORTAL_AUTH_IS_CLIENT (self), NULL);
-    return self->session;
+    g_mutex_lock (&self->lock);
+    PortalAuthSession *session = self->session;
+    g_mutex_unlock (&self->lock);
+    return session;
 }
 
 /**
@@ -386,11 +397,20 @@ portal_auth_client_set_prefers_ephemeral_web_browser_session (PortalAuthClient *
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION]);
 }
 
-/* The client's session is now `session` (NULL: signed out). */
+/* The client's session is now `session` (NULL: signed out), unless `only_if` (not NULL) is
+   no longer its session. On the context of the call that changed it. */
 static void
-change_session (PortalAuthClient *self, PortalAuthSession *session)
+change_session (PortalAuthClient *self, PortalAuthSession *session, PortalAuthSession *only_if)
 {
-    g_set_object (&self->session, session);
+    g_mutex_lock (&self->lock);
+    gboolean changes = !self->disposed && (!only_if || self->session == only_if);
+    PortalAuthSession *replaced = changes ? g_steal_pointer (&self->session) : NULL;
+    if (changes)
+        self->session = session ? g_object_ref (session) : NULL;
+    g_mutex_unlock (&self->lock);
+    g_clear_object (&replaced);
+    if (!changes)
+        return;
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
     g_signal_emit (self, signals[SESSION_CHANGED], 0, session);
 }
@@ -398,8 +418,7 @@ change_session (PortalAuthClient *self, PortalAuthSession *session)
 void
 portal_auth_glib_client_session_invalidated (PortalAuthClient *self, PortalAuthSession *session)
 {
-    if (self->session == session)
-        change_session (self, NULL);
+    change_session (self, NULL, session);
 }
 
 /* What a returning call does to the client's session. */
@@ -411,9 +430,12 @@ static void
 returning (PortalAuthCall *call, SessionEffect effect)
 {
     PortalAuthClient *self = call->client;
+    g_mutex_lock (&self->lock);
     if (!call->owns_client_reference)
         g_object_ref (self);
     g_ptr_array_remove_fast (self->calls, call);
+    gboolean had_session = self->session != NULL;
+    g_mutex_unlock (&self->lock);
     if (call->error)
         return;
     PortalAuthSession *session = NULL;
@@ -426,17 +448,17 @@ returning (PortalAuthCall *call, SessionEffect effect)
         break;
     case RESTORES:
         session = call->value;
-        if (!session && !self->session)
+        if (!session && !had_session)
             return;
         break;
     case SIGNS_OUT:
-        if (!self->session)
+        if (!had_session)
             return;
         break;
     }
     if (session)
         portal_auth_glib_session_set_lender (session, self);
-    change_session (self, session);
+    change_session (self, session, NULL);
 }
 
 static void returning_keeps_session (PortalAuthCall *call) { returning (call, KEEPS_SESSION); }
@@ -484,7 +506,9 @@ static void
 started (PortalAuthClient *self, PortalAuthCall *call, portal_auth_code code, const char *argument)
 {
     if (code == PORTAL_AUTH_OK) {
+        g_mutex_lock (&self->lock);
         g_ptr_array_add (self->calls, call);
+        g_mutex_unlock (&self->lock);
         g_object_unref (self);
     }
     portal_auth_glib_call_started (call, code, argument);

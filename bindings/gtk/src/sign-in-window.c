@@ -73,11 +73,21 @@ show_page (SignInWindow *self, const char *page)
 }
 
 /* The client's session changed: signed in, or out. */
+/* The TOTP step is over: its code and secret leave the window. */
+static void
+forget_step (SignInWindow *self)
+{
+    g_clear_object (&self->step);
+    qr_code_view_set_code (QR_CODE_VIEW (self->qr_code), NULL);
+    gtk_label_set_text (GTK_LABEL (self->secret), "");
+    gtk_editable_set_text (GTK_EDITABLE (self->code), "");
+}
+
 static void
 on_session_changed (PortalAuthClient *client, PortalAuthSession *session, SignInWindow *self)
 {
     (void) client;
-    g_clear_object (&self->step);
+    forget_step (self);
     if (!session) {
         show_page (self, "sign-in");
         return;
@@ -126,13 +136,16 @@ on_signed_in (SignInWindow *self, PortalAuthResult *result, GError *error)
 static void
 on_restored (GObject *source, GAsyncResult *result, gpointer data)
 {
+    SignInWindow *self = data;
     GError *error = NULL;
     PortalAuthSession *session = portal_auth_client_restore_session_finish (PORTAL_AUTH_CLIENT (source), result, &error);
     if (window_gone (error))
         return;
-    /* A session arrived by session-changed; none, or a keyring that failed: sign in. */
-    if (shows_error (data, error) || !session)
-        show_page (data, "sign-in");
+    /* A session arrived by session-changed; none, or a keyring that failed: sign in, unless
+       a redirect the app was started with has moved on meanwhile. */
+    gboolean still_restoring = g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (self->pages)), "restoring") == 0;
+    if ((shows_error (self, error) || !session) && still_restoring)
+        show_page (self, "sign-in");
     g_clear_object (&session);
 }
 

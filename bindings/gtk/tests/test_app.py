@@ -194,9 +194,13 @@ def zbar(path: str) -> str:
 class App:
     """The app's process, and its window through AT-SPI."""
 
-    def __init__(self, binary: str, environment: dict, log: str):
+    def __init__(self, binary: str, environment: dict, log: str, arguments=(), through=None):
+        """The app started with `arguments`; or, `through` a command that starts it (xdg-open
+        with a link of its scheme), which ends when the app does."""
         self.log = open(log, "a")
-        self.process = subprocess.Popen([binary], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(through or [binary, *arguments], env=environment, stdout=self.log,
+                                        stderr=subprocess.STDOUT)
+        self.name = os.path.basename(binary)
         self.frame = self.wait("the app's window", lambda: self.find_frame())
 
     def find_frame(self):
@@ -204,7 +208,7 @@ class App:
             if application is None:
                 continue
             try:
-                if application.get_process_id() != self.process.pid:
+                if application.name != self.name or application.get_process_id() in self.gone:
                     continue
                 for child in application:
                     if child.getRoleName() == "frame":
@@ -301,12 +305,17 @@ class App:
         self.click("Sign out")
         return self.wait_title("Sign in")
 
+    gone: set[int] = set()  # the processes of instances that have quit
+
     def quit(self) -> int:
         """app.quit through GApplication's actions on the session bus; the exit status."""
+        pid = self.frame.get_process_id()
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path", "/" + APP_ID.replace(".", "/"),
                         "--method", "org.gtk.Actions.Activate", "quit", "[]", "{}"],
                        check=True, capture_output=True, timeout=WAIT)
-        return self.process.wait(WAIT)
+        status = self.process.wait(WAIT)
+        App.gone.add(pid)
+        return status
 
 
 def install_handlers(home: str, binary: str, desktop_file: str, browser: str) -> None:
@@ -395,8 +404,8 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
     check(drawn and secret_of(decoded["text"]) == shown_secret,
           "zbarimg reads the enrollment link from a screenshot of the TOTP step, with the secret the window shows")
 
-    # A wrong code: the error appears in the window.
-    app.verify("000000")
+    # A wrong code (five digits: never the right one): the error appears in the window.
+    app.verify("12345")
     alert = app.wait("an error in the window", lambda: app.find("alert", starts=""))
     check(bool(alert and alert.name), "a wrong code's error is shown in the window")
 
@@ -438,6 +447,17 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
           "Apple in the browser comes back to the app: the enrolled user gives a code, with no QR code")
     app.verify(totp_code(oauth_secret))
     check(app.wait_title("Your account") and app.sign_out(), "the Apple user is signed in, and signs out")
+    check(app.quit() == 0, "the app quits cleanly again")
+
+    # A link opened while the app is not running starts it, and it finishes the sign-in.
+    grant = control("POST", "grants", {"environmentId": environment_id, "email": email, "kind": "magic"})["token"]
+    link = f"{REDIRECT}?token={urllib.parse.quote(grant)}&authMethod=EMAIL_MAGIC_LINK"
+    app = App(binary, environment, log, through=["xdg-open", link])
+    check(app.wait_title("Two-factor authentication")
+          and app.wait("the heading", lambda: app.find("label", "Enter the code from your authenticator app")),
+          "a link opened with the app closed starts it at the TOTP step")
+    app.verify(totp_code(secret_of(decoded["text"])))
+    check(app.wait_title("Your account") and app.sign_out(), "and the user is signed in, and signs out")
 
     # Quitting with a call in flight: the emulator holds the magic-link request.
     control("POST", "faults", {"path": "/magic-links", "kind": "hold"})

@@ -1,7 +1,7 @@
 """Turns the contenders' result lines into the tables (printed) and bench/RESULTS.md: the
 machine's description, every figure, ratios against the C floor and the Python peer, the
-completion models side by side, the issues' targets as met or missed, and the analysis of
-bench/analysis.md.
+completion models side by side, the GNOME contenders on a GMainLoop, the issues' targets as
+met or missed, and the analysis of bench/analysis.md.
 
     python3 bench/report.py RESULTS.tsv LIBRARY OUT.md"""
 
@@ -41,6 +41,23 @@ MODELS = (
     ("Python blocking", "py-blocking-thread", "py-blocking"),
     ("Python asyncio", "py-async-thread", "py-async"),
 )
+# The GNOME contenders on a GMainLoop (issue 20), one row each (bench/gnome.c runs them), and
+# the peer the others are compared with.
+GNOME_CONTENDERS = (
+    ("gnome-library", "libportalauth, its completion queue watched by g_unix_fd_add"),
+    ("gnome-peer", "libsoup 3 + json-glib + libsecret"),
+)
+GNOME_PEER = "gnome-peer"
+GNOME_METRICS = (
+    ("methods_median_ms", "get_methods, median (ms)"),
+    ("methods_p99_ms", "get_methods, p99 (ms)"),
+    ("persist_median_ms", "grant exchange + keyring persist, median (ms)"),
+    ("persist_p99_ms", "grant exchange + keyring persist, p99 (ms)"),
+    ("restore_median_ms", "keyring restore, median (ms)"),
+    ("restore_p99_ms", "keyring restore, p99 (ms)"),
+    ("rss_end_mb", "RSS at the end (MB)"),
+)
+
 # Python's contenders and the C one of the same model, for the per-call overhead.
 SAME_MODEL_C = {"py-blocking-thread": "c-library", "py-async-thread": "c-library", "py-blocking": "c-queue", "py-async": "c-queue"}
 
@@ -151,6 +168,17 @@ def models(r: dict[tuple[str, str], float]) -> list[list[str]]:
     return rows
 
 
+def gnome(r: dict[tuple[str, str], float]) -> tuple[list[str], list[list[str]]]:
+    """The GNOME table: a row per contender, each figure, and the peer's medians over its own."""
+    medians = [metric for metric, _ in GNOME_METRICS if metric.endswith("_median_ms")]
+    header = ["contender", *(label for _, label in GNOME_METRICS), "the peer ÷ this, medians (get_methods, persist, restore)"]
+    rows = []
+    for contender, label in GNOME_CONTENDERS:
+        ratios = " / ".join(ratio(r.get((GNOME_PEER, metric)), r.get((contender, metric))) for metric in medians)
+        rows.append([f"`{contender}`: {label}", *(fmt(r.get((contender, metric))) for metric, _ in GNOME_METRICS), ratios])
+    return header, rows
+
+
 def overhead(r: dict[tuple[str, str], float], contender: str, metric: str) -> float | None:
     """A Python contender's median over the C one's of the same model, in µs."""
     python, c = r.get((contender, f"{metric}_median_ms")), r.get((SAME_MODEL_C[contender], f"{metric}_median_ms"))
@@ -210,9 +238,10 @@ def main(results: str, library: str, out: str) -> None:
                      ratio(peer, py_block), ratio(peer, py_async)])
     model_header = ["figure", "library thread (old model)", "completion queue (new)"]
     model_rows = models(r)
+    gnome_header, gnome_rows = gnome(r)
     checks, new_checks = targets(r), model_targets(r)
 
-    for head, body in ((header, rows), (model_header, model_rows)):
+    for head, body in ((header, rows), (model_header, model_rows), (gnome_header, gnome_rows)):
         widths = [max(len(str(row[i])) for row in [head, *body]) for i in range(len(head))]
         for row in [head, *body]:
             print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
@@ -224,7 +253,8 @@ def main(results: str, library: str, out: str) -> None:
     text = [
         "# Benchmark results",
         "",
-        "Written by `make bench` (bench/run.sh); every figure is from one run on this machine.",
+        "Written by `make bench` (bench/run.sh) from the result lines kept in `bench/results.tsv`;",
+        "every figure is from one run on this machine unless the analysis below says otherwise.",
         "Contenders: `c-library` libportalauth from C; `py-blocking` / `py-async` the Python",
         "binding (`PortalAuth`, `AsyncPortalAuth`); `py-peer` `requests` (one Session, keep-alive)",
         "plus `keyring`; `c-floor` one reused libcurl easy handle (a multi handle for the",
@@ -246,6 +276,15 @@ def main(results: str, library: str, out: str) -> None:
         "on this same library) and the binding of this checkout, which runs the queue.",
         "",
         *markdown(model_header, model_rows),
+        "",
+        "## GNOME: the library beside what a GNOME app would write instead",
+        "",
+        "Each on a GMainLoop, in a process of its own, three runs interleaved (medians of their",
+        "figures): get_methods (2,000 calls), a grant exchange whose session is persisted in the",
+        "keyring (100), the keyring restore (100), each call started from the completion of the one",
+        "before; then the resident memory. Same nginx, same private keyring as the rest.",
+        "",
+        *markdown(gnome_header, gnome_rows),
         "",
         "## Targets (issue 9)",
         "",

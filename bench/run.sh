@@ -6,10 +6,13 @@
 #   py-peer      requests + keyring (PyPI)         c-floor   libcurl easy handle + libsecret
 #   py-blocking-thread / py-async-thread   the binding whose completions ran on the library
 #                thread (commit c1438ce, the last one that had it), on the same library
+#   gnome-library  libportalauth on a GMainLoop, its completion queue watched by g_unix_fd_add
+#   gnome-peer   what a GNOME app would write instead: libsoup 3, json-glib and libsecret
+#                on a GMainLoop (bench/gnome.c drives both; one file each, bench/gnome_*.c)
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
-# BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile and
-# soak, and prints their lines without touching bench/RESULTS.md.
+# BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile, soak
+# and gnome, and prints their lines without touching bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
@@ -55,6 +58,22 @@ read -r -a system_flags <<< "$(pkg-config --cflags --libs libcurl libsecret-1)"
 gcc "${flags[@]}" bench/floor.c "${system_flags[@]}" -lm -o "$work/c-floor"
 gcc "${flags[@]}" bench/load.c -ldl -lm -o "$work/load"
 
+echo "== bench: the GNOME contenders, each a program of bench/gnome.c and its own file"
+gnome_contenders=()
+# Builds bench/gnome.c with one contender's file and its libraries, as $work/NAME.
+#   build_gnome NAME SOURCE LINK-FLAGS...
+build_gnome() {
+    local name=$1 source=$2
+    shift 2
+    gcc "${flags[@]}" bench/gnome.c "$source" "$@" -lm -o "$work/$name"
+    gnome_contenders+=("$name")
+}
+read -r -a glib_flags <<< "$(pkg-config --cflags --libs glib-2.0)"
+build_gnome gnome-library bench/gnome_library.c "${glib_flags[@]}" -L"$(dirname "$library")" -lportalauth \
+    -Wl,-rpath,"$(dirname "$library")"
+read -r -a gnome_flags <<< "$(pkg-config --cflags --libs libsoup-3.0 json-glib-1.0 libsecret-1)"
+build_gnome gnome-peer bench/gnome_peer.c "${gnome_flags[@]}"
+
 echo "== bench: nginx on loopback, answering with the emulator's responses"
 PYTHONPATH=bindings/python python3 bench/responses.py "$work/responses"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -88,7 +107,7 @@ export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
 results="$work/results.tsv"
 : > "$results"
 run() { echo "-- $*" >&2; "$@" | tee -a "$results"; }
-modes=" ${BENCH_MODES:-load calls concurrent keyring hostile soak} "
+modes=" ${BENCH_MODES:-load calls concurrent keyring hostile soak gnome} "
 # Load: a fresh process per sample (dlopen and import happen once per process).
 if [[ $modes == *" load "* ]]; then
     for _ in $(seq 15); do
@@ -119,6 +138,12 @@ if [[ $modes == *" soak "* ]]; then
     run "$work/c-library" soak queue
     run "$python" bench/python_bench.py soak
     [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py soak
+fi
+# The GNOME contenders, interleaved, three runs each (the report takes the medians).
+if [[ $modes == *" gnome "* ]]; then
+    for _ in 1 2 3; do
+        for name in "${gnome_contenders[@]}"; do run "$work/$name"; done
+    done
 fi
 [ -z "${BENCH_MODES:-}" ] || exit 0
 

@@ -53,6 +53,23 @@
  *   buffer stored through an `out_` argument belongs to the caller, who frees it with
  *   portal_auth_string_free or portal_auth_bytes_free.
  *
+ * @section overview_secrets Secrets in memory
+ *
+ * Every copy of a secret that the library makes for the host, and every one the host hands
+ * it to free, is wiped (with explicit_bzero, which no optimiser removes) before it is freed:
+ * the token of portal_auth_session_copy_token, the TOTP secret and the QR codes
+ * (portal_auth_string_free, portal_auth_bytes_free), a result's userJwt and TOTP link (when
+ * the result goes, after its callback), a host storage's value (once read). What the
+ * library cannot wipe:
+ * - the copies the host makes, a binding's included: a Python str or a Rust String made
+ *   from a token or a link (their runtimes copy and free them as they please);
+ * - the strings the host passes in (a userJwt to verify, a redirect URL with its grant),
+ *   and a host storage's own copy of the value it is given to set;
+ * - the library's own working copies: Swift strings inside the library (the session's
+ *   token while the session lives), and libcurl's and OpenSSL's buffers of a request or
+ *   a response.
+ * Any of these can reach swap or a core dump; README.md's threat model says what to do.
+ *
  * @section overview_errors Errors
  *
  * Functions that can fail return a portal_auth_code: PORTAL_AUTH_OK, or a stable number
@@ -216,6 +233,16 @@ typedef struct portal_auth_options {
     int32_t request_timeout_ms;
     /** With PORTAL_AUTH_STORAGE_HOST: the host's callbacks, copied by portal_auth_new. */
     const portal_auth_storage_callbacks *host_storage;
+    /**
+     * With PORTAL_AUTH_STORAGE_KEYRING: the application's reverse-DNS name, as its desktop
+     * file's ("com.example.App"). The keyring item is the application's own: an attribute
+     * beside the environment id, and its label. Two applications of one environment never
+     * share (or sign each other out of) a session; the instances of one share theirs.
+     * NULL: none, and the item is shared by every program of the environment that names
+     * none. Anything but a reverse-DNS name is PORTAL_AUTH_E_INVALID_ARGUMENT, whatever the
+     * storage.
+     */
+    const char *application_id;
 } portal_auth_options;
 
 /**
@@ -224,7 +251,7 @@ typedef struct portal_auth_options {
  */
 #define PORTAL_AUTH_OPTIONS_INIT                                                      \
     { sizeof(portal_auth_options), NULL, NULL, NULL, NULL, NULL, PORTAL_AUTH_UNSET,   \
-      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL }
+      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL }
 
 /**
  * Fills options with the defaults and sets its `size`.
@@ -586,10 +613,12 @@ portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_u
  */
 
 /**
- * Opens an authorize URL in a browser. It is called once per sign-in, on a library thread,
- * once the loopback listener is already answering. `url` is borrowed for the call;
- * `ephemeral` is the client's prefers-ephemeral flag (PORTAL_AUTH_TRUE: open a private
- * window if you can). Return 0 once the browser is launched (loading the page before
+ * Opens an authorize URL in a browser. It is called once per sign-in, once the loopback
+ * listener is already answering, on a thread the library starts for it (never the I/O
+ * thread that carries the other calls): it may block, and may call any function of the
+ * library and wait for the callback. `url` is borrowed for the call, and is always an
+ * absolute https URL (http only when the API host is loopback); `ephemeral` is the client's
+ * prefers-ephemeral flag (PORTAL_AUTH_TRUE: open a private window if you can). Return 0 once the browser is launched (loading the page before
  * returning works too); any other value ends the sign-in with
  * PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE and PORTAL_AUTH_REASON_OPENER_FAILED, whose message
  * quotes the value returned.
@@ -633,7 +662,9 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  * Signs in with Google in the user's browser: opens a fresh authorize URL through the
  * client's opener, waits for the browser to come back to the loopback redirect URL, and
  * completes the sign-in as portal_auth_handle_redirect would. One browser sign-in runs at a
- * time per client.
+ * time per client. The wait ends only on a callback to the redirect URL's own host, as a
+ * top-level navigation, that carries a grant or an error; any other request to the
+ * listener is refused and the wait goes on.
  *
  * @param client The client.
  * @param timeout_ms How long to wait for the browser; zero or less: 300,000 ms.
@@ -641,9 +672,11 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  *             PORTAL_AUTH_RESULT_TOTP_REQUIRED), or an error:
  *             PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS while another browser sign-in of this client
  *             runs; PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE for a redirect URL that is not loopback
- *             with an explicit port, a port in use, no browser or a failed opener
- *             (portal_auth_error_reason tells which);
- *             PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the
+ *             with an explicit port, a port in use, no browser found (the URL of
+ *             portal_auth_login_with_google can then be shown to the user) or a failed
+ *             opener (portal_auth_error_reason tells which);
+ *             PORTAL_AUTH_E_MALFORMED_RESPONSE for an authorize URL that is not an absolute
+ *             https URL (no browser is started); PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the
  *             browser came back (nothing was exchanged); PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE
  *             when the browser came back without a usable grant; or what
  *             portal_auth_handle_redirect reports.
@@ -783,7 +816,8 @@ portal_auth_bool portal_auth_result_is_account_abstracted(const portal_auth_resu
  * TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.
  *
  * @param result The result.
- * @return Owned by the result; NULL for another kind.
+ * @return Owned by the result, which wipes it when it goes: copy it to keep it beyond the
+ *         callback. NULL for another kind.
  */
 const char *portal_auth_result_user_jwt(const portal_auth_result *result);
 
@@ -792,7 +826,8 @@ const char *portal_auth_result_user_jwt(const portal_auth_result *result);
  * @ref totp). It embeds the TOTP secret: never log it.
  *
  * @param result The result.
- * @return Owned by the result; NULL when absent, or for another kind.
+ * @return Owned by the result, which wipes it when it goes; NULL when absent, or for
+ *         another kind.
  */
 const char *portal_auth_result_totp_link(const portal_auth_result *result);
 
@@ -898,7 +933,8 @@ portal_auth_code portal_auth_session_copy_token(const portal_auth_session *sessi
                                                 char **out_token, portal_auth_error **out_error);
 
 /**
- * Frees a string the library handed over, clearing its bytes first.
+ * Wipes and frees a string the library handed over (with explicit_bzero, which no
+ * optimiser removes).
  *
  * @param string The string; NULL is ignored.
  */
@@ -1138,8 +1174,8 @@ void portal_auth_error_free(portal_auth_error *error);
 struct portal_auth_storage_callbacks {
     /** sizeof(portal_auth_storage_callbacks): the struct may grow at its end. */
     size_t size;
-    /** Stores in `*out_value` a malloc'd copy of the value (the library frees it with
-        free()), or NULL when nothing is stored. Returns 0 on success. */
+    /** Stores in `*out_value` a malloc'd copy of the value (the library wipes it and frees
+        it with free()), or NULL when nothing is stored. Returns 0 on success. */
     int (*get)(void *user_data, const char *environment_id, char **out_value);
     /** Stores `value`, replacing any. Returns 0 on success. */
     int (*set)(void *user_data, const char *environment_id, const char *value);
@@ -1251,7 +1287,8 @@ portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_sec
  *
  * @param otpauth_url The link; borrowed.
  * @param scale Whole pixels a module, from 1; 10 is the usual size.
- * @param out_png Receives a new buffer (free it with portal_auth_bytes_free), or NULL on failure.
+ * @param out_png Receives a new buffer (free it with portal_auth_bytes_free, which wipes it
+ *                first; never with free()), or NULL on failure.
  * @param out_length Receives the buffer's size, or 0 on failure.
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK The PNG is in `*out_png`.
@@ -1293,7 +1330,8 @@ portal_auth_code portal_auth_totp_qr_matrix(const char *otpauth_url, int32_t *ou
                                             portal_auth_error **out_error);
 
 /**
- * Frees a buffer the library handed over (portal_auth_totp_qr_png, portal_auth_totp_qr_matrix).
+ * Wipes and frees a buffer the library handed over (portal_auth_totp_qr_png,
+ * portal_auth_totp_qr_matrix).
  *
  * @param bytes The buffer; NULL is ignored.
  */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libFuzzer over the core's parsers: the redirect matcher and query parser, the userJwt
-# reader, the otpauth parser and the response envelope decoder (Tests/Fuzz/FuzzTargets.swift).
+# reader, the otpauth parser, the response envelope decoder and the loopback listener's
+# reading of a request (Tests/Fuzz/FuzzTargets.swift).
 #
 #   scripts/fuzz.sh [SECONDS]   fuzz each target for SECONDS (default 60)
 #
@@ -41,7 +42,7 @@ passed=0
 fail() { echo "FAILED: $1" >&2; echo "fuzz: $passed passed, 1 failed"; exit 1; }
 # The backtracer would hang after a crash; libFuzzer and ASan report it themselves.
 export SWIFT_BACKTRACE=enable=no
-for target in redirect userjwt otpauth envelope; do
+for target in redirect userjwt otpauth envelope callback; do
     kept=Tests/Fuzz/$target
     mkdir -p "$kept/seeds" "$kept/regressions"
     mapfile -t inputs < <(find "$kept" -type f ! -name '.*' | sort)

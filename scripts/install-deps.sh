@@ -15,8 +15,8 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           libglib2.0-dev gobject-introspection libgirepository1.0-dev
           gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
           xvfb xdotool python3-pyatspi at-spi2-core xdg-utils libx11-6 libxdamage1)
-# The benchmark's loopback server.
-[ "${1:-}" = bench ] && packages+=(nginx)
+# The benchmark's loopback server, and the libraries of its GNOME peer.
+[ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -5,7 +5,8 @@
 #   lib/libportalauth.so                  the link the linker finds for -lportalauth
 #   lib/.debug/libportalauth.so.0.MINOR.PATCH.debug   its debug information, which gdb and
 #                                         valgrind find through the library's .gnu_debuglink
-#   include/portal_auth.h, lib/pkgconfig/portal-auth.pc, lib/cmake/PortalAuth/*.cmake
+#   include/portal_auth.h, include/portal_auth.hpp (the C++ layer, header-only),
+#   lib/pkgconfig/portal-auth.pc, lib/cmake/PortalAuth/*.cmake
 # so that a C program builds with `cc app.c $(pkg-config --cflags --libs portal-auth)`, or
 # with CMake's find_package(PortalAuth) and PortalAuth::PortalAuth; then portal-auth-glib
 # (bindings/glib, built with Meson against the library just installed):
@@ -33,6 +34,7 @@ ln -sfn "$file" "$lib/$soname"
 ln -sfn "$soname" "$lib/libportalauth.so"
 
 install -m 0644 include/portal_auth.h "$prefix/include/portal_auth.h"
+install -m 0644 bindings/cpp/portal_auth.hpp "$prefix/include/portal_auth.hpp"
 substitute() {
     sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" -e "s|@FILE@|$file|g" -e "s|@SONAME@|$soname|g" \
         -e "s|@MAJOR@|$(macro PORTAL_AUTH_VERSION_MAJOR)|g" "$1" > "$2"

@@ -7,8 +7,10 @@
 # the library links only libc, libm, libstdc++ and libgcc_s (libcurl, libsecret, libqrencode
 # and libpng are opened on first use) and loads with the Swift toolchain hidden; a C11 and a
 # C++17 program build with pkg-config; the C tests in Tests/c, built the same way, pass under
-# valgrind (the keyring's inside private keyrings), and the lazy-loading test passes again
-# with each system library hidden. Ends with a count line.
+# valgrind (the keyring's inside private keyrings; wipe_test, which watches the library's
+# free() calls itself, without it); the transport test passes again with a libcurl that
+# refuses each protection, and the lazy-loading test passes again with each system library
+# hidden. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/stage.sh c-abi
@@ -138,14 +140,18 @@ trap 'stop_emulator; rm -rf "$work"' EXIT
 
 # Runs a C test program under valgrind (any invalid access or definite leak fails it, but
 # for glibc's own in Tests/c/valgrind.supp) and checks its closing line. LABEL names the run; WRAPPER... (maybe none) runs valgrind.
+# wipe_test runs on its own: it defines free() to watch the library's, which valgrind's
+# allocator would replace.
 #   run_c_test LABEL NAME [ARGUMENT] [-- WRAPPER...]
 run_c_test() {
     local label=$1 name=$2 arguments=() wrapper=()
     shift 2
     while [ $# -gt 0 ] && [ "$1" != -- ]; do arguments+=("$1"); shift; done
     [ $# -gt 0 ] && { shift; wrapper=("$@"); }
-    "${wrapper[@]}" env LD_LIBRARY_PATH="$prefix/lib" valgrind -q --error-exitcode=3 --leak-check=full \
-        --show-leak-kinds=definite --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp "$work/$name" "${arguments[@]}" > "$work/$name.out" \
+    local memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite
+                    --suppressions=Tests/c/valgrind.supp)
+    [ "$name" = wipe_test ] && memcheck=()
+    "${wrapper[@]}" env LD_LIBRARY_PATH="${library_path:-$prefix/lib}" "${memcheck[@]}" "$work/$name" "${arguments[@]}" > "$work/$name.out" \
         || { cat "$work/$name.out"; fail "$label failed under valgrind"; }
     cat "$work/$name.out"
     grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$label printed no result"
@@ -166,6 +172,18 @@ for source in Tests/c/*_test.c; do
         *) run_c_test "$name" "$name" ;;
     esac
 done
+
+# A libcurl that cannot honour one of the transport's protections (as an older one) fails
+# each request with a message naming it, and sends nothing.
+real_curl=$(readlink -f "$(gcc -print-file-name=libcurl.so.4)")
+mkdir -p "$work/refusing"
+# Its symbols carry the real library's version node, as the programs linked to it expect.
+node=$(objdump -T "$real_curl" | awk '$NF == "curl_easy_init" { print $(NF - 1) }')
+echo "$node { global: curl_*; local: *; };" > "$work/refusing/libcurl.map"
+gcc -std=c11 "${flags[@]}" -shared -fPIC -DREAL_LIBCURL="\"$real_curl\"" -Wl,-soname,libcurl.so.4 \
+    -Wl,--version-script="$work/refusing/libcurl.map" Tests/c/support/refusing_libcurl.c -ldl \
+    -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
+library_path="$work/refusing:$prefix/lib" run_c_test "curl_options_test with each protection refused" curl_options_test --refusing
 
 # With each system library unloadable, only the calls that need it fail, with its name.
 if $can_hide; then

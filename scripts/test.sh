@@ -4,8 +4,9 @@
 # starts the emulators it needs on loopback and stops them) inside a private keyring, the C
 # ABI's packaging checks (soname, versioned symbols, debug information, the ABI baseline) and
 # C tests, the header's checks, the consumer projects, the documentation and its citations,
-# the C sample and the Rust crate against the installed library, the GLib layer (C, PyGObject,
-# GJS) and the GTK app driven end to end under Xvfb, the fuzzers for a bounded
+# the C sample and the Rust crate against the installed library, the C++ layer's test (under
+# valgrind, built by g++ and by clang++) and example, the GLib layer (C, PyGObject, GJS) and
+# the GTK app driven end to end under Xvfb, the fuzzers for a bounded
 # time, the Swift suite again under ThreadSanitizer and AddressSanitizer, and an audit of
 # every log line the library wrote during all of it. Ends with one summary line.
 set -euo pipefail
@@ -52,6 +53,8 @@ run_stage consumers "Consumer projects: pkg-config, CMake and Meson, against the
     scripts/test-consumers.sh
 run_stage docs "Documentation: make docs (Doxygen) and the citations of docs/" scripts/test-docs.sh
 run_stage bindings "The C sample and the Rust crate, against the installed library" scripts/test-bindings.sh
+run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++, its test under valgrind and its example" \
+    scripts/test-cpp.sh
 run_stage glib "portal-auth-glib (C under valgrind, PyGObject, GJS) and the GTK app driven under Xvfb, against the installed library" \
     scripts/test-glib.sh
 run_stage fuzz "Fuzzing (libFuzzer, 20 s per target)" scripts/fuzz.sh 20

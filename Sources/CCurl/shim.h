@@ -21,8 +21,13 @@ CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value)
 CURLcode pa_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode pa_easy_setopt_write_function(CURL *easy, pa_curl_write_fn fn);
 CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn);
+/* CURLOPT_OPENSOCKETFUNCTION: connection sockets made close-on-exec (curl.c). */
+CURLcode pa_easy_setopt_close_on_exec_sockets(CURL *easy);
 CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLMcode pa_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+/* The loaded libcurl's version ("7.88.1"), for messages; NULL if it cannot say. */
+const char *pa_curl_version(void);
 
 /* CURLMsg carries its result in a union; reading it here keeps Swift away from the layout. */
 static inline CURLcode pa_message_result(const CURLMsg *message) {

@@ -2,6 +2,8 @@
 #include "loader.h"
 #include "../CCurl/shim.h"
 
+#include <sys/socket.h>
+
 #define CURL_FUNCTIONS(F, V, R) \
     F(curl_global_init, CURLcode, (long flags), (flags), CURLE_FAILED_INIT) \
     F(curl_easy_init, CURL *, (void), (), NULL) \
@@ -19,7 +21,8 @@
       (multi, extra_fds, extra_count, timeout_ms, count), CURLM_INTERNAL_ERROR) \
     F(curl_multi_info_read, CURLMsg *, (CURLM *multi, int *remaining), (multi, remaining), NULL) \
     F(curl_slist_append, struct curl_slist *, (struct curl_slist *list, const char *line), (list, line), NULL) \
-    V(curl_slist_free_all, (struct curl_slist *list), (list))
+    V(curl_slist_free_all, (struct curl_slist *list), (list)) \
+    F(curl_version_info, curl_version_info_data *, (CURLversion age), (age), NULL)
 
 PA_LIBRARY(pa_curl_load_error, "libcurl", "libcurl.so.4", CURL_FUNCTIONS)
 
@@ -34,7 +37,22 @@ PA_CALLING(pa_easy_setopt_write_function, CURLcode, (CURL *easy, pa_curl_write_f
            curl_easy_setopt, (easy, CURLOPT_WRITEFUNCTION, fn), CURLE_FAILED_INIT)
 PA_CALLING(pa_easy_setopt_prereq_function, CURLcode, (CURL *easy, pa_curl_prereq_fn fn),
            curl_easy_setopt, (easy, CURLOPT_PREREQFUNCTION, fn), CURLE_FAILED_INIT)
+/* Connection sockets are close-on-exec from the start (libcurl's own are not), so that no
+   program the host starts, on any thread, inherits the library's connection to the API. */
+static curl_socket_t pa_open_close_on_exec_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)context;
+    (void)purpose;
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+PA_CALLING(pa_easy_setopt_close_on_exec_sockets, CURLcode, (CURL *easy),
+           curl_easy_setopt, (easy, CURLOPT_OPENSOCKETFUNCTION, pa_open_close_on_exec_socket), CURLE_FAILED_INIT)
 PA_CALLING(pa_easy_getinfo_long, CURLcode, (CURL *easy, CURLINFO info, long *value),
            curl_easy_getinfo, (easy, info, value), CURLE_FAILED_INIT)
 PA_CALLING(pa_multi_setopt_long, CURLMcode, (CURLM *multi, CURLMoption option, long value),
            curl_multi_setopt, (multi, option, value), CURLM_INTERNAL_ERROR)
+
+PA_HIDDEN const char *pa_curl_version(void) {
+    curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info ? info->version : NULL;
+}

@@ -19,6 +19,9 @@
       (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error), \
       (service, alias, flags, cancellable, error), NULL) \
     F(secret_collection_get_locked, gboolean, (SecretCollection *collection), (collection), TRUE) \
+    F(secret_item_get_attributes, GHashTable *, (SecretItem *item), (item), NULL) \
+    F(secret_item_load_secrets_sync, gboolean, (GList *items, GCancellable *cancellable, GError **error), \
+      (items, cancellable, error), FALSE) \
     F(secret_item_get_locked, gboolean, (SecretItem *item), (item), TRUE) \
     F(secret_item_get_secret, SecretValue *, (SecretItem *item), (item), NULL) \
     F(secret_item_get_modified, guint64, (SecretItem *item), (item), 0) \
@@ -33,14 +36,18 @@
       (hash, equal, free_key, free_value), NULL) \
     F(g_hash_table_insert, gboolean, (GHashTable *table, gpointer key, gpointer value), (table, key, value), FALSE) \
     V(g_hash_table_unref, (GHashTable *table), (table)) \
+    F(g_hash_table_contains, gboolean, (GHashTable *table, gconstpointer key), (table, key), FALSE) \
     F(g_str_hash, guint, (gconstpointer text), (text), 0) \
     F(g_str_equal, gboolean, (gconstpointer a, gconstpointer b), (a, b), FALSE) \
     F(g_strdup, gchar *, (const gchar *text), (text), NULL) \
     V(g_free, (gpointer memory), (memory)) \
     V(g_list_free_full, (GList *list, GDestroyNotify free_item), (list, free_item)) \
+    F(g_list_prepend, GList *, (GList *list, gpointer data), (list, data), NULL) \
+    F(g_object_ref, gpointer, (gpointer object), (object), NULL) \
     V(g_object_unref, (gpointer object), (object)) \
     V(g_error_free, (GError *error), (error)) \
     F(g_io_error_quark, GQuark, (void), (), 0) \
-    F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL)
+    F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL) \
+    F(g_dbus_proxy_get_object_path, const gchar *, (GDBusProxy *proxy), (proxy), "")
 
 PA_LIBRARY(pa_secret_load_error, "libsecret", "libsecret-1.so.0", SECRET_FUNCTIONS)

@@ -9,10 +9,14 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 /// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait
 /// (zero or less: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED),
 /// or an error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
-/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use, no browser or a failed
-/// opener (portal_auth_error_reason tells which),
-/// SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the browser came back
-/// (nothing exchanged), SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports.
+/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use, no browser found (the
+/// URL of portal_auth_login_with_google can then be shown to the user) or a failed opener
+/// (portal_auth_error_reason tells which), MALFORMED_RESPONSE for an authorize URL that is
+/// not an absolute https URL (no browser is started), SIGN_IN_CLOSED on timeout or
+/// portal_auth_call_cancel before the browser came back (nothing exchanged),
+/// SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports. The wait ends only on a
+/// callback to the redirect URL's own host, as a top-level navigation, that carries a grant
+/// or an error; any other request to the listener is refused and the wait goes on.
 /// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
 /// callback.
 @c(portal_auth_sign_in_with_google)

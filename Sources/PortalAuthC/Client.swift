@@ -35,7 +35,8 @@ public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_op
     var defaults = portal_auth_options(
         size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
         magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: PORTAL_AUTH_UNSET,
-        storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil)
+        storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil,
+        application_id: nil)
     let raw = UnsafeMutableRawPointer(options)
     let known = min(size, MemoryLayout<portal_auth_options>.size)
     withUnsafeBytes(of: &defaults) { bytes in
@@ -121,9 +122,11 @@ private struct ClientOptions {
         case PORTAL_AUTH_TRUE: abstracted = true
         default: throw PortalAuthError.invalidArgument(name: "is_account_abstracted")
         }
+        // Checked whatever the storage, so that a mistake shows before the keyring is used.
+        let keyring = try text(\.application_id, "application_id").map { try KeyringSessionStorage(applicationId: $0) }
         let storage: any SessionStorage
         switch field(\.storage, or: PORTAL_AUTH_STORAGE_KEYRING) {
-        case PORTAL_AUTH_STORAGE_KEYRING: storage = KeyringSessionStorage.shared
+        case PORTAL_AUTH_STORAGE_KEYRING: storage = keyring ?? KeyringSessionStorage.shared
         case PORTAL_AUTH_STORAGE_MEMORY: storage = MemorySessionStorage.shared
         case PORTAL_AUTH_STORAGE_HOST: storage = try HostStorage.make(field(\.host_storage, or: nil))
         default: throw PortalAuthError.invalidArgument(name: "storage")

@@ -100,6 +100,7 @@ final class ErrorBox {
         case "authEnvironmentId": return "auth_environment_id"
         case "redirectUrl": return "redirect_url"
         case "apiHost": return "api_host"
+        case "applicationId": return "application_id"
         default: return name
         }
     }

@@ -15,18 +15,27 @@ enum Handle<Object: AnyObject, CType> {
     }
 }
 
-/// A C string the library owns, freed with its holder.
+/// A C string the library owns, wiped and freed with its holder (a result's userJwt and
+/// TOTP link are secrets; wiping the others too keeps one rule).
 final class OwnedCString {
     let pointer: UnsafeMutablePointer<CChar>
+    private let count: Int
 
     init(_ text: String) {
-        let bytes = Array(text.utf8CString)
-        pointer = .allocate(capacity: bytes.count)
-        pointer.initialize(from: bytes, count: bytes.count)
+        count = text.utf8.count + 1
+        pointer = .allocate(capacity: count)
+        UnsafeMutableRawBufferPointer(start: pointer, count: count - 1).copyBytes(from: text.utf8)
+        pointer[count - 1] = 0
     }
 
-    deinit { pointer.deallocate() }
+    deinit {
+        SecretMemory.wipe(pointer, count: count)
+        pointer.deallocate()
+    }
 }
+
+/// malloc failed: reported as PORTAL_AUTH_E_INTERNAL.
+struct OutOfMemory: Error {}
 
 /// A borrowed C string read as UTF-8: nil for NULL, a failure for bytes that are not UTF-8.
 enum CText {

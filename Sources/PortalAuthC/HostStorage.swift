@@ -35,7 +35,7 @@ enum HostStorage {
             get: { environmentId in
                 var value: UnsafeMutablePointer<CChar>?
                 let status = environmentId.withCString { host.table.get?(host.table.user_data, $0, &value) ?? -1 }
-                defer { free(value) }
+                defer { SecretMemory.freeString(value) }
                 guard status == 0 else { throw failure }
                 // Not UTF-8: returned as "" (undecodable), so the library deletes it.
                 return value.map { String(validatingCString: $0) ?? "" }

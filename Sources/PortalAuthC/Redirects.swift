@@ -173,14 +173,14 @@ public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_a
 }
 
 /// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.
-/// Owned by the result: copy it to keep it beyond the callback.
+/// Owned by the result, which wipes it when it goes: copy it to keep it beyond the callback.
 @c(portal_auth_result_user_jwt)
 public func portalAuthResultUserJwt(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.userJwt.map { UnsafePointer($0.pointer) }
 }
 
 /// TOTP_REQUIRED: the enrollment link (first sign-in only), else NULL. It embeds the TOTP
-/// secret: never log it. Owned by the result.
+/// secret: never log it. Owned by the result, which wipes it when it goes.
 @c(portal_auth_result_totp_link)
 public func portalAuthResultTotpLink(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.totpLink.map { UnsafePointer($0.pointer) }

@@ -79,9 +79,9 @@ public func portalAuthSessionEndUserId(_ session: UnsafePointer<portal_auth_sess
     SessionHandle.object(session).map { UnsafePointer($0.endUserId.string.pointer) }
 }
 
-/// The Client Session Token, copied into `*out_token` (free it with portal_auth_string_free).
-/// Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session, or another handle of its
-/// token, is invalidated.
+/// The Client Session Token, copied into `*out_token` (free it with portal_auth_string_free,
+/// which wipes it first). Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session, or
+/// another handle of its token, is invalidated.
 @c(portal_auth_session_copy_token)
 public func portalAuthSessionCopyToken(
     _ session: UnsafePointer<portal_auth_session>?,
@@ -94,20 +94,18 @@ public func portalAuthSessionCopyToken(
         guard let box = SessionHandle.object(session), let out_token else {
             throw PortalAuthError.invalidArgument(name: session == nil ? "session" : "out_token")
         }
-        out_token.pointee = strdup(try box.session.getToken())
+        guard let copy = SecretMemory.copy(try box.session.getToken()) else { throw OutOfMemory() }
+        out_token.pointee = copy
         return portal_auth_code(PORTAL_AUTH_OK)
     } catch {
         return ErrorBox.report(error, to: out_error)
     }
 }
 
-/// Frees a string the library gave the caller. NULL is ignored.
+/// Wipes and frees a string the library gave the caller. NULL is ignored.
 @c(portal_auth_string_free)
 public func portalAuthStringFree(_ string: UnsafeMutablePointer<CChar>?) {
-    guard let string else { return }
-    // Tokens: cleared before the memory goes back.
-    memset(string, 0, strlen(string))
-    free(string)
+    SecretMemory.freeString(string)
 }
 
 /// Invalidates the session: the token is forgotten at once, in every session handle of its

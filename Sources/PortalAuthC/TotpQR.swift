@@ -26,7 +26,7 @@ private func handingOverString(
     return ErrorBox.catching(out_error) {
         let out = try required(out, name)
         guard let text = try body() else { return }
-        guard let copy = strdup(text) else { throw OutOfMemory() }
+        guard let copy = SecretMemory.copy(text) else { throw OutOfMemory() }
         out.pointee = copy
     }
 }
@@ -61,7 +61,8 @@ public func portalAuthTotpSecret(
 /// borrowed.
 ///
 /// On success returns PORTAL_AUTH_OK, stores a new buffer in `*out_png` (free it with
-/// portal_auth_bytes_free) and its size in `*out_length`. On failure stores NULL and 0.
+/// portal_auth_bytes_free, which wipes it first; never with free()) and its size in
+/// `*out_length`. On failure stores NULL and 0.
 /// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not `otpauth://`, carries no valid
 /// secret or is too long for a QR code, and for a `scale` under 1 or one that makes a side
 /// over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
@@ -79,21 +80,22 @@ public func portalAuthTotpQrPng(
     out_length?.pointee = 0
     return ErrorBox.catching(out_error) {
         let (outPng, outLength) = (try required(out_png, "out_png"), try required(out_length, "out_length"))
-        let buffer = try handOver(TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale)))
+        var png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale))
+        let buffer = try handOver(&png)
         (outPng.pointee, outLength.pointee) = (buffer.pointer, buffer.length)
     }
 }
 
 /// The modules of an enrollment link's QR code, for a toolkit that paints it at any scale:
 /// `*out_side` modules a side, the 4-module quiet zone included, and in `*out_modules` a new
-/// buffer (free it with portal_auth_bytes_free) of `*out_length` = side × ((side + 7) / 8)
-/// bytes: one row after another from the top, the leftmost module of a row in the most
-/// significant bit of its first byte, a bit set for a dark module, the bits padding a row
-/// clear. The same code as portal_auth_totp_qr_png draws. `otpauth_url` is borrowed. On
-/// failure stores 0, NULL and 0. PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as
-/// portal_auth_totp_qr_png); PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link or
-/// a NULL `out_side`, `out_modules` or `out_length`; PORTAL_AUTH_E_INTERNAL when libqrencode
-/// cannot be loaded.
+/// buffer (free it with portal_auth_bytes_free, which wipes it first) of `*out_length` =
+/// side × ((side + 7) / 8) bytes: one row after another from the top, the leftmost module of
+/// a row in the most significant bit of its first byte, a bit set for a dark module, the
+/// bits padding a row clear. The same code as portal_auth_totp_qr_png draws. `otpauth_url`
+/// is borrowed. On failure stores 0, NULL and 0. PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an
+/// unusable link (as portal_auth_totp_qr_png); PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or
+/// non-UTF-8 link or a NULL `out_side`, `out_modules` or `out_length`;
+/// PORTAL_AUTH_E_INTERNAL when libqrencode cannot be loaded.
 @c(portal_auth_totp_qr_matrix)
 public func portalAuthTotpQrMatrix(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -110,7 +112,8 @@ public func portalAuthTotpQrMatrix(
         let outModules = try required(out_modules, "out_modules")
         let outLength = try required(out_length, "out_length")
         let code = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url))
-        let buffer = try handOver(code.moduleBits())
+        var modules = code.moduleBits()
+        let buffer = try handOver(&modules)
         (outSide.pointee, outModules.pointee, outLength.pointee) = (Int32(code.side), buffer.pointer, buffer.length)
     }
 }
@@ -157,18 +160,18 @@ public func portalAuthTotpQrTerminal(
     }
 }
 
-/// Frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is ignored.
+/// Wipes and frees a buffer the library gave the caller (portal_auth_totp_qr_png,
+/// portal_auth_totp_qr_matrix). NULL is ignored.
 @c(portal_auth_bytes_free)
 public func portalAuthBytesFree(_ bytes: UnsafeMutablePointer<UInt8>?) {
-    free(bytes)
+    SecretMemory.freeBytes(bytes)
 }
 
-/// A malloc'd copy of `bytes`, for the caller to free with portal_auth_bytes_free.
-private func handOver(_ bytes: [UInt8]) throws -> (pointer: UnsafeMutablePointer<UInt8>, length: UInt) {
-    guard let buffer = malloc(max(bytes.count, 1))?.assumingMemoryBound(to: UInt8.self) else { throw OutOfMemory() }
-    buffer.initialize(from: bytes, count: bytes.count)
+/// A copy of `bytes` (a QR code of a secret) for the caller to free with
+/// portal_auth_bytes_free; the library's own copy is wiped in place (the array is the
+/// calling function's alone).
+private func handOver(_ bytes: inout [UInt8]) throws -> (pointer: UnsafeMutablePointer<UInt8>, length: UInt) {
+    defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { SecretMemory.wipe(base, count: $0.count) } } }
+    guard let buffer = SecretMemory.copy(bytes) else { throw OutOfMemory() }
     return (buffer, UInt(bytes.count))
 }
-
-/// malloc failed: reported as PORTAL_AUTH_E_INTERNAL.
-private struct OutOfMemory: Error {}

@@ -3,6 +3,8 @@
 //
 //   portal-auth-demo --api-host http://127.0.0.1:PORT [--environment env-demo] [--email ada@example.com]
 //   portal-auth-demo --restore [--environment env-demo]     prints the persisted session's user
+//   (either with --application-id com.example.App: the keyring item of that application,
+//   not of the program's name)
 //
 // The emulator stands in for Portal and for the user's mailbox (its outbox) and
 // authenticator app (the code is computed from the enrollment link's secret). Nothing
@@ -24,6 +26,7 @@ struct Options {
     var environment = "env-demo"
     var email = "ada@example.com"
     var redirectUrl = "myapp://auth/callback"
+    var applicationId: String?
     var restoreOnly = false
 
     init(_ arguments: [String]) throws {
@@ -39,6 +42,7 @@ struct Options {
             case "--environment": environment = value
             case "--email": email = value
             case "--redirect-url": redirectUrl = value
+            case "--application-id": applicationId = value
             default: throw DemoFailure(description: "unknown option \(flag)")
             }
         }
@@ -58,6 +62,11 @@ func newestMagicLink(apiHost: String, email: String) async throws -> String {
     return link
 }
 
+/// The keyring store of the options' application, or the program's.
+func keyring(_ options: Options) throws -> KeyringSessionStorage {
+    try options.applicationId.map { try KeyringSessionStorage(applicationId: $0) } ?? .shared
+}
+
 func step(_ number: Int, _ text: String) {
     print("[\(number)] \(text)")
 }
@@ -65,7 +74,7 @@ func step(_ number: Int, _ text: String) {
 /// Prints the user of the session persisted for the environment, if any.
 func restore(_ options: Options) async throws {
     let auth = try PortalAuth(authEnvironmentId: options.environment, redirectUrl: options.redirectUrl,
-                              apiHost: options.apiHost)
+                              apiHost: options.apiHost, storage: try keyring(options))
     if let session = try await auth.restoreSession() {
         print("Restored the session of \(session.endUserId)")
     } else {
@@ -78,7 +87,8 @@ func run() async throws {
     if options.restoreOnly { return try await restore(options) }
     let auth = try PortalAuth(
         authEnvironmentId: options.environment, redirectUrl: options.redirectUrl, apiHost: options.apiHost,
-        magicLink: MagicLinkConfig(fromEmail: "hello@auth.example.com", templateId: "demo-template"))
+        magicLink: MagicLinkConfig(fromEmail: "hello@auth.example.com", templateId: "demo-template"),
+        storage: try keyring(options))
     print("portal-auth \(PortalAuthVersion.string): signing \(options.email) in to \(options.environment) at \(options.apiHost)")
 
     let methods = try await auth.getMethods()
@@ -105,7 +115,7 @@ func run() async throws {
     step(6, "Signed in: endUserId \(signedIn.session.endUserId), clientId \(signedIn.clientId ?? "none"); session persisted in the keyring")
 
     let restarted = try PortalAuth(authEnvironmentId: options.environment, redirectUrl: options.redirectUrl,
-                                   apiHost: options.apiHost)
+                                   apiHost: options.apiHost, storage: try keyring(options))
     guard let restored = try await restarted.restoreSession() else {
         throw DemoFailure(description: "the persisted session could not be restored")
     }

@@ -20,8 +20,9 @@ private let fuzzTarget: @Sendable ([UInt8]) -> Void = {
     case "userjwt": return fuzzUserJwt
     case "otpauth": return fuzzOtpauth
     case "envelope": return fuzzEnvelope
+    case "callback": return fuzzCallback
     default:
-        fatalError("PORTAL_AUTH_FUZZ_TARGET must be redirect, userjwt, otpauth or envelope")
+        fatalError("PORTAL_AUTH_FUZZ_TARGET must be redirect, userjwt, otpauth, envelope or callback")
     }
 }()
 
@@ -90,4 +91,27 @@ private func fuzzEnvelope(_ bytes: [UInt8]) {
     decode(GrantData.self)
     decode(AuthorizeUrlsData.self)
     decode(TotpData.self)
+}
+
+/// What the loopback listener does with the bytes a client sent (RequestHead, CallbackAdmission):
+/// whatever they are, a request that ends the wait is a GET of the redirect path at the
+/// redirect's own Host, a top-level navigation where it says how it was made.
+private let fuzzedAdmission: CallbackAdmission = {
+    let redirectUrl = "http://127.0.0.1:8765/callback"
+    guard let redirect = LoopbackRedirect(redirectUrl) else { fatalError("the fuzzed redirect URL is a loopback one") }
+    return CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl)
+}()
+
+private func fuzzCallback(_ bytes: [UInt8]) {
+    var scanned = 0
+    let end = RequestHead.end(in: bytes, scanned: &scanned)
+    check(end.map { $0 <= bytes.count } ?? (scanned <= bytes.count), "the head ends within what was read")
+    let head = RequestHead(ArraySlice(bytes[..<(end ?? bytes.count)]))
+    guard case .complete(let url, _) = fuzzedAdmission.verdict(on: head) else { return }
+    guard let head else { return check(false, "only a well-formed head ends the wait") }
+    check(head.method == "GET", "only a GET ends the wait")
+    check(head.values(of: "host").map { $0.lowercased() } == ["127.0.0.1:8765"], "only the redirect's own Host ends the wait")
+    check(url.hasPrefix("http://127.0.0.1:8765/callback"), "only the redirect path ends the wait")
+    check(head.values(of: "sec-fetch-mode").allSatisfy { $0 == "navigate" }, "only a navigation ends the wait")
+    check(head.values(of: "sec-fetch-dest").allSatisfy { $0 == "document" }, "only a document ends the wait")
 }

@@ -23,6 +23,18 @@ import Testing
         #expect(try BaseURL(apiHost: apiHost).origin == expected)
     }
 
+    /// Loopback hosts never go through a proxy, and may hand a browser sign-in an http URL.
+    @Test(arguments: [
+        ("localhost", true), ("LOCALHOST:8080", true), ("127.0.0.1:9000/", true), ("http://127.0.0.1:8790", true),
+        ("https://127.10.0.3", true), ("http://[::1]:8080", true), ("[::1]:8080", true),
+        ("api.portalhq.io", false), ("localhost.evil.com", false), ("127.0.0.1.evil.com", false),
+        ("http://127.0.0.256", false), ("http://127.1", false), ("http://evil.com/127.0.0.1", false),
+        ("http://[::2]:80", false), ("http://128.0.0.1", false),
+    ])
+    func knowsALoopbackHost(apiHost: String, loopback: Bool) throws {
+        #expect(try BaseURL(apiHost: apiHost).isLoopback == loopback)
+    }
+
     @Test func pathsLiveUnderTheApiPrefix() throws {
         let base = try BaseURL(apiHost: "api.portalhq.io")
         #expect(base.url(path: "/methods") == "https://api.portalhq.io/api/v3/auth/methods")

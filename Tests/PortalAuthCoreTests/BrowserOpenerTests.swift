@@ -27,17 +27,22 @@ import Testing
         #expect(ChildProcess.spawn("/nonexistent/program", arguments: ["program"]) == nil)
     }
 
-    @Test func withNoProgramToStartTheSignInIsUnavailable() async throws {
+    /// The app can still show the user the URL: loginWithGoogle gives it.
+    @Test func withNoProgramToStartTheSignInIsUnavailableAndSaysSo() async throws {
         let emulator = try Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let nowhere = SystemBrowser(browser: "/nonexistent/browser:missing-browser %s", path: "/nonexistent")
         #expect(throws: SystemBrowser.NoBrowser.self) { try nowhere.open("http://127.0.0.1:1/", ephemeral: false) }
         client.setBrowserOpener { try nowhere.open($0, ephemeral: $1) }
-        await #expect(throws: PortalAuthSignInError.unavailable(reason: .noBrowser, detail: nil)) {
-            _ = try await client.signInWithGoogle()
+        try await LogLines.recording { lines in
+            await #expect(throws: PortalAuthSignInError.unavailable(reason: .noBrowser, detail: nil)) {
+                _ = try await client.signInWithGoogle()
+            }
+            #expect(lines.all.contains { $0.contains("no browser was found") && $0.contains("loginWithGoogle") })
         }
         #expect(try await emulator.requests("/oauth/urls").count == 1)
         #expect(LoopbackClient.isRefused(port))
+        #expect(try await client.loginWithGoogle().authorizeUrl.contains("/oauth/google/authorize"))
     }
 
     @Test func aCommandThatFailsAtOnceGivesWayToTheNext() throws {

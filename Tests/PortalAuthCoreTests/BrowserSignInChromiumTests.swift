@@ -67,4 +67,51 @@ import Testing
         #expect(page.contains("Sign-in failed: &lt;b&gt;denied&lt;/b&gt; &amp; \"x\""))
         #expect(!page.contains("<b>"))
     }
+
+    /// A page the user visits while the sign-in waits (or a local process) plants another
+    /// account's grant: as an image, a cross-origin fetch, a navigation under a foreign Host,
+    /// or a stray navigation with no grant. Each is refused, the wait goes on, and the user's
+    /// own callback completes the sign-in.
+    @Test func hostileRequestsFromRealPagesDoNotCompleteTheSignIn() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let port = browser.port
+        let attacker = try await emulator.grant(environment: browser.client.authEnvironmentId,
+                                                email: uniqueEmail("attacker"), kind: "oauth")
+        let planted = "http://127.0.0.1:\(port)/callback?token=\(attacker)&login_type=GOOGLE"
+        try await emulator.request(.post, "/_emulator/pages", json: [
+            "name": "image", "html": "<!doctype html><img src=\"\(planted)\">"])
+        try await emulator.request(.post, "/_emulator/pages", json: [
+            "name": "fetch", "html": "<!doctype html><script>fetch(\"\(planted)\").catch(() => {})</script>"])
+
+        try await LogLines.recording { lines in
+            let (signIn, authorizeUrl) = await browser.startSignIn()
+            let chromium = try Chromium()
+            defer { chromium.stop() }
+            let cases: [(url: String, flags: [String], refused: String)] = [
+                ("\(emulator.baseURL)/_emulator/pages?name=image", [], "not a top-level navigation"),
+                // The page's load does not wait for a fetch; virtual time keeps the browser until it is done.
+                ("\(emulator.baseURL)/_emulator/pages?name=fetch", ["--virtual-time-budget=10000"], "not a top-level navigation"),
+                (planted.replacingOccurrences(of: "127.0.0.1", with: "evil.example"),
+                 ["--host-resolver-rules=MAP evil.example 127.0.0.1", "--disable-features=HttpsUpgrades"], "a foreign Host"),
+                ("http://127.0.0.1:\(port)/callback", [], "no sign-in response"),
+            ]
+            for (index, hostile) in cases.enumerated() {
+                let before = lines.all.count
+                try chromium.launch(hostile.url, flags: hostile.flags)
+                let line = await lines.first(from: before) { line in
+                    line.contains("127.0.0.1:\(port) refused \(hostile.refused)")
+                }
+                #expect(line != nil, "case \(index): the listener never refused \(hostile.refused)")
+                #expect(!LoopbackClient.isRefused(port), "case \(index): the listener still waits")
+            }
+
+            try chromium.launch(authorizeUrl)
+            let result = try #require(try await signIn.value.authenticated)
+            #expect(try chromium.page(cases.count).contains("Sign-in received"))
+            let exchanged = try await emulator.requests("/oauth/tokens").compactMap { $0.jsonBody["token"] as? String }
+            #expect(exchanged.count == 1 && exchanged.first != attacker, "only the user's own grant was exchanged")
+            #expect(try await browser.client.restoreSession()?.endUserId == result.session.endUserId)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -19,6 +20,61 @@ import Testing
         }
         #expect(try await emulator.requests().isEmpty)
         #expect(opener.callCount == 0)
+    }
+
+    @Test(arguments: [
+        ("https://accounts.example.com/o/oauth2/auth?x=1", false, true),
+        ("HTTPS://accounts.example.com", false, true),
+        ("http://127.0.0.1:8790/_emulator/oauth/google/authorize", true, true),
+        ("http://accounts.example.com/auth", false, false),
+        ("file:///etc/passwd", true, false), ("javascript:alert(1)", true, false), ("myapp://x", true, false),
+        ("https://", false, false), ("https:///path", false, false), ("https://:443/x", false, false),
+        ("https://user@/x", false, false), ("--incognito https://x", false, false),
+        ("https://accounts.example.com/a b", false, false), ("https://accounts.example.com/\u{1}", false, false),
+        ("https://accöunts.example.com/", false, false), ("//accounts.example.com/", false, false),
+    ])
+    func onlyAnAbsoluteHttpsAuthorizeURLReachesTheOpener(url: String, apiIsLoopback: Bool, accepted: Bool) {
+        #expect(AuthorizeURLRule.accepts(url, apiIsLoopback: apiIsLoopback) == accepted)
+    }
+
+    /// A server that sends something else than a web page to open gets no browser started.
+    @Test(arguments: ["file:///etc/passwd", "javascript:alert(document.cookie)", "--new-window=x", "myapp://auth"])
+    func anAuthorizeURLThatIsNotAWebPageIsRefusedBeforeAnyBrowser(url: String) async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["data": ["google": url]]), as: UTF8.self)
+        try await emulator.fault("/oauth/urls", "malformed", ["body": body])
+        await #expect(throws: PortalAuthError.malformedResponse(path: "/api/v3/auth/oauth/urls", missing: nil)) {
+            _ = try await browser.client.signInWithGoogle()
+        }
+        #expect(browser.opener.callCount == 0)
+        await browser.expectReleased()
+    }
+
+    /// The opener runs on a thread of its own even when the sign-in runs on the library's I/O
+    /// thread (as every C call does): it may block, and may call the library and wait.
+    @Test func theOpenerRunsOffTheIOThreadAndMayCallTheLibraryAndWait() async throws {
+        let emulator = try Emulator.start()
+        let (client, _, _) = try await loopbackClient(emulator)
+        let seen = Mutex<(thread: String, methods: AuthMethodsResult?)>(("", nil))
+        // The opener holds the client, which holds the opener: let go when done.
+        defer { client.setBrowserOpener(nil) }
+        client.setBrowserOpener { url, _ in
+            let methods = Mutex<AuthMethodsResult?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task(executorPreference: PortalAuth.executor) {
+                let answer = try? await client.getMethods()
+                methods.withLock { $0 = answer }
+                done.signal()
+            }
+            let answered = done.wait(timeout: .now() + 30) == .success
+            seen.withLock { $0 = (currentThreadName(), answered ? methods.withLock { $0 } : nil) }
+            _ = try LoopbackClient.followSignIn(url)
+        }
+        let result = try await Task(executorPreference: PortalAuth.executor) { try await client.signInWithGoogle() }.value
+        #expect(result.authenticated != nil)
+        #expect(seen.withLock { $0.thread } == "portal-auth-opn")
+        #expect(seen.withLock { $0.methods } != nil, "the opener's call of the library completed")
     }
 
     @Test func aPortInUseIsUnavailableBeforeAnyRequest() async throws {
@@ -161,17 +217,41 @@ import Testing
     }
 
     /// No grant, or a token with no authMethod or login_type (handleRedirect finds nothing to
-    /// exchange): the page says so too.
-    @Test(arguments: ["?state=x&login_type=GOOGLE", "?token=abc&state=x"])
-    func aCallbackWithNothingToExchangeIsIncompleteOnThePageToo(query: String) async throws {
+    /// exchange): a stray or hostile request must not end the user's sign-in.
+    @Test(arguments: ["", "?state=x&login_type=GOOGLE", "?token=abc&state=x"])
+    func aCallbackWithNothingToExchangeLeavesTheWaitGoing(query: String) async throws {
         let emulator = try Emulator.start()
         let browser = try await BrowserFixture(emulator)
-        let (signIn, _) = await browser.startSignIn()
+        let (signIn, url) = await browser.startSignIn()
 
-        let page = try LoopbackClient.get(browser.redirectUrl + query)
-        #expect(page.status == 200 && page.body.contains("The sign-in did not complete"))
-        await #expect(throws: PortalAuthSignInError.callbackIncomplete) { _ = try await signIn.value }
+        let page = try LoopbackClient.get(browser.redirectUrl + query, headers: LoopbackClient.navigation)
+        #expect(page.status == 400 && page.body.contains("The application is still waiting"))
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        #expect(try await signIn.value.authenticated != nil)
+    }
+
+    /// Another account's grant, sent by a page or a local process: only a top-level navigation
+    /// to the listener's own authority could complete the sign-in with it.
+    @Test func anAttackersGrantNeedsTheOwnHostAndATopLevelNavigation() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, url) = await browser.startSignIn()
+        let attacker = try await emulator.grant(environment: browser.client.authEnvironmentId, email: uniqueEmail("attacker"), kind: "oauth")
+        let planted = "\(browser.redirectUrl)?token=\(attacker)&login_type=GOOGLE"
+
+        let foreign = try LoopbackClient.get(planted, host: "evil.example:\(browser.port)", headers: LoopbackClient.navigation)
+        #expect(foreign.status == 421)
+        let image = try LoopbackClient.get(planted, headers: ["Origin: https://evil.example", "Sec-Fetch-Site: cross-site",
+                                                              "Sec-Fetch-Mode: no-cors", "Sec-Fetch-Dest: image"])
+        #expect(image.status == 403)
+        #expect(!image.body.contains("Sign-in received") && !foreign.body.contains("Sign-in received"))
+
+        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        let result = try #require(try await signIn.value.authenticated)
+        let exchanged = try await emulator.requests("/oauth/tokens").compactMap { $0.jsonBody["token"] as? String }
+        #expect(exchanged.count == 1 && exchanged[0] != attacker, "only the user's own grant was exchanged")
+        #expect(!result.session.endUserId.isEmpty)
     }
 
     @Test func otherPathsAndMethodsAreRefusedAndTheWaitGoesOn() async throws {
@@ -182,13 +262,15 @@ import Testing
         #expect(try LoopbackClient.get(origin + "/favicon.ico").status == 404)
         #expect(try LoopbackClient.get(origin + "/callbackx?token=t&login_type=GOOGLE").status == 404)
         #expect(try LoopbackClient.get(origin + "/CALLBACK?token=t&login_type=GOOGLE").status == 404)
-        let post = try LoopbackClient.exchange(browser.port, sending: Array("POST /callback?token=t HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let post = try LoopbackClient.exchange(
+            browser.port, sending: Array("POST /callback?token=t HTTP/1.1\r\nHost: 127.0.0.1:\(browser.port)\r\n\r\n".utf8))
         #expect(try LoopbackClient.parse(try #require(post)).status == 405)
 
         // A trailing slash is the same redirect (docs/protocol.md §4).
         let location = try #require(try LoopbackClient.get(url).location)
         #expect(location.hasPrefix(browser.redirectUrl + "?"))
-        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "/callback?", with: "/callback/?")).status == 200)
+        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "/callback?", with: "/callback/?"),
+                                       headers: LoopbackClient.navigation).status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 
@@ -238,11 +320,15 @@ import Testing
         let browser = try await BrowserFixture(try Emulator.start(), host: "localhost")
         let (signIn, url) = await browser.startSignIn()
 
-        #expect(try LoopbackClient.get("http://[::1]:\(browser.port)/elsewhere").status == 404)
-        #expect(try LoopbackClient.get("http://127.0.0.1:\(browser.port)/elsewhere").status == 404)
+        let host = "localhost:\(browser.port)"
+        #expect(try LoopbackClient.get("http://[::1]:\(browser.port)/elsewhere", host: host).status == 404)
+        #expect(try LoopbackClient.get("http://127.0.0.1:\(browser.port)/elsewhere", host: host).status == 404)
         let location = try #require(try LoopbackClient.get(url).location)
         #expect(location.hasPrefix("http://localhost:\(browser.port)/callback?"))
-        #expect(try LoopbackClient.get(location.replacingOccurrences(of: "localhost", with: "[::1]")).status == 200)
+        // A browser that resolved localhost to [::1] still sends the name it was given.
+        let callback = location.replacingOccurrences(of: "localhost", with: "[::1]")
+        #expect(try LoopbackClient.get(callback, headers: LoopbackClient.navigation).status == 421)
+        #expect(try LoopbackClient.get(callback, host: host, headers: LoopbackClient.navigation).status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 }

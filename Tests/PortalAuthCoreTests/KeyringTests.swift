@@ -1,3 +1,4 @@
+import CSecret
 import Foundation
 import Synchronization
 import Testing
@@ -9,7 +10,8 @@ import Testing
 /// a developer's own keyring is never touched.
 @Suite(.serialized, .enabled(if: PrivateKeyring.script != nil, "needs scripts/private-keyring.sh run"))
 struct KeyringTests {
-    let storage = KeyringSessionStorage(appName: "portal-auth-tests")
+    static let application = "io.portalhq.auth.Tests"
+    let storage = try! KeyringSessionStorage(applicationId: KeyringTests.application)
 
     func client(_ emulator: Emulator, _ environment: String = Env.open) throws -> PortalAuth {
         try makeClient(emulator, environment: environment, storage: storage)
@@ -42,8 +44,9 @@ struct KeyringTests {
         let session = try await signIn(auth, emulator)
 
         let item = try #require(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open]))
-        #expect(item.contains("label = portal-auth-tests: Portal session (env-open)"))
+        #expect(item.contains("label = io.portalhq.auth.Tests: Portal session (env-open)"))
         #expect(item.contains("schema = io.portalhq.auth.Session"))
+        #expect(PrivateKeyring.secretTool(["lookup", "application_id", Self.application, "auth_environment_id", Env.open]) != nil)
         let stored = try #require(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]))
         #expect(stored == #"{"clientSessionToken":"\#(try session.getToken())","endUserId":"\#(session.endUserId)"}"#)
 
@@ -108,7 +111,8 @@ struct KeyringTests {
 
     func storeCorrupt(_ entry: [UInt8]) {
         #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
-                                           "auth_environment_id", Env.open], input: entry) != nil)
+                                           "auth_environment_id", Env.open, "application_id", Self.application],
+                                          input: entry) != nil)
     }
 
     /// Not JSON; and JSON whose token is not UTF-8, which must not be repaired into a session.
@@ -174,16 +178,101 @@ struct KeyringTests {
         }
     }
 
-    @Test func clientsAndProcessesShareTheEnvironmentsEntry() async throws {
+    @Test func clientsAndProcessesOfOneApplicationShareTheEnvironmentsEntry() async throws {
         let emulator = try Emulator.shared.get()
         let session = try await signIn(try client(emulator), emulator)
-        // A second client in this process, with the process-wide default store...
-        let other = try PortalAuth(authEnvironmentId: Env.open, redirectUrl: appRedirect, apiHost: emulator.apiHost)
+        // A second client in this process, with a store of its own for the same application...
+        let other = try makeClient(emulator, environment: Env.open, storage: try KeyringSessionStorage(applicationId: Self.application))
         #expect(try await other.restoreSession()?.endUserId == session.endUserId)
         // ...and a second process.
         let printed = try Subprocess.run(Emulator.repositoryRoot.appendingPathComponent(".build/debug/portal-auth-demo").path,
-                                             ["--restore", "--environment", Env.open])
+                                         ["--restore", "--environment", Env.open, "--application-id", Self.application])
         #expect(printed == "Restored the session of \(session.endUserId)\n")
+    }
+
+    /// A GTK app and a script of one environment used to sign each other out.
+    @Test func twoApplicationsOfOneEnvironmentNeverShareASession() async throws {
+        let emulator = try Emulator.shared.get()
+        let otherStorage = try KeyringSessionStorage(applicationId: "com.example.Other-App")
+        try await otherStorage.delete(environmentId: Env.open)
+        let mine = try await signIn(try client(emulator), emulator)
+        let other = try makeClient(emulator, environment: Env.open, storage: otherStorage)
+        #expect(try await other.restoreSession() == nil)
+        let theirs = try await signIn(other, emulator)
+        #expect(try await client(emulator).restoreSession().map { try $0.getToken() } == (try mine.getToken()))
+        try await other.clearPersistedSession()
+        #expect(try await client(emulator).restoreSession()?.endUserId == mine.endUserId, "the other app signed out alone")
+        try await theirs.invalidate()
+        #expect(try await client(emulator).restoreSession()?.endUserId == mine.endUserId)
+        let item = try #require(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open]))
+        #expect(!item.contains("com.example.Other-App"))
+    }
+
+    /// The library writes to the default collection and reads only there: an item planted in
+    /// another one (here the `session` collection) is not the user's session.
+    @Test func anItemInAnotherCollectionIsNeverTakenForTheSession() async throws {
+        let emulator = try Emulator.shared.get()
+        let planted = #"{"clientSessionToken":"cst_planted","endUserId":"eu_attacker"}"#
+        try plant(planted, in: SECRET_COLLECTION_SESSION, label: "\(Self.application): Portal session (\(Env.open))",
+                  attributes: ["auth_environment_id": Env.open, "application_id": Self.application])
+        #expect(try await client(emulator).restoreSession() == nil)
+        try await client(emulator).clearPersistedSession()
+        let session = try await signIn(try client(emulator), emulator)
+        #expect(try await client(emulator).restoreSession()?.endUserId == session.endUserId)
+        try await session.invalidate()
+        #expect(try await client(emulator).restoreSession() == nil)
+        // Not the library's to delete either.
+        #expect(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open])?.contains("eu_attacker") == true)
+    }
+
+    /// The item without an application attribute (as every program wrote it before the
+    /// attribute, and as one that names no application still does) is found by an app that
+    /// names itself until it writes its own, which removes it.
+    @Test func anItemWithoutTheApplicationAttributeIsMigrated() async throws {
+        let emulator = try Emulator.shared.get()
+        let auth = try client(emulator)
+        let earlier = try await signIn(auth, emulator)
+        let value = #"{"clientSessionToken":"\#(try earlier.getToken())","endUserId":"\#(earlier.endUserId)"}"#
+        try await storage.delete(environmentId: Env.open)
+        try storeItemWithoutApplication(value)
+
+        #expect(try await client(emulator).restoreSession()?.endUserId == earlier.endUserId)
+        let newer = try await signIn(auth, emulator)
+        #expect(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open])?
+            .contains("label = portal-auth-old: Portal session") == false, "the old item went")
+        #expect(try await client(emulator).restoreSession()?.endUserId == newer.endUserId)
+    }
+
+    /// A program that names no application keeps to the items without the attribute: it
+    /// neither reads nor deletes an app's own.
+    @Test func aProgramThatNamesNoApplicationLeavesTheAppsItemsAlone() async throws {
+        let emulator = try Emulator.shared.get()
+        let unnamed = try makeClient(emulator, environment: Env.open, storage: KeyringSessionStorage.shared)
+        try await unnamed.clearPersistedSession()
+        let mine = try await signIn(try client(emulator), emulator)
+        #expect(try await unnamed.restoreSession() == nil)
+        try await unnamed.clearPersistedSession()
+        #expect(try await client(emulator).restoreSession()?.endUserId == mine.endUserId)
+        let theirs = try await signIn(unnamed, emulator)
+        #expect(try await unnamed.restoreSession()?.endUserId == theirs.endUserId)
+        #expect(try await client(emulator).restoreSession()?.endUserId == mine.endUserId, "an app's own item comes first")
+        try await unnamed.clearPersistedSession()
+    }
+
+    /// An item as the library wrote it before the application attribute.
+    private func storeItemWithoutApplication(_ value: String) throws {
+        let stored = PrivateKeyring.secretTool(["store", "--label=portal-auth-old: Portal session (\(Env.open))", "xdg:schema",
+                                                "io.portalhq.auth.Session", "auth_environment_id", Env.open], input: Array(value.utf8))
+        try #require(stored != nil)
+    }
+
+    @Test func aDeleteRemovesTheItemWithoutTheApplicationAttributeToo() async throws {
+        let emulator = try Emulator.shared.get()
+        try storeItemWithoutApplication(#"{"clientSessionToken":"cst_old","endUserId":"eu_old"}"#)
+        #expect(try await client(emulator).restoreSession()?.endUserId == "eu_old")
+        try await client(emulator).clearPersistedSession()
+        #expect(try await client(emulator).restoreSession() == nil)
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
     }
 
     @Test(arguments: [(["-u", "DBUS_SESSION_BUS_ADDRESS"], "No D-Bus session bus was found"),
@@ -205,6 +294,21 @@ struct KeyringTests {
     }
 }
 
+extension KeyringTests {
+    /// Stores `value` in `collection` (an alias or a path) through libsecret, as another
+    /// program could.
+    func plant(_ value: String, in collection: String, label: String, attributes: [String: String]) throws {
+        var error: UnsafeMutablePointer<GError>?
+        let service = try #require(secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nil, &error))
+        defer { g_object_unref(UnsafeMutableRawPointer(service)) }
+        let table = pa_session_attributes(attributes["auth_environment_id"], attributes["application_id"])
+        defer { g_hash_table_unref(table) }
+        let secret = secret_value_new(value, -1, "text/plain")
+        defer { secret_value_unref(UnsafeMutableRawPointer(secret)) }
+        #expect(secret_service_store_sync(service, pa_session_schema(), table, collection, label, secret, nil, &error) != 0)
+    }
+}
+
 /// The private keyring the tests run in, and the tools that inspect it.
 enum PrivateKeyring {
     static var script: String? { ProcessInfo.processInfo.environment["PORTAL_AUTH_PRIVATE_KEYRING"] }
@@ -217,5 +321,19 @@ enum PrivateKeyring {
     /// `secret-tool` output, or nil when it fails (nothing found).
     static func secretTool(_ arguments: [String], input: [UInt8] = []) -> String? {
         try? Subprocess.run("/usr/bin/secret-tool", arguments, input: input)
+    }
+}
+
+/// The application id of a keyring store: a reverse-DNS name, as a desktop file's.
+@Suite struct ApplicationIdTests {
+    @Test(arguments: ["com.example.App", "io.portalhq.auth.Tests", "org.gnome.Text-Editor", "a.b", "com.example._private9"])
+    func aReverseDNSNameIsAnApplicationId(_ id: String) throws {
+        #expect(try KeyringSessionStorage(applicationId: id).applicationId == id)
+    }
+
+    @Test(arguments: ["", "app", "com.", ".com", "com..example", "com.9example", "com.example.App ", "com.exam ple",
+                      "com.example/App", "com.exämple", "com.example.App\n", String(repeating: "a.", count: 128) + "b"])
+    func anythingElseIsAnInvalidArgument(_ id: String) {
+        #expect(throws: PortalAuthError.invalidArgument(name: "applicationId")) { _ = try KeyringSessionStorage(applicationId: id) }
     }
 }

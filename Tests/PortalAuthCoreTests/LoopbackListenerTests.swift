@@ -33,7 +33,11 @@ import Testing
         let port = try LoopbackClient.freePort()
         let redirectUrl = "http://127.0.0.1:\(port)/callback"
         let redirect = try #require(LoopbackRedirect(redirectUrl))
-        return (try LoopbackListener(redirect, redirectUrl: redirectUrl, limits: limits), port)
+        return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl), limits: limits), port)
+    }
+
+    private func request(_ port: UInt16, _ target: String) -> [UInt8] {
+        Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
     }
 
     @Test func aClientThatSaysNothingIsDroppedAtItsReadDeadline() async throws {
@@ -49,19 +53,45 @@ import Testing
         #expect(await listener.outcome() == .stopped)
     }
 
-    @Test func theOldestConnectionMakesWayBeyondTheLimit() async throws {
+    /// A waiting listener that reads at most two connections at once.
+    private func waitingWithTwoPlaces() throws -> (LoopbackListener, UInt16) {
         var limits = LoopbackListener.Limits()
         limits.maxConnections = 2
         let (listener, port) = try listener(limits: limits)
         try listener.start(timeout: .seconds(120))
+        return (listener, port)
+    }
+
+    @Test func beyondTheLimitTheOldestIdleConnectionMakesWay() async throws {
+        let (listener, port) = try waitingWithTwoPlaces()
         let first = try LoopbackClient.connect(port)
         defer { close(first) }
         let second = try LoopbackClient.connect(port)
         defer { close(second) }
         // The third connection's request is served; the first, silent, was dropped for it.
-        let answer = try LoopbackClient.exchange(port, sending: Array("GET /x HTTP/1.1\r\n\r\n".utf8))
+        let answer = try LoopbackClient.exchange(port, sending: request(port, "/x"))
         #expect(try LoopbackClient.parse(try #require(answer)).status == 404)
         #expect(LoopbackClient.receiveAll(first) == "")
+        listener.stop()
+        #expect(await listener.outcome() == .stopped)
+    }
+
+    /// A burst of connections that send nothing must not cost the browser the request it is
+    /// sending: the idle ones go first, however new they are.
+    @Test func aConnectionThatIsSendingOutlastsIdleOnes() async throws {
+        let (listener, port) = try waitingWithTwoPlaces()
+        let sending = try LoopbackClient.connect(port)
+        defer { close(sending) }
+        let whole = request(port, "/x")
+        _ = whole.prefix(10).withUnsafeBytes { Glibc.send(sending, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<3 { idle.append(try LoopbackClient.connect(port)) }
+        // Three idle connections came after it: two of them were dropped, never it.
+        _ = whole.dropFirst(10).withUnsafeBytes { Glibc.send(sending, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let answer = try #require(LoopbackClient.receiveAll(sending))
+        #expect(try LoopbackClient.parse(answer).status == 404)
+        #expect(LoopbackClient.receiveAll(idle[0]) == "" && LoopbackClient.receiveAll(idle[1]) == "")
         listener.stop()
         #expect(await listener.outcome() == .stopped)
     }
@@ -69,7 +99,8 @@ import Testing
     @Test func bareLineFeedsEndAHeadAndTheCallbackURLIsTheConfiguredOriginPlusTheTarget() async throws {
         let (listener, port) = try listener()
         try listener.start(timeout: .seconds(120))
-        let answer = try LoopbackClient.exchange(port, sending: Array("GET /callback?token=t&login_type=GOOGLE HTTP/1.0\nHost: x\n\n".utf8))
+        let answer = try LoopbackClient.exchange(
+            port, sending: Array("GET /callback?token=t&login_type=GOOGLE HTTP/1.0\nHost: 127.0.0.1:\(port)\n\n".utf8))
         #expect(try LoopbackClient.parse(try #require(answer)).status == 200)
         #expect(await listener.outcome() == .callback(url: "http://127.0.0.1:\(port)/callback?token=t&login_type=GOOGLE"))
         #expect(LoopbackClient.isRefused(port))

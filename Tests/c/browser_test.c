@@ -3,13 +3,22 @@
  * URL with libcurl and follows the fake provider's redirect to the loopback listener, before
  * it returns (the listener already answers then). Also: the ephemeral flag, a failing opener,
  * cancellation and timeout (nothing exchanged), two sign-ins at once, a redirect URL that is
- * not loopback, and arguments that cannot start a call. */
+ * not loopback, and arguments that cannot start a call. The opener never runs on the I/O
+ * thread: a slow one delays no other call, one may call the library and wait, and the default
+ * one ($BROWSER) runs off it too; the browser it starts (a script that lists its descriptors)
+ * inherits none but 0, 1 and 2. */
 #include "test_support.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The library's I/O thread, which carries every request of the process. */
+#define IO_THREAD "portal-auth-io"
 
 typedef struct {
     int calls;
@@ -71,20 +80,6 @@ static int free_port(void) {
     return ntohs(address.sin_port);
 }
 
-static void clear_requests(void) {
-    char url[1024];
-    snprintf(url, sizeof url, "%s/_emulator/requests", getenv("PORTAL_AUTH_TEST_API_HOST"));
-    CURL *easy = curl_easy_init();
-    curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
-    char text[256] = "";
-    response_body body = { text, sizeof text };
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
-    if (curl_easy_perform(easy) != CURLE_OK) abort();
-    curl_easy_cleanup(easy);
-}
-
 /* How many recorded requests went to `path` (under /api/v3/auth). */
 static int count_requests(const char *path) {
     static char answer[1 << 16];
@@ -97,6 +92,136 @@ static int count_requests(const char *path) {
 }
 
 static void wait_result(outcome *out) { wait_calls(&out->calls); }
+
+static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    (void)error;
+    count_call(user_data);
+}
+
+/* An opener that first makes a call of the library and waits for its callback, then
+   behaves as `follow`. */
+typedef struct {
+    portal_auth *client;
+    int methods;       /* get_methods called back */
+    int answered;      /* ... within the bound */
+    char thread[16];   /* the thread the opener ran on */
+    browser *follow;
+} reentrant_opener;
+
+static int reentrant(void *user_data, const char *url, portal_auth_bool ephemeral) {
+    reentrant_opener *r = user_data;
+    prctl(PR_GET_NAME, r->thread, 0, 0, 0);
+    if (portal_auth_get_methods(r->client, on_methods, &r->methods, NULL) == PORTAL_AUTH_OK)
+        r->answered = wait_count_within(&r->methods, 1, 30);
+    return opener(r->follow, url, ephemeral);
+}
+
+/* An opener that takes its time: it waits until the test releases it, then fails. */
+typedef struct {
+    int started;
+    int released;
+    char thread[16];
+} slow_opener_gate;
+
+static int slow_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
+    (void)url;
+    (void)ephemeral;
+    slow_opener_gate *gate = user_data;
+    prctl(PR_GET_NAME, gate->thread, 0, 0, 0);
+    count_call(&gate->started);
+    wait_count_within(&gate->released, 1, 60);
+    return 1;
+}
+
+/* The thread that logged the default opener's launch, and how many launches. */
+static char launch_thread[16];
+static int launches;
+
+static void on_launch_line(void *user_data, portal_auth_log_level level, const char *message) {
+    audit_log_line(user_data, level, message);
+    if (strstr(message, "opened the browser with")) {
+        prctl(PR_GET_NAME, launch_thread, 0, 0, 0);
+        count_call(&launches);
+    }
+}
+
+/* Signs in with the default opener and $BROWSER set to `command`, until the browser is
+   launched; then cancels. The thread the default opener ran on is in launch_thread. */
+static void launch_default_browser(portal_auth *client, const char *command) {
+    setenv("BROWSER", command, 1);
+    CHECK(portal_auth_set_browser_opener(client, NULL, NULL) == PORTAL_AUTH_OK);
+    portal_auth_set_log_handler(on_launch_line, NULL);
+    int before = launches;
+    outcome signed_in = {0};
+    portal_auth_call *call = NULL;
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &signed_in, &call) == PORTAL_AUTH_OK);
+    CHECK(wait_count_within(&launches, before + 1, 60));
+    portal_auth_call_cancel(call);
+    wait_result(&signed_in);
+    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    portal_auth_call_free(call);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    unsetenv("BROWSER");
+}
+
+/* The descriptors a fake browser found open (the numbers `ls /proc/self/fd` wrote to the
+   FIFO `fd` reads), as a bit set; -1 when nothing came within a minute. */
+static long long listed_descriptors(int fd) {
+    char text[1024];
+    size_t length = 0;
+    struct pollfd ready = { .fd = fd, .events = POLLIN };
+    while (length < sizeof text - 1 && poll(&ready, 1, 60000) == 1) {
+        ssize_t count = read(fd, text + length, sizeof text - 1 - length);
+        if (count <= 0) break;
+        length += (size_t)count;
+    }
+    if (length == 0) return -1;
+    text[length] = 0;
+    long long set = 0;
+    for (char *at = text, *end; *at; at = end) {
+        long number = strtol(at, &end, 10);
+        if (end == at) { end++; continue; }
+        set |= number < 62 ? 1LL << number : 1LL << 62;
+    }
+    return set;
+}
+
+/* The browser the default opener starts inherits 0, 1 and 2 and nothing else: not curl's
+   connection to the API or its wake-up pair, not the listener's sockets, not a descriptor
+   of the host's that is not close-on-exec. */
+static void check_the_browser_inherits_no_descriptor(portal_auth *client) {
+    char folder[] = "/tmp/portal-auth-browser-XXXXXX";
+    CHECK(mkdtemp(folder) != NULL);
+    char script[128], listing[160];
+    snprintf(script, sizeof script, "%s/browser", folder);
+    snprintf(listing, sizeof listing, "%s.fds", script);
+    FILE *file = fopen(script, "w");
+    CHECK(file != NULL);
+    if (!file) return;
+    /* Its standard output is the FIFO; ls opens /proc/self/fd itself, on the lowest free
+       descriptor: 3 when none was inherited. */
+    fputs("#!/bin/sh\nexec ls /proc/self/fd > \"$0.fds\"\n", file);
+    fclose(file);
+    chmod(script, 0755);
+    CHECK(mkfifo(listing, 0600) == 0);
+    /* Open before the browser starts, so that it never waits for a reader. */
+    int reader = open(listing, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    CHECK(reader >= 0);
+    int host_pipe[2];
+    CHECK(pipe(host_pipe) == 0);   /* not close-on-exec */
+
+    launch_default_browser(client, script);
+    CHECK(listed_descriptors(reader) == 0xF);
+    close(reader);
+    CHECK(strcmp(launch_thread, IO_THREAD) != 0);
+
+    close(host_pipe[0]);
+    close(host_pipe[1]);
+    unlink(listing);
+    unlink(script);
+    rmdir(folder);
+}
 
 int main(void) {
     if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
@@ -195,6 +320,39 @@ int main(void) {
     CHECK(count_requests("/oauth/urls") == 3);
     CHECK(count_requests("/oauth/tokens") == 0);
 
+    /* The opener runs off the I/O thread: it may call the library and wait for the result. */
+    browser follow_after = { .follow = 1 };
+    reentrant_opener calling = { .client = client, .follow = &follow_after };
+    CHECK(portal_auth_set_browser_opener(client, reentrant, &calling) == PORTAL_AUTH_OK);
+    outcome reentered = {0};
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &reentered, NULL) == PORTAL_AUTH_OK);
+    wait_result(&reentered);
+    CHECK(calling.answered == 1);
+    CHECK(strcmp(calling.thread, IO_THREAD) != 0);
+    CHECK(reentered.code == PORTAL_AUTH_OK && reentered.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    if (reentered.session) portal_auth_session_release(reentered.session);
+
+    /* A slow opener delays only its own sign-in: another client's call completes meanwhile. */
+    slow_opener_gate gate = {0};
+    CHECK(portal_auth_set_browser_opener(client, slow_opener, &gate) == PORTAL_AUTH_OK);
+    outcome slow = {0};
+    CHECK(portal_auth_sign_in_with_apple(client, 0, on_result, &slow, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&gate.started);
+    portal_auth *other = NULL;
+    portal_auth_options other_options = emulator_options("env-open");
+    CHECK(portal_auth_new(&other_options, &other, NULL) == PORTAL_AUTH_OK);
+    int other_methods = 0;
+    CHECK(portal_auth_get_methods(other, on_methods, &other_methods, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_count_within(&other_methods, 1, 30));
+    count_call(&gate.released);
+    wait_result(&slow);
+    CHECK(slow.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE);
+    CHECK(strcmp(gate.thread, IO_THREAD) != 0);
+    portal_auth_free(other);
+
+    /* The default opener too runs off the I/O thread, and its browser inherits nothing. */
+    check_the_browser_inherits_no_descriptor(client);
+
     /* A redirect URL that is not loopback: unavailable, before any request. */
     portal_auth_options app_options = emulator_options("env-open");
     portal_auth *app = NULL;
@@ -205,7 +363,7 @@ int main(void) {
     wait_result(&not_loopback);
     CHECK(not_loopback.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && idle.calls == 2);
     CHECK(not_loopback.reason == PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK);
-    CHECK(count_requests("/oauth/urls") == 3);
+    CHECK(count_requests("/oauth/urls") == 6);
     portal_auth_free(app);
 
     /* Arguments that cannot start a call, and NULL handles. */

@@ -138,6 +138,24 @@ int main(void) {
     bad.storage = (portal_auth_storage_kind)-3;
     expect_invalid(&bad, "storage");
 
+    /* The application id: a reverse-DNS name, appended to the struct (an older caller's
+       struct ends before it and names none). */
+    good = valid_options();
+    good.application_id = "com.example.App";
+    CHECK(portal_auth_new(&good, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth_free(client);
+    old = valid_options();
+    old.size = offsetof(portal_auth_options, application_id);
+    old.application_id = "not a name"; /* beyond the caller's size: never read */
+    CHECK(portal_auth_new(&old, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth_free(client);
+    const char *not_names[] = { "", "app", "com.", "com..example", "com.9example", "com.exa mple", "com.example/App", "com.\xc3\x28" };
+    for (size_t i = 0; i < sizeof not_names / sizeof not_names[0]; i++) {
+        bad = valid_options();
+        bad.application_id = not_names[i];
+        expect_invalid(&bad, "application_id");
+    }
+
     /* No place for the client: an error, and no leak. */
     good = valid_options();
     CHECK(portal_auth_new(&good, NULL, &error) == PORTAL_AUTH_E_INVALID_ARGUMENT);

@@ -4,6 +4,11 @@
 #ifndef PORTAL_AUTH_TEST_SUPPORT_H
 #define PORTAL_AUTH_TEST_SUPPORT_H
 
+/* POSIX 2008 (clock_gettime, setenv, mkdtemp) for a test that asked for no more. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <portal_auth.h>
 
 #include <curl/curl.h>
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -72,6 +78,20 @@ static inline void wait_calls(const int *calls) {
     wait_count(calls, 1);
 }
 
+/* As wait_count, for at most `seconds` (a bound for a broken library, never a wait for
+   success): 1 when the count was reached, 0 when the time ran out first. */
+static inline int wait_count_within(const int *calls, int count, int seconds) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += seconds;
+    pthread_mutex_lock(&lock);
+    int timed_out = 0;
+    while (*calls < count && !timed_out) timed_out = pthread_cond_timedwait(&changed, &lock, &deadline) != 0;
+    int reached = *calls >= count;
+    pthread_mutex_unlock(&lock);
+    return reached;
+}
+
 typedef struct { char *text; size_t size; } response_body;
 
 static inline size_t append_body(char *data, size_t size, size_t count, void *user) {
@@ -100,6 +120,21 @@ static inline void emulator_request(const char *path, const char *json, char *te
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
     if (curl_easy_perform(easy) != CURLE_OK) abort();
     curl_slist_free_all(headers);
+    curl_easy_cleanup(easy);
+}
+
+/* Forgets the requests the emulator recorded so far (every test of a run shares it). */
+static inline void clear_requests(void) {
+    char url[1024];
+    snprintf(url, sizeof url, "%s/_emulator/requests", getenv("PORTAL_AUTH_TEST_API_HOST"));
+    CURL *easy = curl_easy_init();
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
+    char text[256] = "";
+    response_body body = { text, sizeof text };
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
+    if (curl_easy_perform(easy) != CURLE_OK) abort();
     curl_easy_cleanup(easy);
 }
 

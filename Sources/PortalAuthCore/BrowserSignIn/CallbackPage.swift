@@ -2,20 +2,14 @@
 /// once the provider sends the user back, so they say where to go next; the only text they
 /// take from a request is the redirect's `error`, HTML-escaped. No page ever carries the grant.
 enum CallbackPage {
-    /// The page for a request to the redirect path of `configured`: the error it reports,
-    /// else whether it carries a usable grant (as handleRedirect will find).
-    static func html(forCallback url: String, configured: String) -> String {
-        switch PortalAuth.redirectContent(of: url, configured: configured) {
-        case .failed(let error):
-            return document(title: "Sign-in failed",
-                            message: "Sign-in failed: \(error). You can close this window and try again from the application.")
-        case .grant:
-            return document(title: "Sign-in received",
-                            message: "Sign-in received. You can close this window and return to the application.")
-        case .notASignIn:
-            return document(title: "Sign-in incomplete",
-                            message: "The sign-in did not complete. You can close this window and try again from the application.")
-        }
+    /// The page of a callback that carries a grant.
+    static let received = document(
+        title: "Sign-in received", message: "Sign-in received. You can close this window and return to the application.")
+
+    /// The page of a callback that reports the provider's `error`.
+    static func failed(_ error: String) -> String {
+        document(title: "Sign-in failed",
+                 message: "Sign-in failed: \(error). You can close this window and try again from the application.")
     }
 
     /// A page of one paragraph; `message` is escaped here.

@@ -59,15 +59,21 @@ extension PortalAuth {
     ///
     /// - Parameter timeout: how long to wait for the browser; positive.
     /// - Returns: the session (already persisted), or the TOTP step.
+    /// The wait ends only on a callback that `CallbackAdmission` accepts (the redirect's own
+    /// Host, a top-level navigation, a grant or an `error`); other requests are refused and
+    /// the wait goes on.
+    ///
     /// - Throws: `PortalAuthSignInError.signInInProgress` while another browser sign-in of
     ///   this client runs (no request made); `.unavailable` with its reason for a redirect
     ///   URL that is not an `http` loopback URL with an explicit port (no request made), a
-    ///   port in use or a listener that cannot start (no request made), no browser found or
-    ///   an opener that failed; `.closed` when the timeout elapses or the
-    ///   task is cancelled before the browser comes back (nothing exchanged);
-    ///   `.callbackIncomplete` when the callback carries nothing usable; otherwise what
-    ///   `handleRedirect` throws (`authenticationFailed` for a provider's error, transport
-    ///   errors, `sessionStorageFailure`), and the errors of `loginWithGoogle`.
+    ///   port in use or a listener that cannot start (no request made), no browser found
+    ///   (`loginWithGoogle` still gives the URL to show) or an opener that failed;
+    ///   `PortalAuthError.malformedResponse` for an authorize URL that is not an absolute
+    ///   `https` URL (no browser started); `.closed` when the timeout elapses or the task is
+    ///   cancelled before the browser comes back (nothing exchanged); `.callbackIncomplete`
+    ///   when the callback carries nothing usable; otherwise what `handleRedirect` throws
+    ///   (`authenticationFailed` for a provider's error, transport errors,
+    ///   `sessionStorageFailure`), and the errors of `loginWithGoogle`.
     public func signInWithGoogle(timeout: Duration = PortalAuth.defaultSignInTimeout) async throws -> AuthResult {
         try await signInWithBrowser(.google, timeout: timeout)
     }
@@ -92,7 +98,7 @@ extension PortalAuth {
         }
         let listener: LoopbackListener
         do {
-            listener = try LoopbackListener(loopback, redirectUrl: redirectUrl)
+            listener = try LoopbackListener(CallbackAdmission(redirect: loopback, redirectUrl: redirectUrl))
         } catch {
             PortalAuthLog.emit(.warning, "Browser sign-in: \(error.message).")
             throw PortalAuthSignInError.unavailable(reason: error.kind == .portInUse ? .portInUse : .listenerFailed, detail: error.message)
@@ -105,6 +111,10 @@ extension PortalAuth {
             throw PortalAuthSignInError.closed
         }
         if Task.isCancelled { throw PortalAuthSignInError.closed }
+        guard AuthorizeURLRule.accepts(authorizeUrl, apiIsLoopback: api.base.isLoopback) else {
+            PortalAuthLog.emit(.warning, "Browser sign-in: the server's \(method.rawValue) authorize URL is not an absolute https URL; no browser was opened.")
+            throw PortalAuthError.malformedResponse(path: Endpoint.fullPath(Endpoint.oauthUrls), missing: nil)
+        }
 
         // Listening before the browser opens: an opener that loads the page itself, before it
         // returns, is answered too.
@@ -117,11 +127,12 @@ extension PortalAuth {
         PortalAuthLog.emit(.info, "Browser sign-in: listening on \(loopback.endpoint); opening the browser.")
         do {
             let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
-            try opener(authorizeUrl, browserSignIn.ephemeral)
+            try await OpenerThread.run(opener, url: authorizeUrl, ephemeral: browserSignIn.ephemeral)
         } catch {
             listener.stop()
             _ = await listener.outcome()
-            PortalAuthLog.emit(.warning, "Browser sign-in: the browser could not be opened.")
+            // The default opener has said why; a host's opener failed in its own way.
+            if !(error is SystemBrowser.NoBrowser) { PortalAuthLog.emit(.warning, "Browser sign-in: the browser opener failed.") }
             throw Self.unavailable(openerFailure: error)
         }
 
@@ -132,6 +143,8 @@ extension PortalAuth {
         switch outcome {
         case .callback(let url):
             PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
+            // CallbackAdmission ends the wait only on a grant or an error, which handleRedirect
+            // exchanges or throws: nothing here would be a callback it should not have let through.
             guard let result = try await handleRedirect(url) else {
                 PortalAuthLog.emit(.warning, "Browser sign-in: the callback carried no usable result.")
                 throw PortalAuthSignInError.callbackIncomplete

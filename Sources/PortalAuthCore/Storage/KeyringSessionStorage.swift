@@ -1,32 +1,54 @@
 import CSecret
 
 /// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
-/// Keyring, KeePassXC and KWallet serve): one item per environment, in the default
-/// collection (the login keyring), holding the JSON of docs/protocol.md §9.
+/// Keyring, KeePassXC and KWallet serve): one item per application and environment, in the
+/// default collection (the login keyring), holding the JSON of docs/protocol.md §9. Only the
+/// default collection is searched: an item planted in another one (`session`, a collection
+/// of another program's) is never taken for the user's session.
+///
+/// The application id keeps apps apart: two apps of one environment that each name
+/// themselves never share, or sign each other out of, one session, while the instances of
+/// one app share theirs. It is an attribute of the item beside the environment id, and
+/// names the item's label. The store without one (`shared`) writes the attribute empty: its
+/// item is shared by every program of the environment that names no application. (The
+/// attribute is never left out of a write: the Secret Service replaces an item whose
+/// attributes include those of the one written, so an item without it would replace every
+/// app's item of its environment.)
+///
+/// Migration: items written before the attribute existed have none. A store that has no
+/// item of its own yet still finds the environment's such item (its app wrote it before it
+/// named itself, or before the attribute existed). Its next write stores its own item and
+/// removes that one; a delete removes both.
 ///
 /// It never prompts: a locked keyring is reported, not unlocked, so a background restore
 /// cannot pop a dialog. Its blocking calls run on a queue of their own
 /// (`BlockingSessionStorage`), never on the caller's thread or the HTTP thread.
 public final class KeyringSessionStorage: SessionStorage {
-    /// The storage every client uses unless told otherwise.
-    public static let shared = KeyringSessionStorage()
+    /// The storage every client uses unless told otherwise: no application id.
+    public static let shared = KeyringSessionStorage(checkedApplicationId: "")
 
-    /// Shown in the item's label beside the environment, so a user browsing the keyring
-    /// (Seahorse, `secret-tool`) knows what the item is.
-    public let appName: String
+    /// A reverse-DNS name (`com.example.App`); empty for `shared`.
+    public let applicationId: String
 
     private let store: BlockingSessionStorage
 
-    public init(appName: String = KeyringSessionStorage.processName) {
-        self.appName = appName
+    /// - Parameter applicationId: the application's reverse-DNS name, as its desktop file's
+    ///   (`com.example.App`): at least two elements separated by `.`, each of ASCII letters,
+    ///   digits, `_` and `-` and not starting with a digit, 255 bytes at most.
+    /// - Throws: `PortalAuthError.invalidArgument(name: "applicationId")` for anything else.
+    public convenience init(applicationId: String) throws(PortalAuthError) {
+        guard Self.isReverseDNS(applicationId) else { throw .invalidArgument(name: "applicationId") }
+        self.init(checkedApplicationId: applicationId)
+    }
+
+    private init(checkedApplicationId applicationId: String) {
+        self.applicationId = applicationId
+        let owner = Keyring.Owner(applicationId: applicationId, labelName: applicationId.isEmpty ? Self.processName : applicationId)
         store = BlockingSessionStorage(
             label: "portal-auth.keyring",
-            get: { environmentId in try Keyring.withService { try Keyring.lookup($0, environmentId) } },
-            set: { value, environmentId in
-                let label = "\(appName): Portal session (\(environmentId))"
-                try Keyring.withService { try Keyring.store($0, value, environmentId: environmentId, label: label) }
-            },
-            delete: { environmentId in try Keyring.withService { try Keyring.delete($0, environmentId) } })
+            get: { environmentId in try Keyring.withService { try Keyring.lookup($0, owner, environmentId) } },
+            set: { value, environmentId in try Keyring.withService { try Keyring.store($0, value, owner, environmentId) } },
+            delete: { environmentId in try Keyring.withService { try Keyring.delete($0, owner, environmentId) } })
     }
 
     public func get(environmentId: String) async throws -> String? {
@@ -41,26 +63,133 @@ public final class KeyringSessionStorage: SessionStorage {
         try await store.delete(environmentId: environmentId)
     }
 
-    /// The running program's name.
+    /// The running program's name, which labels the items of `shared`.
     public static var processName: String {
         let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
         return name.isBlank ? "portal-auth" : name
+    }
+
+    /// A reverse-DNS name as D-Bus and desktop files have them.
+    static func isReverseDNS(_ name: String) -> Bool {
+        let elements = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return name.utf8.count <= 255 && elements.count >= 2 && elements.allSatisfy { element in
+            guard let first = element.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+            return element.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    return true
+                default:
+                    return false
+                }
+            }
+        }
     }
 }
 
 /// The libsecret calls, blocking; only ever run on the storage's queue.
 private enum Keyring {
-    static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(KeyringFault) -> String? {
-        let items = try search(service, environmentId, loadSecrets: true)
-        defer { pa_free_items(items) }
+    /// Whose items a store reads and writes.
+    struct Owner: Sendable {
+        /// The items' application attribute; empty for the store that names none.
+        let applicationId: String
+        /// Who the label names.
+        let labelName: String
 
-        // Duplicates can only come from other tools; the newest write wins.
-        var newest: (modified: guint64, text: String)?
-        var node = items
+        func label(_ environmentId: String) -> String { "\(labelName): Portal session (\(environmentId))" }
+    }
+
+    /// Which of the environment's items a call is about.
+    private enum Kind {
+        /// The owner's own (its application attribute).
+        case own(applicationId: String)
+        /// The ones of before the attribute (none at all).
+        case earlier
+    }
+
+    static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) -> String? {
+        for kind in [Kind.own(applicationId: owner.applicationId), .earlier] {
+            let found = try items(service, kind, environmentId, .read)
+            defer { pa_free_items(found) }
+            guard found != nil else { continue }
+            for item in secretItems(found) where secret_item_get_locked(item) != 0 { throw .locked }
+            var error: UnsafeMutablePointer<GError>?
+            if secret_item_load_secrets_sync(found, nil, &error) == 0 { throw fault(error, .read) }
+            if let text = newestText(found) { return text }
+        }
+        return nil
+    }
+
+    static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
+        try requireUnlockedDefaultCollection(service)
+        let attributes = pa_session_attributes(environmentId, owner.applicationId)
+        defer { g_hash_table_unref(attributes) }
+        let value = secret_value_new(text, -1, "text/plain")
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var error: UnsafeMutablePointer<GError>?
+        let stored = secret_service_store_sync(service, pa_session_schema(), attributes, SECRET_COLLECTION_DEFAULT,
+                                               owner.label(environmentId), value, nil, &error)
+        if stored == 0 { throw fault(error, .write) }
+        // Migrated: an item of before the attribute goes. Should that fail, the new item is
+        // found first all the same, and a delete removes both.
+        try? deleteItems(service, .earlier, environmentId)
+    }
+
+    static func delete(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
+        try deleteItems(service, .own(applicationId: owner.applicationId), environmentId)
+        try deleteItems(service, .earlier, environmentId)
+    }
+
+    private static func deleteItems(_ service: UnsafeMutablePointer<SecretService>, _ kind: Kind,
+                                    _ environmentId: String) throws(KeyringFault) {
+        let found = try items(service, kind, environmentId, .delete)
+        defer { pa_free_items(found) }
+        for item in secretItems(found) {
+            guard secret_item_get_locked(item) == 0 else { throw .locked }
+            var error: UnsafeMutablePointer<GError>?
+            if secret_item_delete_sync(item, nil, &error) == 0 { throw fault(error, .delete) }
+        }
+    }
+
+    /// The environment's items of `kind` in the default collection, their secrets not loaded
+    /// (the search finds other applications' items, and other collections'). None when there
+    /// is no default collection: nothing of the library's is stored then.
+    private static func items(_ service: UnsafeMutablePointer<SecretService>, _ kind: Kind, _ environmentId: String,
+                              _ action: KeyringFault.Action) throws(KeyringFault) -> UnsafeMutablePointer<GList>? {
+        guard let collection = try defaultCollection(service, action) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
+        let applicationId: String?
+        switch kind {
+        case .own(let id): applicationId = id
+        case .earlier: applicationId = nil
+        }
+        let attributes = pa_session_attributes(environmentId, applicationId)
+        defer { g_hash_table_unref(attributes) }
+        // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
+        // (The service's search: libsecret 0.20's collection search leaks each reply.)
+        var error: UnsafeMutablePointer<GError>?
+        let all = secret_service_search_sync(service, pa_session_schema(), attributes, SECRET_SEARCH_ALL, nil, &error)
+        if let error { throw fault(error, action) }
+        defer { pa_free_items(all) }
+        return pa_items_in_collection(all, collection, applicationId == nil ? 1 : 0)
+    }
+
+    /// The items of a list libsecret returned (which keeps them alive).
+    private static func secretItems(_ list: UnsafeMutablePointer<GList>?) -> [UnsafeMutablePointer<SecretItem>] {
+        var items: [UnsafeMutablePointer<SecretItem>] = []
+        var node = list
         while let current = node {
             node = current.pointee.next
-            guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
-            guard secret_item_get_locked(item) == 0 else { throw .locked }
+            if let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) { items.append(item) }
+        }
+        return items
+    }
+
+    /// The text of the newest item in `items` (duplicates can only come from other tools),
+    /// whose secrets are loaded; nil when none has one.
+    private static func newestText(_ items: UnsafeMutablePointer<GList>?) -> String? {
+        var newest: (modified: guint64, text: String)?
+        for item in secretItems(items) {
             guard let value = secret_item_get_secret(item) else { continue }
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
@@ -72,31 +201,6 @@ private enum Keyring {
             if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
         }
         return newest?.text
-    }
-
-    static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, environmentId: String, label: String) throws(KeyringFault) {
-        try requireUnlockedDefaultCollection(service)
-        let attributes = pa_environment_attributes(environmentId)
-        defer { g_hash_table_unref(attributes) }
-        let value = secret_value_new(text, -1, "text/plain")
-        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        var error: UnsafeMutablePointer<GError>?
-        let stored = secret_service_store_sync(service, pa_session_schema(), attributes, SECRET_COLLECTION_DEFAULT,
-                                               label, value, nil, &error)
-        if stored == 0 { throw fault(error, .write) }
-    }
-
-    static func delete(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String) throws(KeyringFault) {
-        let items = try search(service, environmentId, loadSecrets: false)
-        defer { pa_free_items(items) }
-        var node = items
-        while let current = node {
-            node = current.pointee.next
-            guard let item = current.pointee.data?.assumingMemoryBound(to: SecretItem.self) else { continue }
-            guard secret_item_get_locked(item) == 0 else { throw .locked }
-            var error: UnsafeMutablePointer<GError>?
-            if secret_item_delete_sync(item, nil, &error) == 0 { throw fault(error, .delete) }
-        }
     }
 
     // MARK: - Helpers
@@ -133,27 +237,19 @@ private enum Keyring {
         return service
     }
 
-    private static func search(_ service: UnsafeMutablePointer<SecretService>, _ environmentId: String,
-                               loadSecrets: Bool) throws(KeyringFault) -> UnsafeMutablePointer<GList>? {
-        let attributes = pa_environment_attributes(environmentId)
-        defer { g_hash_table_unref(attributes) }
-        // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
-        var flags = SECRET_SEARCH_ALL.rawValue
-        if loadSecrets { flags |= SECRET_SEARCH_LOAD_SECRETS.rawValue }
+    /// The default collection (the one the library writes to), or nil when there is none.
+    private static func defaultCollection(_ service: UnsafeMutablePointer<SecretService>,
+                                          _ action: KeyringFault.Action) throws(KeyringFault) -> UnsafeMutablePointer<SecretCollection>? {
         var error: UnsafeMutablePointer<GError>?
-        let items = secret_service_search_sync(service, pa_session_schema(), attributes,
-                                               SecretSearchFlags(rawValue: flags), nil, &error)
-        if let error { throw fault(error, .read) }
-        return items
+        let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
+        if let error { throw fault(error, action) }
+        return collection
     }
 
     private static func requireUnlockedDefaultCollection(_ service: UnsafeMutablePointer<SecretService>) throws(KeyringFault) {
-        var error: UnsafeMutablePointer<GError>?
-        let collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, nil, &error)
-        if let error { throw fault(error, .write) }
         // Creating a default collection goes through a Secret Service prompt (a dialog the
         // write would wait on): the user is told to create one instead.
-        guard let collection else { throw .noDefaultCollection }
+        guard let collection = try defaultCollection(service, .write) else { throw .noDefaultCollection }
         defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
         if secret_collection_get_locked(collection) != 0 { throw .locked }
     }

@@ -199,10 +199,15 @@ private final class IOLoop: TaskExecutor, @unchecked Sendable {
             transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl could not allocate a handle.")))
             return
         }
-        guard transfer.configure(easy), curl_multi_add_handle(multi, easy) == CURLM_OK else {
+        do {
+            try transfer.configure(easy)
+            guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+                throw PortalRequestsError.network(.connection, message: "libcurl refused the request.")
+            }
+        } catch {
             transfer.release()
             recycle(easy)
-            transfer.finish(.failure(PortalRequestsError.network(.connection, message: "libcurl refused the request.")))
+            transfer.finish(.failure(error))
             return
         }
         active[easy] = transfer
@@ -311,41 +316,69 @@ private final class Transfer: @unchecked Sendable {
         pending?.resume(with: result)
     }
 
-    /// Sets the transfer up on `easy`; false when a header could not be added (out of
-    /// memory), since a request missing its environment id or bearer must not go out.
-    func configure(_ easy: UnsafeMutableRawPointer) -> Bool {
+    /// Sets the transfer up on `easy`. Every option is checked: a libcurl that cannot honour
+    /// one (an older one) fails the request with a message naming it, before anything is
+    /// sent. The protections above all must never be silently missing: the restriction to
+    /// http and https, TLS verification, the refusal to resend, close-on-exec connections
+    /// and, to a loopback host, no proxy.
+    /// - Throws: `PortalRequestsError.network`, also when a header cannot be added (out of
+    ///   memory), since a request missing its environment id or bearer must not go out.
+    func configure(_ easy: UnsafeMutableRawPointer) throws(PortalRequestsError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        pa_easy_setopt_string(easy, CURLOPT_URL, request.url)
-        pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        pa_easy_setopt_string(easy, CURLOPT_USERAGENT, "portal-auth/\(PortalAuthVersion.string)")
-        pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds)
-        pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeouts.totalMilliseconds)
-        pa_easy_setopt_write_function(easy, transferWriteCallback)
-        pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
-        pa_easy_setopt_prereq_function(easy, transferPrereqCallback)
-        pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me)
+        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
+                            "CURLOPT_PROTOCOLS_STR", "restrict requests to http and https")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1),
+                            "CURLOPT_SSL_VERIFYPEER", "verify the server's TLS certificate")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2),
+                            "CURLOPT_SSL_VERIFYHOST", "verify that the TLS certificate names the server")
+        try CurlOptions.set(pa_easy_setopt_prereq_function(easy, transferPrereqCallback),
+                            "CURLOPT_PREREQFUNCTION", "refuse to send a request twice")
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me),
+                            "CURLOPT_PREREQDATA", "refuse to send a request twice")
+        try CurlOptions.set(pa_easy_setopt_close_on_exec_sockets(easy),
+                            "CURLOPT_OPENSOCKETFUNCTION", "keep its connections from the programs the app starts")
+        if request.direct {
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_NOPROXY, "*"),
+                                "CURLOPT_NOPROXY", "reach a loopback host without a proxy")
+        }
+
+        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_URL, request.url), "CURLOPT_URL", "take the request's URL")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL", "run without signals")
+        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_USERAGENT, "portal-auth/\(PortalAuthVersion.string)"),
+                            "CURLOPT_USERAGENT", "name the client")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds),
+                            "CURLOPT_CONNECTTIMEOUT_MS", "bound the connection time")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeouts.totalMilliseconds),
+                            "CURLOPT_TIMEOUT_MS", "bound the request time")
+        try CurlOptions.set(pa_easy_setopt_write_function(easy, transferWriteCallback),
+                            "CURLOPT_WRITEFUNCTION", "bound the response")
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA", "bound the response")
         errorBuffer[0] = 0
-        pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
+                            "CURLOPT_ERRORBUFFER", "report its errors")
 
         // "Expect:" keeps curl from waiting on 100-continue.
         for line in request.headers + ["Expect:"] {
-            guard let appended = curl_slist_append(headerList, line) else { return false }
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw .network(.connection, message: "libcurl could not allocate the request's headers.")
+            }
             headerList = appended
         }
-        pa_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList)),
+                            "CURLOPT_HTTPHEADER", "send the request's headers")
 
         if request.method == .post {
             let payload = request.body ?? []
-            pa_easy_setopt_long(easy, CURLOPT_POST, 1)
-            pa_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, payload.count)
-            payload.withUnsafeBytes { bytes in
-                // COPYPOSTFIELDS copies, so the array need not outlive this call.
-                _ = pa_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS,
-                                           UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
+            try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_POST, 1), "CURLOPT_POST", "send a POST")
+            try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, payload.count),
+                                "CURLOPT_POSTFIELDSIZE", "send the request's body")
+            // COPYPOSTFIELDS copies, so the array need not outlive this call.
+            let copied = payload.withUnsafeBytes { bytes in
+                pa_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS,
+                                       UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
             }
+            try CurlOptions.set(copied, "CURLOPT_COPYPOSTFIELDS", "send the request's body")
         }
-        return true
     }
 
     /// Called by curl right before each attempt to send. libcurl silently resends a request

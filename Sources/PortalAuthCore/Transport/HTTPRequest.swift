@@ -23,6 +23,9 @@ package struct HTTPRequest: Sendable {
         self.origin = origin
         self.timeouts = timeouts
     }
+
+    /// Never through a proxy, whatever `http_proxy` says: the host is loopback.
+    var direct: Bool { LoopbackHost.isLoopback(url: url) }
 }
 
 extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

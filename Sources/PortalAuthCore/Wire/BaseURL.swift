@@ -28,6 +28,10 @@ struct BaseURL: Sendable, Equatable {
         origin = scheme + value
     }
 
+    /// Whether the host is this machine's loopback (`LoopbackHost`): a browser sign-in may
+    /// then open an `http` authorize URL (the emulator's).
+    var isLoopback: Bool { LoopbackHost.isLoopback(url: origin) }
+
     func url(path: String, query: String? = nil) -> String {
         var url = origin + Self.apiPrefix + path
         if let query { url += "?" + query }

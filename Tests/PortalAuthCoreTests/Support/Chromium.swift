@@ -9,7 +9,8 @@ import Synchronization
 /// Each browser runs as the first process of a PID namespace of its own (`unshare`): when it
 /// ends, or is killed by `stop()`, the kernel ends and reaps every process it started, so
 /// none outlives the test (this machine's PID 1 does not reap orphans). Its profile and
-/// HOME are a temporary folder, removed by `stop()`.
+/// HOME are a temporary folder, removed by `stop()`. Started with posix_spawn and reaped
+/// with waitpid (`RunningProgram`): Foundation's Process leaks under LeakSanitizer when it waits.
 final class Chromium: Sendable {
     static let launcher = "/usr/bin/chromium"
 
@@ -31,7 +32,9 @@ final class Chromium: Sendable {
         { [self] url, ephemeral in try launch(url, incognito: ephemeral) }
     }
 
-    private func launch(_ url: String, incognito: Bool) throws {
+    /// Opens `url` in a new headless browser with `flags` besides the usual ones (such as
+    /// `--host-resolver-rules=...`), as a user's browser visiting that page.
+    func launch(_ url: String, incognito: Bool = false, flags extra: [String] = []) throws {
         let flags = [
             "--headless=new",
             "--no-sandbox",            // running as root, where Chromium's sandbox refuses to start
@@ -43,7 +46,8 @@ final class Chromium: Sendable {
             "--disable-component-update",
             "--disable-sync",
             "--user-data-dir=\(profile.path)/profile",
-        ] + (incognito ? ["--incognito"] : []) + ["--dump-dom", url]
+            "--no-proxy-server",
+        ] + (incognito ? ["--incognito"] : []) + extra + ["--dump-dom", url]
         var arguments = ["--pid", "--fork", "--kill-child", "--mount-proc"]
         if geteuid() != 0 { arguments = ["--map-root-user"] + arguments }
         let process = try RunningProgram.spawn("/usr/bin/unshare", arguments + [Self.launcher] + flags,
@@ -54,9 +58,11 @@ final class Chromium: Sendable {
     /// The flags of each browser started, in order.
     var launchedFlags: [[String]] { launches.withLock { $0.map(\.arguments) } }
 
-    /// Waits for the first browser to exit and returns the DOM it printed.
-    func page() throws -> String {
-        guard let launch = launches.withLock({ $0.first }) else { throw LoopbackClient.Failure(description: "no browser launched") }
+    /// Waits for the first browser (or the one `index` says) to exit and returns the DOM it printed.
+    func page(_ index: Int = 0) throws -> String {
+        guard let launch = launches.withLock({ $0.indices.contains(index) ? $0[index] : nil }) else {
+            throw LoopbackClient.Failure(description: "no browser launched")
+        }
         // A browser whose page never loads would keep the pipe open: end it after a minute.
         let hangGuard = DispatchWorkItem { launch.process.terminate() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: hangGuard)

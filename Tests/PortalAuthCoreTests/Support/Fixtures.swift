@@ -156,3 +156,8 @@ func heldExchange(_ client: PortalAuth, _ emulator: Emulator, _ url: String) asy
     try await emulator.waitForRequests("/magic-links/validations")
     return exchange
 }
+
+/// The calling thread's name as the kernel knows it (what ps and gdb show).
+func currentThreadName() -> String {
+    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+}

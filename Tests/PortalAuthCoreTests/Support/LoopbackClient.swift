@@ -117,18 +117,26 @@ enum LoopbackClient {
         }
     }
 
-    /// A GET of an `http://127.0.0.1:PORT/...` or `http://[::1]:PORT/...` URL, as a browser sends it.
-    static func get(_ url: String) throws -> Response {
-        guard let parts = URLComponents(string: url), let port = parts.port, let host = parts.host else {
+    /// A GET of an `http://127.0.0.1:PORT/...`, `http://[::1]:PORT/...` or
+    /// `http://localhost:PORT/...` URL (localhost over IPv4), as a browser that sends no
+    /// Fetch Metadata sends it: with the URL's authority as its Host, unless `host` says
+    /// otherwise, and `headers` (`Name: value` lines) besides.
+    static func get(_ url: String, host: String? = nil, headers: [String] = []) throws -> Response {
+        guard let parts = URLComponents(string: url), let port = parts.port else {
             throw Failure(description: "not a loopback URL")
         }
+        let authority = url.components(separatedBy: "://").dropFirst().first?.prefix { $0 != "/" && $0 != "?" } ?? ""
         let target = parts.percentEncodedPath + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
-        let request = "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
-        guard let text = try exchange(UInt16(port), ipv6: host.contains(":"), sending: Array(request.utf8)) else {
+        let lines = ["GET \(target) HTTP/1.1", "Host: \(host ?? String(authority))", "Accept: text/html", "Connection: close"] + headers
+        let request = lines.joined(separator: "\r\n") + "\r\n\r\n"
+        guard let text = try exchange(UInt16(port), ipv6: authority.hasPrefix("["), sending: Array(request.utf8)) else {
             throw Failure(description: "reset")
         }
         return try parse(text)
     }
+
+    /// The headers a browser sends with a top-level navigation.
+    static let navigation = ["Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: navigate", "Sec-Fetch-Dest: document", "Sec-Fetch-User: ?1"]
 
     static func parse(_ text: String) throws -> Response {
         guard let split = text.range(of: "\r\n\r\n") else { throw Failure(description: "no head in \(text.prefix(80))") }
@@ -139,13 +147,14 @@ enum LoopbackClient {
     }
 
     /// Follows what a browser does with an authorize URL: load the provider's page, follow
-    /// its redirect to the app's loopback redirect URL. Returns the listener's answer.
+    /// its redirect to the app's loopback redirect URL (a top-level navigation). Returns the
+    /// listener's answer.
     static func followSignIn(_ authorizeUrl: String) throws -> Response {
         let provider = try get(authorizeUrl)
         guard provider.status == 302, let location = provider.location else {
             throw Failure(description: "the provider answered \(provider.status)")
         }
-        return try get(location)
+        return try get(location, headers: navigation)
     }
 
     private static func open(ipv6: Bool) throws -> Int32 {

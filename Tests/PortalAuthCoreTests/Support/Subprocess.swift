@@ -1,3 +1,4 @@
+import CPosix
 import Foundation
 import Synchronization
 
@@ -32,8 +33,11 @@ final class RunningProgram: Sendable {
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         defer { (stdinPipe + stdoutPipe).filter { $0 >= 0 }.forEach { _ = close($0) } }
-        if input == .pipe { guard pipe(&stdinPipe) == 0 else { throw SubprocessError.notStarted } }
-        if pipeOutput { guard pipe(&stdoutPipe) == 0 else { throw SubprocessError.notStarted } }
+        // Close-on-exec from the start: a child another test spawns meanwhile must not inherit
+        // these ends, or this child's output would not end when it does (dup2 clears the flag
+        // on the child's own 0 and 1).
+        if input == .pipe { guard pipe2(&stdinPipe, O_CLOEXEC) == 0 else { throw SubprocessError.notStarted } }
+        if pipeOutput { guard pipe2(&stdoutPipe, O_CLOEXEC) == 0 else { throw SubprocessError.notStarted } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -37,6 +37,7 @@ struct _PortalAuthClient {
     PortalAuthStorageKind storage;
     int connect_timeout_ms;
     int request_timeout_ms;
+    char *application_id;
     gboolean prefers_ephemeral;
 
     /* Set by g_initable_init: the C client, or the error that kept it from being made. */
@@ -70,6 +71,7 @@ enum {
     PROP_STORAGE,
     PROP_CONNECT_TIMEOUT_MS,
     PROP_REQUEST_TIMEOUT_MS,
+    PROP_APPLICATION_ID,
     PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION,
     PROP_SESSION,
     N_PROPERTIES
@@ -110,6 +112,7 @@ portal_auth_client_finalize (GObject *object)
     g_free (self->api_host);
     g_free (self->magic_link_from_email);
     g_free (self->magic_link_template_id);
+    g_free (self->application_id);
     g_clear_error (&self->init_error);
     g_ptr_array_unref (self->calls);
     g_mutex_clear (&self->lock);
@@ -130,6 +133,7 @@ portal_auth_client_set_property (GObject *object, guint id, const GValue *value,
     case PROP_STORAGE: self->storage = g_value_get_enum (value); break;
     case PROP_CONNECT_TIMEOUT_MS: self->connect_timeout_ms = g_value_get_int (value); break;
     case PROP_REQUEST_TIMEOUT_MS: self->request_timeout_ms = g_value_get_int (value); break;
+    case PROP_APPLICATION_ID: self->application_id = g_value_dup_string (value); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION:
         portal_auth_client_set_prefers_ephemeral_web_browser_session (self, g_value_get_boolean (value));
         break;
@@ -151,6 +155,7 @@ portal_auth_client_get_property (GObject *object, guint id, GValue *value, GPara
     case PROP_STORAGE: g_value_set_enum (value, self->storage); break;
     case PROP_CONNECT_TIMEOUT_MS: g_value_set_int (value, self->connect_timeout_ms); break;
     case PROP_REQUEST_TIMEOUT_MS: g_value_set_int (value, self->request_timeout_ms); break;
+    case PROP_APPLICATION_ID: g_value_set_string (value, self->application_id); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION: g_value_set_boolean (value, self->prefers_ephemeral); break;
     case PROP_SESSION: g_value_set_object (value, portal_auth_client_get_session (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, spec);
@@ -242,6 +247,16 @@ portal_auth_client_class_init (PortalAuthClientClass *klass)
      */
     properties[PROP_REQUEST_TIMEOUT_MS] = construct_timeout ("request-timeout-ms");
     /**
+     * PortalAuthClient:application-id:
+     *
+     * The application's reverse-DNS name, as its desktop file's and #GApplication's
+     * ("com.example.App"): the keyring item is then the application's own, never shared
+     * with (or signed out by) another application of the environment. %NULL: the item every
+     * program of the environment that names none shares. Anything but a reverse-DNS name
+     * fails the client's initialization.
+     */
+    properties[PROP_APPLICATION_ID] = construct_string ("application-id");
+    /**
      * PortalAuthClient:prefers-ephemeral-web-browser-session:
      *
      * Whether the browser sign-ins ask the browser for a private window.
@@ -257,8 +272,6 @@ portal_auth_client_class_init (PortalAuthClientClass *klass)
      */
     properties[PROP_SESSION] = g_param_spec_object ("session", NULL, NULL, PORTAL_AUTH_TYPE_SESSION,
                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-    /* Issue 15's application_id option becomes a construct property here, and a field of the
-       options in initable_init. */
     g_object_class_install_properties (object_class, N_PROPERTIES, properties);
 
     /**
@@ -304,6 +317,7 @@ portal_auth_client_initable_init (GInitable *initable, GCancellable *cancellable
                                                                            : PORTAL_AUTH_STORAGE_KEYRING;
         options.connect_timeout_ms = self->connect_timeout_ms;
         options.request_timeout_ms = self->request_timeout_ms;
+        options.application_id = self->application_id;
         portal_auth_error *failure = NULL;
         if (portal_auth_new (&options, &self->native, &failure) != PORTAL_AUTH_OK)
             portal_auth_glib_propagate (&self->init_error, failure);

@@ -186,6 +186,22 @@ test_errors (void)
     g_clear_error (&error);
     CHECK (portal_auth_error_get_name (NULL) == NULL && portal_auth_error_get_http_status (NULL) == 0);
 
+    /* The application id: checked at initialization, kept as given. */
+    PortalAuthClient *named = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &error, "auth-environment-id", environment,
+                                              "redirect-url", "myapp://auth/callback", "application-id", "not an id", NULL);
+    CHECK (named == NULL && g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_INVALID_ARGUMENT));
+    CHECK (g_strcmp0 (portal_auth_error_get_name (error), "application_id") == 0);
+    g_clear_error (&error);
+    named = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &error, "auth-environment-id", environment, "redirect-url",
+                            "myapp://auth/callback", "application-id", "io.portalhq.GlibTest", NULL);
+    CHECK (named != NULL && error == NULL);
+    char *application_id = NULL;
+    if (named)
+        g_object_get (named, "application-id", &application_id, NULL);
+    CHECK (g_strcmp0 (application_id, "io.portalhq.GlibTest") == 0);
+    g_free (application_id);
+    g_clear_object (&named);
+
     /* A client never initialized, and a refused argument, answer through the callback. */
     PortalAuthClient *bare = g_object_new (PORTAL_AUTH_TYPE_CLIENT, "auth-environment-id", environment, NULL);
     Ready ready = { 0 };

@@ -52,6 +52,8 @@ sign_in_app_startup (GApplication *application)
                                    "api-host", g_getenv ("PORTAL_AUTH_EXAMPLE_API_HOST"), /* NULL: api.portalhq.io */
                                    "magic-link-from-email", MAGIC_LINK_FROM_EMAIL,
                                    "magic-link-template-id", setting ("PORTAL_AUTH_EXAMPLE_TEMPLATE_ID", MAGIC_LINK_TEMPLATE_ID),
+                                   /* The keyring item is this app's own, named as its desktop file. */
+                                   "application-id", g_application_get_application_id (application),
                                    NULL);
     const GActionEntry actions[] = { { .name = "quit", .activate = quit } };
     g_action_map_add_action_entries (G_ACTION_MAP (self), actions, G_N_ELEMENTS (actions), self);

@@ -430,6 +430,12 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
     check(drawn, "a screenshot of the signed-in page shows the page, and no QR code")
     check(app.quit() == 0, "the app quits cleanly")
 
+    # The session is in the app's own keyring item (its application id, as the desktop file's).
+    found = subprocess.run(["secret-tool", "search", "auth_environment_id", environment_id,
+                            "application_id", "io.portalhq.SignInExample"], capture_output=True, text=True)
+    check(found.returncode == 0 and "attribute.application_id = io.portalhq.SignInExample" in found.stderr + found.stdout,
+          "the session is stored in the keyring item of the app's application id")
+
     # The next launch restores the session from the keyring; then signing out.
     app = App(binary, environment, log)
     check(app.wait_title("Your account"), "the next launch restores the session at start-up")

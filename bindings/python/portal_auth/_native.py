@@ -96,6 +96,7 @@ class Options(ctypes.Structure):
         ("connect_timeout_ms", ctypes.c_int32),
         ("request_timeout_ms", ctypes.c_int32),
         ("host_storage", ctypes.POINTER(StorageCallbacks)),
+        ("application_id", ctypes.c_char_p),
     ]
 
 

@@ -64,6 +64,7 @@ class _Client:
         *,
         connect_timeout: float | None = None,
         request_timeout: float | None = None,
+        application_id: str | None = None,
     ) -> None:
         self._lock = threading.Lock()
         self._handle: int | None = None
@@ -87,6 +88,8 @@ class _Client:
         options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
         options.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
         options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
+        if application_id is not None:
+            options.application_id = _native.c_text(application_id, "application_id")
         if storage is None:
             options.storage = _native.STORAGE_KEYRING
         elif isinstance(storage, str):
@@ -260,7 +263,8 @@ class PortalAuth(_Client):
 
     def set_browser_opener(self, opener: _opener.Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
-        on a library thread, returns once the browser is launched; an exception fails the
+        on a thread the library starts for each sign-in (it may block, and may call this
+        client and wait), returns once the browser is launched; an exception fails the
         sign-in with SignInUnavailable. None restores the default ($BROWSER, else xdg-open)."""
         self._set_browser_opener(opener)
 

@@ -5,7 +5,9 @@ timeout and cancellation, two at once, and a real headless Chromium as the brows
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -348,3 +350,102 @@ def test_a_listener_out_of_descriptors_still_serves_the_browser(emu: Emulator, l
         for connection in idle:
             connection.close()
         assert child.wait(60) == 0
+
+
+def native_thread_name() -> bytes:
+    """The calling thread's name as the kernel knows it (prctl PR_GET_NAME)."""
+    name = ctypes.create_string_buffer(16)
+    ctypes.CDLL(None, use_errno=True).prctl(16, name, 0, 0, 0)
+    return name.value
+
+
+def test_an_opener_may_call_the_library_and_wait(browser_client: PortalAuth) -> None:
+    """The opener runs on a thread of its own, never the library's I/O thread: a blocking
+    call of the library inside it completes."""
+    seen: list[object] = []
+    browser = Browser()
+
+    def opener(url: str, ephemeral: bool) -> None:
+        seen.append(native_thread_name())
+        seen.append(browser_client.get_methods())
+        browser(url, ephemeral)
+
+    browser_client.set_browser_opener(opener)
+    outcome: list[object] = []
+    signing_in = threading.Thread(target=lambda: outcome.append(browser_client.sign_in_with_google(timeout=60)))
+    signing_in.start()
+    signing_in.join(90)
+    assert not signing_in.is_alive(), "the opener's call of the library never completed"
+    assert seen[0] != b"portal-auth-io"
+    assert isinstance(seen[1], portal_auth.AuthMethodsResult)
+    assert len(outcome) == 1 and isinstance(outcome[0], AuthenticatedResult)
+
+
+def test_a_slow_opener_delays_only_its_own_sign_in(
+    browser_client: PortalAuth, emu: Emulator, loopback: tuple[str, str]
+) -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def slow(url: str, ephemeral: bool) -> None:
+        started.set()
+        release.wait(60)
+        raise OSError("gave up")
+
+    browser_client.set_browser_opener(slow)
+    outcome: list[BaseException] = []
+
+    def sign_in() -> None:
+        try:
+            browser_client.sign_in_with_google(timeout=60)
+        except BaseException as error:  # noqa: BLE001
+            outcome.append(error)
+
+    signing_in = threading.Thread(target=sign_in)
+    signing_in.start()
+    try:
+        assert started.wait(60)
+        # Another client's call completes while the opener still runs.
+        other_done: list[object] = []
+        with PortalAuth(auth_environment_id=loopback[0], redirect_url=loopback[1], api_host=emu.url) as other:
+            call = threading.Thread(target=lambda: other_done.append(other.get_methods()))
+            call.start()
+            call.join(30)
+            assert other_done, "another client's call waited for the opener"
+    finally:
+        release.set()
+        signing_in.join(60)
+    assert len(outcome) == 1 and isinstance(outcome[0], portal_auth.SignInUnavailable)
+
+
+def test_the_browser_inherits_no_descriptor(
+    browser_client: PortalAuth, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$BROWSER here is a script that lists its open descriptors into a FIFO: 0, 1 (the FIFO)
+    and 2, and the one ls opens for the listing (3), whatever the process had open (the
+    library's connection to the API, the listener's sockets, a pipe of the host's that is
+    not close-on-exec)."""
+    browser_client.get_methods()  # a kept-alive connection to the emulator
+    script = tmp_path / "browser"
+    listing = tmp_path / "browser.fds"
+    script.write_text('#!/bin/sh\nexec ls /proc/self/fd > "$0.fds"\n')
+    script.chmod(0o755)
+    os.mkfifo(listing)
+    reader = os.open(listing, os.O_RDONLY | os.O_NONBLOCK)  # so the browser never waits for one
+    monkeypatch.setenv("BROWSER", str(script))
+    read_end, write_end = os.pipe()
+    os.set_inheritable(read_end, True)
+    os.set_inheritable(write_end, True)
+    try:
+        # The opener runs to its end whatever the timeout; the listener then stops at once.
+        with pytest.raises(portal_auth.SignInClosed):
+            browser_client.sign_in_with_google(timeout=0.5)
+        text = b""
+        while select.select([reader], [], [], 60)[0]:
+            chunk = os.read(reader, 4096)
+            if not chunk:
+                break
+            text += chunk
+    finally:
+        for fd in (reader, read_end, write_end):
+            os.close(fd)
+    assert sorted(int(fd) for fd in text.split()) == [0, 1, 2, 3]

@@ -211,6 +211,16 @@ class HeaderTests(EmulatorTestCase):
                         headers[name] = value
                 self.assertEqual(self.client.json("GET", API + "/methods", headers=headers), (status, {"error": message}))
 
+    def test_pages_a_test_has_a_browser_load(self):
+        page = "<!doctype html><img src=\"http://127.0.0.1:1/x\">"
+        self.assertEqual(self.client.json("POST", "/_emulator/pages", {"name": "hostile", "html": page}), (200, {"ok": True}))
+        status, headers, raw = self.client.call("GET", "/_emulator/pages?name=hostile")
+        self.assertEqual((status, headers["Content-Type"], raw.decode()), (200, "text/html; charset=utf-8", page))
+        self.assertEqual(self.client.json("GET", "/_emulator/pages?name=other")[0], 404)
+        self.assertEqual(self.client.json("POST", "/_emulator/pages", {"name": "", "html": page})[0], 400)
+        self.client.json("POST", "/_emulator/reset")
+        self.assertEqual(self.client.json("GET", "/_emulator/pages?name=hostile")[0], 404)
+
     def test_unknown_paths_head_and_keep_alive(self):
         self.assertEqual(self.portal("GET", "/nope"), (404, {"error": "not found"}))
         self.assertEqual(self.client.json("GET", "/elsewhere"), (404, {"error": "not found"}))

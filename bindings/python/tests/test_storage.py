@@ -375,8 +375,9 @@ def test_eight_threads_invalidating_on_the_keyring_make_one_read_and_one_delete(
     secret_service_calls.counted()
     assert invalidate_from_threads(sessions) == [None] * 8
     calls = secret_service_calls.counted()
-    # A read is one search (with its secrets), a delete one search and the item's Delete.
-    assert calls.get("org.freedesktop.Secret.Service.SearchItems") == 2, calls
+    # A read is one search (with its secrets); a delete searches twice (the application's
+    # item, and one stored before the application attribute existed) and deletes the item.
+    assert calls.get("org.freedesktop.Secret.Service.SearchItems") == 3, calls
     assert calls.get("org.freedesktop.Secret.Service.GetSecrets") == 1, calls
     assert calls.get("org.freedesktop.Secret.Item.Delete") == 1, calls
     for session in sessions:
@@ -412,3 +413,30 @@ def test_a_store_raising_beyond_exception_is_a_failure_too(
         auth.restore_session()
     with pytest.raises(SessionStorageFailure):  # persisted before return, or an error
         signed_in(auth, emu, open_env, "raising@example.com")
+
+
+def test_two_applications_of_one_environment_keep_their_own_sessions(
+    make_client, emu: Emulator, open_env: str, keyring: str
+) -> None:
+    """The application id names the keyring item and keeps it apart: a GTK app and a script
+    of one environment no longer share a session, nor sign each other out."""
+    editor = make_client(open_env, application_id="org.example.Editor")
+    result = signed_in(editor, emu, open_env, "editor@example.com")
+    script = make_client(open_env, application_id="org.example.Script")
+    assert script.restore_session() is None
+    signed_in(script, emu, open_env, "script@example.com")
+    script.clear_persisted_session()
+    again = make_client(open_env, application_id="org.example.Editor").restore_session()
+    assert again is not None and again.get_token() == result.session.get_token()
+    found = subprocess.run(
+        ["secret-tool", "search", "--all", "application_id", "org.example.Editor", "auth_environment_id", open_env],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert f"label = org.example.Editor: Portal session ({open_env})" in found.stdout
+
+
+@pytest.mark.parametrize("application_id", ["", "editor", "org.example.", "org.9example", "org.example.Edit or", 7])
+def test_an_application_id_is_a_reverse_dns_name(make_client, open_env: str, application_id: object) -> None:
+    with pytest.raises(portal_auth.InvalidArgument) as raised:
+        make_client(open_env, application_id=application_id)
+    assert raised.value.name == "application_id"

@@ -46,6 +46,12 @@ pub struct Options {
     pub connect_timeout: Option<Duration>,
     /// None or zero: the library's default, 30 s.
     pub request_timeout: Option<Duration>,
+    /// With [`Storage::Keyring`]: the application's reverse-DNS name, as its desktop file's
+    /// (`com.example.App`). The keyring item is the application's own (an attribute beside
+    /// the environment id, and its label): two applications of one environment never share
+    /// a session, the instances of one do. None: no name, and the item is shared by every
+    /// program of the environment that names none.
+    pub application_id: Option<String>,
 }
 
 impl Options {
@@ -59,6 +65,7 @@ impl Options {
             storage: Storage::Keyring,
             connect_timeout: None,
             request_timeout: None,
+            application_id: None,
         }
     }
 }
@@ -100,6 +107,7 @@ impl PortalAuth {
         let template_id = optional(magic_link.map(|m| m.template_id.as_str()), "magic_link_template_id")?;
         let connect_timeout_ms = milliseconds(options.connect_timeout, "connect_timeout")?;
         let request_timeout_ms = milliseconds(options.request_timeout, "request_timeout")?;
+        let application_id = optional(options.application_id.as_deref(), "application_id")?;
         let pointer = |value: &Option<CString>| value.as_ref().map_or(ptr::null(), |value| value.as_ptr());
 
         // SAFETY: options_init fills the struct this crate knows; every string outlives the
@@ -123,6 +131,7 @@ impl PortalAuth {
             };
             raw_options.connect_timeout_ms = connect_timeout_ms;
             raw_options.request_timeout_ms = request_timeout_ms;
+            raw_options.application_id = pointer(&application_id);
             let (mut client, mut error) = (ptr::null_mut(), ptr::null_mut());
             let code = ffi::portal_auth_new(&raw_options, &mut client, &mut error);
             match NonNull::new(client) {
@@ -258,7 +267,8 @@ impl PortalAuth {
     }
 
     /// Installs the opener browser sign-ins use from now on; None restores the default
-    /// (`$BROWSER`, else `xdg-open`). It is called on a library thread.
+    /// (`$BROWSER`, else `xdg-open`). It is called on a thread the library starts for each
+    /// sign-in: it may block (`Command::status()`), and may call this client and wait.
     pub fn set_browser_opener(&self, opener: Option<BrowserOpener>) {
         let mut openers = self.openers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let user_data = match opener {

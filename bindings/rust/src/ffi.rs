@@ -118,6 +118,7 @@ pub struct portal_auth_options {
     pub connect_timeout_ms: i32,
     pub request_timeout_ms: i32,
     pub host_storage: *const portal_auth_storage_callbacks,
+    pub application_id: *const c_char,
 }
 
 extern "C" {

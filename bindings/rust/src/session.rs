@@ -36,6 +36,8 @@ impl Session {
     }
 
     /// The Client Session Token (a secret); [`Error::SessionInvalidated`] once invalidated.
+    /// The library wipes its own copy; the `String` returned is the caller's, which Rust
+    /// does not wipe when it is dropped.
     pub fn token(&self) -> Result<String, Error> {
         let mut token = ptr::null_mut();
         let mut error = ptr::null_mut();

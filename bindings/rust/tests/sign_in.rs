@@ -83,6 +83,28 @@ fn magic_link_with_totp_then_restore_and_invalidate() {
 }
 
 #[test]
+fn each_application_keeps_its_own_session_of_an_environment() {
+    let environment = environment(false, APP_REDIRECT);
+    let named = |id: &str| {
+        let mut options = options(&environment, APP_REDIRECT);
+        options.application_id = Some(id.to_string());
+        PortalAuth::new(&options).unwrap()
+    };
+    let editor = named("org.example.RustEditor");
+    let signed_in = editor.handle_redirect(&grant_redirect(&environment, "rust-editor@example.com")).wait().unwrap();
+    let session = session_of(signed_in.expect("a result"));
+    assert!(named("org.example.RustTool").restore_session().wait().unwrap().is_none());
+    assert!(client(&environment).restore_session().wait().unwrap().is_none(), "a program that names no application");
+    let again = named("org.example.RustEditor").restore_session().wait().unwrap().expect("the editor's session");
+    assert_eq!(again.token().unwrap(), session.token().unwrap());
+    session.invalidate().wait().unwrap();
+
+    let mut bad = options(&environment, APP_REDIRECT);
+    bad.application_id = Some("editor".into());
+    assert!(matches!(PortalAuth::new(&bad), Err(Error::InvalidArgument { name, .. }) if name == "application_id"));
+}
+
+#[test]
 fn a_returning_user_has_no_enrollment_link_and_clear_forgets_the_session() {
     let environment = environment(true, APP_REDIRECT);
     let email = "rust-returning@example.com";

@@ -34,6 +34,8 @@ class ControlApi:
         self._log = log
         self._faults = faults
         self._providers = providers
+        # Pages a test has the browser load, e.g. a hostile page that aims at the app's listener.
+        self._pages: dict[str, bytes] = {}
         self._routes: dict[tuple[str, str], Route] = {
             ("GET", "/_emulator/outbox"): self._outbox,
             ("GET", "/_emulator/requests"): self._requests,
@@ -50,6 +52,8 @@ class ControlApi:
             ("GET", "/_emulator/totp"): self._current_totp,
             ("GET", "/_emulator/sessions"): self._sessions,
             ("POST", "/_emulator/environments"): self._upsert_environment,
+            ("POST", "/_emulator/pages"): self._add_page,
+            ("GET", "/_emulator/pages"): self._page,
         }
         for provider in PROVIDERS:
             self._routes[("GET", f"/_emulator/oauth/{provider}/authorize")] = self._authorize_with(provider)
@@ -136,7 +140,22 @@ class ControlApi:
             raise ApiError(400, "isAccountAbstracted must be a boolean")
         return json_response(200, {"token": self._state.create_grant(kind, env_id, email, flag)})
 
+    def _add_page(self, request: Request) -> Response:
+        body = parse_json_object(request.body)
+        name, html = body.get("name"), body.get("html")
+        if not isinstance(name, str) or not name or not isinstance(html, str):
+            raise ApiError(400, "name and html must be strings")
+        self._pages[name] = html.encode("utf-8")
+        return json_response(200, OK)
+
+    def _page(self, request: Request) -> Response:
+        page = self._pages.get(_query(request).get("name", ""))
+        if page is None:
+            raise ApiError(404, "no such page")
+        return Response(200, page, content_type="text/html; charset=utf-8")
+
     def _reset(self, request: Request) -> Response:
+        self._pages.clear()
         self._state.reset()
         self._log.clear()
         self._faults.clear()

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The connections a listener reads at once, and which one gives way when there are too
+/// many. Any local process can connect and hold connections open; the browser's own must
+/// survive that. So a connection that has sent nothing goes first (the oldest of them),
+/// and one that is sending a request only when every other is sending too.
+struct ListenerConnections {
+    struct Connection {
+        let fd: Int32
+        /// When it is dropped if its head is still incomplete.
+        let deadline: ContinuousClock.Instant
+        var head: [UInt8] = []
+        /// Where the search for the end of the head resumes (`RequestHead.end`).
+        var scanned = 0
+
+        enum Received {
+            case pending
+            /// The peer closed or reset the connection before its head ended.
+            case closed
+            /// The head is complete: `head[..<end]`, its final blank line left out.
+            case head(end: Int)
+            /// The head grew past the limit without ending.
+            case tooLarge
+        }
+
+        /// Reads what has arrived, without blocking, and never more than one byte past
+        /// `limit`: a client that sends a megabyte costs the listener `limit` bytes.
+        mutating func receive(limit: Int) -> Received {
+            var chunk = [UInt8](repeating: 0, count: 2048)
+            while true {
+                let room = min(chunk.count, limit + 1 - head.count)
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, room, 0) }
+                if count == 0 { return .closed }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno == EAGAIN || errno == EWOULDBLOCK ? .pending : .closed
+                }
+                head += chunk[..<count]
+                if let end = RequestHead.end(in: head, scanned: &scanned) { return .head(end: end) }
+                if head.count > limit { return .tooLarge }
+            }
+        }
+    }
+
+    /// Oldest first.
+    private(set) var all: [Connection] = []
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+    }
+
+    var isEmpty: Bool { all.isEmpty }
+
+    var earliestDeadline: ContinuousClock.Instant? { all.map(\.deadline).min() }
+
+    /// Takes a new connection, making room first when all places are taken.
+    mutating func admit(_ fd: Int32, deadline: ContinuousClock.Instant) {
+        if all.count >= capacity { _ = dropOne() }
+        all.append(Connection(fd: fd, deadline: deadline))
+    }
+
+    /// Closes the connection that matters least (see the type); false when there is none.
+    mutating func dropOne() -> Bool {
+        guard let victim = all.indices.min(by: { rank(all[$0]) < rank(all[$1]) }) else { return false }
+        close(at: victim)
+        return true
+    }
+
+    /// Closes those whose deadline has passed.
+    mutating func dropExpired(at now: ContinuousClock.Instant) {
+        for index in all.indices.reversed() where all[index].deadline <= now { close(at: index) }
+    }
+
+    subscript(index: Int) -> Connection {
+        get { all[index] }
+        set { all[index] = newValue }
+    }
+
+    mutating func close(at index: Int) {
+        _ = Glibc.close(all.remove(at: index).fd)
+    }
+
+    mutating func closeAll() {
+        all.forEach { _ = Glibc.close($0.fd) }
+        all.removeAll()
+    }
+
+    /// 0: its peer has closed it; 1: nothing sent (nothing read, nothing waiting to be
+    /// read); 2: sending. `min` keeps the first of equals, the oldest.
+    private func rank(_ connection: Connection) -> Int {
+        guard connection.head.isEmpty else { return 2 }
+        var byte: UInt8 = 0
+        let peeked = recv(connection.fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if peeked > 0 { return 2 }
+        return peeked == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) ? 0 : 1
+    }
+}

@@ -1,0 +1,84 @@
+/* C test of the transport's protections against the Portal emulator in
+ * PORTAL_AUTH_TEST_API_HOST. A request goes out with every option set. With --refusing
+ * (scripts/test-library.sh runs it so with Tests/c/support/refusing_libcurl.c as libcurl),
+ * for each protection in turn: a libcurl that cannot honour the option fails the call with
+ * PORTAL_AUTH_E_NETWORK and a message naming the libcurl version and the option, and nothing
+ * reaches the server. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "test_support.h"
+
+/* The options the library must never go without, by name. */
+static const struct { const char *name; long number; } protections[] = {
+    { "CURLOPT_PROTOCOLS_STR", CURLOPT_PROTOCOLS_STR },
+    { "CURLOPT_SSL_VERIFYPEER", CURLOPT_SSL_VERIFYPEER },
+    { "CURLOPT_SSL_VERIFYHOST", CURLOPT_SSL_VERIFYHOST },
+    { "CURLOPT_PREREQFUNCTION", CURLOPT_PREREQFUNCTION },
+    { "CURLOPT_OPENSOCKETFUNCTION", CURLOPT_OPENSOCKETFUNCTION },
+    { "CURLOPT_NOPROXY", CURLOPT_NOPROXY },   /* the emulator is a loopback host */
+};
+
+typedef struct {
+    int calls;
+    portal_auth_code code;
+    char message[512];
+} outcome;
+
+static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    outcome *out = user_data;
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    if (error) snprintf(out->message, sizeof out->message, "%s", portal_auth_error_message(error));
+    count_call(&out->calls);
+}
+
+/* How many requests reached the emulator's Portal API since clear_requests. */
+static int recorded_requests(void) {
+    static char answer[1 << 16];
+    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
+    int count = 0;
+    for (const char *at = strstr(answer, "\"path\":\"/api/v3/auth"); at; at = strstr(at + 1, "\"path\":\"/api/v3/auth")) count++;
+    return count;
+}
+
+/* Makes one request; `refused` names the option the libcurl refuses, or is NULL. */
+static void check_a_request(const char *refused, const char *version) {
+    portal_auth_options options = emulator_options("env-open");
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    clear_requests();
+    outcome methods = {0};
+    CHECK(portal_auth_get_methods(client, on_methods, &methods, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&methods.calls);
+    if (refused) {
+        CHECK(methods.code == PORTAL_AUTH_E_NETWORK);
+        CHECK(strstr(methods.message, version) != NULL);
+        CHECK(strstr(methods.message, refused) != NULL);
+        CHECK(strstr(methods.message, "the request was not sent") != NULL);
+        CHECK(recorded_requests() == 0);
+    } else {
+        CHECK(methods.code == PORTAL_AUTH_OK);
+        CHECK(recorded_requests() == 1);
+    }
+    portal_auth_free(client);
+}
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
+    int refusing = argc > 1 && strcmp(argv[1], "--refusing") == 0;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    char version[64];
+    snprintf(version, sizeof version, "libcurl %s ", curl_version_info(CURLVERSION_NOW)->version);
+
+    check_a_request(NULL, version);
+    /* The refusing libcurl reads the option at each call: one at a time, then none. */
+    for (size_t i = 0; refusing && i < sizeof protections / sizeof protections[0]; i++) {
+        char number[32];
+        snprintf(number, sizeof number, "%ld", protections[i].number);
+        setenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT", number, 1);
+        check_a_request(protections[i].name, version);
+    }
+    unsetenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT");
+    if (refusing) check_a_request(NULL, version);
+    curl_global_cleanup();
+    return report("curl_options_test");
+}

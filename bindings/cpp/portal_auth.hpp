@@ -1,0 +1,1029 @@
+/*
+ * portal_auth.hpp: libportalauth for C++17, header-only, over the C header portal_auth.h,
+ * which stays the manual for what each call does. `make install` puts this file beside it,
+ * so the flags of `pkg-config --cflags --libs portal-auth` build both.
+ *
+ * What this layer adds, and nothing more:
+ * - handles that free themselves: portal::auth::Client (move-only), Session (copying it
+ *   retains the library's session, destroying it releases it), Call (frees its handle);
+ * - completions as callables: each asynchronous call takes a Done<T>, a
+ *   std::function<void(Outcome<T>)>, called exactly once, where the client's completion
+ *   model says (the C header's "Completion models"), never inside the starting call;
+ * - values where the C side lends: results, methods and errors are copied into
+ *   std::string and std::vector before the callback that lent them returns;
+ * - errors as portal::auth::Error, an exception that carries the code, the reason, the
+ *   message and every field of the C error (name, path, missing, detail, method, HTTP
+ *   status, body). A synchronous function throws it; an asynchronous call hands it to its
+ *   completion inside the Outcome, and throws it only when the call cannot start (its
+ *   completion is then never called).
+ *
+ * Callables run on the library's terms: a completion, a log handler and a dispatcher must
+ * not throw (an exception cannot cross the library's C frames: it ends the program through
+ * std::terminate); a browser opener or a session store may throw, which counts as its
+ * failure.
+ *
+ * Strings passed in are copied by the library; one holding a NUL byte cannot cross into C
+ * and is refused as Code::invalid_argument, named as C names the argument.
+ *
+ * Adding a call of the C header takes a few lines: an asynchronous one is a Client (or
+ * Session) member that hands start() a lambda calling the C function with one of the
+ * trampolines of namespace detail (on_done, on_url, on_methods, on_result, on_session, or
+ * one more of the same shape for a new callback type); a synchronous one calls the C
+ * function and detail::check().
+ */
+#ifndef PORTAL_AUTH_HPP
+#define PORTAL_AUTH_HPP
+
+#include <portal_auth.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace portal::auth {
+
+/* ---- Codes and reasons ------------------------------------------------------------------ */
+
+/* The stable codes of portal_auth_code. A code this header does not name (a later library's)
+   is still a value of the type. */
+enum class Code : std::int32_t {
+    ok = PORTAL_AUTH_OK,
+    invalid_argument = PORTAL_AUTH_E_INVALID_ARGUMENT,
+    magic_link_not_configured = PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED,
+    auth_method_unavailable = PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE,
+    authentication_failed = PORTAL_AUTH_E_AUTHENTICATION_FAILED,
+    malformed_response = PORTAL_AUTH_E_MALFORMED_RESPONSE,
+    invalid_grant_response = PORTAL_AUTH_E_INVALID_GRANT_RESPONSE,
+    invalid_user_jwt = PORTAL_AUTH_E_INVALID_USER_JWT,
+    session_storage_failure = PORTAL_AUTH_E_SESSION_STORAGE_FAILURE,
+    account_abstraction_unavailable = PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE,
+    rate_limited = PORTAL_AUTH_E_RATE_LIMITED,
+    totp_qr_unavailable = PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE,
+    unauthorized = PORTAL_AUTH_E_UNAUTHORIZED,
+    http_status = PORTAL_AUTH_E_HTTP_STATUS,
+    network = PORTAL_AUTH_E_NETWORK,
+    session_invalidated = PORTAL_AUTH_E_SESSION_INVALIDATED,
+    cancelled = PORTAL_AUTH_E_CANCELLED,
+    sign_in_closed = PORTAL_AUTH_E_SIGN_IN_CLOSED,
+    sign_in_unavailable = PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE,
+    sign_in_in_progress = PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS,
+    sign_in_callback_incomplete = PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE,
+    internal = PORTAL_AUTH_E_INTERNAL
+};
+
+/* Which storage failure or unavailable sign-in an error was (portal_auth_reason). */
+enum class Reason : std::int32_t {
+    none = PORTAL_AUTH_REASON_NONE,
+    keyring_locked = PORTAL_AUTH_REASON_KEYRING_LOCKED,
+    no_secret_service = PORTAL_AUTH_REASON_NO_SECRET_SERVICE,
+    no_session_bus = PORTAL_AUTH_REASON_NO_SESSION_BUS,
+    dbus_failure = PORTAL_AUTH_REASON_DBUS_FAILURE,
+    libsecret_missing = PORTAL_AUTH_REASON_LIBSECRET_MISSING,
+    host_storage_failed = PORTAL_AUTH_REASON_HOST_STORAGE_FAILED,
+    entry_not_cleared = PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED,
+    redirect_not_loopback = PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK,
+    port_in_use = PORTAL_AUTH_REASON_PORT_IN_USE,
+    listener_failed = PORTAL_AUTH_REASON_LISTENER_FAILED,
+    no_browser = PORTAL_AUTH_REASON_NO_BROWSER,
+    opener_failed = PORTAL_AUTH_REASON_OPENER_FAILED
+};
+
+/* ---- Errors ----------------------------------------------------------------------------- */
+
+/* The fields of an error: each is set only for the codes the C header names it for. */
+struct ErrorFields {
+    Reason reason = Reason::none;
+    std::optional<std::string> name;    /* invalid_argument: the argument, as C spells it */
+    std::optional<std::string> path;    /* malformed_response: the endpoint's path */
+    std::optional<std::string> missing; /* malformed_response: the missing field, if one */
+    std::optional<std::string> detail;  /* authentication_failed, invalid_user_jwt, ... */
+    std::optional<std::string> method;  /* auth_method_unavailable: "GOOGLE" or "APPLE" */
+    std::optional<std::string> body;    /* http_status: the server's reason, for developers */
+    std::int32_t http_status = 0;       /* unauthorized, http_status; 0: no response */
+};
+
+/* What went wrong: what() is the library's message, a sentence for the user, which never
+   holds a secret. */
+class Error : public std::runtime_error {
+public:
+    Error(Code code, const std::string &message, ErrorFields fields = {})
+        : std::runtime_error(message), code_(code), fields_(std::move(fields)) {}
+
+    /* A copy of an error the library lends (to a callback) or owns. */
+    static Error copy(const portal_auth_error *error) {
+        ErrorFields fields;
+        fields.reason = static_cast<Reason>(portal_auth_error_reason(error));
+        fields.name = text(portal_auth_error_name(error));
+        fields.path = text(portal_auth_error_path(error));
+        fields.missing = text(portal_auth_error_missing(error));
+        fields.detail = text(portal_auth_error_detail(error));
+        fields.method = text(portal_auth_error_method(error));
+        fields.body = text(portal_auth_error_body(error));
+        fields.http_status = portal_auth_error_http_status(error);
+        return Error(static_cast<Code>(portal_auth_error_code(error)),
+                     text(portal_auth_error_message(error)).value_or(""), std::move(fields));
+    }
+
+    Code code() const noexcept { return code_; }
+    std::string message() const { return what(); }
+    Reason reason() const noexcept { return fields_.reason; }
+    const std::optional<std::string> &name() const noexcept { return fields_.name; }
+    const std::optional<std::string> &path() const noexcept { return fields_.path; }
+    const std::optional<std::string> &missing() const noexcept { return fields_.missing; }
+    const std::optional<std::string> &detail() const noexcept { return fields_.detail; }
+    const std::optional<std::string> &method() const noexcept { return fields_.method; }
+    const std::optional<std::string> &body() const noexcept { return fields_.body; }
+    std::int32_t http_status() const noexcept { return fields_.http_status; }
+
+private:
+    static std::optional<std::string> text(const char *borrowed) {
+        return borrowed ? std::optional<std::string>(borrowed) : std::nullopt;
+    }
+
+    Code code_;
+    ErrorFields fields_;
+};
+
+/* What an asynchronous call completed with: its value, or an Error. */
+template <typename Value>
+class Outcome {
+public:
+    Outcome(Value value) : state_(std::in_place_index<0>, std::move(value)) {}
+    Outcome(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
+
+    bool ok() const noexcept { return state_.index() == 0; }
+    explicit operator bool() const noexcept { return ok(); }
+    /* The error; nullptr on success. */
+    const Error *error() const noexcept { return std::get_if<1>(&state_); }
+    /* The value; throws the Error when the call failed. */
+    Value &value() & { return std::get<0>(checked()); }
+    const Value &value() const & { return std::get<0>(checked()); }
+    Value &&value() && { return std::get<0>(std::move(checked())); }
+
+private:
+    std::variant<Value, Error> &checked() {
+        if (const Error *failed = error()) throw *failed;
+        return state_;
+    }
+    const std::variant<Value, Error> &checked() const {
+        if (const Error *failed = error()) throw *failed;
+        return state_;
+    }
+
+    std::variant<Value, Error> state_;
+};
+
+/* The outcome of a call that has no value. */
+template <>
+class Outcome<void> {
+public:
+    Outcome() = default;
+    Outcome(Error error) : error_(std::move(error)) {}
+
+    bool ok() const noexcept { return !error_; }
+    explicit operator bool() const noexcept { return ok(); }
+    const Error *error() const noexcept { return error_ ? &*error_ : nullptr; }
+    /* Throws the Error when the call failed. */
+    void value() const {
+        if (error_) throw *error_;
+    }
+
+private:
+    std::optional<Error> error_;
+};
+
+/* The completion of an asynchronous call: called exactly once. */
+template <typename Value>
+using Done = std::function<void(Outcome<Value>)>;
+
+/* ---- Calls ------------------------------------------------------------------------------ */
+
+/* One asynchronous call, to cancel it. Destroying it frees the handle and cancels nothing:
+   the completion still comes. */
+class Call {
+public:
+    Call() noexcept = default;
+    explicit Call(portal_auth_call *raw) noexcept : raw_(raw) {}
+    Call(Call &&other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
+    Call &operator=(Call &&other) noexcept {
+        std::swap(raw_, other.raw_);
+        return *this;
+    }
+    Call(const Call &) = delete;
+    Call &operator=(const Call &) = delete;
+    ~Call() { portal_auth_call_free(raw_); }
+
+    /* Asks the call to stop: honoured only before its request is on the wire (a grant sent is
+       spent, so that exchange completes and persists its session). The completion then
+       carries Code::cancelled (Code::sign_in_closed for a browser sign-in). */
+    void cancel() const noexcept { portal_auth_call_cancel(raw_); }
+    portal_auth_call *raw() const noexcept { return raw_; }
+
+private:
+    portal_auth_call *raw_ = nullptr;
+};
+
+namespace detail {
+
+/* The handles the library gives the caller, freed by their own function. */
+struct FreeError {
+    void operator()(portal_auth_error *error) const noexcept { portal_auth_error_free(error); }
+};
+struct FreeString {
+    void operator()(char *text) const noexcept { portal_auth_string_free(text); }
+};
+struct FreeBytes {
+    void operator()(std::uint8_t *bytes) const noexcept { portal_auth_bytes_free(bytes); }
+};
+using OwnedError = std::unique_ptr<portal_auth_error, FreeError>;
+using OwnedString = std::unique_ptr<char, FreeString>;
+using OwnedBytes = std::unique_ptr<std::uint8_t, FreeBytes>;
+
+/* A code the library returned without an error handle (a call it refused to start). */
+inline Error refused(portal_auth_code code) {
+    return Error(static_cast<Code>(code), "The library refused the call (error " + std::to_string(code) + ").");
+}
+
+/* Throws unless code is PORTAL_AUTH_OK; takes (and frees) the error that came with it. */
+inline void check(portal_auth_code code, portal_auth_error *error = nullptr) {
+    OwnedError owned(error);
+    if (code == PORTAL_AUTH_OK) return;
+    throw owned ? Error::copy(owned.get()) : refused(code);
+}
+
+/* text as a C string for one call; a NUL byte inside cannot cross, so it is refused by name. */
+inline const char *c_string(const std::string &text, const char *name) {
+    if (text.find('\0') != std::string::npos) {
+        ErrorFields fields;
+        fields.name = name;
+        throw Error(Code::invalid_argument, std::string("Invalid argument: ") + name + " contains a NUL byte.",
+                    std::move(fields));
+    }
+    return text.c_str();
+}
+
+inline const char *c_string(const std::optional<std::string> &text, const char *name) {
+    return text ? c_string(*text, name) : nullptr;
+}
+
+inline std::optional<std::string> copy(const char *borrowed) {
+    return borrowed ? std::optional<std::string>(borrowed) : std::nullopt;
+}
+
+/* Clears a temporary copy of a secret before it is freed; volatile, so the stores stay. */
+inline void wipe(std::string &text) noexcept {
+    volatile char *bytes = text.data();
+    for (std::size_t i = 0; i < text.size(); i++) bytes[i] = 0;
+}
+
+/* A host callable the library calls through a pointer: shared by the client that installed
+   it and by each call started while it was installed, as the library may call it until those
+   complete. */
+template <typename Function>
+struct Box : std::enable_shared_from_this<Box<Function>> {
+    explicit Box(Function held) : function(std::move(held)) {}
+    Function function;
+};
+
+/* What a call keeps alive until it completes: the opener it started with. */
+struct Keep {
+    std::shared_ptr<void> opener;
+};
+
+template <typename Value>
+struct Pending {
+    Done<Value> done;
+    Keep keep;
+};
+
+/* Starts a call: begin(user_data, out_call) calls the C function. Throws when the library
+   refuses it; the completion is then never called. */
+template <typename Value, typename Begin>
+Call start(Done<Value> done, Keep keep, Begin begin) {
+    if (!done) {
+        ErrorFields fields;
+        fields.name = "done";
+        throw Error(Code::invalid_argument, "Invalid argument: done is empty.", std::move(fields));
+    }
+    auto pending = std::make_unique<Pending<Value>>(Pending<Value>{std::move(done), std::move(keep)});
+    portal_auth_call *call = nullptr;
+    check(begin(static_cast<void *>(pending.get()), &call));
+    pending.release(); /* the callback owns it now */
+    return Call(call);
+}
+
+/* The end of every call: its completion, then what it kept, let go. */
+template <typename Value>
+void complete(void *user_data, Outcome<Value> outcome) noexcept {
+    std::unique_ptr<Pending<Value>> pending(static_cast<Pending<Value> *>(user_data));
+    pending->done(std::move(outcome));
+}
+
+/* The C callback of the calls that complete with nothing but an error. */
+inline void on_done(void *user_data, const portal_auth_error *error) noexcept {
+    complete<void>(user_data, error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
+}
+
+inline void on_url(void *user_data, const char *url, const portal_auth_error *error) noexcept {
+    complete<std::string>(user_data, error ? Outcome<std::string>(Error::copy(error))
+                                           : Outcome<std::string>(std::string(url ? url : "")));
+}
+
+/* An answer the C header promises and the library did not give. */
+inline Error lacking(const std::string &what) {
+    return Error(Code::internal, "The library's answer lacked " + what + ".");
+}
+
+} // namespace detail
+
+/* ---- Sessions --------------------------------------------------------------------------- */
+
+/* A signed-in user: one reference to the library's session. Copies share it (one handle, so
+   == tells whether two are the same session); the last one gone releases it. A session
+   belongs to no client and outlives it. */
+class Session {
+public:
+    /* Retains a session the C side lends (a callback's); nullopt for NULL. */
+    static std::optional<Session> retain(portal_auth_session *lent) noexcept {
+        portal_auth_session *raw = portal_auth_session_retain(lent);
+        return raw ? std::optional<Session>(Session(raw)) : std::nullopt;
+    }
+
+    Session(const Session &other) noexcept : raw_(portal_auth_session_retain(other.raw_)) {}
+    Session(Session &&other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
+    Session &operator=(Session other) noexcept {
+        std::swap(raw_, other.raw_);
+        return *this;
+    }
+    ~Session() { portal_auth_session_release(raw_); }
+
+    /* The user's id: never secret, what to log and key per-user state on. */
+    std::string end_user_id() const { return detail::copy(portal_auth_session_end_user_id(raw_)).value_or(""); }
+
+    /* The Client Session Token, a secret; throws Code::session_invalidated once invalidated. */
+    std::string token() const {
+        char *token = nullptr;
+        portal_auth_error *error = nullptr;
+        portal_auth_code code = portal_auth_session_copy_token(raw_, &token, &error);
+        detail::OwnedString owned(token);
+        detail::check(code, error);
+        return owned.get();
+    }
+
+    /* Signs the user out here: the token is forgotten at once in every handle of it, then the
+       persisted copy is deleted if it is still this token's (portal_auth_session_invalidate). */
+    Call invalidate(Done<void> done) const {
+        return detail::start(std::move(done), {}, [this](void *data, portal_auth_call **call) {
+            return portal_auth_session_invalidate(raw_, detail::on_done, data, call);
+        });
+    }
+
+    portal_auth_session *raw() const noexcept { return raw_; }
+    friend bool operator==(const Session &a, const Session &b) noexcept { return a.raw_ == b.raw_; }
+    friend bool operator!=(const Session &a, const Session &b) noexcept { return a.raw_ != b.raw_; }
+
+private:
+    explicit Session(portal_auth_session *retained) noexcept : raw_(retained) {}
+
+    portal_auth_session *raw_;
+};
+
+/* ---- TOTP enrollment -------------------------------------------------------------------- */
+
+/* The terminal a QR code is drawn for (portal_auth_terminal_colors). */
+enum class TerminalColors {
+    light_on_dark = PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK,
+    dark_on_light = PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT
+};
+
+/* The base32 secret of an enrollment link, for entry by hand; nullopt when it has none.
+   Synchronous, as are the QR codes below; each carries the TOTP secret. */
+inline std::optional<std::string> totp_secret(const std::string &otpauth_url) {
+    char *secret = nullptr;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code = portal_auth_totp_secret(detail::c_string(otpauth_url, "otpauth_url"), &secret, &error);
+    detail::OwnedString owned(secret);
+    detail::check(code, error);
+    return detail::copy(owned.get());
+}
+
+/* The enrollment link's QR code as a PNG, scale pixels a module (portal_auth_totp_qr_png). */
+inline std::vector<std::uint8_t> totp_qr_png(const std::string &otpauth_url, std::int32_t scale = 10) {
+    std::uint8_t *png = nullptr;
+    std::size_t length = 0;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code =
+        portal_auth_totp_qr_png(detail::c_string(otpauth_url, "otpauth_url"), scale, &png, &length, &error);
+    detail::OwnedBytes owned(png);
+    detail::check(code, error);
+    return std::vector<std::uint8_t>(owned.get(), owned.get() + length);
+}
+
+/* The modules of an enrollment link's QR code, to paint at any scale (portal_auth_totp_qr_matrix):
+   side modules a side, the quiet zone included. */
+struct QrMatrix {
+    std::int32_t side = 0;
+    std::vector<std::uint8_t> bits; /* side rows of (side + 7) / 8 bytes, leftmost module in the high bit */
+
+    /* Whether the module in row y, column x (from the top left) is dark. */
+    bool dark(std::int32_t x, std::int32_t y) const {
+        std::size_t row = static_cast<std::size_t>((side + 7) / 8) * static_cast<std::size_t>(y);
+        return (bits[row + static_cast<std::size_t>(x / 8)] >> (7 - x % 8) & 1) != 0;
+    }
+};
+
+inline QrMatrix totp_qr_matrix(const std::string &otpauth_url) {
+    std::int32_t side = 0;
+    std::uint8_t *modules = nullptr;
+    std::size_t length = 0;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code =
+        portal_auth_totp_qr_matrix(detail::c_string(otpauth_url, "otpauth_url"), &side, &modules, &length, &error);
+    detail::OwnedBytes owned(modules);
+    detail::check(code, error);
+    return QrMatrix{side, std::vector<std::uint8_t>(owned.get(), owned.get() + length)};
+}
+
+/* The enrollment link's QR code as SVG text (portal_auth_totp_qr_svg). */
+inline std::string totp_qr_svg(const std::string &otpauth_url, std::int32_t scale = 10) {
+    char *svg = nullptr;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code = portal_auth_totp_qr_svg(detail::c_string(otpauth_url, "otpauth_url"), scale, &svg, &error);
+    detail::OwnedString owned(svg);
+    detail::check(code, error);
+    return owned.get();
+}
+
+/* The enrollment link's QR code as text for a terminal (portal_auth_totp_qr_terminal). */
+inline std::string totp_qr_terminal(const std::string &otpauth_url,
+                                    TerminalColors colors = TerminalColors::light_on_dark) {
+    char *text = nullptr;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code = portal_auth_totp_qr_terminal(
+        detail::c_string(otpauth_url, "otpauth_url"), static_cast<portal_auth_terminal_colors>(colors), &text, &error);
+    detail::OwnedString owned(text);
+    detail::check(code, error);
+    return owned.get();
+}
+
+/* ---- Results ---------------------------------------------------------------------------- */
+
+/* The sign-in methods an environment has enabled. */
+struct Methods {
+    std::vector<std::string> allowed_auth_methods; /* "EMAIL_MAGIC_LINK", "GOOGLE", "APPLE" */
+    bool auto_create_wallet = false;
+};
+
+/* Signed in: the session, already persisted. */
+struct Authenticated {
+    Session session;
+    std::optional<std::string> client_id;         /* when the server sent it */
+    std::optional<bool> is_account_abstracted;    /* nullopt when the server did not say */
+};
+
+/* One TOTP step away: verify_totp with the user's code and user_jwt. user_jwt and totp_link
+   are secrets: never log them. */
+struct TotpRequired {
+    std::string user_jwt;
+    std::optional<std::string> totp_link; /* the enrollment link, on the first sign-in only */
+    std::string end_user_id;              /* "" when the server did not send it */
+
+    /* The enrollment secret and QR codes of totp_link; without a link, the library's
+       Code::totp_qr_unavailable (and no secret). */
+    std::optional<std::string> totp_secret() const {
+        return totp_link ? auth::totp_secret(*totp_link) : std::nullopt;
+    }
+    std::vector<std::uint8_t> qr_png(std::int32_t scale = 10) const { return totp_qr_png(link(), scale); }
+    QrMatrix qr_matrix() const { return totp_qr_matrix(link()); }
+    std::string qr_svg(std::int32_t scale = 10) const { return totp_qr_svg(link(), scale); }
+    std::string qr_terminal(TerminalColors colors = TerminalColors::light_on_dark) const {
+        return totp_qr_terminal(link(), colors);
+    }
+
+private:
+    std::string link() const { return totp_link.value_or(""); }
+};
+
+/* Where a redirect, a browser sign-in or a TOTP code left the user. */
+using Result = std::variant<Authenticated, TotpRequired>;
+
+namespace detail {
+
+inline void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) noexcept {
+    if (error) return complete<Methods>(user_data, Error::copy(error));
+    Methods copied;
+    for (std::size_t i = 0, count = portal_auth_methods_count(methods); i < count; i++)
+        copied.allowed_auth_methods.emplace_back(copy(portal_auth_methods_at(methods, i)).value_or(""));
+    copied.auto_create_wallet = portal_auth_methods_auto_create_wallet(methods) == PORTAL_AUTH_TRUE;
+    complete<Methods>(user_data, std::move(copied));
+}
+
+/* A copy of a result the library lends; nullopt for NULL (not a sign-in redirect). */
+inline Outcome<std::optional<Result>> read_result(const portal_auth_result *result) {
+    if (!result) return std::optional<Result>();
+    switch (portal_auth_result_kind(result)) {
+    case PORTAL_AUTH_RESULT_AUTHENTICATED: {
+        std::optional<Session> session = Session::retain(portal_auth_result_session(result));
+        if (!session) return lacking("a session");
+        portal_auth_bool abstracted = portal_auth_result_is_account_abstracted(result);
+        return std::optional<Result>(Authenticated{
+            std::move(*session), copy(portal_auth_result_client_id(result)),
+            abstracted == PORTAL_AUTH_UNSET ? std::nullopt : std::optional<bool>(abstracted == PORTAL_AUTH_TRUE)});
+    }
+    case PORTAL_AUTH_RESULT_TOTP_REQUIRED: {
+        std::optional<std::string> user_jwt = copy(portal_auth_result_user_jwt(result));
+        if (!user_jwt) return lacking("a userJwt");
+        return std::optional<Result>(TotpRequired{std::move(*user_jwt), copy(portal_auth_result_totp_link(result)),
+                                                  copy(portal_auth_result_end_user_id(result)).value_or("")});
+    }
+    default:
+        return lacking("a result of a kind this header knows");
+    }
+}
+
+/* handle_redirect's callback: a result, or none (not a sign-in redirect). */
+inline void on_redirect(void *user_data, const portal_auth_result *result, const portal_auth_error *error) noexcept {
+    complete<std::optional<Result>>(user_data, error ? Outcome<std::optional<Result>>(Error::copy(error))
+                                                     : read_result(result));
+}
+
+/* The callback of the calls that always end with a result or an error. */
+inline void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) noexcept {
+    if (error) return complete<Result>(user_data, Error::copy(error));
+    Outcome<std::optional<Result>> read = read_result(result);
+    if (const Error *failed = read.error()) return complete<Result>(user_data, *failed);
+    std::optional<Result> &value = read.value();
+    complete<Result>(user_data, value ? Outcome<Result>(std::move(*value)) : Outcome<Result>(lacking("a result")));
+}
+
+inline void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) noexcept {
+    complete<std::optional<Session>>(user_data, error ? Outcome<std::optional<Session>>(Error::copy(error))
+                                                      : Outcome<std::optional<Session>>(Session::retain(session)));
+}
+
+} // namespace detail
+
+/* ---- Storage ---------------------------------------------------------------------------- */
+
+/* The host's own session store (portal_auth_storage_callbacks): one opaque UTF-8 value per
+   environment, which the library encodes, decodes and applies the fault taxonomy to. Called
+   on a library thread, one call at a time per environment. An exception is a failure of the
+   store (Code::session_storage_failure, Reason::host_storage_failed; nothing is deleted for
+   it). The value holds the Client Session Token: keep it as a secret. */
+class SessionStore {
+public:
+    virtual ~SessionStore() = default;
+    /* The stored value, or nullopt when nothing is stored. */
+    virtual std::optional<std::string> get(const std::string &environment_id) = 0;
+    /* Stores value, replacing any. */
+    virtual void set(const std::string &environment_id, const std::string &value) = 0;
+    /* Deletes the value; deleting nothing is a success. */
+    virtual void remove(const std::string &environment_id) = 0;
+};
+
+/* Where a client keeps the session of its environment. */
+class Storage {
+public:
+    /* The desktop keyring (Secret Service), the default. */
+    static Storage keyring() noexcept { return Storage(PORTAL_AUTH_STORAGE_KEYRING, nullptr); }
+    /* This process only, forgotten at exit. */
+    static Storage memory() noexcept { return Storage(PORTAL_AUTH_STORAGE_MEMORY, nullptr); }
+    /* The host's store, shared with the library until the client and every session it made
+       are gone. */
+    static Storage host(std::shared_ptr<SessionStore> store) noexcept {
+        return Storage(PORTAL_AUTH_STORAGE_HOST, std::move(store));
+    }
+
+    portal_auth_storage_kind kind() const noexcept { return kind_; }
+    const std::shared_ptr<SessionStore> &store() const noexcept { return store_; }
+
+private:
+    Storage(portal_auth_storage_kind kind, std::shared_ptr<SessionStore> store) noexcept
+        : kind_(kind), store_(std::move(store)) {}
+
+    portal_auth_storage_kind kind_;
+    std::shared_ptr<SessionStore> store_;
+};
+
+namespace detail {
+
+/* A SessionStore behind the C callbacks; the library's release deletes it. */
+struct StoreBridge {
+    std::shared_ptr<SessionStore> store;
+    /* While portal_auth_new runs: set when it released the bridge (it failed after reading the
+       callbacks), so that the caller knows whether the bridge is still its own to delete. */
+    bool *released_in_new;
+
+    portal_auth_storage_callbacks callbacks() {
+        return portal_auth_storage_callbacks{sizeof(portal_auth_storage_callbacks), get, set, remove, this, release};
+    }
+
+    static int get(void *data, const char *environment_id, char **out_value) noexcept {
+        *out_value = nullptr;
+        try {
+            std::optional<std::string> value = static_cast<StoreBridge *>(data)->store->get(environment_id);
+            if (!value) return 0;
+            char *copy = static_cast<char *>(std::malloc(value->size() + 1)); /* the library free()s it */
+            if (copy) std::memcpy(copy, value->c_str(), value->size() + 1);
+            wipe(*value);
+            *out_value = copy;
+            return copy ? 0 : -1;
+        } catch (...) {
+            return -1;
+        }
+    }
+
+    static int set(void *data, const char *environment_id, const char *value) noexcept {
+        try {
+            std::string copy(value);
+            struct Wiped {
+                std::string &text;
+                ~Wiped() { wipe(text); }
+            } wiped{copy};
+            static_cast<StoreBridge *>(data)->store->set(environment_id, copy);
+            return 0;
+        } catch (...) {
+            return -1;
+        }
+    }
+
+    static int remove(void *data, const char *environment_id) noexcept {
+        try {
+            static_cast<StoreBridge *>(data)->store->remove(environment_id);
+            return 0;
+        } catch (...) {
+            return -1;
+        }
+    }
+
+    static void release(void *data) noexcept {
+        auto *bridge = static_cast<StoreBridge *>(data);
+        if (bridge->released_in_new) *bridge->released_in_new = true;
+        delete bridge;
+    }
+};
+
+} // namespace detail
+
+/* ---- Options ---------------------------------------------------------------------------- */
+
+/* The sender and template of magic-link emails. */
+struct MagicLinkConfig {
+    std::string from_email;
+    std::string template_id;
+};
+
+/* A client's configuration (portal_auth_options); timeouts of zero or less are the library's
+   defaults, passed through unchanged. */
+struct Options {
+    std::string auth_environment_id;
+    std::string redirect_url;
+    std::optional<std::string> api_host;           /* nullopt: "api.portalhq.io" */
+    std::optional<MagicLinkConfig> magic_link;     /* nullopt: no magic links */
+    std::optional<bool> is_account_abstracted;    /* nullopt: the server decides */
+    Storage storage = Storage::keyring();
+    std::int32_t connect_timeout_ms = 0;          /* 0: 10,000 ms */
+    std::int32_t request_timeout_ms = 0;          /* 0: 30,000 ms */
+    /* With the keyring: the application's reverse-DNS name ("com.example.App"), which makes
+       the keyring item the application's own. nullopt: none (portal_auth_options). */
+    std::optional<std::string> application_id;
+};
+
+/* ---- Completion models ------------------------------------------------------------------ */
+
+/* A completion the library hands a dispatcher: run it exactly once, from any thread. Running a
+   job a second time (or a moved-from one) does nothing. */
+class Job {
+public:
+    Job(portal_auth_job_fn run, void *job) noexcept : run_(run), job_(job) {}
+    Job(Job &&other) noexcept : run_(std::exchange(other.run_, nullptr)), job_(other.job_) {}
+    Job(const Job &) = delete;
+    Job &operator=(const Job &) = delete;
+    Job &operator=(Job &&) = delete;
+
+    void operator()() {
+        if (portal_auth_job_fn run = std::exchange(run_, nullptr)) run(job_);
+    }
+
+private:
+    portal_auth_job_fn run_;
+    void *job_;
+};
+
+/* Runs the client's completions where the host wants them (portal_auth_set_dispatcher): it
+   receives each job on a library thread and runs it, or posts it to its loop. */
+using Dispatcher = std::function<void(Job job)>;
+
+/* The completion queue's descriptor (portal_auth_completion_fd): readable exactly while
+   completions are pending; watch it, never read, write or close it. -1 if none. */
+inline int completion_fd() noexcept { return portal_auth_completion_fd(); }
+
+/* Runs the pending completions on this thread (portal_auth_run_completions); how many ran. */
+inline std::size_t run_completions() noexcept { return portal_auth_run_completions(); }
+
+/* Opens an authorize URL in a browser, on a library thread, once per browser sign-in: return
+   0 once the browser is launched; another value (or an exception, counted as -1) ends the
+   sign-in as Code::sign_in_unavailable with Reason::opener_failed. */
+using BrowserOpener = std::function<int(const std::string &url, bool ephemeral)>;
+
+namespace detail {
+
+/* The library owns the dispatcher it was given: it calls on_dispatch until no job of it can
+   run any more, then on_dispatcher_destroy, which deletes it. */
+inline void on_dispatch(void *data, portal_auth_job_fn run, void *job) noexcept {
+    (*static_cast<Dispatcher *>(data))(Job(run, job));
+}
+
+inline void on_dispatcher_destroy(void *data) noexcept { delete static_cast<Dispatcher *>(data); }
+
+inline int on_open(void *data, const char *url, portal_auth_bool ephemeral) noexcept {
+    auto *box = static_cast<Box<BrowserOpener> *>(data);
+    std::shared_ptr<Box<BrowserOpener>> keep = box->shared_from_this();
+    try {
+        return box->function(url, ephemeral == PORTAL_AUTH_TRUE);
+    } catch (...) {
+        return -1;
+    }
+}
+
+/* What a client shares with its calls in flight, and the lock that keeps what a call keeps
+   the same as what the library was given when the call started. */
+struct Hooks {
+    std::mutex lock;
+    std::shared_ptr<Box<BrowserOpener>> opener;
+};
+
+} // namespace detail
+
+/* ---- The client ------------------------------------------------------------------------- */
+
+/* A client of one auth environment (portal_auth). Every member may be called from any thread.
+   Destroying it with calls in flight is safe: each still completes, exactly once, the way it
+   was started. Each asynchronous member returns a Call, throws Error when the library refuses
+   to start it, and calls done exactly once otherwise. A moved-from Client may only be
+   destroyed or assigned to. */
+class Client {
+public:
+    /* Checks the options and makes the client, with no network or keyring I/O; throws Error
+       (Code::invalid_argument, name() naming the field). */
+    explicit Client(const Options &options) : hooks_(std::make_unique<detail::Hooks>()) {
+        portal_auth_options raw;
+        portal_auth_options_init(&raw, sizeof raw);
+        raw.auth_environment_id = detail::c_string(options.auth_environment_id, "auth_environment_id");
+        raw.redirect_url = detail::c_string(options.redirect_url, "redirect_url");
+        raw.api_host = detail::c_string(options.api_host, "api_host");
+        if (options.magic_link) {
+            raw.magic_link_from_email = detail::c_string(options.magic_link->from_email, "magic_link_from_email");
+            raw.magic_link_template_id = detail::c_string(options.magic_link->template_id, "magic_link_template_id");
+        }
+        raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
+                                    : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
+        raw.storage = options.storage.kind();
+        raw.connect_timeout_ms = options.connect_timeout_ms;
+        raw.request_timeout_ms = options.request_timeout_ms;
+        raw.application_id = detail::c_string(options.application_id, "application_id");
+        bool released = false;
+        detail::StoreBridge *bridge = nullptr;
+        portal_auth_storage_callbacks callbacks{};
+        if (options.storage.store()) {
+            bridge = new detail::StoreBridge{options.storage.store(), &released};
+            callbacks = bridge->callbacks();
+            raw.host_storage = &callbacks;
+        }
+        portal_auth_error *error = nullptr;
+        portal_auth_code code = portal_auth_new(&raw, &raw_, &error);
+        if (code != PORTAL_AUTH_OK && bridge && !released) delete bridge;
+        detail::check(code, error);
+        if (bridge) bridge->released_in_new = nullptr;
+    }
+
+    Client(Client &&other) noexcept : raw_(std::exchange(other.raw_, nullptr)), hooks_(std::move(other.hooks_)) {}
+    Client &operator=(Client &&other) noexcept {
+        std::swap(raw_, other.raw_);
+        std::swap(hooks_, other.hooks_);
+        return *this;
+    }
+    Client(const Client &) = delete;
+    Client &operator=(const Client &) = delete;
+    ~Client() { portal_auth_free(raw_); }
+
+    portal_auth *raw() const noexcept { return raw_; }
+
+    /* -- Completion models: the I/O thread (the default), a dispatcher, or the queue. -- */
+
+    /* Completes the calls started from now on (and the invalidations of the sessions this
+       client hands out, while it lives) through dispatcher; an empty one: the I/O thread
+       again. The dispatcher, and what it captured, is destroyed on some thread once no job of
+       it can run any more. */
+    void set_dispatcher(Dispatcher dispatcher) {
+        if (!dispatcher) {
+            detail::check(portal_auth_set_dispatcher(raw_, nullptr, nullptr, nullptr));
+            return;
+        }
+        /* Owned by the library from here on, released through on_dispatcher_destroy, on
+           failure as well. */
+        auto *held = new Dispatcher(std::move(dispatcher));
+        detail::check(portal_auth_set_dispatcher(raw_, detail::on_dispatch, held, detail::on_dispatcher_destroy));
+    }
+
+    /* Completes the calls started from now on from the completion queue (true), run by
+       run_completions() on the thread that watches completion_fd(), or on the I/O thread
+       (false). Either replaces the dispatcher. */
+    void set_completion_queue(bool enabled) {
+        detail::check(portal_auth_set_completion_queue(raw_, enabled ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE));
+    }
+
+    /* -- Methods, magic link, OAuth URLs -- */
+
+    Call get_methods(Done<Methods> done) {
+        return start(std::move(done), [this](void *data, portal_auth_call **call) {
+            return portal_auth_get_methods(raw_, detail::on_methods, data, call);
+        });
+    }
+
+    /* Emails the user a sign-in link (the options' magic_link is needed). */
+    Call send_magic_link(const std::string &email, Done<void> done) {
+        const char *text = detail::c_string(email, "email");
+        return start(std::move(done), [this, text](void *data, portal_auth_call **call) {
+            return portal_auth_send_magic_link(raw_, text, detail::on_done, data, call);
+        });
+    }
+
+    /* A fresh, single-use authorize URL for the host to open itself. */
+    Call login_with_google(Done<std::string> done) {
+        return start(std::move(done), [this](void *data, portal_auth_call **call) {
+            return portal_auth_login_with_google(raw_, detail::on_url, data, call);
+        });
+    }
+
+    Call login_with_apple(Done<std::string> done) {
+        return start(std::move(done), [this](void *data, portal_auth_call **call) {
+            return portal_auth_login_with_apple(raw_, detail::on_url, data, call);
+        });
+    }
+
+    /* -- Browser sign-in (a loopback redirect URL with its port) -- */
+
+    /* The opener of the browser sign-ins started from now on; an empty one: the default
+       ($BROWSER, else xdg-open). */
+    void set_browser_opener(BrowserOpener opener) {
+        std::lock_guard<std::mutex> guard(hooks_->lock);
+        auto box = opener ? std::make_shared<detail::Box<BrowserOpener>>(std::move(opener)) : nullptr;
+        detail::check(portal_auth_set_browser_opener(raw_, box ? detail::on_open : nullptr, box.get()));
+        hooks_->opener = std::move(box);
+    }
+
+    /* The flag passed to the opener as `ephemeral` (a private window, if it can). */
+    void set_prefers_ephemeral_web_browser_session(bool prefers) {
+        detail::check(portal_auth_set_prefers_ephemeral_web_browser_session(
+            raw_, prefers ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE));
+    }
+
+    bool prefers_ephemeral_web_browser_session() const noexcept {
+        return portal_auth_prefers_ephemeral_web_browser_session(raw_) == PORTAL_AUTH_TRUE;
+    }
+
+    /* Opens the browser, waits up to timeout_ms (0: 300,000 ms) for it to come back, and
+       completes the sign-in. */
+    Call sign_in_with_google(std::int32_t timeout_ms, Done<Result> done) {
+        return start(std::move(done), [this, timeout_ms](void *data, portal_auth_call **call) {
+            return portal_auth_sign_in_with_google(raw_, timeout_ms, detail::on_result, data, call);
+        });
+    }
+
+    Call sign_in_with_apple(std::int32_t timeout_ms, Done<Result> done) {
+        return start(std::move(done), [this, timeout_ms](void *data, portal_auth_call **call) {
+            return portal_auth_sign_in_with_apple(raw_, timeout_ms, detail::on_result, data, call);
+        });
+    }
+
+    /* -- Redirects and TOTP -- */
+
+    /* Exchanges the grant of the redirect URL the app received; nullopt when it is not a
+       sign-in redirect of this client (nothing was sent). */
+    Call handle_redirect(const std::string &url, Done<std::optional<Result>> done) {
+        const char *text = detail::c_string(url, "url");
+        return start(std::move(done), [this, text](void *data, portal_auth_call **call) {
+            return portal_auth_handle_redirect(raw_, text, detail::on_redirect, data, call);
+        });
+    }
+
+    /* Submits the user's code for a TotpRequired step; a wrong one is Code::unauthorized and
+       leaves the step usable. */
+    Call verify_totp(const std::string &code, const std::string &user_jwt, Done<Result> done) {
+        const char *code_text = detail::c_string(code, "code");
+        const char *jwt_text = detail::c_string(user_jwt, "user_jwt");
+        return start(std::move(done), [this, code_text, jwt_text](void *data, portal_auth_call **call) {
+            return portal_auth_verify_totp(raw_, code_text, jwt_text, detail::on_result, data, call);
+        });
+    }
+
+    /* -- The persisted session -- */
+
+    /* Reads the persisted session, with no network; nullopt when none is stored. */
+    Call restore_session(Done<std::optional<Session>> done) {
+        return start(std::move(done), [this](void *data, portal_auth_call **call) {
+            return portal_auth_restore_session(raw_, detail::on_session, data, call);
+        });
+    }
+
+    /* Deletes the persisted session and forgets the last grant. */
+    Call clear_persisted_session(Done<void> done) {
+        return start(std::move(done), [this](void *data, portal_auth_call **call) {
+            return portal_auth_clear_persisted_session(raw_, detail::on_done, data, call);
+        });
+    }
+
+private:
+    /* Under the hooks' lock, the library takes the opener this call keeps. */
+    template <typename Value, typename Begin>
+    Call start(Done<Value> done, Begin begin) {
+        std::lock_guard<std::mutex> guard(hooks_->lock);
+        return detail::start(std::move(done), detail::Keep{hooks_->opener}, begin);
+    }
+
+    portal_auth *raw_ = nullptr;
+    std::unique_ptr<detail::Hooks> hooks_;
+};
+
+/* ---- Logging ---------------------------------------------------------------------------- */
+
+/* Log levels, lowest first (portal_auth_log_level). */
+enum class LogLevel {
+    debug = PORTAL_AUTH_LOG_DEBUG,
+    info = PORTAL_AUTH_LOG_INFO,
+    warning = PORTAL_AUTH_LOG_WARNING,
+    error = PORTAL_AUTH_LOG_ERROR,
+    none = PORTAL_AUTH_LOG_NONE
+};
+
+/* Receives one of the library's log lines, which never carry a secret; message is borrowed
+   for the call. */
+using LogHandler = std::function<void(LogLevel level, std::string_view message)>;
+
+namespace detail {
+
+/* The process's one handler. Never destroyed: the library may log until the process ends,
+   after static destructors have run. */
+struct LogHandlers {
+    std::mutex lock;
+    std::unique_ptr<LogHandler> current;
+};
+
+inline LogHandlers &log_handlers() {
+    static LogHandlers *handlers = new LogHandlers();
+    return *handlers;
+}
+
+inline void on_log(void *data, portal_auth_log_level level, const char *message) noexcept {
+    (*static_cast<LogHandler *>(data))(static_cast<LogLevel>(level), message ? message : "");
+}
+
+/* Installs handler with install (either C setter); once that returns, the library no longer
+   calls the handler it replaced, which is then destroyed. */
+inline void install_log_handler(portal_auth_code (*install)(portal_auth_log_fn, void *), LogHandler handler) {
+    LogHandlers &handlers = log_handlers();
+    std::lock_guard<std::mutex> guard(handlers.lock);
+    auto next = handler ? std::make_unique<LogHandler>(std::move(handler)) : nullptr;
+    check(install(next ? on_log : nullptr, next.get()));
+    handlers.current = std::move(next);
+}
+
+} // namespace detail
+
+/* The process's log handler, called on the library thread that logs; an empty one: silence. */
+inline void set_log_handler(LogHandler handler) {
+    detail::install_log_handler(portal_auth_set_log_handler, std::move(handler));
+}
+
+/* The process's log handler, called from run_completions() on the thread that runs it. */
+inline void set_queued_log_handler(LogHandler handler) {
+    detail::install_log_handler(portal_auth_set_queued_log_handler, std::move(handler));
+}
+
+/* Passes only the lines at level and above to the handler. */
+inline void set_log_level(LogLevel level) {
+    detail::check(portal_auth_set_log_level(static_cast<portal_auth_log_level>(level)));
+}
+
+/* ---- Version ---------------------------------------------------------------------------- */
+
+/* The version of the library that was loaded ("0.1.0"), and as PORTAL_AUTH_VERSION_NUMBER
+   counts it, to compare with the header's. */
+inline std::string version() { return portal_auth_version(); }
+inline std::int32_t version_number() noexcept { return portal_auth_version_number(); }
+
+} // namespace portal::auth
+
+#endif

@@ -35,7 +35,9 @@
  * completion callback, a `void *user_data` passed back to it untouched, and an optional
  * `out_call` that receives a handle to cancel the call. A call that returns PORTAL_AUTH_OK
  * calls its callback exactly once, never inside the starting call; a call that returns an
- * error code never calls back and stores NULL in `*out_call`. Where the callback runs is the
+ * error code never calls back and stores NULL in `*out_call`. One call is multi-shot:
+ * portal_auth_listen_for_redirects calls back once per forwarded redirect, and a last time,
+ * flagged as such, when it ends. Where the callback runs is the
  * client's completion model (@ref completion_models): on the I/O thread, which waits for
  * it, so it should return promptly; through a dispatcher the host installs; or on the
  * host's own thread, from a completion queue its event loop watches.
@@ -283,10 +285,14 @@ portal_auth_code portal_auth_new(const portal_auth_options *options, portal_auth
                                  portal_auth_error **out_error);
 
 /**
- * Frees a client. Calls in flight still complete, each calling back exactly once, the way
- * it was started: on the I/O thread, through the dispatcher, or from the completion queue,
- * where the completions already queued stay, and the rest arrive, until
- * portal_auth_run_completions runs them (nothing they receive refers to the freed client).
+ * Frees a client. Its waits end at once, as PORTAL_AUTH_E_SIGN_IN_CLOSED with nothing
+ * exchanged: a browser or magic-link sign-in waiting for its redirect, and listening for
+ * forwarded redirects; their ports and sockets are released before this returns, so
+ * another client may listen on them at once. Calls in flight still complete, each calling
+ * back exactly once, the way it was started: on the I/O thread, through the dispatcher, or
+ * from the completion queue, where the completions already queued stay, and the rest
+ * arrive, until portal_auth_run_completions runs them (nothing they receive refers to the
+ * freed client).
  *
  * @param client The client; NULL is ignored.
  */
@@ -535,8 +541,12 @@ portal_auth_bool portal_auth_methods_auto_create_wallet(const portal_auth_method
 
 /**
  * @name Magic link
- * A sign-in link sent by email; the redirect it leads to completes with
- * portal_auth_handle_redirect.
+ * A sign-in link sent by email. With a loopback redirect URL that Portal allow-lists, such
+ * as http://127.0.0.1:8765/callback, portal_auth_sign_in_with_magic_link does it all in one
+ * call: the user opens the email in a browser on this machine and the application finishes
+ * by itself (docs/desktop.md "Magic-link sign-in"). Otherwise portal_auth_send_magic_link
+ * sends it, and the redirect it leads to completes with portal_auth_handle_redirect (from
+ * the application's URL handler, see @ref forwarding, or pasted by the user).
  * @{
  */
 
@@ -557,6 +567,47 @@ portal_auth_bool portal_auth_methods_auto_create_wallet(const portal_auth_method
 portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *email,
                                              portal_auth_done_fn done, void *user_data,
                                              portal_auth_call **out_call);
+
+/**
+ * Signs in by magic link with no URL to paste: emails the link with the loopback redirect
+ * URL, waits on a one-shot listener there for the browser the user opens the email in to
+ * bring the redirect, completes the sign-in as portal_auth_handle_redirect would, and then
+ * answers the browser with a page that says the sign-in is done and the user can go back
+ * to the application (or that the TOTP code is still to be entered there). In this order:
+ * the one-at-a-time guard, shared with the browser sign-ins; the checks of
+ * portal_auth_send_magic_link; the listener bound (a port in use fails before any email is
+ * sent); the email; the wait. The listener accepts only what a browser sign-in's accepts:
+ * a callback to the redirect URL's own host, as a top-level navigation, that carries a
+ * grant or an error; any other request is refused and the wait goes on.
+ *
+ * While it waits, portal_auth_handle_redirect with the email's link (pasted by a user who
+ * opened the email on another device, or forwarded by the application's next instance)
+ * completes it too: the listener stops, the grant is exchanged once, and `done` is called
+ * once, with that outcome (the same session as the portal_auth_handle_redirect call's).
+ *
+ * @param client The client; it needs the magic-link options.
+ * @param email The address; borrowed. Trimmed and lowercased; a blank or NULL address fails
+ *              through the callback with PORTAL_AUTH_E_INVALID_ARGUMENT ("email").
+ * @param timeout_ms How long to wait for the redirect; zero or less: 900,000 ms (the user
+ *                   has to open their email).
+ * @param done Called once with a result (PORTAL_AUTH_RESULT_AUTHENTICATED or
+ *             PORTAL_AUTH_RESULT_TOTP_REQUIRED), or an error:
+ *             PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS while another sign-in of this client runs;
+ *             PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED, PORTAL_AUTH_E_INVALID_ARGUMENT
+ *             ("email"); PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE for a redirect URL that is not
+ *             loopback with an explicit port or a port in use (no email is sent), or a
+ *             listener that cannot start (portal_auth_error_reason tells which); the errors
+ *             of portal_auth_send_magic_link; PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout,
+ *             portal_auth_call_cancel or portal_auth_free before the redirect came (nothing
+ *             was exchanged); or what portal_auth_handle_redirect reports.
+ * @param user_data Passed to done.
+ * @param out_call May be NULL. Receives a call handle (free it with portal_auth_call_free).
+ * @retval PORTAL_AUTH_OK Started: done will be called.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done, or an email that is not UTF-8.
+ */
+portal_auth_code portal_auth_sign_in_with_magic_link(portal_auth *client, const char *email,
+                                                     int32_t timeout_ms, portal_auth_result_fn done,
+                                                     void *user_data, portal_auth_call **out_call);
 
 /** @} */
 
@@ -661,8 +712,8 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
 /**
  * Signs in with Google in the user's browser: opens a fresh authorize URL through the
  * client's opener, waits for the browser to come back to the loopback redirect URL, and
- * completes the sign-in as portal_auth_handle_redirect would. One browser sign-in runs at a
- * time per client. The wait ends only on a callback to the redirect URL's own host, as a
+ * completes the sign-in as portal_auth_handle_redirect would. One sign-in (browser or magic
+ * link) runs at a time per client. The wait ends only on a callback to the redirect URL's own host, as a
  * top-level navigation, that carries a grant or an error; any other request to the
  * listener is refused and the wait goes on.
  *
@@ -670,16 +721,17 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  * @param timeout_ms How long to wait for the browser; zero or less: 300,000 ms.
  * @param done Called once with a result (PORTAL_AUTH_RESULT_AUTHENTICATED or
  *             PORTAL_AUTH_RESULT_TOTP_REQUIRED), or an error:
- *             PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS while another browser sign-in of this client
- *             runs; PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE for a redirect URL that is not loopback
- *             with an explicit port, a port in use, no browser found (the URL of
- *             portal_auth_login_with_google can then be shown to the user) or a failed
- *             opener (portal_auth_error_reason tells which);
+ *             PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS while another sign-in (browser or magic
+ *             link) of this client runs; PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE for a redirect
+ *             URL that is not loopback with an explicit port, a port in use, no browser
+ *             found (the URL of portal_auth_login_with_google can then be shown to the user)
+ *             or a failed opener (portal_auth_error_reason tells which);
  *             PORTAL_AUTH_E_MALFORMED_RESPONSE for an authorize URL that is not an absolute
- *             https URL (no browser is started); PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout or portal_auth_call_cancel before the
- *             browser came back (nothing was exchanged); PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE
- *             when the browser came back without a usable grant; or what
- *             portal_auth_handle_redirect reports.
+ *             https URL (no browser is started); PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout,
+ *             portal_auth_call_cancel or portal_auth_free before the browser came back
+ *             (nothing was exchanged); PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE when the
+ *             browser came back without a usable grant; or what portal_auth_handle_redirect
+ *             reports.
  * @param user_data Passed to done.
  * @param out_call May be NULL. Receives a call handle (free it with portal_auth_call_free).
  * @retval PORTAL_AUTH_OK Started: done will be called.
@@ -731,6 +783,110 @@ portal_auth_code portal_auth_sign_in_with_apple(portal_auth *client, int32_t tim
 portal_auth_code portal_auth_handle_redirect(portal_auth *client, const char *url,
                                              portal_auth_result_fn done, void *user_data,
                                              portal_auth_call **out_call);
+
+/** @} */
+
+/**
+ * @name Redirect forwarding
+ * @anchor forwarding
+ * A custom-scheme redirect URL (myapp://auth/callback) reaches the application through the
+ * desktop, which starts the application's URL handler as a new process with the URL as its
+ * argument (README.md shows the .desktop entry). That process forwards the URL with
+ * portal_auth_forward_redirect to the instance that is already running, which listens with
+ * portal_auth_listen_for_redirects and completes the sign-in the user is looking at; when
+ * none runs, it handles the URL itself (docs/desktop.md "Redirect forwarding").
+ *
+ * The channel is a Unix socket in the user's runtime folder ($XDG_RUNTIME_DIR, which must
+ * be theirs alone, mode 0700), one per user, application_id (of the options) and
+ * environment; each end checks that the other runs as the same user. It carries only URLs
+ * that target the configured redirect URL, each at most as long as
+ * portal_auth_handle_redirect reads; a local client that sends anything else, too much, or
+ * too slowly is refused or dropped, and stalls nothing. No log line holds a URL (it carries
+ * the grant).
+ * @{
+ */
+
+/**
+ * The callback of portal_auth_listen_for_redirects, called once per forwarded redirect and
+ * a last time when listening ends. The result and the error are borrowed for the call.
+ *
+ * With `last` PORTAL_AUTH_FALSE: the outcome of one forwarded URL, as
+ * portal_auth_handle_redirect's callback would have it (a result; both NULL for a URL that
+ * is not a sign-in redirect; or an error). With `last` PORTAL_AUTH_TRUE: listening has ended,
+ * and `error` says why (result is NULL); no call follows.
+ */
+typedef void (*portal_auth_redirect_fn)(void *user_data, const portal_auth_result *result,
+                                        const portal_auth_error *error, portal_auth_bool last);
+
+/**
+ * In the running application: listens for the redirects its next instances forward
+ * (portal_auth_forward_redirect) and handles each as portal_auth_handle_redirect would. The
+ * channel listens once this returns: a redirect forwarded from then on is taken. A
+ * forwarded magic link completes a portal_auth_sign_in_with_magic_link that waits for it.
+ * One client of an application_id and environment listens at a time (in the whole
+ * session). Redirects already taken when listening ends are handled first, and reach
+ * `done` before its last call.
+ *
+ * @param client The client.
+ * @param done Called once per forwarded redirect, one at a time in the order they came,
+ *             through the client's completion model; then a last time (`last`
+ *             PORTAL_AUTH_TRUE) with PORTAL_AUTH_E_SIGN_IN_CLOSED when listening ended
+ *             (portal_auth_call_cancel, or portal_auth_free), or
+ *             PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE when it could not listen
+ *             (portal_auth_error_reason: PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
+ *             _RUNTIME_DIRECTORY_UNSAFE, _CHANNEL_IN_USE for another instance listening, or
+ *             _CHANNEL_FAILED).
+ * @param user_data Passed to done; it must stay valid until done's last call.
+ * @param out_call May be NULL. Receives a call handle: portal_auth_call_cancel ends listening
+ *                 (free it with portal_auth_call_free).
+ * @retval PORTAL_AUTH_OK Started: done will be called, at least its last call.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
+ */
+portal_auth_code portal_auth_listen_for_redirects(portal_auth *client, portal_auth_redirect_fn done,
+                                                  void *user_data, portal_auth_call **out_call);
+
+/** What became of a forwarded redirect (portal_auth_forward_redirect). */
+typedef enum portal_auth_forward_result {
+    /** The running instance took the URL and handles it: nothing more to do here. */
+    PORTAL_AUTH_FORWARD_TAKEN = 1,
+    /** No instance listens: handle the URL here (portal_auth_handle_redirect). */
+    PORTAL_AUTH_FORWARD_NO_INSTANCE = 2,
+    /** The URL does not target the redirect URL of the options (checked here, or by the
+        running instance): nothing was handed over, and portal_auth_handle_redirect would
+        find nothing in it either. */
+    PORTAL_AUTH_FORWARD_REFUSED = 3
+} portal_auth_forward_result;
+
+/**
+ * The callback of portal_auth_forward_redirect: the outcome, or 0 and an error, borrowed
+ * for the call.
+ */
+typedef void (*portal_auth_forward_fn)(void *user_data, portal_auth_forward_result outcome,
+                                       const portal_auth_error *error);
+
+/**
+ * In the URL handler the desktop started: hands the URL it received to the application's
+ * running instance (the one listening with portal_auth_listen_for_redirects for the same
+ * user, application_id and environment) and says whether one took it. No request to Portal
+ * and no keyring access. Each step (connecting, sending, the instance's answer) waits at
+ * most 5 s.
+ *
+ * @param options As for portal_auth_new (read before this returns): the environment, the
+ *                redirect URL and the application_id name the channel.
+ * @param url The URL the handler received (its argument, %u); borrowed.
+ * @param done Called once, on a library thread (there is no client, so no completion model
+ *             applies), with PORTAL_AUTH_FORWARD_TAKEN, _NO_INSTANCE or _REFUSED; or with 0
+ *             and an error: what portal_auth_new reports for the options, or
+ *             PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE with portal_auth_error_reason
+ *             PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY or _RUNTIME_DIRECTORY_UNSAFE (nothing
+ *             was sent), or _CHANNEL_FAILED (the instance did not answer in time: it may
+ *             still handle the URL, so do not handle it here too).
+ * @param user_data Passed to done.
+ * @retval PORTAL_AUTH_OK Started: done will be called.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT NULL options, url or done, or a URL that is not UTF-8.
+ */
+portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options, const char *url,
+                                              portal_auth_forward_fn done, void *user_data);
 
 /** @} */
 
@@ -1050,7 +1206,19 @@ enum {
         portal_auth_login_with_google and _apple still give the URL to show. */
     PORTAL_AUTH_REASON_NO_BROWSER = 23,
     /** The host's opener returned non-zero; the message quotes the value. */
-    PORTAL_AUTH_REASON_OPENER_FAILED = 24
+    PORTAL_AUTH_REASON_OPENER_FAILED = 24,
+    /* PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE from the redirect channel (@ref forwarding): nothing
+       was handed over. */
+    /** $XDG_RUNTIME_DIR is unset, missing or not a folder (the desktop session sets it). */
+    PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY = 25,
+    /** $XDG_RUNTIME_DIR, or the channels' folder in it, is not the user's alone (mode 0700),
+        or the process at the other end runs as another user. */
+    PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE = 26,
+    /** Another instance of the application already listens for this environment's redirects. */
+    PORTAL_AUTH_REASON_CHANNEL_IN_USE = 27,
+    /** The channel's socket failed, or the running instance did not answer in time (it may
+        still handle the URL). */
+    PORTAL_AUTH_REASON_CHANNEL_FAILED = 28
 };
 
 /**

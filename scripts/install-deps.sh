@@ -3,18 +3,19 @@
 # (librust-tokio-dev: the Rust crate's one dev-dependency, through bindings/rust/.cargo;
 # GLib's, GObject Introspection's and GTK 4's for bindings/glib and bindings/gtk, with GJS,
 # PyGObject and libsoup's typelib for their tests; Xvfb, xdotool, pyatspi, the accessibility
-# bus, xdg-utils and libX11 with XDamage to drive the GTK app).
+# bus, xdg-utils and libX11 with XDamage to drive the GTK app; xdg-utils and xvfb also for the
+# desktop starting an app's URL handler, in the forwarding tests).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
 packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-venv curl
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
-          libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium
+          libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium xdg-utils xvfb
           gcc g++ binutils valgrind cargo librust-tokio-dev
           clang gdb abigail-tools doxygen cmake meson ninja-build
           libglib2.0-dev gobject-introspection libgirepository1.0-dev
           gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
-          xvfb xdotool python3-pyatspi at-spi2-core xdg-utils libx11-6 libxdamage1)
+          xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 

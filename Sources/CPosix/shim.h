@@ -5,7 +5,9 @@
 
 #include <spawn.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* A GNU extension; the Glibc module is built without _GNU_SOURCE, so declare it here. */
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
@@ -23,5 +25,24 @@ extern int pipe2(int fds[2], int flags);
 /* A GNU extension (glibc 2.34): the spawned process starts with every descriptor from
    `from` up closed, whoever opened it and whether or not it was close-on-exec. */
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/* The user id of the process at the other end of a connected Unix socket, as the kernel
+   recorded it (SO_PEERCRED): 0 on success. struct ucred is a GNU declaration, so its layout
+   is spelled here. */
+struct pa_peer_credentials { pid_t pid; uid_t uid; gid_t gid; };
+static inline int pa_peer_uid(int fd, uid_t *uid) {
+    struct pa_peer_credentials credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0 || length != sizeof credentials) return -1;
+    *uid = credentials.uid;
+    return 0;
+}
+
+/* Takes an exclusive lock on an open file without waiting (flock): 0 when taken, -1 with
+   errno EWOULDBLOCK when another open file description holds it. Released when the
+   descriptor is closed. */
+static inline int pa_try_lock(int fd) {
+    return flock(fd, LOCK_EX | LOCK_NB);
+}
 
 #endif

@@ -27,7 +27,32 @@ public func portalAuthSignInWithGoogle(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    signIn(client, timeout_ms, done, user_data, out_call) { try await $0.signInWithGoogle(timeout: $1) }
+    signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
+        try await $0.signInWithGoogle(timeout: $1)
+    }
+}
+
+/// Signs in by magic link with no URL to paste (docs/desktop.md "Magic-link sign-in"): emails
+/// the link with the loopback redirect URL, waits for the browser the user opens it in to
+/// bring the redirect to the listener there, completes the sign-in as
+/// portal_auth_handle_redirect would, and answers the browser with a page saying it is done.
+/// Meanwhile portal_auth_handle_redirect with the link (pasted, or forwarded) completes it
+/// too. `email` is borrowed; `timeout_ms` of zero or less: 900,000 ms. Shares the
+/// one-at-a-time guard of the browser sign-ins. Returns PORTAL_AUTH_E_INVALID_ARGUMENT,
+/// and never calls back, for a NULL client or callback or an email that is not UTF-8.
+@c(portal_auth_sign_in_with_magic_link)
+public func portalAuthSignInWithMagicLink(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ email: UnsafePointer<CChar>?,
+    _ timeout_ms: Int32,
+    _ done: portal_auth_result_fn?,
+    _ user_data: UnsafeMutableRawPointer?,
+    _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let address = try? CText.read(email) ?? "" else { return refused(out_call) }
+    return signIn(client, timeout_ms, default: PortalAuth.defaultMagicLinkTimeout, done, user_data, out_call) {
+        try await $0.signInWithMagicLink(address, timeout: $1)
+    }
 }
 
 /// Signs in with Apple in the user's browser; as portal_auth_sign_in_with_google.
@@ -39,19 +64,22 @@ public func portalAuthSignInWithApple(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    signIn(client, timeout_ms, done, user_data, out_call) { try await $0.signInWithApple(timeout: $1) }
+    signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
+        try await $0.signInWithApple(timeout: $1)
+    }
 }
 
 private func signIn(
     _ client: UnsafeMutablePointer<portal_auth>?,
     _ timeoutMs: Int32,
+    default fallback: Duration,
     _ done: portal_auth_result_fn?,
     _ userData: UnsafeMutableRawPointer?,
     _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
     _ work: @escaping @Sendable (PortalAuth, Duration) async throws -> AuthResult
 ) -> portal_auth_code {
     guard let done else { return refused(outCall) }
-    let timeout = timeout(milliseconds: timeoutMs, default: PortalAuth.defaultSignInTimeout)
+    let timeout = timeout(milliseconds: timeoutMs, default: fallback)
     let user = HostPointer(raw: userData)
     return startLendingCall(client, outCall, work: { auth -> AuthResult? in try await work(auth, timeout) }) {
         deliver($0, lentBy: $1, done, user)

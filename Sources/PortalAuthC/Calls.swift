@@ -110,9 +110,16 @@ func startLendingCall<Value: Sendable>(
     guard let box = Handle<ClientBox, portal_auth>.object(client) else { return refused(outCall) }
     // The task holds the client itself: a handle freed meanwhile still completes the call.
     let auth = box.auth
-    let dispatcher = box.dispatcher.withLock { $0 }
-    let lender = SessionLender(client: box, throughQueue: dispatcher.queue != nil)
+    let (dispatcher, lender) = box.lendingRoute()
     return startTask(dispatcher: dispatcher, outCall, work: { try await work(auth) }) { complete($0, lender) }
+}
+
+extension ClientBox {
+    /// The dispatcher of a call started now, and the lender of the sessions it hands out.
+    func lendingRoute() -> (dispatcher: Dispatcher, lender: SessionLender) {
+        let dispatcher = self.dispatcher.withLock { $0 }
+        return (dispatcher, SessionLender(client: self, throughQueue: dispatcher.queue != nil))
+    }
 }
 
 /// Runs `work` in a task of its own and hands its outcome to `complete`, exactly once,

@@ -68,18 +68,22 @@ public func portalAuthNew(
     }
 }
 
-/// Frees a client. Calls in flight still complete, each calling back exactly once, as they
-/// were started: on the library thread, through the dispatcher, or from the completion queue,
-/// where those already queued stay, and the rest arrive, until portal_auth_run_completions
-/// runs them (nothing they receive refers to the freed client). NULL is ignored.
+/// Frees a client. Its waits end at once as SIGN_IN_CLOSED, nothing exchanged (a browser or
+/// magic-link sign-in waiting for its redirect, listening for forwarded redirects), their
+/// ports and sockets released before this returns. Calls in flight still complete, each
+/// calling back exactly once, as they were started: on the library thread, through the
+/// dispatcher, or from the completion queue, where those already queued stay, and the rest
+/// arrive, until portal_auth_run_completions runs them (nothing they receive refers to the
+/// freed client). NULL is ignored.
 @c(portal_auth_free)
 public func portalAuthFree(_ client: UnsafeMutablePointer<portal_auth>?) {
+    ClientHandle.object(client)?.auth.endWaits()
     ClientHandle.release(client)
 }
 
 /// The options a caller passed, read field by field within the `size` it declared, so a
 /// caller built against an older, shorter struct still works.
-private struct ClientOptions {
+struct ClientOptions {
     private let raw: UnsafeRawPointer
     private let size: Int
 
@@ -122,11 +126,11 @@ private struct ClientOptions {
         case PORTAL_AUTH_TRUE: abstracted = true
         default: throw PortalAuthError.invalidArgument(name: "is_account_abstracted")
         }
-        // Checked whatever the storage, so that a mistake shows before the keyring is used.
-        let keyring = try text(\.application_id, "application_id").map { try KeyringSessionStorage(applicationId: $0) }
-        let storage: any SessionStorage
+        // Checked by the client whatever the storage (it also names the redirect channel).
+        let applicationId = try text(\.application_id, "application_id")
+        let storage: (any SessionStorage)?
         switch field(\.storage, or: PORTAL_AUTH_STORAGE_KEYRING) {
-        case PORTAL_AUTH_STORAGE_KEYRING: storage = keyring ?? KeyringSessionStorage.shared
+        case PORTAL_AUTH_STORAGE_KEYRING: storage = nil  // the application's own item
         case PORTAL_AUTH_STORAGE_MEMORY: storage = MemorySessionStorage.shared
         case PORTAL_AUTH_STORAGE_HOST: storage = try HostStorage.make(field(\.host_storage, or: nil))
         default: throw PortalAuthError.invalidArgument(name: "storage")
@@ -137,6 +141,6 @@ private struct ClientOptions {
         return try PortalAuth(
             authEnvironmentId: environment, redirectUrl: redirect, apiHost: apiHost,
             magicLink: fromEmail.flatMap { from in templateId.map { MagicLinkConfig(fromEmail: from, templateId: $0) } },
-            isAccountAbstracted: abstracted, storage: storage, timeouts: timeouts)
+            isAccountAbstracted: abstracted, applicationId: applicationId, storage: storage, timeouts: timeouts)
     }
 }

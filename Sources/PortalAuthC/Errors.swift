@@ -124,6 +124,10 @@ final class ErrorBox {
         case .listenerFailed: return portal_auth_reason(PORTAL_AUTH_REASON_LISTENER_FAILED)
         case .noBrowser: return portal_auth_reason(PORTAL_AUTH_REASON_NO_BROWSER)
         case .openerFailed: return portal_auth_reason(PORTAL_AUTH_REASON_OPENER_FAILED)
+        case .noRuntimeDirectory: return portal_auth_reason(PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY)
+        case .runtimeDirectoryUnsafe: return portal_auth_reason(PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE)
+        case .channelInUse: return portal_auth_reason(PORTAL_AUTH_REASON_CHANNEL_IN_USE)
+        case .channelFailed: return portal_auth_reason(PORTAL_AUTH_REASON_CHANNEL_FAILED)
         }
     }
 

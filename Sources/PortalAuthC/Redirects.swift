@@ -41,7 +41,7 @@ final class ResultBox {
 private typealias ResultHandle = Handle<ResultBox, portal_auth_result>
 
 /// Lends a result handle to `body`, from a call of `lender`; the session inside is lent with it.
-private func withResultHandle(_ result: AuthResult, lentBy lender: SessionLender, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
+func withResultHandle(_ result: AuthResult, lentBy lender: SessionLender, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
     let handle = ResultHandle.make(ResultBox(result, lentBy: lender))
     defer { ResultHandle.release(handle) }
     body(UnsafePointer(handle))

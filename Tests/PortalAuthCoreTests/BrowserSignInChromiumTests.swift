@@ -114,4 +114,37 @@ import Testing
             #expect(try await browser.client.restoreSession()?.endUserId == result.session.endUserId)
         }
     }
+
+    /// docs/desktop.md "Magic-link sign-in" as a user does it: the email's button opened in
+    /// Chromium, through the emulator's page, to the listener, with no URL pasted anywhere;
+    /// a page the user visited meanwhile planted another account's grant as an image, and was
+    /// refused.
+    @Test func aMagicLinkOpenedInChromiumSignsInWithNoPaste() async throws {
+        let emulator = try Emulator.start()
+        let (client, _, port) = try await loopbackClient(emulator, totp: true)
+        let attacker = try await emulator.grant(environment: client.authEnvironmentId, email: uniqueEmail("attacker"))
+        let planted = "http://127.0.0.1:\(port)/callback?token=\(attacker)&authMethod=EMAIL_MAGIC_LINK"
+        try await emulator.request(.post, "/_emulator/pages", json: [
+            "name": "magic-image", "html": "<!doctype html><img src=\"\(planted)\">"])
+        let chromium = try Chromium()
+        defer { chromium.stop() }
+        let email = uniqueEmail("chromium")
+
+        try await LogLines.recording { lines in
+            let signIn = Task { try await client.signInWithMagicLink(email, timeout: Self.patience) }
+            let mail = try #require(try await emulator.mail(to: email).last)
+            let before = lines.all.count
+            try chromium.launch("\(emulator.baseURL)/_emulator/pages?name=magic-image")
+            let refused = await lines.first(from: before) { $0.contains("127.0.0.1:\(port) refused not a top-level navigation") }
+            #expect(refused != nil, "the planted image was refused")
+
+            try chromium.launch(mail.emailLink)
+            let step = try #require(try await signIn.value.totpStep)
+            #expect(try chromium.page(1).contains("enter the code from your authenticator app to finish signing in"))
+            let exchanged = try await emulator.requests("/magic-links/validations").compactMap { $0.jsonBody["token"] as? String }
+            #expect(exchanged.count == 1 && exchanged.first != attacker, "only the user's own grant was exchanged")
+            let verified = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
+            #expect(try await client.restoreSession()?.endUserId == verified.session.endUserId)
+        }
+    }
 }

@@ -171,6 +171,28 @@ import Testing
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
     }
 
+    /// What portal_auth_free does: the wait ends at once, and the port is free when endWaits
+    /// returns, for the next client of the same redirect URL.
+    @Test func endWaitsEndsTheWaitAtOnceAndFreesThePort() async throws {
+        let emulator = try Emulator.start()
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, url) = await browser.startSignIn()
+        browser.client.endWaits()
+        #expect(LoopbackClient.isRefused(browser.port))
+        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        #expect(throws: LoopbackClient.Failure.self) { _ = try LoopbackClient.followSignIn(url) }
+        #expect(try await emulator.requests("/oauth/tokens").isEmpty)
+        // The client starts no wait any more; the next client of the redirect URL does, at once.
+        await #expect(throws: PortalAuthSignInError.closed) { _ = try await browser.client.signInWithApple() }
+        let next = try makeClient(emulator, environment: browser.client.authEnvironmentId, redirectUrl: browser.redirectUrl)
+        let opener = RecordingOpener()
+        next.setBrowserOpener(opener.opener)
+        let nextSignIn = Task { try await next.signInWithGoogle() }
+        let page = try LoopbackClient.followSignIn(await opener.firstCall().url)
+        #expect(page.status == 200)
+        #expect(try await nextSignIn.value.authenticated != nil)
+    }
+
     @Test func aSignInCancelledBeforeItStartsIsClosedAndOpensNothing() async throws {
         let browser = try await BrowserFixture(try Emulator.shared.get())
         let signIn = Task { [client = browser.client] in

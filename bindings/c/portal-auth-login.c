@@ -2,8 +2,13 @@
  * portal-auth-login: signs a user in to a Portal auth environment from a terminal, through
  * libportalauth's C ABI, and keeps the session in the desktop keyring.
  *
- *   by magic link (the default): asks for the email, then for the link from the email,
- *       pasted back (or run again with --redirect URL from the app's URL handler)
+ *   by magic link (the default): asks for the email and sends the link. With a loopback
+ *       redirect URL, the browser the user opens the email in brings the link back and the
+ *       program finishes by itself; with a custom scheme, the desktop starts the app's URL
+ *       handler (--redirect URL), which hands the link to this running program. Either way
+ *       the link may also be pasted.
+ *   --redirect URL: the app's URL handler: hands the URL to the running program, or, when
+ *       none runs, signs in with it here
  *   --browser google|apple: signs in in the user's browser ($BROWSER, else xdg-open)
  *   --restore: prints the signed-in user;  --sign-out: forgets the session
  *
@@ -16,11 +21,14 @@
 
 #include <portal_auth.h>
 
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
     EXIT_NOT_SIGNED_IN = 1,      /* --restore: no session is stored */
@@ -46,17 +54,20 @@ static void usage(FILE *to) {
         "                        (default myapp://auth/callback)\n"
         "  --from-email EMAIL    magic link: the sender address (with --template-id)\n"
         "  --template-id ID      magic link: the email template\n"
-        "  --redirect URL        complete a sign-in with the redirect URL the app's URL\n"
-        "                        handler received\n"
+        "  --redirect URL        the app's URL handler: hand the redirect URL it received to\n"
+        "                        the running portal-auth-login, or sign in with it here\n"
         "  --browser PROVIDER    sign in with google or apple in the browser; needs a loopback\n"
         "                        redirect URL (http://127.0.0.1:PORT/PATH)\n"
-        "  --timeout SECONDS     how long --browser waits for the browser (default 300)\n"
+        "  --timeout SECONDS     how long to wait for the browser (default 300 with --browser,\n"
+        "                        900 for a magic link with a loopback redirect URL)\n"
         "  --restore             print the signed-in user\n"
         "  --sign-out            forget the stored session\n"
         "  --help                show this help\n"
         "\n"
         "Without --redirect, --browser, --restore or --sign-out it signs in by magic link:\n"
-        "it asks for the email, then for the link from the email, pasted back.\n"
+        "it asks for the email and sends the link; opening the link finishes the sign-in\n"
+        "here (a loopback redirect URL, or the app's URL handler forwarding it), and so\n"
+        "does pasting it.\n"
         "\n"
         "Exit status:\n"
         "   0  signed in, restored or signed out\n"
@@ -79,6 +90,7 @@ typedef struct {
     pthread_cond_t changed;
     int done;
     portal_auth_code code;      /* PORTAL_AUTH_OK, or the error's code */
+    portal_auth_reason reason;  /* the error's reason (PORTAL_AUTH_REASON_*) */
     char *message;              /* the error's message (malloc'd) */
     char *name;                 /* INVALID_ARGUMENT: the argument's name (malloc'd) */
     int kind;                   /* 0: no result; else PORTAL_AUTH_RESULT_* */
@@ -105,10 +117,19 @@ static void reply_clear(reply *r) {
     pthread_mutex_destroy(&r->lock);
 }
 
+/* Written to by every callback, so that main can wait for a callback and for standard input
+   at once (await_reply_or_line). */
+static int wake_pipe[2] = { -1, -1 };
+
+static void wake_main(void) {
+    if (wake_pipe[1] >= 0 && write(wake_pipe[1], "", 1) < 0) { /* full: main is awake already */ }
+}
+
 /* Called by every callback last: records the error and wakes main. */
 static void finish(reply *r, const portal_auth_error *error) {
     pthread_mutex_lock(&r->lock);
     r->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    r->reason = portal_auth_error_reason(error);
     if (error) {
         r->message = copy(portal_auth_error_message(error));
         r->name = copy(portal_auth_error_name(error));
@@ -116,6 +137,14 @@ static void finish(reply *r, const portal_auth_error *error) {
     r->done = 1;
     pthread_cond_broadcast(&r->changed);
     pthread_mutex_unlock(&r->lock);
+    wake_main();
+}
+
+static int is_done(reply *r) {
+    pthread_mutex_lock(&r->lock);
+    int done = r->done;
+    pthread_mutex_unlock(&r->lock);
+    return done;
 }
 
 /* Waits for the callback of a call whose start returned `started`. */
@@ -149,6 +178,17 @@ static void on_session(void *user_data, portal_auth_session *session, const port
     finish(r, error);
 }
 
+typedef struct {
+    reply reply;
+    portal_auth_forward_result outcome;
+} forward_reply;
+
+static void on_forwarded(void *user_data, portal_auth_forward_result outcome, const portal_auth_error *error) {
+    forward_reply *f = user_data;
+    f->outcome = outcome;
+    finish(&f->reply, error);
+}
+
 /* Reports a failed call on stderr; returns its exit status. */
 static int failed(const char *what, const reply *r) {
     if (r->code == PORTAL_AUTH_E_INVALID_ARGUMENT && r->name)
@@ -171,14 +211,81 @@ static int await_done(const char *what, reply *r, portal_auth_code started) {
 
 /* ---- The terminal ---- */
 
+/* Standard input, read into a buffer of the program's own (not stdio's), so that a wait can
+   watch it and a callback at once: what has arrived and is not a whole line yet. */
+static char *input;
+static size_t input_length, input_capacity;
+static int input_ended_already;
+
+/* Moves the first whole line of the buffer into *line (without its end); 0 when there is none. */
+static int take_line(char **line, size_t *capacity) {
+    char *end = input_length ? memchr(input, '\n', input_length) : NULL;
+    if (!end && !(input_ended_already && input_length)) return 0;
+    size_t length = end ? (size_t)(end - input) : input_length;
+    if (*capacity < length + 1) {
+        char *bigger = realloc(*line, length + 1);
+        if (!bigger) abort();
+        *line = bigger;
+        *capacity = length + 1;
+    }
+    memcpy(*line, input, length);
+    (*line)[length] = 0;
+    if (length > 0 && (*line)[length - 1] == '\r') (*line)[length - 1] = 0;
+    size_t used = end ? length + 1 : length;
+    memmove(input, input + used, input_length - used);
+    input_length -= used;
+    return 1;
+}
+
+/* Reads what standard input has (blocking until something comes); 0 once it has ended. */
+static int read_input(void) {
+    if (input_ended_already) return 0;
+    if (input_capacity - input_length < 4096) {
+        char *bigger = realloc(input, input_capacity + 8192);
+        if (!bigger) abort();
+        input = bigger;
+        input_capacity += 8192;
+    }
+    ssize_t count = read(0, input + input_length, input_capacity - input_length);
+    if (count <= 0) {
+        input_ended_already = 1;
+        return 0;
+    }
+    input_length += (size_t)count;
+    return 1;
+}
+
+/* One line into *line (without its end); 0 when input ended first. */
+static int read_line(char **line, size_t *capacity) {
+    while (!take_line(line, capacity))
+        if (!read_input() && !input_length) return 0;
+    return 1;
+}
+
 /* Shows `prompt` and reads one line into *line (without its end); 0 when input ended. */
 static int ask(const char *prompt, char **line, size_t *capacity) {
     fputs(prompt, stdout);
     fflush(stdout);
-    ssize_t length = getline(line, capacity, stdin);
-    if (length < 0) return 0;
-    while (length > 0 && ((*line)[length - 1] == '\n' || (*line)[length - 1] == '\r')) (*line)[--length] = 0;
-    return 1;
+    return read_line(line, capacity);
+}
+
+enum { GOT_REPLY, GOT_LINE, INPUT_ENDED };
+
+/* Waits for `r`'s callback or a line on standard input, whichever comes first: GOT_REPLY,
+   GOT_LINE (in *line), or INPUT_ENDED the first time input ends (after that, it waits for
+   the callback alone). */
+static int await_reply_or_line(reply *r, char **line, size_t *capacity) {
+    for (;;) {
+        if (is_done(r)) return GOT_REPLY;
+        if (take_line(line, capacity)) return GOT_LINE;
+        struct pollfd watched[2] = { { .fd = wake_pipe[0], .events = POLLIN }, { .fd = 0, .events = POLLIN } };
+        if (poll(watched, input_ended_already ? 1 : 2, -1) < 0) continue;
+        if (watched[0].revents) {
+            char drained[64];
+            if (read(wake_pipe[0], drained, sizeof drained) < 0) { /* another wake took it */ }
+        }
+        if (!input_ended_already && watched[1].revents && !read_input() && !input_length) return INPUT_ENDED;
+    }
 }
 
 static int input_ended(void) {
@@ -244,49 +351,200 @@ static int complete(portal_auth *client, reply *step) {
 
 /* ---- The commands ---- */
 
-static int sign_in_by_magic_link(portal_auth *client) {
-    char *line = NULL;
-    size_t capacity = 0;
-    int status;
-    if (!ask("Email: ", &line, &capacity)) { free(line); return input_ended(); }
+/* Listening for the redirects the app's URL handler forwards (a custom-scheme redirect URL):
+   the first sign-in redirect's outcome, and whether the last call came. */
+typedef struct {
+    reply outcome;
+    int ended;       /* under outcome.lock */
+} listening;
+
+static void on_forwarded_redirect(void *user_data, const portal_auth_result *result, const portal_auth_error *error,
+                                  portal_auth_bool last) {
+    listening *l = user_data;
+    if (last == PORTAL_AUTH_TRUE) {
+        pthread_mutex_lock(&l->outcome.lock);
+        l->ended = 1;
+        pthread_cond_broadcast(&l->outcome.changed);
+        pthread_mutex_unlock(&l->outcome.lock);
+        wake_main();
+        return;
+    }
+    /* Not a sign-in redirect, or one after the first: nothing to do. Calls come one at a time. */
+    if ((!result && !error) || is_done(&l->outcome)) return;
+    on_result(&l->outcome, result, error);
+}
+
+/* Ends listening and waits for its last call (after which `l` may go). */
+static void stop_listening(listening *l, portal_auth_call *call) {
+    portal_auth_call_cancel(call);
+    pthread_mutex_lock(&l->outcome.lock);
+    while (!l->ended) pthread_cond_wait(&l->outcome.changed, &l->outcome.lock);
+    pthread_mutex_unlock(&l->outcome.lock);
+    portal_auth_call_free(call);
+}
+
+enum { NOT_A_SIGN_IN_LINK = -1 };
+
+/* A line pasted at the Link: prompt: NOT_A_SIGN_IN_LINK when it is none (the prompt is shown
+   again), else the sign-in's exit status, once `stop(wait)` has ended the other wait. */
+static int pasted(portal_auth *client, const char *line, void (*stop)(void *), void *wait) {
+    reply step;
+    reply_init(&step);
+    await_reply(&step, portal_auth_handle_redirect(client, line, on_result, &step, NULL));
+    if (step.code == PORTAL_AUTH_OK && step.kind == 0) {   /* not a sign-in redirect of this app: nothing was sent */
+        reply_clear(&step);
+        printf("That is not a sign-in link of this app. Link: ");
+        fflush(stdout);
+        return NOT_A_SIGN_IN_LINK;
+    }
+    stop(wait);
+    if (step.code != PORTAL_AUTH_OK) {
+        int status = failed("signing in", &step);
+        reply_clear(&step);
+        return status;
+    }
+    return complete(client, &step);
+}
+
+typedef struct {
+    listening *listening;
+    portal_auth_call *call;
+} listened;
+
+static void stop_listened(void *data) {
+    listened *l = data;
+    stop_listening(l->listening, l->call);
+}
+
+/* A custom-scheme redirect URL: sends the link, and listens for the app's URL handler to
+   forward it here (the desktop starts the handler when the user opens the link); pasting it
+   works too. Input ending ends the wait. */
+static int sign_in_through_the_url_handler(portal_auth *client, const char *email, char **line, size_t *capacity) {
     reply sent;
     reply_init(&sent);
-    status = await_done("sending the sign-in link", &sent, portal_auth_send_magic_link(client, line, on_done, &sent, NULL));
-    if (status != 0) { free(line); return status; }
-    printf("We emailed a sign-in link to %s. Open it, or paste it here.\n", line);
-    const char *prompt = "Link: ";
+    int status = await_done("sending the sign-in link", &sent, portal_auth_send_magic_link(client, email, on_done, &sent, NULL));
+    if (status != 0) return status;
+    listening l = {0};
+    reply_init(&l.outcome);
+    listened stop = { &l, NULL };
+    if (portal_auth_listen_for_redirects(client, on_forwarded_redirect, &l, &stop.call) != PORTAL_AUTH_OK) abort();
     for (;;) {
-        if (!ask(prompt, &line, &capacity)) { free(line); return input_ended(); }
-        reply step;
-        reply_init(&step);
-        await_reply(&step, portal_auth_handle_redirect(client, line, on_result, &step, NULL));
-        if (step.code != PORTAL_AUTH_OK) {
-            status = failed("signing in", &step);
-            reply_clear(&step);
+        /* Input may have ended while the library was finding out that the redirect URL is
+           not loopback. */
+        int got = input_ended_already && !input_length ? INPUT_ENDED : await_reply_or_line(&l.outcome, line, capacity);
+        if (got == INPUT_ENDED) {
+            stop_listened(&stop);
+            status = input_ended();
             break;
         }
-        if (step.kind == 0) {   /* not a sign-in redirect of this app: nothing was sent */
-            reply_clear(&step);
-            prompt = "That is not a sign-in link of this app. Link: ";
-            continue;
+        if (got == GOT_REPLY) {
+            stop_listened(&stop);
+            printf("\n");
+            if (l.outcome.code != PORTAL_AUTH_OK) {
+                status = failed("signing in", &l.outcome);
+                break;
+            }
+            return complete(client, &l.outcome);
         }
-        status = complete(client, &step);
-        break;
+        if ((status = pasted(client, *line, stop_listened, &stop)) != NOT_A_SIGN_IN_LINK) break;
     }
+    reply_clear(&l.outcome);
+    return status;
+}
+
+typedef struct {
+    reply *signing;
+    portal_auth_call *call;
+} signing_in;
+
+/* Ends the magic-link sign-in: its callback comes (the pasted link's outcome, or closed). */
+static void stop_signing_in(void *data) {
+    signing_in *s = data;
+    portal_auth_call_cancel(s->call);
+    await_reply(s->signing, PORTAL_AUTH_OK);
+}
+
+static int sign_in_by_magic_link(portal_auth *client, int32_t timeout_ms) {
+    char *email = NULL, *line = NULL;
+    size_t email_capacity = 0, capacity = 0;
+    if (!ask("Email: ", &email, &email_capacity)) { free(email); return input_ended(); }
+    /* In one call with a loopback redirect URL: the browser the user opens the link in brings
+       it back here, and the program finishes by itself. */
+    reply signing;
+    reply_init(&signing);
+    signing_in stop = { &signing, NULL };
+    portal_auth_code started = portal_auth_sign_in_with_magic_link(client, email, timeout_ms, on_result, &signing, &stop.call);
+    printf("A sign-in link is on its way to %s. Open it, or paste it here.\nLink: ", email);
+    fflush(stdout);
+    int status, consumed = 0;
+    if (started != PORTAL_AUTH_OK) {
+        await_reply(&signing, started);
+        status = failed("signing in by magic link", &signing);
+    } else {
+        for (;;) {
+            int got = await_reply_or_line(&signing, &line, &capacity);
+            if (got == INPUT_ENDED) continue;   /* nothing to paste: the browser may still come */
+            if (got == GOT_LINE) {
+                if ((status = pasted(client, line, stop_signing_in, &stop)) != NOT_A_SIGN_IN_LINK) break;
+                continue;
+            }
+            if (signing.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && signing.reason == PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK) {
+                /* A custom-scheme redirect URL: nothing was sent yet. */
+                status = sign_in_through_the_url_handler(client, email, &line, &capacity);
+                break;
+            }
+            printf("\n");
+            if (signing.code != PORTAL_AUTH_OK) {
+                status = failed("signing in by magic link", &signing);
+                break;
+            }
+            consumed = 1;
+            status = complete(client, &signing);
+            break;
+        }
+    }
+    portal_auth_call_free(stop.call);
+    if (!consumed) reply_clear(&signing);
+    free(email);
     free(line);
     return status;
 }
 
-static int sign_in_with_redirect(portal_auth *client, const char *url) {
+/* The app's URL handler: the desktop started this program with the redirect URL. It goes to
+   the running portal-auth-login of this environment, or, when none runs, signs in here. */
+static int sign_in_with_redirect(const portal_auth_options *options, portal_auth *client, const char *url) {
+    forward_reply forwarded;
+    reply_init(&forwarded.reply);
+    await_reply(&forwarded.reply, portal_auth_forward_redirect(options, url, on_forwarded, &forwarded));
+    int status = -1;
+    if (forwarded.reply.code == PORTAL_AUTH_OK && forwarded.outcome == PORTAL_AUTH_FORWARD_TAKEN) {
+        printf("Handed the sign-in to the running %s.\n", program);
+        status = 0;
+    } else if (forwarded.reply.code == PORTAL_AUTH_OK && forwarded.outcome == PORTAL_AUTH_FORWARD_REFUSED) {
+        fprintf(stderr, "%s: that is not a sign-in link of this app (its redirect URL is another)\n", program);
+        status = EXIT_NOT_A_SIGN_IN_LINK;
+    } else if (forwarded.reply.code == PORTAL_AUTH_OK) {
+        printf("No %s is running for this environment; signing in here.\n", program);
+    } else if (forwarded.reply.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE &&
+               forwarded.reply.reason != PORTAL_AUTH_REASON_CHANNEL_FAILED) {
+        /* No channel here, so no running program could have taken it either. */
+        fprintf(stderr, "%s: cannot reach a running %s (%s); signing in here\n", program, program, forwarded.reply.message);
+    } else {
+        /* The running program may still handle it: not here too. */
+        status = failed("handing the sign-in to the running program", &forwarded.reply);
+    }
+    reply_clear(&forwarded.reply);
+    if (status >= 0) return status;
+
     reply step;
     reply_init(&step);
     await_reply(&step, portal_auth_handle_redirect(client, url, on_result, &step, NULL));
     if (step.code != PORTAL_AUTH_OK || step.kind == 0) {
-        int status = step.code != PORTAL_AUTH_OK ? failed("signing in", &step) : EXIT_NOT_A_SIGN_IN_LINK;
+        int failure = step.code != PORTAL_AUTH_OK ? failed("signing in", &step) : EXIT_NOT_A_SIGN_IN_LINK;
         if (step.code == PORTAL_AUTH_OK)
             fprintf(stderr, "%s: that is not a sign-in link of this app (its redirect URL is another)\n", program);
         reply_clear(&step);
-        return status;
+        return failure;
     }
     return complete(client, &step);
 }
@@ -404,7 +662,8 @@ static int parse(int argc, char **argv, arguments *a) {
         return usage_error("use one of --redirect, --browser, --restore and --sign-out", NULL);
     if (a->browser && strcmp(a->browser, "google") != 0 && strcmp(a->browser, "apple") != 0)
         return usage_error("--browser takes google or apple, not ", a->browser);
-    if (a->timeout_ms && !a->browser) return usage_error("--timeout goes with --browser", NULL);
+    if (a->timeout_ms && (a->redirect || a->restore || a->sign_out))
+        return usage_error("--timeout goes with --browser or a magic link", NULL);
     return -1;
 }
 
@@ -431,12 +690,22 @@ int main(int argc, char **argv) {
         return EXIT_LIBRARY + (int)code;
     }
 
+    /* The callbacks' wake-up of a wait that also watches standard input. */
+    if (pipe(wake_pipe) != 0) { perror(program); portal_auth_free(client); return EXIT_LIBRARY + PORTAL_AUTH_E_INTERNAL; }
+    for (int i = 0; i < 2; i++) {
+        fcntl(wake_pipe[i], F_SETFL, O_NONBLOCK);
+        fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
+    }
+
     if (a.restore) status = restore(client);
     else if (a.sign_out) status = sign_out(client);
-    else if (a.redirect) status = sign_in_with_redirect(client, a.redirect);
+    else if (a.redirect) status = sign_in_with_redirect(&options, client, a.redirect);
     else if (a.browser) status = sign_in_with_browser(client, a.browser, a.timeout_ms);
-    else status = sign_in_by_magic_link(client);
+    else status = sign_in_by_magic_link(client, a.timeout_ms);
 
     portal_auth_free(client);
+    close(wake_pipe[0]);
+    close(wake_pipe[1]);
+    free(input);
     return status;
 }

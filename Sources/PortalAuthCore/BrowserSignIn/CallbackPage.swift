@@ -12,6 +12,31 @@ enum CallbackPage {
                  message: "Sign-in failed: \(error). You can close this window and try again from the application.")
     }
 
+    /// The page of a magic-link sign-in that is complete.
+    static let signedIn = document(
+        title: "Signed in", message: "You are signed in. You can close this window and go back to the application.")
+
+    /// The page of a magic-link sign-in that needs the user's TOTP code.
+    static let codeRequired = document(
+        title: "One more step",
+        message: "Go back to the application and enter the code from your authenticator app to finish signing in.")
+
+    /// The page of a magic-link sign-in whose exchange failed (its error is the application's
+    /// to show: the page says only where to go).
+    static let notCompleted = document(
+        title: "Sign-in not completed",
+        message: "The sign-in could not be completed. You can close this window and try again from the application.")
+
+    /// What the browser is told once a sign-in has completed with `outcome`.
+    static func completed(_ outcome: Result<AuthResult?, any Error>) -> String {
+        switch outcome {
+        case .success(.authenticated?): return signedIn
+        case .success(.totpRequired?): return codeRequired
+        case .failure(PortalAuthError.authenticationFailed(let error)): return failed(error)
+        case .success(nil), .failure: return notCompleted
+        }
+    }
+
     /// A page of one paragraph; `message` is escaped here.
     static func document(title: String, message: String) -> String {
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(escape(title))</title></head>"

@@ -17,12 +17,11 @@ enum ListenerOutcome: Equatable, Sendable {
 /// A one-shot HTTP listener on a loopback redirect URL's address and port, over POSIX
 /// sockets (docs/desktop.md "Browser sign-in").
 ///
-/// One thread of its own polls every socket without blocking on any, so a client that
-/// connects and says nothing cannot hold up the browser: each connection has a read
-/// deadline and a bounded request head (`ListenerConnections`). Each complete head goes to
-/// its `CallbackAdmission`, which says what to answer and whether the wait ends. When the
-/// wait ends, by a callback, the timeout or `stop`, every socket is closed before the
-/// outcome is reported.
+/// One thread of its own waits (`ConnectionLoop`), so a client that connects and says
+/// nothing cannot hold up the browser: each connection has a read deadline and a bounded
+/// request head. Each complete head goes to its `CallbackAdmission`, which says what to
+/// answer and whether the wait ends. When the wait ends, by a callback, the timeout, `stop`
+/// or `close`, every listening socket is closed before the outcome is reported.
 final class LoopbackListener: Sendable {
     struct Limits: Sendable {
         /// The longest request head (request line and headers) read: a browser's redirect is
@@ -34,60 +33,122 @@ final class LoopbackListener: Sendable {
         var maxConnections = 16
     }
 
+    /// When the callback that ends the wait is answered.
+    enum Answer: Sendable {
+        /// At once, with the admission's page, before the outcome is reported.
+        case atOnce
+        /// When the flow has completed the sign-in and calls `answer(_:)`, with the page it
+        /// gives: the browser's connection is held until then. A callback left unanswered
+        /// gets the admission's page when the listener goes.
+        case whenComplete
+    }
+
     private enum Phase {
         case bound
         case running
         case finished(ListenerOutcome)
     }
 
+    /// The connection of a callback that waits for its answer, and the page it gets if the
+    /// flow gives none.
+    private struct HeldCallback {
+        let fd: Int32
+        let page: String
+    }
+
     private struct State {
         var phase = Phase.bound
         var waiter: CheckedContinuation<ListenerOutcome, Never>?
+        var held: HeldCallback?
     }
 
     private let admission: CallbackAdmission
+    /// The sign-in it serves, in log lines ("Browser sign-in").
+    private let flow: String
     private let limits: Limits
-    /// Listening sockets: closed by the wait when it ends, or at deinit if it never ran.
+    private let answering: Answer
+    /// Listening sockets: closed by the wait when it ends, by `close` before it starts, or at
+    /// deinit if neither ran.
     private let sockets: [Int32]
     /// Written to end the wait; closed at deinit only, so a late `stop` never writes to a
     /// descriptor reused by someone else.
     private let wake: WakeSignal
+    /// Signalled once the wait has closed the listening sockets, for `close` to wait on.
+    private let socketsClosed: WakeSignal
     private let state = Mutex(State())
 
     /// Binds and listens on the redirect's loopback address and port at once, so that a
     /// port in use is known before anything else happens.
     /// - Throws: `ListenerError` when the port is in use or no socket can be made.
-    init(_ admission: CallbackAdmission, limits: Limits = Limits()) throws(ListenerError) {
+    init(_ admission: CallbackAdmission, flow: String = "Browser sign-in", limits: Limits = Limits(),
+         answer: Answer = .atOnce) throws(ListenerError) {
         self.admission = admission
+        self.flow = flow
         self.limits = limits
-        guard let wake = WakeSignal() else { throw ListenerError(kind: .system, message: "no descriptor for the listener (errno \(errno))") }
+        answering = answer
+        guard let wake = WakeSignal(), let socketsClosed = WakeSignal() else {
+            throw ListenerError(kind: .system, message: "no descriptor for the listener (errno \(errno))")
+        }
         self.wake = wake
+        self.socketsClosed = socketsClosed
         sockets = try ListenerSockets.open(for: admission.redirect)
     }
 
     deinit {
-        if case .bound = state.withLock({ $0.phase }) { sockets.forEach { _ = close($0) } }
+        let (phase, held) = state.withLock { ($0.phase, $0.held) }
+        if case .bound = phase { sockets.forEach { _ = Glibc.close($0) } }
+        if let held { Self.send(held.page, on: held.fd) }
     }
 
-    private var endpoint: String { admission.redirect.endpoint }
+    /// The address and port it listens on, for log lines.
+    var endpoint: String { admission.redirect.endpoint }
 
-    /// Starts waiting, on a thread of the listener's own, for at most `timeout`.
-    /// - Throws: `ListenerError` when no thread could be made.
+    /// Starts waiting, on a thread of the listener's own, for at most `timeout`. A listener
+    /// already closed does not start: its outcome is `.stopped`.
+    /// - Throws: `ListenerError` when no thread could be made (the sockets are closed then).
     func start(timeout: Duration) throws(ListenerError) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        state.withLock { $0.phase = .running }
+        let starts = state.withLock { state -> Bool in
+            guard case .bound = state.phase else { return false }
+            state.phase = .running
+            return true
+        }
+        guard starts else { return }
         let result = DetachedThread.start(name: "portal-auth-lsn") { [self] in
             finish(waitForCallback(until: deadline))
         }
         guard result == 0 else {
-            state.withLock { $0.phase = .bound }
+            sockets.forEach { _ = Glibc.close($0) }
+            socketsClosed.signal()
+            finish(.stopped)
             throw ListenerError(kind: .system, message: "no thread for the listener (error \(result))")
         }
     }
 
-    /// Ends the wait (as `.stopped`) unless it has already ended.
+    /// Ends the wait (as `.stopped`) unless it has already ended; returns at once.
     func stop() {
         wake.signal()
+    }
+
+    /// Ends the wait (as `.stopped`) unless it has already ended, and returns once the port
+    /// is free again: the next listener on it may bind at once. A listener not started yet
+    /// never starts.
+    func close() {
+        let waits = state.withLock { state -> Bool in
+            switch state.phase {
+            case .bound:
+                sockets.forEach { _ = Glibc.close($0) }
+                state.phase = .finished(.stopped)
+                return false
+            case .running:
+                return true
+            case .finished:
+                return false
+            }
+        }
+        guard waits else { return }
+        wake.signal()
+        socketsClosed.waitUntilSignalled()
     }
 
     /// How the wait ended; cancelling the awaiting task stops it. Without `start`, `.stopped`.
@@ -110,6 +171,21 @@ final class LoopbackListener: Sendable {
         }
     }
 
+    /// `.whenComplete`: answers the callback that ended the wait with `page`, once, and
+    /// closes its connection. Nothing to answer (another outcome, answered already): nothing.
+    func answer(_ page: String) {
+        let held = state.withLock { state -> HeldCallback? in
+            defer { state.held = nil }
+            return state.held
+        }
+        if let held { Self.send(page, on: held.fd) }
+    }
+
+    private static func send(_ page: String, on fd: Int32) {
+        ListenerResponse(status: "200 OK", page: page, reason: "the callback").send(on: fd)
+        _ = Glibc.close(fd)
+    }
+
     private func finish(_ outcome: ListenerOutcome) {
         let waiter = state.withLock { state -> CheckedContinuation<ListenerOutcome, Never>? in
             state.phase = .finished(outcome)
@@ -122,88 +198,45 @@ final class LoopbackListener: Sendable {
     // MARK: - The wait (on the listener's thread)
 
     private func waitForCallback(until deadline: ContinuousClock.Instant) -> ListenerOutcome {
-        var connections = ListenerConnections(capacity: limits.maxConnections)
-        // Out of file descriptors, a pending connection keeps the listening sockets readable:
-        // they are left out of poll for a moment instead of spinning.
-        var acceptPausedUntil: ContinuousClock.Instant?
         defer {
-            connections.closeAll()
-            sockets.forEach { _ = close($0) }
+            sockets.forEach { _ = Glibc.close($0) }
+            socketsClosed.signal()
         }
-        while true {
-            let now = ContinuousClock.now
-            if now >= deadline { return .timedOut }
-            connections.dropExpired(at: now)
-            if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
-            let nextDeadline = [connections.earliestDeadline, acceptPausedUntil].compactMap { $0 }.reduce(deadline, min)
-
-            var fds = [wake.pollDescriptor]
-            let listening = Int16(acceptPausedUntil == nil ? POLLIN : 0)
-            fds += sockets.map { pollfd(fd: $0, events: listening, revents: 0) }
-            fds += connections.all.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&fds, nfds_t(fds.count), Self.milliseconds(now.duration(to: nextDeadline)))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                PortalAuthLog.emit(.error, "Browser sign-in: the listener on \(endpoint) failed (errno \(errno)).")
+        let loop = ConnectionLoop(
+            sockets: sockets, wake: wake,
+            limits: .init(maxMessage: limits.maxRequestHead, readTimeout: limits.readTimeout, maxConnections: limits.maxConnections),
+            frameEnd: { RequestHead.end(in: $0, scanned: &$1) })
+        return loop.run(until: deadline, message: { fd, head in
+            switch admission.verdict(on: RequestHead(head)) {
+            case .complete(let url, let page):
+                switch answering {
+                case .atOnce:
+                    ListenerResponse(status: "200 OK", page: page, reason: "the callback").send(on: fd)
+                    return .end(.callback(url: url))
+                case .whenComplete:
+                    state.withLock { $0.held = HeldCallback(fd: fd, page: page) }
+                    return .endKeeping(.callback(url: url))
+                }
+            case .refuse(let response):
+                refuse(fd, response)
+                return .next
+            }
+        }, tooLarge: { refuse($0, .tooLarge) }, ended: { ending in
+            switch ending {
+            case .timedOut:
+                return .timedOut
+            case .woken:
+                return .stopped
+            case .failed:
+                PortalAuthLog.emit(.error, "\(flow): the listener on \(endpoint) failed (errno \(errno)).")
                 return .stopped
             }
-            if fds[0].revents != 0 { return .stopped }
-
-            // Connections first: the indexes of `fds` follow `connections` as it was.
-            let firstConnection = 1 + sockets.count
-            for index in connections.all.indices.reversed() where fds[firstConnection + index].revents != 0 {
-                switch connections[index].receive(limit: limits.maxRequestHead) {
-                case .pending:
-                    continue
-                case .closed:
-                    break
-                case .head(let end):
-                    switch admission.verdict(on: RequestHead(connections[index].head[..<end])) {
-                    case .complete(let url, let page):
-                        ListenerResponse(status: "200 OK", page: page, reason: "the callback").send(on: connections[index].fd)
-                        return .callback(url: url)
-                    case .refuse(let response):
-                        refuse(connections[index].fd, response)
-                    }
-                case .tooLarge:
-                    refuse(connections[index].fd, .tooLarge)
-                }
-                connections.close(at: index)
-            }
-            for (offset, socket) in sockets.enumerated() where fds[1 + offset].revents != 0 {
-                if !accept(from: socket, into: &connections, now: now) {
-                    acceptPausedUntil = now.advanced(by: Self.acceptBackoff)
-                }
-            }
-        }
+        })
     }
 
     private func refuse(_ fd: Int32, _ response: ListenerResponse) {
         // Before the answer: once the client has it, the line is already there.
-        PortalAuthLog.emit(.debug, "Browser sign-in: the listener on \(endpoint) refused \(response.reason) (\(response.status)); still waiting.")
+        PortalAuthLog.emit(.debug, "\(flow): the listener on \(endpoint) refused \(response.reason) (\(response.status)); still waiting.")
         response.send(on: fd)
-    }
-
-    private static let acceptBackoff = Duration.milliseconds(50)
-
-    /// Accepts what is pending; false when out of descriptors with no connection to give up.
-    private func accept(from socket: Int32, into connections: inout ListenerConnections, now: ContinuousClock.Instant) -> Bool {
-        while true {
-            let fd = pa_accept_nonblocking(socket)
-            guard fd >= 0 else {
-                guard errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM else { return true }
-                guard connections.dropOne() else { return false }
-                continue
-            }
-            connections.admit(fd, deadline: now.advanced(by: limits.readTimeout))
-        }
-    }
-
-    /// `duration` in whole milliseconds for poll, rounded up so a wait never ends early.
-    private static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        guard seconds < Int64(Int32.max / 1000) else { return Int32.max }
-        return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }
 }

@@ -1,11 +1,14 @@
 import Synchronization
 
-/// A client's browser sign-in settings and its one-at-a-time guard.
+/// A client's one-call sign-in settings (the browser opener, the ephemeral flag), its
+/// one-at-a-time guard, shared by the browser and magic-link sign-ins, and the magic-link
+/// wait under way, which a redirect the host handles may complete.
 final class BrowserSignInState: Sendable {
     private struct State {
         var opener: BrowserOpener?
         var ephemeral = false
         var inProgress = false
+        var magicLinkWait: MagicLinkWait?
     }
 
     private let state = Mutex(State())
@@ -20,6 +23,12 @@ final class BrowserSignInState: Sendable {
         set { state.withLock { $0.ephemeral = newValue } }
     }
 
+    /// The magic-link sign-in waiting for its redirect, if one is.
+    var magicLinkWait: MagicLinkWait? {
+        get { state.withLock { $0.magicLinkWait } }
+        set { state.withLock { $0.magicLinkWait = newValue } }
+    }
+
     /// Takes the guard; false when a sign-in already holds it.
     func begin() -> Bool {
         state.withLock { state in
@@ -29,8 +38,12 @@ final class BrowserSignInState: Sendable {
         }
     }
 
+    /// Releases the guard; the magic-link wait, if any, is over too.
     func end() {
-        state.withLock { $0.inProgress = false }
+        state.withLock { state in
+            state.inProgress = false
+            state.magicLinkWait = nil
+        }
     }
 }
 
@@ -84,25 +97,13 @@ extension PortalAuth {
     }
 
     private func signInWithBrowser(_ method: AuthMethod, timeout: Duration) async throws -> AuthResult {
-        guard timeout > .zero else { throw PortalAuthError.invalidArgument(name: "timeout") }
-        guard browserSignIn.begin() else {
-            PortalAuthLog.emit(.warning, "Browser sign-in: another one is under way for this client.")
-            throw PortalAuthSignInError.signInInProgress
-        }
+        let flow = "Browser sign-in"
+        try beginSignIn(flow, timeout: timeout)
         var holdsGuard = true
         defer { if holdsGuard { browserSignIn.end() } }
-
-        guard let loopback = LoopbackRedirect(redirectUrl) else {
-            PortalAuthLog.emit(.warning, "Browser sign-in needs a redirect URL of the form http://127.0.0.1:<port>/<path> (or [::1] or localhost).")
-            throw PortalAuthSignInError.unavailable(reason: .redirectNotLoopback, detail: nil)
-        }
-        let listener: LoopbackListener
-        do {
-            listener = try LoopbackListener(CallbackAdmission(redirect: loopback, redirectUrl: redirectUrl))
-        } catch {
-            PortalAuthLog.emit(.warning, "Browser sign-in: \(error.message).")
-            throw PortalAuthSignInError.unavailable(reason: error.kind == .portInUse ? .portInUse : .listenerFailed, detail: error.message)
-        }
+        let listener = try bindListener(flow, answer: .atOnce)
+        let registration = try register(listener)
+        defer { waits.unregister(registration) }
 
         let authorizeUrl: String
         do {
@@ -118,13 +119,8 @@ extension PortalAuth {
 
         // Listening before the browser opens: an opener that loads the page itself, before it
         // returns, is answered too.
-        do {
-            try listener.start(timeout: timeout)
-        } catch {
-            PortalAuthLog.emit(.error, "Browser sign-in: \(error.message).")
-            throw PortalAuthSignInError.unavailable(reason: .listenerFailed, detail: error.message)
-        }
-        PortalAuthLog.emit(.info, "Browser sign-in: listening on \(loopback.endpoint); opening the browser.")
+        try startListening(listener, flow, timeout: timeout)
+        PortalAuthLog.emit(.info, "Browser sign-in: listening on \(listener.endpoint); opening the browser.")
         do {
             let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
             try await OpenerThread.run(opener, url: authorizeUrl, ephemeral: browserSignIn.ephemeral)

@@ -129,12 +129,14 @@ public enum PortalCredentialError: Error, Equatable, Sendable, CustomStringConve
 
 /// Errors of the one-call browser sign-in; `code` is the web SDK's popup code.
 public enum PortalAuthSignInError: Error, Equatable, Sendable {
-    /// The wait ended (timeout or cancellation) before a callback arrived; nothing was exchanged.
+    /// The wait ended (timeout, cancellation, or the client's waits ended) before a redirect
+    /// arrived; nothing was exchanged. Listening for forwarded redirects ends so too.
     case closed
-    /// No browser sign-in is possible here: `reason` says why; `detail`, when there is one,
-    /// names the address, the program or the opener's own text (never a URL's query).
+    /// No one-call sign-in (or no redirect channel) is possible here: `reason` says why;
+    /// `detail`, when there is one, names the address, the program, the folder or the
+    /// opener's own text (never a URL's query).
     case unavailable(reason: SignInUnavailableReason, detail: String?)
-    /// The client already has a browser sign-in under way.
+    /// The client already has a browser or magic-link sign-in under way.
     case signInInProgress
     /// The callback carried nothing usable.
     case callbackIncomplete
@@ -154,7 +156,7 @@ extension PortalAuthSignInError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .closed:
-            return "The browser sign-in ended before the browser came back (timeout or cancellation); nothing was exchanged."
+            return "The sign-in's wait ended (timeout, cancellation or the client closed) before the redirect came; nothing was exchanged."
         case .unavailable(let reason, let detail):
             let cause: String
             switch reason {
@@ -168,10 +170,19 @@ extension PortalAuthSignInError: CustomStringConvertible {
                 cause = "no browser could be started; set $BROWSER or install xdg-utils (xdg-open)"
             case .openerFailed:
                 cause = "the application's browser opener failed"
+            case .noRuntimeDirectory:
+                cause = "$XDG_RUNTIME_DIR is unset or is not a folder; the desktop session sets it"
+            case .runtimeDirectoryUnsafe:
+                cause = "the user's runtime folder is not theirs alone (mode 0700), so others could reach the channel"
+            case .channelInUse:
+                cause = "another instance of the application already listens for this environment's redirects"
+            case .channelFailed:
+                cause = "the channel to the running instance failed"
             }
-            return "Browser sign-in is not possible: \(cause)\(detail.map { " (\($0))" } ?? "")."
+            let subject = reason.isChannel ? "Redirect forwarding" : "Browser sign-in"
+            return "\(subject) is not possible: \(cause)\(detail.map { " (\($0))" } ?? "")."
         case .signInInProgress:
-            return "A browser sign-in is already under way for this client."
+            return "A sign-in is already under way for this client."
         case .callbackIncomplete:
             return "The browser came back without a usable sign-in result."
         }

@@ -19,7 +19,8 @@ public enum StorageFailureReason: Sendable, CaseIterable {
     case entryNotCleared
 }
 
-/// Why a browser sign-in is not possible here. The cases are stable; the C ABI numbers them
+/// Why a one-call sign-in (browser or magic link), or the redirect channel between an app's
+/// instances, is not possible here. The cases are stable; the C ABI numbers them
 /// (PORTAL_AUTH_REASON_*).
 public enum SignInUnavailableReason: Sendable, CaseIterable {
     /// The redirect URL is not an `http` loopback URL with an explicit port.
@@ -32,6 +33,25 @@ public enum SignInUnavailableReason: Sendable, CaseIterable {
     case noBrowser
     /// The application's browser opener failed.
     case openerFailed
+    /// The redirect channel: `$XDG_RUNTIME_DIR` is unset, missing or not a folder.
+    case noRuntimeDirectory
+    /// The redirect channel: `$XDG_RUNTIME_DIR`, or the channel's folder in it, is not the
+    /// user's own with mode 0700 (others could reach the channel), or the process at the
+    /// other end is another user's.
+    case runtimeDirectoryUnsafe
+    /// The redirect channel: another instance of the application already listens for the
+    /// redirects of this environment.
+    case channelInUse
+    /// The redirect channel could not be made, or the running instance did not answer.
+    case channelFailed
+
+    /// Whether the reason is the redirect channel's, rather than a sign-in's.
+    var isChannel: Bool {
+        switch self {
+        case .noRuntimeDirectory, .runtimeDirectoryUnsafe, .channelInUse, .channelFailed: return true
+        case .redirectNotLoopback, .portInUse, .listenerFailed, .noBrowser, .openerFailed: return false
+        }
+    }
 }
 
 /// The error an application's `BrowserOpener` throws to say why it failed. Its message is

@@ -5,6 +5,10 @@ extension PortalAuth {
 
     /// Exchanges the grant a redirect carries.
     ///
+    /// While `signInWithMagicLink` waits, a magic-link redirect handled here (pasted, or
+    /// forwarded by the app's next instance) completes that sign-in too: its listener stops,
+    /// and it completes once, with this call's outcome (the same session object).
+    ///
     /// - Returns: `nil` when the URL is not a sign-in redirect for this client (another
     ///   URL, no token, no known method marker); no request is made then.
     /// - Throws: `authenticationFailed` for a redirect with an `error` parameter, transport
@@ -17,7 +21,17 @@ extension PortalAuth {
         case .failed(let error):
             throw PortalAuthError.authenticationFailed(error: error)
         case .grant(let grant, let path):
-            return try await exchange(grant, at: path)
+            let wait = path == Endpoint.magicLinkValidations ? browserSignIn.magicLinkWait : nil
+            guard let wait, wait.takeForRedirect() else { return try await exchange(grant, at: path) }
+            PortalAuthLog.emit(.info, "Magic-link sign-in: a redirect handled by the application completes it.")
+            do {
+                let result = try await exchange(grant, at: path)
+                wait.deliver(.success(result))
+                return result
+            } catch {
+                wait.deliver(.failure(error))
+                throw error
+            }
         }
     }
 

@@ -9,11 +9,15 @@ public final class PortalAuth: Sendable {
     public let redirectUrl: String
     public let magicLink: MagicLinkConfig?
     public let isAccountAbstracted: Bool?
+    /// The application's reverse-DNS name, as its desktop file's (`com.example.App`): it names
+    /// the keyring item of the default storage and the channel of redirect forwarding.
+    public let applicationId: String?
 
     let api: PortalAPI
     let vault: SessionVault
     let grants = GrantLock()
     let browserSignIn = BrowserSignInState()
+    let waits = ClientWaits()
 
     /// The library's I/O thread as a task executor: a task that prefers it runs a call from
     /// request to result on that one thread, with no hop through Swift's global executor.
@@ -23,18 +27,24 @@ public final class PortalAuth: Sendable {
     /// Validates the configuration; performs no network or storage I/O.
     ///
     /// - Parameters:
+    ///   - applicationId: the application's reverse-DNS name (see `KeyringSessionStorage`),
+    ///     or nil for none. It keeps the application's keyring item apart from other
+    ///     applications' of the environment, and names its redirect channel.
     ///   - storage: where the session persists, shared by every client of the environment:
-    ///     the desktop keyring by default, or `MemorySessionStorage` to forget it at exit.
+    ///     nil for the desktop keyring (the application's own item), or
+    ///     `MemorySessionStorage` to forget it at exit, or a store of the application's.
     ///   - timeouts: connect and overall limits of each request.
     /// - Throws: `PortalAuthError.invalidArgument` for a blank `authEnvironmentId` (checked
-    ///   first), a blank `redirectUrl`, or an unusable `apiHost`.
+    ///   first), a blank `redirectUrl`, an unusable `apiHost`, or an `applicationId` that is
+    ///   not a reverse-DNS name.
     public init(
         authEnvironmentId: String,
         redirectUrl: String,
         apiHost: String = "api.portalhq.io",
         magicLink: MagicLinkConfig? = nil,
         isAccountAbstracted: Bool? = nil,
-        storage: any SessionStorage = KeyringSessionStorage.shared,
+        applicationId: String? = nil,
+        storage: (any SessionStorage)? = nil,
         timeouts: Timeouts = Timeouts()
     ) throws(PortalAuthError) {
         // Control characters would break the header the id travels in.
@@ -42,14 +52,16 @@ public final class PortalAuth: Sendable {
               !authEnvironmentId.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else { throw .invalidArgument(name: "authEnvironmentId") }
         guard !redirectUrl.isBlank else { throw .invalidArgument(name: "redirectUrl") }
+        let base = try BaseURL(apiHost: apiHost)
+        let keyring = try applicationId.map(KeyringSessionStorage.init(applicationId:))
 
         self.authEnvironmentId = authEnvironmentId
         self.redirectUrl = redirectUrl.trimmed
         self.magicLink = magicLink
         self.isAccountAbstracted = isAccountAbstracted
-        self.api = PortalAPI(base: try BaseURL(apiHost: apiHost), environmentId: authEnvironmentId,
-                             timeouts: timeouts)
-        self.vault = SessionVault(storage: storage, environmentId: authEnvironmentId)
+        self.applicationId = applicationId
+        self.api = PortalAPI(base: base, environmentId: authEnvironmentId, timeouts: timeouts)
+        self.vault = SessionVault(storage: storage ?? keyring ?? KeyringSessionStorage.shared, environmentId: authEnvironmentId)
     }
 
     /// The sign-in methods the environment has enabled; unknown method names are dropped.
@@ -62,13 +74,19 @@ public final class PortalAuth: Sendable {
 
     /// Emails the user a sign-in link that leads back to `redirectUrl`.
     public func sendMagicLink(_ email: String) async throws {
-        guard let magicLink else { throw PortalAuthError.magicLinkNotConfigured }
-        let address = email.trimmed.lowercased()
-        guard !address.isEmpty else { throw PortalAuthError.invalidArgument(name: "email") }
-        try await api.sendMagicLink(MagicLinkRequest(
-            email: address, redirectUrl: redirectUrl, fromEmail: magicLink.fromEmail,
-            templateId: magicLink.templateId, isAccountAbstracted: isAccountAbstracted))
+        try await api.sendMagicLink(magicLinkRequest(to: email))
         PortalAuthLog.emit(.info, "Magic link sent.")
+    }
+
+    /// The request of a magic-link send, after its checks (docs/protocol.md §3), in order:
+    /// the configuration, then the email, trimmed and lowercased.
+    func magicLinkRequest(to email: String) throws(PortalAuthError) -> MagicLinkRequest {
+        guard let magicLink else { throw .magicLinkNotConfigured }
+        let address = email.trimmed.lowercased()
+        guard !address.isEmpty else { throw .invalidArgument(name: "email") }
+        return MagicLinkRequest(
+            email: address, redirectUrl: redirectUrl, fromEmail: magicLink.fromEmail,
+            templateId: magicLink.templateId, isAccountAbstracted: isAccountAbstracted)
     }
 
     /// A fresh Google authorize URL to open; its single-use `state` is never cached.

@@ -38,5 +38,12 @@ final class WakeSignal: Sendable {
         }
     }
 
+    /// Waits until a signal has been sent, and leaves it there: every thread that waits sees
+    /// it (a signal that says something has ended, rather than a wake-up to take).
+    func waitUntilSignalled() {
+        var watched = pollDescriptor
+        while poll(&watched, 1, -1) < 0 && errno == EINTR {}
+    }
+
     var pollDescriptor: pollfd { pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
 }

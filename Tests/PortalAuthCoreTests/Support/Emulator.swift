@@ -74,6 +74,24 @@ final class Emulator: Sendable {
         return messages.compactMap { $0["link"] as? String }
     }
 
+    /// One magic-link email: `link`, the redirect URL with its grant, and `emailLink`, what
+    /// its button opens (the emulator's page, which sends the browser on to `link`).
+    struct Mail: Sendable {
+        let link: String
+        let emailLink: String
+    }
+
+    /// The emails sent to `email`, oldest first, once `count` of them have been (the
+    /// emulator waits for them, as a user waits for their mail).
+    func mail(to email: String, count: Int = 1) async throws -> [Mail] {
+        let answer = try await request(.get, "/_emulator/outbox?email=\(QueryEncoding.encode(email))&count=\(count)&timeout=30") as? [String: Any]
+        let messages = answer?["messages"] as? [[String: Any]] ?? []
+        return messages.compactMap { message in
+            guard let link = message["link"] as? String, let emailLink = message["emailLink"] as? String else { return nil }
+            return Mail(link: link, emailLink: emailLink)
+        }
+    }
+
     /// The recorded Portal API requests, optionally only those for `path` (e.g. "/methods").
     func requests(_ path: String? = nil) async throws -> [RecordedRequest] {
         let answer = try await request(.get, "/_emulator/requests") as? [String: Any]

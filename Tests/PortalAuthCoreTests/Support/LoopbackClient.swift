@@ -135,6 +135,16 @@ enum LoopbackClient {
         return try parse(text)
     }
 
+    /// Runs the blocking `body` on a thread of its own and awaits it. A listener that answers
+    /// only once the client has completed the sign-in (the magic link's) needs Swift's
+    /// cooperative pool meanwhile: a test must not hold one of its threads while it waits.
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let started = DetachedThread.start(name: "test-browser") { continuation.resume(with: Result { try body() }) }
+            if started != 0 { continuation.resume(throwing: Failure(description: "no thread")) }
+        }
+    }
+
     /// The headers a browser sends with a top-level navigation.
     static let navigation = ["Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: navigate", "Sec-Fetch-Dest: document", "Sec-Fetch-User: ?1"]
 

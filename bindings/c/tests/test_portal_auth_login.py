@@ -2,8 +2,11 @@
 
 Each test runs the built program (path in PORTAL_AUTH_LOGIN) against the Portal emulator
 (base URL in PORTAL_AUTH_TEST_API_HOST) and the Secret Service of the session bus (run it
-inside scripts/private-keyring.sh). The driver answers each prompt only once the program
-has shown it. Standard library only:
+inside scripts/private-keyring.sh), with a runtime folder of the tests' own
+($XDG_RUNTIME_DIR, where the running program and its URL handler meet). The driver answers
+each prompt only once the program has shown it; Debian's headless Chromium opens the email's
+link as a user would, and Debian's xdg-open starts the program as the URL handler of its
+scheme. Standard library only:
 
     PORTAL_AUTH_LOGIN=... PORTAL_AUTH_TEST_API_HOST=... python3 -m unittest discover -s bindings/c/tests
 """
@@ -15,8 +18,10 @@ import json
 import os
 import re
 import select
+import shutil
 import socket
 import subprocess
+import tempfile
 import unittest
 import urllib.parse
 import urllib.request
@@ -29,6 +34,8 @@ HANG_GUARD_SECONDS = 120
 VALGRIND = ["valgrind", "-q", "--error-exitcode=125", "--leak-check=full",
             "--show-leak-kinds=definite", "--errors-for-leak-kinds=definite"]
 _environments = itertools.count(1)
+# The runtime folder of every run, as a desktop session makes one: the user's, mode 0700.
+RUNTIME = tempfile.mkdtemp(prefix="portal-auth-runtime-")
 
 
 def control(path: str, body: dict[str, object] | None = None) -> dict[str, object]:
@@ -50,11 +57,28 @@ def new_environment(totp: bool, redirect_url: str = "myapp://auth/callback") -> 
     return name
 
 
-def outbox_link(email: str) -> str:
-    messages = control("outbox?email=" + urllib.parse.quote(email))["messages"]
-    assert isinstance(messages, list) and messages
-    link: str = messages[-1]["link"]
+def outbox_link(email: str, key: str = "link", count: int = 1) -> str:
+    """The last email's `link` (the redirect with its grant) or `emailLink` (its button),
+    once `count` emails to `email` were sent."""
+    query = urllib.parse.urlencode({"email": email, "count": count, "timeout": 30})
+    messages = control("outbox?" + query)["messages"]
+    assert isinstance(messages, list) and len(messages) >= count
+    link: str = messages[-1][key]
     return link
+
+
+def chromium(url: str, profile: str) -> subprocess.Popen[str]:
+    """Debian's Chromium, headless, opening `url` as the user's browser; in a PID namespace of
+    its own, so that none of its processes outlives it. Its output is the page it ends on."""
+    command = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc",
+               "chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-proxy-server",
+               f"--user-data-dir={profile}", "--dump-dom", url]
+    if os.geteuid() != 0:
+        command[1:1] = ["--map-root-user"]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={"HOME": profile, "PATH": "/usr/bin:/bin"})
 
 
 def current_code(environment: str, email: str) -> str:
@@ -86,7 +110,7 @@ class Run:
         command += list(arguments)
         self.process = subprocess.Popen((VALGRIND if valgrind else []) + command, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        env={**os.environ, **(env or {})})
+                                        env={**os.environ, "XDG_RUNTIME_DIR": RUNTIME, **(env or {})})
         self.output = ""
 
     def expect(self, prompt: str) -> str:
@@ -132,7 +156,7 @@ class MagicLinkTests(unittest.TestCase):
         login = Run(*MAGIC_LINK, environment=environment, valgrind=valgrind)
         login.expect("Email: ")
         login.answer(email)
-        self.assertIn(f"We emailed a sign-in link to {email}.", login.expect("Link: "))
+        self.assertIn(f"A sign-in link is on its way to {email}. Open it, or paste it here.\n", login.expect("Link: "))
         login.answer("otherapp://auth/callback?token=x&authMethod=EMAIL_MAGIC_LINK")
         login.expect("That is not a sign-in link of this app. Link: ")
         login.answer(outbox_link(email))
@@ -219,8 +243,160 @@ class MagicLinkTests(unittest.TestCase):
             login.answer(email)
             code, _, errors = login.finish()
             self.assertEqual(code, status)
-            self.assertIn("portal-auth-login: sending the sign-in link failed: ", errors)
+            self.assertIn("portal-auth-login: signing in by magic link failed: ", errors)
             self.assertIn(message, errors)
+        # The emulator refuses to send more: a failure of the send itself.
+        login = Run(*MAGIC_LINK, environment=environment)
+        login.expect("Email: ")
+        control("faults", {"path": "/magic-links", "kind": "status", "status": 429})
+        login.answer("limited@example.com")
+        code, _, errors = login.finish()
+        self.assertEqual(code, 20)
+        self.assertIn("portal-auth-login: sending the sign-in link failed: Too many magic links", errors)
+
+
+class LoopbackMagicLinkTests(unittest.TestCase):
+    """A loopback redirect URL: the program finishes by itself once the browser the user opens
+    the email in brings the link back; pasting it still works."""
+
+    def start(self, totp: bool, email: str, *arguments: str) -> tuple[Run, str, str]:
+        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        environment = new_environment(totp=totp, redirect_url=redirect)
+        login = Run(*MAGIC_LINK, "--redirect-url", redirect, *arguments, environment=environment)
+        login.expect("Email: ")
+        login.answer(email)
+        self.assertIn(f"A sign-in link is on its way to {email}. Open it, or paste it here.\n", login.expect("Link: "))
+        return login, environment, redirect
+
+    def open_in_chromium(self, email: str) -> str:
+        """The email's button, opened in Chromium: the page it ends on."""
+        profile = tempfile.mkdtemp(prefix="portal-auth-chromium-")
+        try:
+            browser = chromium(outbox_link(email, "emailLink"), profile)
+            page, _ = browser.communicate(timeout=HANG_GUARD_SECONDS)
+            self.assertEqual(browser.returncode, 0)
+            return page
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    def test_the_email_opened_in_chromium_signs_in_with_no_paste(self) -> None:
+        email = "loopback@example.com"
+        login, _, redirect = self.start(False, email)
+        page = self.open_in_chromium(email)
+        self.assertIn("You are signed in. You can close this window and go back to the application.", page)
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Link: \nSigned in as eu_\w+\.\n$")
+        with self.assertRaises(ConnectionRefusedError):  # the listener is gone
+            socket.create_connection(("127.0.0.1", int(redirect.split(":")[2].split("/")[0])), timeout=30).close()
+
+    def test_with_totp_the_program_asks_for_the_code_after_the_browser(self) -> None:
+        email = "loopback-totp@example.com"
+        login, environment, _ = self.start(True, email)
+        self.assertIn("enter the code from your authenticator app", self.open_in_chromium(email))
+        self.assertIn("scan this code", login.expect("Code from your authenticator app: "))
+        login.answer(current_code(environment, email))
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Signed in as eu_\w+\.\n$")
+
+    def test_the_link_pasted_instead_signs_in_once(self) -> None:
+        email = "loopback-pasted@example.com"
+        login, _, _ = self.start(False, email)
+        login.answer("otherapp://auth/callback?token=x&authMethod=EMAIL_MAGIC_LINK")
+        login.expect("That is not a sign-in link of this app. Link: ")
+        login.answer(outbox_link(email))
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Link: Signed in as eu_\w+\.\n$")
+        validations = [entry for entry in control("requests")["requests"]  # type: ignore[union-attr]
+                       if entry["path"].endswith("/magic-links/validations")]
+        grant = urllib.parse.parse_qs(urllib.parse.urlsplit(outbox_link(email)).query)["token"][0]
+        self.assertEqual(sum(json.loads(entry["body"]).get("token") == grant for entry in validations), 1)
+
+    def test_a_link_never_opened_times_out(self) -> None:
+        login, _, _ = self.start(False, "loopback-late@example.com", "--timeout", "1")
+        status, _, errors = login.finish()
+        self.assertEqual(status, 50)  # sign-in closed
+        self.assertIn("portal-auth-login: signing in by magic link failed: ", errors)
+
+
+class UrlHandlerTests(unittest.TestCase):
+    """The desktop's route for a custom scheme: a .desktop file made the scheme's handler with
+    xdg-mime, and Debian's xdg-open starting it with the URL (in a private XDG_DATA_HOME and
+    XDG_CONFIG_HOME, and an Xvfb display, as in a graphical session). The handler hands the
+    URL to the running program, which completes the sign-in the user is looking at."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.home = tempfile.mkdtemp(prefix="portal-auth-desktop-")
+        # A free display number, which Xvfb prints once it is ready.
+        cls.xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-nolisten", "tcp"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+        assert cls.xvfb.stdout is not None
+        cls.display = ":" + cls.xvfb.stdout.readline().strip()
+        cls.desktop_env = {"XDG_DATA_HOME": os.path.join(cls.home, "data"), "XDG_CONFIG_HOME": os.path.join(cls.home, "config"),
+                           "XDG_DATA_DIRS": os.path.join(cls.home, "none"), "DISPLAY": cls.display,
+                           "XDG_CURRENT_DESKTOP": "", "BROWSER": ""}
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.xvfb.terminate()
+        cls.xvfb.wait(timeout=HANG_GUARD_SECONDS)
+        shutil.rmtree(cls.home, ignore_errors=True)
+
+    def register(self, environment: str) -> None:
+        """The .desktop entry of the app's URL handler, made the default for myapp:."""
+        applications = os.path.join(self.desktop_env["XDG_DATA_HOME"], "applications")
+        os.makedirs(applications, exist_ok=True)
+        os.makedirs(self.desktop_env["XDG_CONFIG_HOME"], exist_ok=True)
+        with open(os.path.join(applications, "portal-auth-login.desktop"), "w") as entry:
+            entry.write("[Desktop Entry]\nType=Application\nName=portal-auth-login\nNoDisplay=true\n"
+                        f"Exec={PROGRAM} --api-host {API_HOST} --environment {environment} --redirect %u\n"
+                        "MimeType=x-scheme-handler/myapp;\n")
+        env = {**os.environ, **self.desktop_env}
+        subprocess.run(["xdg-mime", "default", "portal-auth-login.desktop", "x-scheme-handler/myapp"], env=env, check=True,
+                       timeout=HANG_GUARD_SECONDS)
+        default = subprocess.run(["xdg-mime", "query", "default", "x-scheme-handler/myapp"], env=env, check=True,
+                                 capture_output=True, text=True, timeout=HANG_GUARD_SECONDS).stdout
+        self.assertEqual(default.strip(), "portal-auth-login.desktop")
+
+    def xdg_open(self, url: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["xdg-open", url], env={**os.environ, **self.desktop_env, "XDG_RUNTIME_DIR": RUNTIME},
+                              capture_output=True, text=True, timeout=HANG_GUARD_SECONDS)
+
+    def test_xdg_open_starts_the_handler_which_hands_the_link_to_the_running_program(self) -> None:
+        environment, email = new_environment(totp=True), "handler@example.com"
+        self.register(environment)
+        login = Run(*MAGIC_LINK, environment=environment)
+        login.expect("Email: ")
+        login.answer(email)
+        login.expect("Link: ")
+        link = outbox_link(email)
+        opened = self.xdg_open(link)
+        self.assertEqual((opened.returncode, opened.stdout, opened.stderr),
+                         (0, "Handed the sign-in to the running portal-auth-login.\n", ""))
+        # The running program completes it: the code is asked for there.
+        self.assertIn("scan this code", login.expect("Code from your authenticator app: "))
+        login.answer(current_code(environment, email))
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Signed in as eu_\w+\.\n$")
+
+        # The program has ended: the handler says so, and tries the link itself (spent by now).
+        again = self.xdg_open(link)
+        self.assertEqual(again.stdout, "No portal-auth-login is running for this environment; signing in here.\n")
+        self.assertIn("Unauthorized (HTTP 401)", again.stderr)
+        self.assertNotEqual(again.returncode, 0)
+
+    def test_a_handler_with_no_runtime_folder_signs_in_itself(self) -> None:
+        environment = new_environment(totp=False)
+        status, output, errors = run("--redirect", grant_redirect(environment, "no-runtime@example.com"),
+                                     environment=environment, env={"XDG_RUNTIME_DIR": ""})
+        self.assertEqual(status, 0)
+        self.assertIn("cannot reach a running portal-auth-login", errors)
+        self.assertIn("XDG_RUNTIME_DIR is unset", errors)
+        self.assertRegex(output, r"^Signed in as eu_\w+\.\n$")
 
 
 class RedirectTests(unittest.TestCase):
@@ -229,10 +405,11 @@ class RedirectTests(unittest.TestCase):
         url = grant_redirect(environment, "forwarded@example.com")
         status, output, errors = run("--redirect", url, environment=environment)
         self.assertEqual((status, errors), (0, ""))
-        self.assertRegex(output, r"^Signed in as eu_\w+\.\n$")
+        self.assertRegex(output, r"^No portal-auth-login is running for this environment; signing in here\.\n"
+                                 r"Signed in as eu_\w+\.\n$")
         # The grant is spent: another process cannot use it again.
         status, output, errors = run("--redirect", url, environment=environment)
-        self.assertEqual((status, output), (30, ""))
+        self.assertEqual((status, output), (30, "No portal-auth-login is running for this environment; signing in here.\n"))
         self.assertEqual(errors, "portal-auth-login: signing in failed: Unauthorized (HTTP 401).\n")
 
     def test_a_forwarded_redirect_with_totp_asks_for_the_code(self) -> None:
@@ -328,7 +505,7 @@ class CommandLineTests(unittest.TestCase):
             (("--environment", "e", "--restore", "--sign-out"), "use one of --redirect, --browser, --restore and --sign-out"),
             (("--environment", "e", "--browser", "yahoo"), "--browser takes google or apple, not yahoo"),
             (("--environment", "e", "--browser", "google", "--timeout", "0"), "--timeout takes a whole number of seconds from 1, not 0"),
-            (("--environment", "e", "--timeout", "5"), "--timeout goes with --browser"),
+            (("--environment", "e", "--restore", "--timeout", "5"), "--timeout goes with --browser or a magic link"),
         ]
         for arguments, message in cases:
             status, output, errors = Run(*arguments).finish()
@@ -339,6 +516,10 @@ class CommandLineTests(unittest.TestCase):
         status, _, errors = run("--restore", "--redirect-url", "", environment="env-open")
         self.assertEqual(status, 11)  # invalid argument, named
         self.assertIn("(redirect_url)", errors)
+
+
+def tearDownModule() -> None:
+    shutil.rmtree(RUNTIME, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -259,7 +259,11 @@ class HeaderTests(EmulatorTestCase):
 
 class MagicLinkTests(EmulatorTestCase):
     def test_full_magic_link_and_totp_flow(self):
+        waiting = "/_emulator/outbox?email=USER%40example.com&count=1&timeout=0"
+        self.assertEqual(self.client.json("GET", waiting), (408, {"messages": []}))
         self.assertEqual(self.send_link(), (200, {"data": {}}))
+        self.assertEqual(self.client.json("GET", waiting)[0], 200)
+        self.assertEqual(self.client.json("GET", "/_emulator/outbox?count=1")[0], 400)
         status, outbox = self.client.json("GET", "/_emulator/outbox?email=USER%40example.com")
         self.assertEqual(status, 200)
         [message] = outbox["messages"]
@@ -268,6 +272,12 @@ class MagicLinkTests(EmulatorTestCase):
         link_query = parse_qs(urlsplit(message["link"]).query)
         self.assertEqual(link_query["authMethod"], ["EMAIL_MAGIC_LINK"])
         grant = link_query["token"][0]
+        # The email's button leads through the emulator to the link, as a click would.
+        base = f"http://{self.client.host}:{self.client.port}"
+        self.assertEqual(message["emailLink"], f"{base}/_emulator/mail/open?id={message['id']}")
+        status, headers, _ = self.client.call("GET", message["emailLink"][len(base):])
+        self.assertEqual((status, headers["Location"]), (302, message["link"]))
+        self.assertEqual(self.client.call("GET", "/_emulator/mail/open?id=msg_unknown")[0], 404)
 
         status, answer = self.portal("POST", "/magic-links/validations", {"token": grant})
         self.assertEqual(status, 200)

@@ -12,6 +12,7 @@ from .messages import (
     Request,
     Response,
     error_response,
+    html_response,
     json_response,
     parse_json_object,
 )
@@ -38,6 +39,7 @@ class ControlApi:
         self._pages: dict[str, bytes] = {}
         self._routes: dict[tuple[str, str], Route] = {
             ("GET", "/_emulator/outbox"): self._outbox,
+            ("GET", "/_emulator/mail/open"): self._open_mail_link,
             ("GET", "/_emulator/requests"): self._requests,
             ("DELETE", "/_emulator/requests"): self._clear_requests,
             ("GET", "/_emulator/wait"): self._wait,
@@ -73,8 +75,27 @@ class ControlApi:
     # -- observation ------------------------------------------------------------
 
     def _outbox(self, request: Request) -> Response:
-        email = _query(request).get("email")
+        query = _query(request)
+        email = query.get("email")
+        if "count" in query:
+            # Waits for the email a client is sending, as a user waits for their mail.
+            if email is None:
+                raise ApiError(400, "count needs email")
+            count = _number(query["count"], int, "count")
+            timeout = _number(query.get("timeout", str(DEFAULT_WAIT_SECONDS)), float, "timeout")
+            if count < 0 or timeout < 0:
+                raise ApiError(400, "count and timeout must not be negative")
+            if not self._state.wait_for_outbox(email, count, min(timeout, MAX_WAIT_SECONDS)):
+                return json_response(408, {"messages": self._state.outbox(email)})
         return json_response(200, {"messages": self._state.outbox(email)})
+
+    def _open_mail_link(self, request: Request) -> Response:
+        """The email's link, followed as a user's click would: 302 to the redirect URL."""
+        message = self._state.outbox_message(_query(request).get("id", ""))
+        if message is None:
+            return html_response(404, "No such email", "This link belongs to no email the emulator sent.")
+        link = message["link"]
+        return html_response(302, "Signing in", "Returning to the app.", [("Location", link)], link=link)
 
     def _requests(self, request: Request) -> Response:
         return json_response(200, {"requests": self._log.entries()})

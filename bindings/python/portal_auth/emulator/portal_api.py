@@ -1,6 +1,7 @@
 """Portal's Client Auth endpoints under /api/v3/auth (docs/protocol.md §1, §2, §7, §8)."""
 
 import re
+import secrets
 from collections.abc import Callable
 
 from . import issued, jwt, totp
@@ -94,10 +95,15 @@ class PortalApi:
         if not self._state.count_send(env.id, email):
             raise ApiError(429, "rate limited")
         grant = self._state.create_grant("magic", env.id, email, account_abstracted)
+        message_id = "msg_" + secrets.token_hex(8)
         self._state.add_outbox(
             {
+                "id": message_id,
                 "email": email,
                 "link": append_query(redirect_url, f"token={grant}&authMethod=EMAIL_MAGIC_LINK"),
+                # What the email's button points at: Portal's page, which sends the browser on
+                # to the redirect URL, as a user's click would go.
+                "emailLink": f"{self._base_url()}/_emulator/mail/open?id={message_id}",
                 "redirectUrl": redirect_url,
                 "environmentId": env.id,
                 "fromEmail": from_email,

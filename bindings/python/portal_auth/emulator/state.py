@@ -98,6 +98,8 @@ class State:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._lock = threading.Lock()
+        # Notified when a message reaches the outbox (wait_for_outbox).
+        self._mail = threading.Condition(self._lock)
         self._store = self._fresh_store()
 
     def _fresh_store(self) -> _Store:
@@ -164,6 +166,22 @@ class State:
     def add_outbox(self, message: OutboxMessage) -> None:
         with self._lock:
             self._store.outbox.append(dict(message))
+            self._mail.notify_all()
+
+    def wait_for_outbox(self, email: str, count: int, timeout: float) -> bool:
+        """Block until `count` messages to `email` are in the outbox; whether they are."""
+        wanted = email.strip().lower()
+
+        def arrived() -> bool:
+            return sum(message["email"].strip().lower() == wanted for message in self._store.outbox) >= count
+
+        with self._mail:
+            return self._mail.wait_for(arrived, timeout)
+
+    def outbox_message(self, message_id: str) -> OutboxMessage | None:
+        with self._lock:
+            found = next((message for message in self._store.outbox if message["id"] == message_id), None)
+            return None if found is None else dict(found)
 
     def outbox(self, email: str | None = None) -> list[OutboxMessage]:
         with self._lock:

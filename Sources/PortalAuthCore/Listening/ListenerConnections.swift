@@ -2,44 +2,50 @@
 import Glibc
 #endif
 
+/// Where a message ends in the bytes a connection has sent so far: the end of its frame, or
+/// nil while it has not ended. `scanned` carries the search across calls, so that each byte
+/// received is looked at about once.
+typealias FrameEnd = @Sendable (_ bytes: [UInt8], _ scanned: inout Int) -> Int?
+
 /// The connections a listener reads at once, and which one gives way when there are too
-/// many. Any local process can connect and hold connections open; the browser's own must
-/// survive that. So a connection that has sent nothing goes first (the oldest of them),
+/// many. Any local process can connect and hold connections open; the browser's own (or the
+/// app's next instance's) must survive that. So a connection that has sent nothing goes first (the oldest of them),
 /// and one that is sending a request only when every other is sending too.
 struct ListenerConnections {
     struct Connection {
         let fd: Int32
-        /// When it is dropped if its head is still incomplete.
+        /// When it is dropped if its message is still incomplete.
         let deadline: ContinuousClock.Instant
-        var head: [UInt8] = []
-        /// Where the search for the end of the head resumes (`RequestHead.end`).
+        /// What it has sent so far.
+        var received: [UInt8] = []
+        /// Where the search for the end of the message resumes (`FrameEnd`).
         var scanned = 0
 
         enum Received {
             case pending
-            /// The peer closed or reset the connection before its head ended.
+            /// The peer closed or reset the connection before its message ended.
             case closed
-            /// The head is complete: `head[..<end]`, its final blank line left out.
-            case head(end: Int)
-            /// The head grew past the limit without ending.
+            /// The message is complete: `received[..<end]`.
+            case message(end: Int)
+            /// The message grew past the limit without ending.
             case tooLarge
         }
 
         /// Reads what has arrived, without blocking, and never more than one byte past
         /// `limit`: a client that sends a megabyte costs the listener `limit` bytes.
-        mutating func receive(limit: Int) -> Received {
+        mutating func receive(limit: Int, until frameEnd: FrameEnd) -> Received {
             var chunk = [UInt8](repeating: 0, count: 2048)
             while true {
-                let room = min(chunk.count, limit + 1 - head.count)
+                let room = min(chunk.count, limit + 1 - received.count)
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, room, 0) }
                 if count == 0 { return .closed }
                 if count < 0 {
                     if errno == EINTR { continue }
                     return errno == EAGAIN || errno == EWOULDBLOCK ? .pending : .closed
                 }
-                head += chunk[..<count]
-                if let end = RequestHead.end(in: head, scanned: &scanned) { return .head(end: end) }
-                if head.count > limit { return .tooLarge }
+                received += chunk[..<count]
+                if let end = frameEnd(received, &scanned) { return .message(end: end) }
+                if received.count > limit { return .tooLarge }
             }
         }
     }
@@ -83,6 +89,11 @@ struct ListenerConnections {
         _ = Glibc.close(all.remove(at: index).fd)
     }
 
+    /// Lets go of the connection without closing it: its descriptor is someone else's now.
+    mutating func forget(at index: Int) {
+        all.remove(at: index)
+    }
+
     mutating func closeAll() {
         all.forEach { _ = Glibc.close($0.fd) }
         all.removeAll()
@@ -91,7 +102,7 @@ struct ListenerConnections {
     /// 0: its peer has closed it; 1: nothing sent (nothing read, nothing waiting to be
     /// read); 2: sending. `min` keeps the first of equals, the oldest.
     private func rank(_ connection: Connection) -> Int {
-        guard connection.head.isEmpty else { return 2 }
+        guard connection.received.isEmpty else { return 2 }
         var byte: UInt8 = 0
         let peeked = recv(connection.fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
         if peeked > 0 { return 2 }

@@ -1,0 +1,94 @@
+import Synchronization
+
+/// The running instance's side of redirect forwarding (docs/desktop.md "Redirect
+/// forwarding"): a custom-scheme redirect (`myapp://auth/callback?…`) makes the desktop
+/// start the app's URL handler as a new process, which forwards the URL here
+/// (`forwardRedirect`) instead of signing in on its own.
+extension PortalAuth {
+    /// Listens on the redirect channel of this user, `applicationId` and environment: from
+    /// the moment this returns, the application's next instances can forward to it
+    /// (`forwardRedirect`); what they forward waits until `RedirectListener.run` handles it.
+    /// - Throws: `PortalAuthSignInError.unavailable` with `noRuntimeDirectory`,
+    ///   `runtimeDirectoryUnsafe`, `channelInUse` (another instance listens) or
+    ///   `channelFailed`; `closed` when the client's waits have been ended (`endWaits`).
+    public func listenForRedirects() throws(PortalAuthSignInError) -> RedirectListener {
+        try listenForRedirects(in: RedirectChannel.runtimeDirectory)
+    }
+
+    /// As `listenForRedirects()`, with the channel in `runtimeDirectory` rather than
+    /// `$XDG_RUNTIME_DIR`.
+    func listenForRedirects(in runtimeDirectory: String?) throws(PortalAuthSignInError) -> RedirectListener {
+        let receiver: RedirectReceiver
+        do {
+            let channel = try RedirectChannel(applicationId: applicationId, environmentId: authEnvironmentId,
+                                              runtimeDirectory: runtimeDirectory)
+            receiver = try RedirectReceiver(channel, redirectUrl: redirectUrl)
+        } catch {
+            PortalAuthLog.emit(.warning, "Redirect forwarding: cannot listen: \(error).")
+            throw error
+        }
+        guard let registration = waits.register({ receiver.close() }) else {
+            receiver.close()
+            throw .closed
+        }
+        PortalAuthLog.emit(.info, "Redirect forwarding: listening for the redirects of the application's next instances.")
+        return RedirectListener(client: self, receiver: receiver, registration: registration)
+    }
+}
+
+/// A client listening on its redirect channel (`PortalAuth.listenForRedirects()`). Letting
+/// it go without `run` stops listening.
+public final class RedirectListener: Sendable {
+    private let client: PortalAuth
+    private let receiver: RedirectReceiver
+    private let registration: ClientWaits.Registration
+
+    fileprivate init(client: PortalAuth, receiver: RedirectReceiver, registration: ClientWaits.Registration) {
+        self.client = client
+        self.receiver = receiver
+        self.registration = registration
+    }
+
+    deinit {
+        receiver.close()
+        client.waits.unregister(registration)
+    }
+
+    /// Handles each redirect forwarded to the channel as `handleRedirect` would: `onRedirect`
+    /// receives its outcome (a result; nil for a URL that is not a sign-in redirect; or an
+    /// error), one at a time, in the order they came. A forwarded magic link completes a
+    /// `signInWithMagicLink` that waits for it. Runs until the task is cancelled or the
+    /// client's waits are ended (`endWaits`); redirects already taken are handled, and reach
+    /// `onRedirect`, before it ends.
+    /// - Throws: `PortalAuthSignInError.closed` when it ends so (also when run again);
+    ///   `.unavailable(channelFailed)` when the channel fails.
+    public func run(_ onRedirect: @escaping @Sendable (Result<AuthResult?, any Error>) -> Void) async throws -> Never {
+        let queue = RedirectQueue()
+        let ending = Mutex<RedirectReceiver.Ending?>(nil)
+        try receiver.start(take: queue.offer) { how in
+            ending.withLock { $0 = how }
+            queue.end()
+        }
+        await withTaskCancellationHandler {
+            while let url = await queue.next() {
+                // Not cancelled with the listening: the instance that forwarded it was told
+                // it was taken, and a grant sent is spent (docs/protocol.md §5).
+                let outcome = await Task { [client] () -> Result<AuthResult?, any Error> in
+                    do {
+                        return .success(try await client.handleRedirect(url))
+                    } catch {
+                        return .failure(error)
+                    }
+                }.value
+                onRedirect(outcome)
+            }
+        } onCancel: {
+            receiver.stop()
+        }
+        if case .failed? = ending.withLock({ $0 }) {
+            throw PortalAuthSignInError.unavailable(reason: .channelFailed, detail: "the channel stopped")
+        }
+        PortalAuthLog.emit(.info, "Redirect forwarding: stopped listening.")
+        throw PortalAuthSignInError.closed
+    }
+}

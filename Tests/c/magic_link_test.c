@@ -1,0 +1,361 @@
+/* C test of portal_auth_sign_in_with_magic_link against the Portal emulator whose base URL is
+ * in PORTAL_AUTH_TEST_API_HOST, with Debian's real headless Chromium as the user's browser: it
+ * opens the email's button (the emulator's page), follows its redirect to the loopback
+ * listener, and ends on the page the library answers once the sign-in is done. No URL is
+ * pasted anywhere. Also: the TOTP branch, a timeout and a cancellation (nothing exchanged),
+ * the guard shared with a browser sign-in, the link handled with portal_auth_handle_redirect
+ * meanwhile (one exchange, one callback, one session), hostile requests that neither complete
+ * nor end the wait, portal_auth_free ending the wait and freeing the port for the next
+ * client at once, and arguments that cannot start the call. */
+#define _GNU_SOURCE
+#include "test_support.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+typedef struct {
+    int calls;
+    portal_auth_code code;
+    portal_auth_reason reason;
+    int kind;
+    char user_jwt[4096];
+    char end_user_id[128];
+    portal_auth_session *session; /* retained */
+} outcome;
+
+static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    outcome *out = user_data;
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->reason = portal_auth_error_reason(error);
+    out->kind = result ? portal_auth_result_kind(result) : 0;
+    if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
+        out->session = portal_auth_session_retain(portal_auth_result_session(result));
+        snprintf(out->end_user_id, sizeof out->end_user_id, "%s", portal_auth_session_end_user_id(out->session));
+    } else if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
+        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
+        snprintf(out->end_user_id, sizeof out->end_user_id, "%s", portal_auth_result_end_user_id(result));
+    }
+    count_call(&out->calls);
+}
+
+static void forget(outcome *out) {
+    portal_auth_session_release(out->session);
+    out->session = NULL;
+}
+
+/* A loopback port nobody listens on now. */
+static int free_port(void) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t length = sizeof address;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
+        getsockname(fd, (struct sockaddr *)&address, &length) != 0) abort();
+    close(fd);
+    return ntohs(address.sin_port);
+}
+
+/* Whether something listens on 127.0.0.1:port. */
+static int listening(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                                   .sin_port = htons((uint16_t)port) };
+    int connected = connect(fd, (struct sockaddr *)&address, sizeof address) == 0;
+    close(fd);
+    return connected;
+}
+
+static int count_requests(const char *path) {
+    static char answer[1 << 16];
+    char needle[128];
+    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
+    snprintf(needle, sizeof needle, "\"path\":\"/api/v3/auth%s\"", path);
+    int count = 0;
+    for (const char *at = strstr(answer, needle); at; at = strstr(at + 1, needle)) count++;
+    return count;
+}
+
+/* The `key` ("link" or "emailLink") of the last email to `email`, once `count` were sent. */
+static void mail(const char *email, int count, const char *key, char *out, size_t size) {
+    char path[256], answer[1 << 14];
+    char *escaped = curl_easy_escape(NULL, email, 0);
+    snprintf(path, sizeof path, "/_emulator/outbox?email=%s&count=%d&timeout=30", escaped, count);
+    curl_free(escaped);
+    emulator_request(path, NULL, answer, sizeof answer);
+    json_string(answer, key, out, size);
+}
+
+/* A new environment allowing `redirect`, with or without TOTP. */
+static void environment(const char *id, const char *redirect, int totp) {
+    char json[512], answer[256];
+    snprintf(json, sizeof json, "{\"id\":\"%s\",\"allowedMethods\":[\"EMAIL_MAGIC_LINK\",\"GOOGLE\"],"
+             "\"redirectUrls\":[\"%s\"],\"totpRequired\":%s,\"accountAbstraction\":false,\"autoCreateWallet\":false}",
+             id, redirect, totp ? "true" : "false");
+    emulator_request("/_emulator/environments", json, answer, sizeof answer);
+}
+
+static portal_auth *client_of(const char *id, const char *redirect) {
+    portal_auth_options options = emulator_options(id);
+    options.redirect_url = redirect;
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
+/* Debian's Chromium, headless, opening `url` as the user's browser; in a PID namespace of its
+   own, so that none of its processes outlives it. Its output (the DOM of the page it ends
+   on, --dump-dom) is read from `*out`. */
+static pid_t chromium(const char *url, const char *profile, int *out) {
+    char data_dir[256], home[256];
+    snprintf(data_dir, sizeof data_dir, "--user-data-dir=%s", profile);
+    snprintf(home, sizeof home, "HOME=%s", profile);
+    const char *argv[32];
+    int argc = 0;
+    argv[argc++] = "unshare";
+    if (geteuid() != 0) argv[argc++] = "--map-root-user";
+    const char *rest[] = { "--pid", "--fork", "--kill-child", "--mount-proc", "/usr/bin/chromium", "--headless=new",
+                           "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+                           "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+                           "--disable-sync", "--no-proxy-server", data_dir, "--dump-dom", url, NULL };
+    for (int i = 0; rest[i]; i++) argv[argc++] = rest[i];
+    argv[argc] = NULL;
+    char *env[] = { home, "PATH=/usr/bin:/bin", NULL };
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) abort();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    pid_t pid = 0;
+    int spawned = posix_spawnp(&pid, "unshare", &actions, NULL, (char **)argv, env);
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    CHECK(spawned == 0);
+    *out = pipe_fds[0];
+    return pid;
+}
+
+/* Waits for the browser to end (a minute at most) and keeps the page it printed. */
+static void chromium_page(pid_t pid, int out, char *page, size_t size) {
+    size_t length = 0;
+    struct pollfd ready = { .fd = out, .events = POLLIN };
+    while (length < size - 1 && poll(&ready, 1, 60000) == 1) {
+        ssize_t count = read(out, page + length, size - 1 - length);
+        if (count <= 0) break;
+        length += (size_t)count;
+    }
+    page[length] = 0;
+    close(out);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
+/* The email's button opened in Chromium; the page it ends on. */
+static void open_in_chromium(const char *email, int count, const char *profile, char *page, size_t size) {
+    char link[2048];
+    mail(email, count, "emailLink", link, sizeof link);
+    CHECK(strstr(link, "/_emulator/mail/open?id=msg_") != NULL);
+    int out = -1;
+    pid_t pid = chromium(link, profile, &out);
+    chromium_page(pid, out, page, size);
+}
+
+/* A GET of the email's link at the listener, as a page could make the browser send it: with
+   `header`, and Host `host` when not NULL. The status. */
+static long hostile_get(const char *link, const char *host, const char *header) {
+    char host_line[128];
+    struct curl_slist *headers = NULL;
+    if (host) {
+        snprintf(host_line, sizeof host_line, "Host: %s", host);
+        headers = curl_slist_append(headers, host_line);
+    }
+    if (header) headers = curl_slist_append(headers, header);
+    char text[4096] = "";
+    response_body body = { text, sizeof text };
+    CURL *easy = curl_easy_init();
+    curl_easy_setopt(easy, CURLOPT_URL, link);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &body);
+    long status = 0;
+    if (curl_easy_perform(easy) == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(easy);
+    curl_slist_free_all(headers);
+    return status;
+}
+
+static int opener_calls;
+
+static int idle_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
+    (void)user_data;
+    (void)url;
+    (void)ephemeral;
+    count_call(&opener_calls);
+    return 0;
+}
+
+int main(void) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    char profile[] = "/tmp/portal-auth-chromium-XXXXXX";
+    CHECK(mkdtemp(profile) != NULL);
+    char page[1 << 16], link[2048];
+
+    int port = free_port();
+    char redirect[128];
+    snprintf(redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
+    environment("env-c-magic", redirect, 0);
+    portal_auth *client = client_of("env-c-magic", redirect);
+
+    /* The email opened in Chromium: signed in, and the page says so. */
+    outcome signed_in = {0};
+    portal_auth_call *call = NULL;
+    CHECK(portal_auth_sign_in_with_magic_link(client, " C-Magic@Example.com ", 0, on_result, &signed_in, &call) == PORTAL_AUTH_OK);
+    CHECK(call != NULL);
+    open_in_chromium("c-magic@example.com", 1, profile, page, sizeof page);
+    wait_calls(&signed_in.calls);
+    CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    CHECK(strstr(page, "You are signed in. You can close this window and go back to the application.") != NULL);
+    CHECK(!listening(port));
+    portal_auth_call_free(call);
+    forget(&signed_in);
+
+    /* The TOTP branch: the page sends the user back to the application for the code. */
+    int totp_port = free_port();
+    char totp_redirect[128];
+    snprintf(totp_redirect, sizeof totp_redirect, "http://127.0.0.1:%d/callback", totp_port);
+    environment("env-c-magic-totp", totp_redirect, 1);
+    portal_auth *totp_client = client_of("env-c-magic-totp", totp_redirect);
+    outcome step = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(totp_client, "c-totp@example.com", 0, on_result, &step, NULL) == PORTAL_AUTH_OK);
+    open_in_chromium("c-totp@example.com", 1, profile, page, sizeof page);
+    wait_calls(&step.calls);
+    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    CHECK(strstr(page, "enter the code from your authenticator app") != NULL);
+    char answer[1024], code[16];
+    emulator_request("/_emulator/totp?environmentId=env-c-magic-totp&email=c-totp%40example.com", NULL, answer, sizeof answer);
+    json_string(answer, "code", code, sizeof code);
+    outcome verified = {0};
+    CHECK(portal_auth_verify_totp(totp_client, code, step.user_jwt, on_result, &verified, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&verified.calls);
+    CHECK(verified.code == PORTAL_AUTH_OK && strcmp(verified.end_user_id, step.end_user_id) == 0);
+    forget(&verified);
+    portal_auth_free(totp_client);
+
+    clear_requests();
+
+    /* One sign-in at a time, with the browser sign-ins: refused with no request. */
+    CHECK(portal_auth_set_browser_opener(client, idle_opener, NULL) == PORTAL_AUTH_OK);
+    outcome browser = {0};
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &browser, &call) == PORTAL_AUTH_OK);
+    wait_calls(&opener_calls);
+    outcome refused = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(client, "c-guard@example.com", 0, on_result, &refused, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&refused.calls);
+    CHECK(refused.code == PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS);
+    portal_auth_call_cancel(call);
+    wait_calls(&browser.calls);
+    CHECK(browser.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    portal_auth_call_free(call);
+    CHECK(count_requests("/magic-links") == 0);
+
+    /* A timeout, then a cancellation: closed, nothing exchanged, the port free again. */
+    outcome timed_out = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(client, "c-timeout@example.com", 300, on_result, &timed_out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&timed_out.calls);
+    CHECK(timed_out.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && !listening(port));
+    outcome cancelled = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(client, "c-cancel@example.com", 0, on_result, &cancelled, &call) == PORTAL_AUTH_OK);
+    mail("c-cancel@example.com", 1, "link", link, sizeof link);
+    portal_auth_call_cancel(call);
+    wait_calls(&cancelled.calls);
+    CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && !listening(port));
+    portal_auth_call_free(call);
+    CHECK(count_requests("/magic-links") == 2 && count_requests("/magic-links/validations") == 0);
+
+    /* The link handled meanwhile (pasted): one exchange, the sign-in called back once, with
+       the same session handle. */
+    outcome waiting = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(client, "c-pasted@example.com", 0, on_result, &waiting, NULL) == PORTAL_AUTH_OK);
+    mail("c-pasted@example.com", 1, "link", link, sizeof link);
+    outcome pasted = {0};
+    CHECK(portal_auth_handle_redirect(client, link, on_result, &pasted, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&pasted.calls);
+    wait_calls(&waiting.calls);
+    CHECK(pasted.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && waiting.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    CHECK(pasted.session == waiting.session && waiting.calls == 1);
+    CHECK(count_requests("/magic-links/validations") == 1 && !listening(port));
+    forget(&pasted);
+    forget(&waiting);
+
+    /* Hostile requests with the user's own link: another Host, an image. Refused, nothing
+       exchanged, and the wait goes on until the browser comes. */
+    outcome hostile = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(client, "c-hostile@example.com", 0, on_result, &hostile, NULL) == PORTAL_AUTH_OK);
+    mail("c-hostile@example.com", 1, "link", link, sizeof link);
+    char foreign[64];
+    snprintf(foreign, sizeof foreign, "evil.example:%d", port);
+    CHECK(hostile_get(link, foreign, NULL) == 421);
+    CHECK(hostile_get(link, NULL, "Sec-Fetch-Dest: image") == 403);
+    CHECK(count_requests("/magic-links/validations") == 1 && listening(port) && hostile.calls == 0);
+    open_in_chromium("c-hostile@example.com", 1, profile, page, sizeof page);
+    wait_calls(&hostile.calls);
+    CHECK(hostile.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    forget(&hostile);
+
+    /* portal_auth_free ends the wait at once and frees the port: the next client's sign-in
+       on it starts at once (a browser's, then a magic link's). */
+    portal_auth *freed = client_of("env-c-magic", redirect);
+    outcome ended = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(freed, "c-freed@example.com", 0, on_result, &ended, NULL) == PORTAL_AUTH_OK);
+    mail("c-freed@example.com", 1, "link", link, sizeof link);
+    portal_auth_free(freed);
+    CHECK(!listening(port));
+    wait_calls(&ended.calls);
+    CHECK(ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    portal_auth *browser_client = client_of("env-c-magic", redirect);
+    CHECK(portal_auth_set_browser_opener(browser_client, idle_opener, NULL) == PORTAL_AUTH_OK);
+    outcome browser_ended = {0};
+    CHECK(portal_auth_sign_in_with_google(browser_client, 0, on_result, &browser_ended, NULL) == PORTAL_AUTH_OK);
+    wait_count(&opener_calls, 2);
+    CHECK(listening(port));
+    portal_auth_free(browser_client);
+    CHECK(!listening(port));
+    wait_calls(&browser_ended.calls);
+    CHECK(browser_ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    portal_auth *next = client_of("env-c-magic", redirect);
+    outcome again = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(next, "c-freed@example.com", 0, on_result, &again, NULL) == PORTAL_AUTH_OK);
+    open_in_chromium("c-freed@example.com", 2, profile, page, sizeof page);
+    wait_calls(&again.calls);
+    CHECK(again.code == PORTAL_AUTH_OK && again.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    forget(&again);
+    portal_auth_free(next);
+
+    /* Arguments that cannot start the call. */
+    outcome never = {0};
+    call = (portal_auth_call *)&never;
+    CHECK(portal_auth_sign_in_with_magic_link(NULL, "a@example.com", 0, on_result, &never, &call) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(call == NULL);
+    CHECK(portal_auth_sign_in_with_magic_link(client, "a@example.com", 0, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_sign_in_with_magic_link(client, "\xff", 0, on_result, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(never.calls == 0);
+    /* A NULL email fails through the callback, as a blank one. */
+    outcome no_email = {0};
+    CHECK(portal_auth_sign_in_with_magic_link(client, NULL, 0, on_result, &no_email, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&no_email.calls);
+    CHECK(no_email.code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+
+    portal_auth_free(client);
+    char remove[300];
+    snprintf(remove, sizeof remove, "rm -rf %s", profile);
+    CHECK(system(remove) == 0);
+    curl_global_cleanup();
+    return report("magic_link_test");
+}

@@ -71,6 +71,23 @@ return_outcome (gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* Runs `function` on the task's context: at once when this thread owns it, else from an idle
+   source (so that what one call delivers keeps its order). */
+static void
+on_task_context (PortalAuthCall *call, GSourceFunc function, gpointer data, const char *name)
+{
+    GMainContext *context = g_task_get_context (call->task);
+    if (g_main_context_is_owner (context)) {
+        function (data);
+        return;
+    }
+    GSource *idle = g_idle_source_new ();
+    g_source_set_callback (idle, function, data, NULL);
+    g_source_set_static_name (idle, name);
+    g_source_attach (idle, context);
+    g_source_unref (idle);
+}
+
 /* From the C callback, on the thread running the completion queue: keeps the outcome (the
    error is borrowed, `value` taken) and has the task return it on its context. */
 static void
@@ -79,16 +96,25 @@ complete (PortalAuthCall *call, const portal_auth_error *error, gpointer value, 
     call->error = error ? portal_auth_glib_error_new (error) : NULL;
     call->value = value;
     call->value_free = value ? value_free : NULL;
-    GMainContext *context = g_task_get_context (call->task);
-    if (g_main_context_is_owner (context)) {
-        return_outcome (call);
-        return;
-    }
-    GSource *idle = g_idle_source_new ();
-    g_source_set_callback (idle, return_outcome, call, NULL);
-    g_source_set_static_name (idle, "PortalAuth call returning");
-    g_source_attach (idle, context);
-    g_source_unref (idle);
+    on_task_context (call, return_outcome, call, "PortalAuth call returning");
+}
+
+/* One forwarded redirect's outcome, on its way to the call's context. */
+typedef struct {
+    PortalAuthCall *call;
+    PortalAuthResult *result;
+    GError *error;
+} Forwarded;
+
+static gboolean
+hand_forwarded (gpointer data)
+{
+    Forwarded *forwarded = data;
+    forwarded->call->forwarded (forwarded->call, forwarded->result, forwarded->error);
+    g_clear_object (&forwarded->result);
+    g_clear_error (&forwarded->error);
+    g_free (forwarded);
+    return G_SOURCE_REMOVE;
 }
 
 void
@@ -119,4 +145,20 @@ void
 portal_auth_glib_call_on_session (void *user_data, portal_auth_session *session, const portal_auth_error *error)
 {
     complete (user_data, error, session ? portal_auth_glib_session_wrap (session) : NULL, g_object_unref);
+}
+
+void
+portal_auth_glib_call_on_redirect (void *user_data, const portal_auth_result *result, const portal_auth_error *error,
+                                   portal_auth_bool last)
+{
+    PortalAuthCall *call = user_data;
+    if (last == PORTAL_AUTH_TRUE) {
+        complete (call, error, NULL, NULL);
+        return;
+    }
+    Forwarded *forwarded = g_new0 (Forwarded, 1);
+    forwarded->call = call;
+    forwarded->result = result ? portal_auth_glib_result_new (result) : NULL;
+    forwarded->error = error ? portal_auth_glib_error_new (error) : NULL;
+    on_task_context (call, hand_forwarded, forwarded, "PortalAuth forwarded redirect");
 }

@@ -78,7 +78,7 @@ enum {
 };
 static GParamSpec *properties[N_PROPERTIES];
 
-enum { SESSION_CHANGED, N_SIGNALS };
+enum { SESSION_CHANGED, REDIRECT_FORWARDED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
@@ -287,6 +287,20 @@ portal_auth_client_class_init (PortalAuthClientClass *klass)
      */
     signals[SESSION_CHANGED] = g_signal_new ("session-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                              NULL, NULL, NULL, G_TYPE_NONE, 1, PORTAL_AUTH_TYPE_SESSION);
+    /**
+     * PortalAuthClient::redirect-forwarded:
+     * @self: the client
+     * @result: (nullable): signed in, or a TOTP step; %NULL on failure, and for a URL that
+     *   is not a sign-in redirect of this client
+     * @error: (nullable): the failure, as portal_auth_client_handle_redirect_finish() reports it
+     *
+     * Emitted on the context of portal_auth_client_listen_for_redirects_async() for each
+     * redirect another instance of the application forwarded, once it is handled, in the
+     * order they came. A sign-in emits #PortalAuthClient::session-changed first.
+     */
+    signals[REDIRECT_FORWARDED] = g_signal_new ("redirect-forwarded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                                0, NULL, NULL, NULL, G_TYPE_NONE, 2, PORTAL_AUTH_TYPE_RESULT,
+                                                G_TYPE_ERROR);
 }
 
 static void
@@ -776,8 +790,115 @@ portal_auth_client_sign_in_with_apple_finish (PortalAuthClient *self, GAsyncResu
     return finish_pointer (self, result, portal_auth_client_sign_in_with_apple_async, error);
 }
 
-/* Issue 16's loopback magic-link call (portal_auth_sign_in_with_magic_link) goes here, as
-   portal_auth_client_sign_in_with_magic_link_async / _finish with the effect SIGNS_IN. */
+/**
+ * portal_auth_client_sign_in_with_magic_link_async:
+ * @self: the client
+ * @email: (nullable): the user's address, trimmed and lowercased; blank fails with
+ *   %PORTAL_AUTH_ERROR_INVALID_ARGUMENT
+ * @timeout_ms: how long to wait for the user to open the link; zero or less: 900,000
+ * @cancellable: (nullable): ends the wait; a grant the browser already brought back is
+ *   still exchanged and persisted
+ * @callback: (scope async): called on the thread-default main context of this call
+ * @user_data: (closure): passed to @callback
+ *
+ * Signs in by magic link with nothing to paste: with a loopback redirect URL, the library
+ * emails the link, waits on a listener on the URL's port for the browser the user opens it
+ * in, exchanges the grant and tells the browser it is done. Meanwhile
+ * portal_auth_client_handle_redirect_async() with the link (from #GApplication::open, or
+ * forwarded) completes it too. Shares the one-at-a-time rule of the browser sign-ins. Call
+ * portal_auth_client_sign_in_with_magic_link_finish() from @callback.
+ */
+void
+portal_auth_client_sign_in_with_magic_link_async (PortalAuthClient *self, const char *email, int timeout_ms,
+                                                  GCancellable *cancellable, GAsyncReadyCallback callback,
+                                                  gpointer user_data)
+{
+    g_return_if_fail (PORTAL_AUTH_IS_CLIENT (self));
+    PortalAuthCall *call = begin (self, portal_auth_client_sign_in_with_magic_link_async, PORTAL_AUTH_CALL_RETURNS_POINTER,
+                                  SIGNS_IN, cancellable, callback, user_data);
+    if (call)
+        started (self, call,
+                 portal_auth_sign_in_with_magic_link (self->native, email, timeout_ms, portal_auth_glib_call_on_result,
+                                                      call, &call->handle),
+                 "email");
+}
+
+/**
+ * portal_auth_client_sign_in_with_magic_link_finish:
+ * @self: the client
+ * @result: the result @callback received
+ * @error: where a failure is reported
+ *
+ * Returns: (transfer full): signed in, or a TOTP step; %NULL with @error set
+ *   (%PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE and its reason, %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED
+ *   on timeout or dispose, %PORTAL_AUTH_ERROR_SIGN_IN_IN_PROGRESS, ...)
+ */
+PortalAuthResult *
+portal_auth_client_sign_in_with_magic_link_finish (PortalAuthClient *self, GAsyncResult *result, GError **error)
+{
+    return finish_pointer (self, result, portal_auth_client_sign_in_with_magic_link_async, error);
+}
+
+/* A forwarded redirect handled: its sign-in, then the signal. */
+static void
+forwarded (PortalAuthCall *call, PortalAuthResult *result, const GError *error)
+{
+    PortalAuthClient *self = call->client;
+    PortalAuthSession *session = result ? portal_auth_result_get_session (result) : NULL;
+    if (session) {
+        portal_auth_glib_session_set_lender (session, self);
+        change_session (self, session, NULL);
+    }
+    g_signal_emit (self, signals[REDIRECT_FORWARDED], 0, result, error);
+}
+
+/**
+ * portal_auth_client_listen_for_redirects_async:
+ * @self: the client
+ * @cancellable: (nullable): ends listening
+ * @callback: (scope async): called on the thread-default main context of this call, once
+ *   listening has ended
+ * @user_data: (closure): passed to @callback
+ *
+ * Listens for the redirect URLs the application's other instances forward with the C
+ * library's portal_auth_forward_redirect() (a URL handler that is not a #GApplication, or
+ * runs in another session bus), on the channel of this user, #PortalAuthClient:application-id
+ * and environment, and handles each as portal_auth_client_handle_redirect_async() would,
+ * emitting #PortalAuthClient::redirect-forwarded. A forwarded magic link completes a
+ * portal_auth_client_sign_in_with_magic_link_async() that waits for it. It listens once this
+ * returns. Call portal_auth_client_listen_for_redirects_finish() from @callback.
+ */
+void
+portal_auth_client_listen_for_redirects_async (PortalAuthClient *self, GCancellable *cancellable,
+                                               GAsyncReadyCallback callback, gpointer user_data)
+{
+    g_return_if_fail (PORTAL_AUTH_IS_CLIENT (self));
+    PortalAuthCall *call = begin (self, portal_auth_client_listen_for_redirects_async, PORTAL_AUTH_CALL_RETURNS_BOOLEAN,
+                                  KEEPS_SESSION, cancellable, callback, user_data);
+    if (!call)
+        return;
+    call->forwarded = forwarded;
+    started (self, call,
+             portal_auth_listen_for_redirects (self->native, portal_auth_glib_call_on_redirect, call, &call->handle),
+             NULL);
+}
+
+/**
+ * portal_auth_client_listen_for_redirects_finish:
+ * @self: the client
+ * @result: the result @callback received
+ * @error: why listening ended
+ *
+ * Returns: %FALSE, with @error set: %G_IO_ERROR_CANCELLED when @cancellable ended it,
+ *   %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED when the client was disposed,
+ *   %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE when it could not listen (its reason:
+ *   %PORTAL_AUTH_ERROR_REASON_CHANNEL_IN_USE for another instance listening, ...)
+ */
+gboolean
+portal_auth_client_listen_for_redirects_finish (PortalAuthClient *self, GAsyncResult *result, GError **error)
+{
+    return finish_boolean (self, result, portal_auth_client_listen_for_redirects_async, error);
+}
 
 /**
  * portal_auth_client_handle_redirect_async:

@@ -94,6 +94,23 @@ PortalAuthResult *portal_auth_client_sign_in_with_apple_finish (PortalAuthClient
                                                                 GError **error);
 
 PORTAL_AUTH_GLIB_API
+void portal_auth_client_sign_in_with_magic_link_async (PortalAuthClient *self, const char *email, int timeout_ms,
+                                                       GCancellable *cancellable, GAsyncReadyCallback callback,
+                                                       gpointer user_data);
+
+PORTAL_AUTH_GLIB_API
+PortalAuthResult *portal_auth_client_sign_in_with_magic_link_finish (PortalAuthClient *self, GAsyncResult *result,
+                                                                     GError **error);
+
+PORTAL_AUTH_GLIB_API
+void portal_auth_client_listen_for_redirects_async (PortalAuthClient *self, GCancellable *cancellable,
+                                                    GAsyncReadyCallback callback, gpointer user_data);
+
+PORTAL_AUTH_GLIB_API
+gboolean portal_auth_client_listen_for_redirects_finish (PortalAuthClient *self, GAsyncResult *result,
+                                                         GError **error);
+
+PORTAL_AUTH_GLIB_API
 void portal_auth_client_handle_redirect_async (PortalAuthClient *self, const char *url,
                                                GCancellable *cancellable, GAsyncReadyCallback callback,
                                                gpointer user_data);

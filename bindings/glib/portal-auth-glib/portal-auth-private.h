@@ -54,6 +54,9 @@ struct _PortalAuthCall {
     GDestroyNotify value_free;
     /* Called on the task's context just before the task returns; may be NULL. */
     void (*returning) (PortalAuthCall *call);
+    /* Listening (portal_auth_glib_call_on_redirect): called on the task's context with each
+       forwarded redirect's outcome, before the task returns; `result` and `error` are lent. */
+    void (*forwarded) (PortalAuthCall *call, PortalAuthResult *result, const GError *error);
     /* For portal-auth-client.c's bookkeeping. */
     PortalAuthClient *client;
     gboolean owns_client_reference;
@@ -75,6 +78,10 @@ void portal_auth_glib_call_on_result (void *user_data, const portal_auth_result 
                                       const portal_auth_error *error);
 void portal_auth_glib_call_on_session (void *user_data, portal_auth_session *session,
                                        const portal_auth_error *error);
+/* Listening: each outcome before the last goes to the call's `forwarded`; the last (an error
+   always) is the call's. */
+void portal_auth_glib_call_on_redirect (void *user_data, const portal_auth_result *result,
+                                        const portal_auth_error *error, portal_auth_bool last);
 
 /* Logging (portal-auth-log.c): the C library's lines to g_log, installed once. */
 void portal_auth_glib_log_install (void);

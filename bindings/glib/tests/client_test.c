@@ -480,6 +480,10 @@ static int
 port_free (int port)
 {
     int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* As the library's listener binds: a connection it served and closed (TIME_WAIT) leaves
+       the port free for the next listener, a listening socket does not. */
+    int on = 1;
+    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
     struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons ((uint16_t) port) };
     address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
     int bound = bind (fd, (struct sockaddr *) &address, sizeof address) == 0;
@@ -577,6 +581,204 @@ test_dispose_ends_the_wait (const char *fifo)
     }
 }
 
+/* The last email to `email`, once `count` were sent: its link. */
+static void
+mailed_link (const char *email, int count, char *link, size_t size)
+{
+    char path[256], answer[4096];
+    snprintf (path, sizeof path, "/_emulator/outbox?email=%s&count=%d&timeout=30", email, count);
+    emulator_request (path, NULL, answer, sizeof answer);
+    json_string (answer, "link", link, size);
+}
+
+/* The user's browser opening a link, on a thread of its own: the HTTP status it got. */
+static gpointer
+browse (gpointer url)
+{
+    CURL *easy = curl_easy_init ();
+    long status = 0;
+    curl_easy_setopt (easy, CURLOPT_URL, (const char *) url);
+    curl_easy_setopt (easy, CURLOPT_WRITEFUNCTION, append_body);
+    char body[4096] = "";
+    response_body page = { body, sizeof body };
+    curl_easy_setopt (easy, CURLOPT_WRITEDATA, &page);
+    if (curl_easy_perform (easy) == CURLE_OK)
+        curl_easy_getinfo (easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup (easy);
+    return GINT_TO_POINTER ((int) status);
+}
+
+/* The loopback magic link: the link the browser opens finishes the call; disposed while it
+   waits, the wait ends at once and its port is free. */
+static void
+test_magic_link_loopback (void)
+{
+    int port = some_free_port ();
+    char redirect[64], link[1024];
+    snprintf (redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
+    new_environment (redirect, FALSE);
+    PortalAuthClient *client = new_client (redirect, PORTAL_AUTH_STORAGE_KIND_MEMORY);
+    Changes changes = { 0 };
+    g_signal_connect (client, "session-changed", G_CALLBACK (on_session_changed), &changes);
+    Ready ready = { 0 };
+    GError *error = NULL;
+    portal_auth_client_sign_in_with_magic_link_async (client, "glib-loopback@example.com", 0, NULL, on_ready, &ready);
+    mailed_link ("glib-loopback%40example.com", 1, link, sizeof link);
+    CHECK (g_str_has_prefix (link, redirect) && !ready.done);
+    GThread *browser = g_thread_new ("browser", browse, link);
+    PortalAuthResult *result = portal_auth_client_sign_in_with_magic_link_finish (client, wait_ready (&ready), &error);
+    CHECK (GPOINTER_TO_INT (g_thread_join (browser)) == 200);
+    CHECK (result && portal_auth_result_get_kind (result) == PORTAL_AUTH_RESULT_KIND_AUTHENTICATED && error == NULL);
+    CHECK (result && changes.emitted == 1 && changes.last == portal_auth_result_get_session (result));
+    CHECK (port_free (port) == 1);
+    g_clear_object (&result);
+    clear_ready (&ready);
+    /* A blank address: refused through the callback. */
+    portal_auth_client_sign_in_with_magic_link_async (client, " ", 0, NULL, on_ready, &ready);
+    CHECK (portal_auth_client_sign_in_with_magic_link_finish (client, wait_ready (&ready), &error) == NULL);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_INVALID_ARGUMENT));
+    g_clear_error (&error);
+    clear_ready (&ready);
+
+    portal_auth_client_sign_in_with_magic_link_async (client, "glib-disposed@example.com", 0, NULL, on_ready, &ready);
+    mailed_link ("glib-disposed%40example.com", 1, link, sizeof link);
+    CHECK (port_free (port) == 0);
+    g_object_unref (client);
+    CHECK (port_free (port) == 1); /* released by dispose itself */
+    GAsyncResult *closed = wait_ready (&ready);
+    CHECK (portal_auth_client_sign_in_with_magic_link_finish (PORTAL_AUTH_CLIENT (ready.source), closed, &error) == NULL);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_CLOSED));
+    g_clear_error (&error);
+    clear_ready (&ready);
+}
+
+/* redirect-forwarded, kept. */
+typedef struct {
+    int emitted;
+    PortalAuthResultKind kind; /* of the last result; -1 for none */
+    GError *error;
+} Forwarded;
+
+static void
+on_redirect_forwarded (PortalAuthClient *client, PortalAuthResult *result, GError *error, gpointer user_data)
+{
+    (void) client;
+    Forwarded *forwarded = user_data;
+    forwarded->emitted++;
+    forwarded->kind = result ? portal_auth_result_get_kind (result) : (PortalAuthResultKind) -1;
+    g_clear_error (&forwarded->error);
+    forwarded->error = error ? g_error_copy (error) : NULL;
+}
+
+/* What portal_auth_forward_redirect answered, from its library thread. */
+typedef struct {
+    gboolean done;
+    portal_auth_forward_result outcome;
+} Forwarding;
+
+static gboolean
+forwarding_done (gpointer forwarding)
+{
+    ((Forwarding *) forwarding)->done = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+static void
+on_forward (void *user_data, portal_auth_forward_result outcome, const portal_auth_error *error)
+{
+    Forwarding *forwarding = user_data;
+    CHECK (error == NULL);
+    forwarding->outcome = outcome;
+    g_main_context_invoke (NULL, forwarding_done, forwarding);
+}
+
+/* As the application's next instance would: hands `url` to the one listening. */
+static portal_auth_forward_result
+forward (const char *url)
+{
+    portal_auth_options options = emulator_options (environment);
+    options.application_id = "io.portalhq.GlibTest";
+    Forwarding forwarding = { 0 };
+    CHECK (portal_auth_forward_redirect (&options, url, on_forward, &forwarding) == PORTAL_AUTH_OK);
+    CHECK (iterate_until (&forwarding.done));
+    return forwarding.outcome;
+}
+
+static PortalAuthClient *
+new_listener (void)
+{
+    GError *error = NULL;
+    PortalAuthClient *client = g_initable_new (
+        PORTAL_AUTH_TYPE_CLIENT, NULL, &error, "auth-environment-id", environment, "redirect-url", "myapp://auth/callback",
+        "api-host", getenv ("PORTAL_AUTH_TEST_API_HOST"), "magic-link-from-email", "hello@auth.example.com",
+        "magic-link-template-id", "tmpl", "storage", PORTAL_AUTH_STORAGE_KIND_MEMORY, "application-id",
+        "io.portalhq.GlibTest", NULL);
+    CHECK (client != NULL && error == NULL);
+    if (!client)
+        abort ();
+    return client;
+}
+
+/* Listening: a forwarded magic link signs in; one listener per channel; dispose ends it and
+   frees the channel; the cancellable ends it too. */
+static void
+test_listening (void)
+{
+    new_environment ("http://127.0.0.1:8765/callback", FALSE);
+    PortalAuthClient *client = new_listener ();
+    Forwarded forwarded = { 0 };
+    Changes changes = { 0 };
+    g_signal_connect (client, "redirect-forwarded", G_CALLBACK (on_redirect_forwarded), &forwarded);
+    g_signal_connect (client, "session-changed", G_CALLBACK (on_session_changed), &changes);
+    Ready listening = { 0 }, ready = { 0 };
+    GError *error = NULL;
+    portal_auth_client_listen_for_redirects_async (client, NULL, on_ready, &listening);
+
+    portal_auth_client_send_magic_link_async (client, "glib-forwarded@example.com", NULL, on_ready, &ready);
+    CHECK (portal_auth_client_send_magic_link_finish (client, wait_ready (&ready), &error));
+    clear_ready (&ready);
+    char link[1024];
+    mailed_link ("glib-forwarded%40example.com", 1, link, sizeof link);
+    CHECK (forward (link) == PORTAL_AUTH_FORWARD_TAKEN);
+    while (forwarded.emitted == 0 && g_main_context_iteration (NULL, TRUE)) { }
+    CHECK (forwarded.emitted == 1 && forwarded.kind == PORTAL_AUTH_RESULT_KIND_AUTHENTICATED && forwarded.error == NULL);
+    CHECK (changes.emitted == 1 && portal_auth_client_get_session (client) != NULL);
+    CHECK (forward ("https://example.com/elsewhere?token=x") == PORTAL_AUTH_FORWARD_REFUSED);
+
+    /* Another client of the application listening meanwhile: the channel is taken. */
+    PortalAuthClient *second = new_listener ();
+    portal_auth_client_listen_for_redirects_async (second, NULL, on_ready, &ready);
+    CHECK (!portal_auth_client_listen_for_redirects_finish (second, wait_ready (&ready), &error));
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE));
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_CHANNEL_IN_USE);
+    g_clear_error (&error);
+    clear_ready (&ready);
+
+    /* Disposed: listening ends as closed, and the channel is free for the next client. */
+    g_object_unref (client);
+    GAsyncResult *ended = wait_ready (&listening);
+    CHECK (!portal_auth_client_listen_for_redirects_finish (PORTAL_AUTH_CLIENT (listening.source), ended, &error));
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_CLOSED));
+    g_clear_error (&error);
+    clear_ready (&listening);
+    GCancellable *cancellable = g_cancellable_new ();
+    Forwarded next = { 0 };
+    g_signal_connect (second, "redirect-forwarded", G_CALLBACK (on_redirect_forwarded), &next);
+    portal_auth_client_listen_for_redirects_async (second, cancellable, on_ready, &listening);
+    CHECK (forward ("myapp://auth/callback") == PORTAL_AUTH_FORWARD_TAKEN);
+    while (next.emitted == 0 && g_main_context_iteration (NULL, TRUE)) { }
+    CHECK (next.emitted == 1 && (int) next.kind == -1 && next.error == NULL); /* no grant: nothing to handle */
+    g_cancellable_cancel (cancellable);
+    CHECK (!portal_auth_client_listen_for_redirects_finish (second, wait_ready (&listening), &error));
+    CHECK (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+    g_clear_error (&error);
+    clear_ready (&listening);
+    CHECK (forward ("myapp://auth/callback") == PORTAL_AUTH_FORWARD_NO_INSTANCE);
+    g_clear_error (&forwarded.error);
+    g_object_unref (cancellable);
+    g_object_unref (second);
+}
+
 int
 main (void)
 {
@@ -597,6 +799,8 @@ main (void)
     test_contexts ();
     test_cancellation ();
     test_dispose_ends_the_wait (fifo);
+    test_magic_link_loopback ();
+    test_listening ();
     CHECK (g_atomic_int_get (&glib_lines) > 0);
 
     unlink (fifo);

@@ -10,7 +10,9 @@
 #include "sign-in-window.h"
 
 /* Your auth environment: replace these with your own. The redirect URL's scheme is the one
-   the .desktop file's MimeType names, allow-listed for the environment at Portal. The
+   the .desktop file's MimeType names, allow-listed for the environment at Portal; a loopback
+   URL (http://127.0.0.1:PORT/callback, allow-listed too) instead has the magic link finish
+   in the library's listener, with no scheme handler. The
    PORTAL_AUTH_EXAMPLE_* environment variables override them (the tests point the app at the
    local emulator that way). */
 #define AUTH_ENVIRONMENT_ID "YOUR_AUTH_ENVIRONMENT_ID"
@@ -48,7 +50,7 @@ sign_in_app_startup (GApplication *application)
     G_APPLICATION_CLASS (sign_in_app_parent_class)->startup (application);
     self->client = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &self->client_error,
                                    "auth-environment-id", setting ("PORTAL_AUTH_EXAMPLE_ENVIRONMENT_ID", AUTH_ENVIRONMENT_ID),
-                                   "redirect-url", REDIRECT_URL,
+                                   "redirect-url", setting ("PORTAL_AUTH_EXAMPLE_REDIRECT_URL", REDIRECT_URL),
                                    "api-host", g_getenv ("PORTAL_AUTH_EXAMPLE_API_HOST"), /* NULL: api.portalhq.io */
                                    "magic-link-from-email", MAGIC_LINK_FROM_EMAIL,
                                    "magic-link-template-id", setting ("PORTAL_AUTH_EXAMPLE_TEMPLATE_ID", MAGIC_LINK_TEMPLATE_ID),

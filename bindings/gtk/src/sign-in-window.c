@@ -182,22 +182,45 @@ on_sent (GObject *source, GAsyncResult *result, gpointer data)
     SignInWindow *self = data;
     GError *error = NULL;
     portal_auth_client_send_magic_link_finish (PORTAL_AUTH_CLIENT (source), result, &error);
-    if (!window_gone (error) && !shows_error (self, error))
-        gtk_label_set_text (GTK_LABEL (self->sent), "Check your inbox: the link in the email opens this app.");
+    if (!window_gone (error))
+        gtk_label_set_text (GTK_LABEL (self->sent),
+                            shows_error (self, error) ? "" : "Check your inbox: the link in the email opens this app.");
 }
 
-/* The magic link goes by email; opening it opens the app's scheme, and so this app (see
-   sign_in_window_handle_redirect). With a loopback redirect URL, issue 16's
-   portal_auth_client_sign_in_with_magic_link_async would instead send it and wait for it here,
-   finishing the sign-in in this one call. */
+/* A custom-scheme redirect URL: the library only emails the link, and opening it opens the
+   app's scheme, and so this app (see sign_in_window_handle_redirect). */
+static void
+on_magic_link (GObject *source, GAsyncResult *result, gpointer data)
+{
+    SignInWindow *self = data;
+    GError *error = NULL;
+    PortalAuthResult *step = portal_auth_client_sign_in_with_magic_link_finish (PORTAL_AUTH_CLIENT (source), result, &error);
+    if (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE)
+        && portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_REDIRECT_NOT_LOOPBACK) {
+        g_clear_error (&error);
+        portal_auth_client_send_magic_link_async (self->client, gtk_editable_get_text (GTK_EDITABLE (self->email)),
+                                                  self->cancellable, on_sent, self);
+        return;
+    }
+    if (window_gone (error))
+        return;
+    if (error)
+        gtk_label_set_text (GTK_LABEL (self->sent), "");
+    on_signed_in (self, step, error);
+}
+
+/* The magic link by email. With a loopback redirect URL the library sends it and waits here
+   for the browser the user opens it in, finishing the sign-in in this one call; with the
+   app's scheme (the library tells so at once, sending nothing) it is sent by itself, and
+   comes back through GApplication's open. */
 static void
 send_magic_link (GtkButton *button, SignInWindow *self)
 {
     (void) button;
     clear_error (self);
-    gtk_label_set_text (GTK_LABEL (self->sent), "");
-    portal_auth_client_send_magic_link_async (self->client, gtk_editable_get_text (GTK_EDITABLE (self->email)),
-                                              self->cancellable, on_sent, self);
+    gtk_label_set_text (GTK_LABEL (self->sent), "A sign-in link is on its way to your inbox: open it on this computer.");
+    portal_auth_client_sign_in_with_magic_link_async (self->client, gtk_editable_get_text (GTK_EDITABLE (self->email)), 0,
+                                                      self->cancellable, on_magic_link, self);
 }
 
 static void

@@ -21,6 +21,7 @@ import json
 import os
 import select
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -475,6 +476,31 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
     control("POST", "release")
     control("DELETE", "faults")
     check(status == 0, "quitting with a call in flight exits cleanly")
+
+    # With a loopback redirect URL, the magic link comes back to the library's listener: the
+    # user's browser opens the link, and the waiting window goes on to the TOTP step.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    loopback = f"http://127.0.0.1:{port}/callback"
+    control("POST", "environments", {
+        "id": environment_id, "allowedMethods": ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
+        "redirectUrls": [REDIRECT, loopback], "totpRequired": True, "accountAbstraction": False, "autoCreateWallet": True,
+    })
+    app = App(binary, dict(environment, PORTAL_AUTH_EXAMPLE_REDIRECT_URL=loopback), log)
+    check(app.wait_title("Sign in"), "the app with a loopback redirect URL starts at the sign-in page")
+    loopback_email = "gtk-loopback@example.com"
+    app.type_into("Email address", loopback_email)
+    app.click("Send magic link")
+    link = control("GET", f"outbox?email={urllib.parse.quote(loopback_email)}&count=1&timeout={WAIT}")["messages"][-1]["link"]
+    check(link.startswith(loopback + "?"), "the emailed link leads to the loopback listener")
+    with urllib.request.urlopen(link, timeout=WAIT) as page:
+        answered = page.status
+    check(answered == 200 and app.wait_title("Two-factor authentication"),
+          "the link opened in the browser finishes the magic link in the waiting app, at the TOTP step")
+    app.verify(totp_code(app.shown_secret()))
+    check(app.wait_title("Your account") and app.sign_out(), "the loopback user enrolls, is signed in, and signs out")
+    check(app.quit() == 0, "the app with a loopback redirect URL quits cleanly")
 
 
 if __name__ == "__main__":

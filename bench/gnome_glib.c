@@ -3,6 +3,7 @@
  * context (the library's completion queue, watched by that context). The session is kept in
  * the keyring (the client's default storage). */
 #include <portal-auth-glib.h>
+#include <portal_auth.h>
 
 #include "bench.h"
 #include "gnome.h"

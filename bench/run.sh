@@ -72,7 +72,7 @@ build_gnome() {
 read -r -a glib_flags <<< "$(pkg-config --cflags --libs glib-2.0)"
 build_gnome gnome-library bench/gnome_library.c "${glib_flags[@]}" -L"$(dirname "$library")" -lportalauth \
     -Wl,-rpath,"$(dirname "$library")"
-read -r -a glib_layer_flags <<< "$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs portal-auth-glib)"
+read -r -a glib_layer_flags <<< "$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs portal-auth-glib portal-auth)"
 build_gnome gnome-glib bench/gnome_glib.c "${glib_layer_flags[@]}" -Wl,-rpath,"$work/prefix/lib"
 read -r -a gnome_flags <<< "$(pkg-config --cflags --libs libsoup-3.0 json-glib-1.0 libsecret-1)"
 build_gnome gnome-peer bench/gnome_peer.c "${gnome_flags[@]}"

@@ -96,7 +96,11 @@ enum class Reason : std::int32_t {
     port_in_use = PORTAL_AUTH_REASON_PORT_IN_USE,
     listener_failed = PORTAL_AUTH_REASON_LISTENER_FAILED,
     no_browser = PORTAL_AUTH_REASON_NO_BROWSER,
-    opener_failed = PORTAL_AUTH_REASON_OPENER_FAILED
+    opener_failed = PORTAL_AUTH_REASON_OPENER_FAILED,
+    no_runtime_directory = PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
+    runtime_directory_unsafe = PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE,
+    channel_in_use = PORTAL_AUTH_REASON_CHANNEL_IN_USE,
+    channel_failed = PORTAL_AUTH_REASON_CHANNEL_FAILED
 };
 
 /* ---- Errors ----------------------------------------------------------------------------- */
@@ -309,13 +313,16 @@ struct Pending {
 
 /* Starts a call: begin(user_data, out_call) calls the C function. Throws when the library
    refuses it; the completion is then never called. */
+/* An empty callable where the library needs one, refused by name. */
+[[noreturn]] inline void empty_callable(const char *name) {
+    ErrorFields fields;
+    fields.name = name;
+    throw Error(Code::invalid_argument, std::string("Invalid argument: ") + name + " is empty.", std::move(fields));
+}
+
 template <typename Value, typename Begin>
 Call start(Done<Value> done, Keep keep, Begin begin) {
-    if (!done) {
-        ErrorFields fields;
-        fields.name = "done";
-        throw Error(Code::invalid_argument, "Invalid argument: done is empty.", std::move(fields));
-    }
+    if (!done) empty_callable("done");
     auto pending = std::make_unique<Pending<Value>>(Pending<Value>{std::move(done), std::move(keep)});
     portal_auth_call *call = nullptr;
     check(begin(static_cast<void *>(pending.get()), &call));
@@ -572,6 +579,25 @@ inline void on_session(void *user_data, portal_auth_session *session, const port
                                                       : Outcome<std::optional<Session>>(Session::retain(session)));
 }
 
+/* What listening for redirects keeps until its last call. */
+struct Listening {
+    std::function<void(Outcome<std::optional<Result>>)> each;
+    Done<void> ended;
+    Keep keep;
+};
+
+/* Each forwarded redirect's outcome to `each`; the last call, to `ended`, frees it all. */
+inline void on_forwarded(void *user_data, const portal_auth_result *result, const portal_auth_error *error,
+                         portal_auth_bool last) noexcept {
+    auto *listening = static_cast<Listening *>(user_data);
+    if (last != PORTAL_AUTH_TRUE) {
+        listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
+        return;
+    }
+    std::unique_ptr<Listening> owned(listening);
+    owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
+}
+
 } // namespace detail
 
 /* ---- Storage ---------------------------------------------------------------------------- */
@@ -766,6 +792,62 @@ struct Hooks {
 
 } // namespace detail
 
+namespace detail {
+
+/* The C options of `options`, but for host storage's callbacks; the strings stay options'. */
+inline portal_auth_options c_options(const Options &options) {
+    portal_auth_options raw;
+    portal_auth_options_init(&raw, sizeof raw);
+    raw.auth_environment_id = c_string(options.auth_environment_id, "auth_environment_id");
+    raw.redirect_url = c_string(options.redirect_url, "redirect_url");
+    raw.api_host = c_string(options.api_host, "api_host");
+    if (options.magic_link) {
+        raw.magic_link_from_email = c_string(options.magic_link->from_email, "magic_link_from_email");
+        raw.magic_link_template_id = c_string(options.magic_link->template_id, "magic_link_template_id");
+    }
+    raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
+                                : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
+    raw.storage = options.storage.kind();
+    raw.connect_timeout_ms = options.connect_timeout_ms;
+    raw.request_timeout_ms = options.request_timeout_ms;
+    raw.application_id = c_string(options.application_id, "application_id");
+    return raw;
+}
+
+} // namespace detail
+
+/* ---- Redirect forwarding ---------------------------------------------------------------- */
+
+/* What became of a forwarded redirect (portal_auth_forward_redirect). */
+enum class ForwardResult {
+    taken = PORTAL_AUTH_FORWARD_TAKEN,             /* the running instance handles it */
+    no_instance = PORTAL_AUTH_FORWARD_NO_INSTANCE, /* none listens: handle it here */
+    refused = PORTAL_AUTH_FORWARD_REFUSED          /* not a redirect of these options */
+};
+
+namespace detail {
+
+inline void on_forward(void *user_data, portal_auth_forward_result outcome, const portal_auth_error *error) noexcept {
+    std::unique_ptr<Done<ForwardResult>> done(static_cast<Done<ForwardResult> *>(user_data));
+    (*done)(error ? Outcome<ForwardResult>(Error::copy(error)) : Outcome<ForwardResult>(static_cast<ForwardResult>(outcome)));
+}
+
+} // namespace detail
+
+/* In the URL handler the desktop started: hands url to the application's running instance,
+   the one listening (Client::listen_for_redirects) for the same user, application_id and
+   environment as options (checked as Client's are; the storage plays no part). done is called
+   once, on a library thread. */
+inline void forward_redirect(const Options &options, const std::string &url, Done<ForwardResult> done) {
+    if (!done) detail::empty_callable("done");
+    portal_auth_options raw = detail::c_options(options);
+    if (options.storage.store()) raw.storage = PORTAL_AUTH_STORAGE_MEMORY; /* no callbacks to lend */
+    const char *text = detail::c_string(url, "url");
+    auto pending = std::make_unique<Done<ForwardResult>>(std::move(done));
+    detail::check(portal_auth_forward_redirect(&raw, text, detail::on_forward, pending.get()));
+    pending.release(); /* the callback owns it now */
+}
+
 /* ---- The client ------------------------------------------------------------------------- */
 
 /* A client of one auth environment (portal_auth). Every member may be called from any thread.
@@ -778,21 +860,7 @@ public:
     /* Checks the options and makes the client, with no network or keyring I/O; throws Error
        (Code::invalid_argument, name() naming the field). */
     explicit Client(const Options &options) : hooks_(std::make_unique<detail::Hooks>()) {
-        portal_auth_options raw;
-        portal_auth_options_init(&raw, sizeof raw);
-        raw.auth_environment_id = detail::c_string(options.auth_environment_id, "auth_environment_id");
-        raw.redirect_url = detail::c_string(options.redirect_url, "redirect_url");
-        raw.api_host = detail::c_string(options.api_host, "api_host");
-        if (options.magic_link) {
-            raw.magic_link_from_email = detail::c_string(options.magic_link->from_email, "magic_link_from_email");
-            raw.magic_link_template_id = detail::c_string(options.magic_link->template_id, "magic_link_template_id");
-        }
-        raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
-                                    : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
-        raw.storage = options.storage.kind();
-        raw.connect_timeout_ms = options.connect_timeout_ms;
-        raw.request_timeout_ms = options.request_timeout_ms;
-        raw.application_id = detail::c_string(options.application_id, "application_id");
+        portal_auth_options raw = detail::c_options(options);
         bool released = false;
         detail::StoreBridge *bridge = nullptr;
         portal_auth_storage_callbacks callbacks{};
@@ -908,7 +976,34 @@ public:
         });
     }
 
+    /* Signs in by magic link with nothing to paste: with a loopback redirect URL, emails the
+       link, waits up to timeout_ms (0: 900,000 ms) for the browser the user opens it in, and
+       completes the sign-in; handle_redirect with the link completes it too. */
+    Call sign_in_with_magic_link(const std::string &email, std::int32_t timeout_ms, Done<Result> done) {
+        const char *text = detail::c_string(email, "email");
+        return start(std::move(done), [this, text, timeout_ms](void *data, portal_auth_call **call) {
+            return portal_auth_sign_in_with_magic_link(raw_, text, timeout_ms, detail::on_result, data, call);
+        });
+    }
+
     /* -- Redirects and TOTP -- */
+
+    /* In the running application: listens for the redirects its next instances forward
+       (forward_redirect) and handles each as handle_redirect would, calling each with its
+       outcome, one at a time in order; then ended, once, with why listening ended
+       (Code::sign_in_closed: cancelled, or the client went; Code::sign_in_unavailable with
+       its reason: it could not listen). Listening has begun when this returns. */
+    Call listen_for_redirects(std::function<void(Outcome<std::optional<Result>>)> each, Done<void> ended) {
+        if (!each) detail::empty_callable("each");
+        if (!ended) detail::empty_callable("ended");
+        std::lock_guard<std::mutex> guard(hooks_->lock);
+        auto listening = std::make_unique<detail::Listening>(
+            detail::Listening{std::move(each), std::move(ended), detail::Keep{hooks_->opener}});
+        portal_auth_call *call = nullptr;
+        detail::check(portal_auth_listen_for_redirects(raw_, detail::on_forwarded, listening.get(), &call));
+        listening.release(); /* the callback owns it now */
+        return Call(call);
+    }
 
     /* Exchanges the grant of the redirect URL the app received; nullopt when it is not a
        sign-in redirect of this client (nothing was sent). */

@@ -489,6 +489,64 @@ void dispatcher() {
     CHECK(released.reaches(3));
 }
 
+/* Redirect forwarding: a forwarded magic link reaches the listening client, which signs the
+   user in; refused and unclaimed URLs; listening ended by cancelling it. */
+void forwarding() {
+    pa::Options options = test::emulator_options("env-open");
+    options.application_id = "io.portalhq.cpptest." + label;
+    pa::Client client(options);
+    std::mutex lock;
+    std::condition_variable changed;
+    std::deque<pa::Outcome<std::optional<pa::Result>>> handled;
+    std::optional<pa::Outcome<void>> ended;
+    pa::Call listening = client.listen_for_redirects(
+        [&](pa::Outcome<std::optional<pa::Result>> outcome) {
+            std::lock_guard<std::mutex> guard(lock);
+            handled.push_back(std::move(outcome));
+            changed.notify_all();
+        },
+        [&](pa::Outcome<void> outcome) {
+            std::lock_guard<std::mutex> guard(lock);
+            ended = std::move(outcome);
+            changed.notify_all();
+        });
+    auto forward = [&](const std::string &url) {
+        return test::wait<pa::ForwardResult>(false, [&](auto done) {
+            pa::forward_redirect(options, url, done);
+            return pa::Call();
+        });
+    };
+
+    CHECK(test::wait<void>(false, [&](auto done) { return client.send_magic_link(email("forward"), done); }).ok());
+    std::string link = test::json_string(test::emulator("/_emulator/outbox?email=" + query_email("forward")), "link");
+    auto taken = forward(link);
+    CHECK(taken.ok() && taken.value() == pa::ForwardResult::taken);
+    {
+        std::unique_lock<std::mutex> guard(lock);
+        if (!changed.wait_for(guard, std::chrono::seconds(30), [&] { return !handled.empty(); })) test::give_up("no forwarded redirect");
+        CHECK(handled.front().ok() && handled.front().value() && std::holds_alternative<pa::Authenticated>(*handled.front().value()));
+        handled.clear();
+    }
+    auto refused = forward("https://example.com/elsewhere?token=x");
+    CHECK(refused.ok() && refused.value() == pa::ForwardResult::refused);
+
+    listening.cancel();
+    {
+        std::unique_lock<std::mutex> guard(lock);
+        if (!changed.wait_for(guard, std::chrono::seconds(30), [&] { return ended.has_value(); })) test::give_up("listening did not end");
+        CHECK(ended->error() && ended->error()->code() == pa::Code::sign_in_closed && handled.empty());
+    }
+    auto unclaimed = forward("myapp://auth/callback");
+    CHECK(unclaimed.ok() && unclaimed.value() == pa::ForwardResult::no_instance);
+    bool refused_empty = false;
+    try {
+        client.listen_for_redirects(nullptr, [](pa::Outcome<void>) {});
+    } catch (const pa::Error &error) {
+        refused_empty = error.code() == pa::Code::invalid_argument && error.name() == "each";
+    }
+    CHECK(refused_empty);
+}
+
 /* Log lines: on the library thread, filtered by level, and through the completion queue. */
 void logging() {
     struct Lines {
@@ -561,6 +619,7 @@ int main(int argc, char **argv) {
     host_storage();
     browser_sign_in();
     dispatcher();
+    forwarding();
     logging();
     pa::set_log_handler(nullptr);
     curl_global_cleanup();

@@ -16,7 +16,8 @@
    PORTAL_AUTH_EXAMPLE_* environment variables override them (the tests point the app at the
    local emulator that way). */
 #define AUTH_ENVIRONMENT_ID "YOUR_AUTH_ENVIRONMENT_ID"
-#define REDIRECT_URL "io.portalhq.signinexample://auth/callback"
+#define SCHEME "io.portalhq.signinexample"
+#define REDIRECT_URL SCHEME "://auth/callback"
 #define MAGIC_LINK_FROM_EMAIL "hello@auth.example.com"
 #define MAGIC_LINK_TEMPLATE_ID "YOUR_TEMPLATE_ID"
 
@@ -24,6 +25,7 @@ struct _SignInApp {
     GtkApplication parent_instance;
     PortalAuthClient *client;
     GError *client_error; /* shown in the window when the client could not be made */
+    gboolean returns_by_scheme; /* the redirect URL is of SCHEME, which this app handles */
 };
 
 G_DEFINE_FINAL_TYPE (SignInApp, sign_in_app, GTK_TYPE_APPLICATION)
@@ -48,9 +50,11 @@ sign_in_app_startup (GApplication *application)
 {
     SignInApp *self = SIGN_IN_APP (application);
     G_APPLICATION_CLASS (sign_in_app_parent_class)->startup (application);
+    const char *redirect_url = setting ("PORTAL_AUTH_EXAMPLE_REDIRECT_URL", REDIRECT_URL);
+    self->returns_by_scheme = g_strcmp0 (g_uri_peek_scheme (redirect_url), SCHEME) == 0;
     self->client = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &self->client_error,
                                    "auth-environment-id", setting ("PORTAL_AUTH_EXAMPLE_ENVIRONMENT_ID", AUTH_ENVIRONMENT_ID),
-                                   "redirect-url", setting ("PORTAL_AUTH_EXAMPLE_REDIRECT_URL", REDIRECT_URL),
+                                   "redirect-url", redirect_url,
                                    "api-host", g_getenv ("PORTAL_AUTH_EXAMPLE_API_HOST"), /* NULL: api.portalhq.io */
                                    "magic-link-from-email", MAGIC_LINK_FROM_EMAIL,
                                    "magic-link-template-id", setting ("PORTAL_AUTH_EXAMPLE_TEMPLATE_ID", MAGIC_LINK_TEMPLATE_ID),
@@ -68,7 +72,7 @@ window_of (SignInApp *self)
 {
     GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
     if (!window) {
-        window = GTK_WINDOW (sign_in_window_new (GTK_APPLICATION (self), self->client, self->client_error));
+        window = GTK_WINDOW (sign_in_window_new (GTK_APPLICATION (self), self->client, self->client_error, self->returns_by_scheme));
         sign_in_window_restore (SIGN_IN_WINDOW (window));
     }
     gtk_window_present (window);

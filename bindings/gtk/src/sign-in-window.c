@@ -13,6 +13,7 @@
 struct _SignInWindow {
     GtkApplicationWindow parent_instance;
     PortalAuthClient *client;
+    gboolean returns_by_scheme; /* the magic link comes back through the app's scheme */
     GCancellable *cancellable;
     PortalAuthResult *step; /* the TOTP step being answered */
 
@@ -187,21 +188,13 @@ on_sent (GObject *source, GAsyncResult *result, gpointer data)
                             shows_error (self, error) ? "" : "Check your inbox: the link in the email opens this app.");
 }
 
-/* A custom-scheme redirect URL: the library only emails the link, and opening it opens the
-   app's scheme, and so this app (see sign_in_window_handle_redirect). */
+/* The loopback magic link's end: the browser brought the link back to the library's listener. */
 static void
 on_magic_link (GObject *source, GAsyncResult *result, gpointer data)
 {
     SignInWindow *self = data;
     GError *error = NULL;
     PortalAuthResult *step = portal_auth_client_sign_in_with_magic_link_finish (PORTAL_AUTH_CLIENT (source), result, &error);
-    if (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE)
-        && portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_REDIRECT_NOT_LOOPBACK) {
-        g_clear_error (&error);
-        portal_auth_client_send_magic_link_async (self->client, gtk_editable_get_text (GTK_EDITABLE (self->email)),
-                                                  self->cancellable, on_sent, self);
-        return;
-    }
     if (window_gone (error))
         return;
     if (error)
@@ -209,18 +202,23 @@ on_magic_link (GObject *source, GAsyncResult *result, gpointer data)
     on_signed_in (self, step, error);
 }
 
-/* The magic link by email. With a loopback redirect URL the library sends it and waits here
-   for the browser the user opens it in, finishing the sign-in in this one call; with the
-   app's scheme (the library tells so at once, sending nothing) it is sent by itself, and
-   comes back through GApplication's open. */
+/* The magic link by email. Through the app's scheme, it is only sent: opening it opens this
+   app (see sign_in_window_handle_redirect). With a loopback redirect URL, the library sends
+   it and waits here for the browser the user opens it in, finishing the sign-in in this one
+   call. */
 static void
 send_magic_link (GtkButton *button, SignInWindow *self)
 {
     (void) button;
     clear_error (self);
-    gtk_label_set_text (GTK_LABEL (self->sent), "A sign-in link is on its way to your inbox: open it on this computer.");
-    portal_auth_client_sign_in_with_magic_link_async (self->client, gtk_editable_get_text (GTK_EDITABLE (self->email)), 0,
-                                                      self->cancellable, on_magic_link, self);
+    const char *email = gtk_editable_get_text (GTK_EDITABLE (self->email));
+    if (self->returns_by_scheme) {
+        gtk_label_set_text (GTK_LABEL (self->sent), "");
+        portal_auth_client_send_magic_link_async (self->client, email, self->cancellable, on_sent, self);
+        return;
+    }
+    gtk_label_set_text (GTK_LABEL (self->sent), "Check your inbox: open the link in this computer's browser.");
+    portal_auth_client_sign_in_with_magic_link_async (self->client, email, 0, self->cancellable, on_magic_link, self);
 }
 
 static void
@@ -419,9 +417,11 @@ sign_in_window_class_init (SignInWindowClass *klass)
 }
 
 GtkWidget *
-sign_in_window_new (GtkApplication *application, PortalAuthClient *client, const GError *client_error)
+sign_in_window_new (GtkApplication *application, PortalAuthClient *client, const GError *client_error,
+                    gboolean returns_by_scheme)
 {
     SignInWindow *self = g_object_new (SIGN_IN_TYPE_WINDOW, "application", application, NULL);
+    self->returns_by_scheme = returns_by_scheme;
     if (!client) {
         /* No client: say why, on the sign-in page. */
         show_page (self, "sign-in");

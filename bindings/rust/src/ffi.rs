@@ -19,6 +19,7 @@ pub type portal_auth_storage_kind = c_int;
 pub type portal_auth_result_type = c_int;
 pub type portal_auth_log_level = c_int;
 pub type portal_auth_terminal_colors = c_int;
+pub type portal_auth_forward_result = c_int;
 
 pub const PORTAL_AUTH_RESULT_AUTHENTICATED: portal_auth_result_type = 1;
 pub const PORTAL_AUTH_RESULT_TOTP_REQUIRED: portal_auth_result_type = 2;
@@ -61,6 +62,10 @@ pub const PORTAL_AUTH_REASON_PORT_IN_USE: portal_auth_reason = 21;
 pub const PORTAL_AUTH_REASON_LISTENER_FAILED: portal_auth_reason = 22;
 pub const PORTAL_AUTH_REASON_NO_BROWSER: portal_auth_reason = 23;
 pub const PORTAL_AUTH_REASON_OPENER_FAILED: portal_auth_reason = 24;
+pub const PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY: portal_auth_reason = 25;
+pub const PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE: portal_auth_reason = 26;
+pub const PORTAL_AUTH_REASON_CHANNEL_IN_USE: portal_auth_reason = 27;
+pub const PORTAL_AUTH_REASON_CHANNEL_FAILED: portal_auth_reason = 28;
 
 pub const PORTAL_AUTH_STORAGE_KEYRING: portal_auth_storage_kind = 0;
 pub const PORTAL_AUTH_STORAGE_MEMORY: portal_auth_storage_kind = 1;
@@ -84,6 +89,17 @@ pub type portal_auth_result_fn = Option<
 >;
 pub type portal_auth_session_fn = Option<
     unsafe extern "C" fn(user_data: *mut c_void, session: *mut portal_auth_session, error: *const portal_auth_error),
+>;
+pub type portal_auth_redirect_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        result: *const portal_auth_result,
+        error: *const portal_auth_error,
+        last: portal_auth_bool,
+    ),
+>;
+pub type portal_auth_forward_fn = Option<
+    unsafe extern "C" fn(user_data: *mut c_void, outcome: portal_auth_forward_result, error: *const portal_auth_error),
 >;
 pub type portal_auth_job_fn = Option<unsafe extern "C" fn(job: *mut c_void)>;
 pub type portal_auth_dispatch_fn =
@@ -143,10 +159,22 @@ extern "C" {
     pub fn portal_auth_error_name(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_path(error: *const portal_auth_error) -> *const c_char;
     pub fn portal_auth_error_reason(error: *const portal_auth_error) -> portal_auth_reason;
+    pub fn portal_auth_forward_redirect(
+        options: *const portal_auth_options,
+        url: *const c_char,
+        done: portal_auth_forward_fn,
+        user_data: *mut c_void,
+    ) -> portal_auth_code;
     pub fn portal_auth_free(client: *mut portal_auth);
     pub fn portal_auth_get_methods(
         client: *mut portal_auth,
         done: portal_auth_methods_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    pub fn portal_auth_listen_for_redirects(
+        client: *mut portal_auth,
+        done: portal_auth_redirect_fn,
         user_data: *mut c_void,
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
@@ -235,6 +263,14 @@ extern "C" {
     pub fn portal_auth_set_queued_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
     pub fn portal_auth_sign_in_with_apple(
         client: *mut portal_auth,
+        timeout_ms: i32,
+        done: portal_auth_result_fn,
+        user_data: *mut c_void,
+        out_call: *mut *mut portal_auth_call,
+    ) -> portal_auth_code;
+    pub fn portal_auth_sign_in_with_magic_link(
+        client: *mut portal_auth,
+        email: *const c_char,
         timeout_ms: i32,
         done: portal_auth_result_fn,
         user_data: *mut c_void,

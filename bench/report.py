@@ -46,6 +46,7 @@ MODELS = (
 # the peer the others are compared with.
 GNOME_CONTENDERS = (
     ("gnome-library", "libportalauth, its completion queue watched by g_unix_fd_add"),
+    ("gnome-glib", "portal-auth-glib: PortalAuthClient's _async/_finish calls"),
     ("gnome-peer", "libsoup 3 + json-glib + libsecret"),
 )
 GNOME_PEER = "gnome-peer"

@@ -7,6 +7,7 @@
 #   py-blocking-thread / py-async-thread   the binding whose completions ran on the library
 #                thread (commit c1438ce, the last one that had it), on the same library
 #   gnome-library  libportalauth on a GMainLoop, its completion queue watched by g_unix_fd_add
+#   gnome-glib   portal-auth-glib on a GMainLoop: PortalAuthClient's _async/_finish calls
 #   gnome-peer   what a GNOME app would write instead: libsoup 3, json-glib and libsecret
 #                on a GMainLoop (bench/gnome.c drives both; one file each, bench/gnome_*.c)
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
@@ -83,6 +84,8 @@ if [[ $modes == *" gnome "* ]]; then
     read -r -a glib_flags <<< "$(pkg-config --cflags --libs glib-2.0)"
     build_gnome gnome-library bench/gnome_library.c "${glib_flags[@]}" -L"$(dirname "$library")" -lportalauth \
         -Wl,-rpath,"$(dirname "$library")"
+    read -r -a glib_layer_flags <<< "$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs portal-auth-glib portal-auth)"
+    build_gnome gnome-glib bench/gnome_glib.c "${glib_layer_flags[@]}" -Wl,-rpath,"$work/prefix/lib"
     read -r -a gnome_flags <<< "$(pkg-config --cflags --libs libsoup-3.0 json-glib-1.0 libsecret-1)"
     build_gnome gnome-peer bench/gnome_peer.c "${gnome_flags[@]}"
 fi

@@ -313,17 +313,32 @@ typedef void (*portal_auth_job_fn)(void *job);
 typedef void (*portal_auth_dispatch_fn)(void *dispatcher_data, portal_auth_job_fn run, void *job);
 
 /**
- * Installs the client's dispatcher for the calls started from now on.
+ * Lets the host free what it handed the library to keep (a dispatcher's data).
+ *
+ * @param data The pointer the host passed with it.
+ */
+typedef void (*portal_auth_destroy_fn)(void *data);
+
+/**
+ * Installs the client's dispatcher for the calls started from now on. A call completes
+ * through the dispatcher it was started with; the invalidation of a session one of the
+ * client's calls lent completes through the client's dispatcher of the moment, while the
+ * client lives (portal_auth_session_invalidate).
  *
  * @param client The client.
  * @param dispatch The dispatcher, or NULL to run completions on the I/O thread again.
- * @param dispatcher_data Passed back to dispatch untouched; it must stay valid while calls
- *                        started with it are in flight.
+ * @param dispatcher_data Passed back to dispatch untouched.
+ * @param destroy May be NULL. Called with dispatcher_data exactly once, from any thread,
+ *                once no job of this dispatcher can run any more: when the client no
+ *                longer uses it (another dispatcher or the completion queue replaced it,
+ *                or the client was freed) and the host has run every job handed to it, which
+ *                may be inside this call, portal_auth_free or a job's `run`. At once, before
+ *                this returns, when dispatch is NULL or the call fails.
  * @retval PORTAL_AUTH_OK Installed.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client.
  */
 portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dispatch_fn dispatch,
-                                            void *dispatcher_data);
+                                            void *dispatcher_data, portal_auth_destroy_fn destroy);
 
 /**
  * @anchor completion_models
@@ -1089,9 +1104,10 @@ void portal_auth_string_free(char *string);
  * those handles make one compare-and-delete (one read, at most one delete) and each
  * callback gets its outcome; once one has succeeded, a later call does no storage I/O.
  *
- * A session belongs to no client, so no dispatcher applies: the callback runs from the
- * completion queue when the completion that last lent the session ran from it, else on a
- * library thread.
+ * The callback completes where the client whose call lent the session last (a sign-in, a
+ * restore) sends its completions at the time: its dispatcher, its completion queue or the I/O
+ * thread, while that client lives; once the client is freed, from the completion queue if
+ * the lending call completed there, else on a library thread.
  *
  * @param session The session.
  * @param done Called once; an error reports a storage failure (the session stays
@@ -1455,7 +1471,35 @@ portal_auth_code portal_auth_totp_qr_png(const char *otpauth_url, int32_t scale,
                                          size_t *out_length, portal_auth_error **out_error);
 
 /**
- * Wipes and frees a buffer the library handed over (portal_auth_totp_qr_png).
+ * The modules of an enrollment link's QR code, the code portal_auth_totp_qr_png draws, for a
+ * toolkit that paints it itself, crisp at any scale (HiDPI, fractional scaling): each module
+ * a square of the size the toolkit chooses, dark where its bit is set, on white.
+ *
+ * The buffer holds `side` rows of `(side + 7) / 8` bytes each, the top row first. The
+ * leftmost module of a row is the most significant bit of the row's first byte; a set bit is
+ * a dark module, and the bits that pad a row to whole bytes are clear. The 4-module quiet
+ * zone is included: `side` is the code's modules plus 8.
+ *
+ * @param otpauth_url The link; borrowed.
+ * @param out_side Receives the modules a side, or 0 on failure.
+ * @param out_modules Receives a new buffer (free it with portal_auth_bytes_free), or NULL on
+ *                    failure.
+ * @param out_length Receives the buffer's size, side * ((side + 7) / 8), or 0 on failure.
+ * @param out_error May be NULL. Receives an error on failure, else NULL.
+ * @retval PORTAL_AUTH_OK The modules are in `*out_modules`.
+ * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE A link that is not `otpauth://`, carries no valid
+ *         secret or is too long for a QR code.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_side,
+ *         out_modules or out_length.
+ * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded (the message names it).
+ */
+portal_auth_code portal_auth_totp_qr_matrix(const char *otpauth_url, int32_t *out_side,
+                                            uint8_t **out_modules, size_t *out_length,
+                                            portal_auth_error **out_error);
+
+/**
+ * Wipes and frees a buffer the library handed over (portal_auth_totp_qr_png,
+ * portal_auth_totp_qr_matrix).
  *
  * @param bytes The buffer; NULL is ignored.
  */

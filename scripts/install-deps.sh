@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, only when some are missing
 # (librust-tokio-dev: the Rust crates' one dev-dependency, through bindings/rust/.cargo;
-# rust-clippy: the lint the Rust tests run; nodejs: what PyPI's pyright runs on; xdg-utils
-# and xvfb: the desktop starting an app's URL handler, in the forwarding tests).
+# rust-clippy: the lint the Rust tests run; nodejs: what PyPI's pyright runs on; GLib's,
+# GObject Introspection's and GTK 4's for bindings/glib and bindings/gtk, with GJS,
+# PyGObject and libsoup's typelib for their tests; Xvfb, xdotool, pyatspi, the accessibility
+# bus, xdg-utils and libX11 with XDamage to drive the GTK app; xdg-utils and xvfb also for the
+# desktop starting an app's URL handler, in the forwarding tests).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
@@ -10,7 +13,10 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           libsecret-1-dev gnome-keyring libsecret-tools dbus-daemon dbus-bin libglib2.0-bin
           libqrencode-dev libpng-dev zbar-tools librsvg2-bin chromium xdg-utils xvfb
           gcc g++ binutils valgrind cargo rust-clippy librust-tokio-dev nodejs
-          clang gdb abigail-tools doxygen cmake meson ninja-build)
+          clang gdb abigail-tools doxygen cmake meson ninja-build
+          libglib2.0-dev gobject-introspection libgirepository1.0-dev
+          gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
+          xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 

@@ -8,7 +8,10 @@
 #   include/portal_auth.h, include/portal_auth.hpp (the C++ layer, header-only),
 #   lib/pkgconfig/portal-auth.pc, lib/cmake/PortalAuth/*.cmake
 # so that a C program builds with `cc app.c $(pkg-config --cflags --libs portal-auth)`, or
-# with CMake's find_package(PortalAuth) and PortalAuth::PortalAuth.
+# with CMake's find_package(PortalAuth) and PortalAuth::PortalAuth; then portal-auth-glib
+# (bindings/glib, built with Meson against the library just installed):
+#   lib/libportal-auth-glib.so.0.*, include/portal-auth-glib/*.h, lib/pkgconfig/portal-auth-glib.pc,
+#   share/gir-1.0/PortalAuth-0.gir, lib/girepository-1.0/PortalAuth-0.typelib
 #   scripts/install.sh PREFIX
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,3 +43,13 @@ substitute scripts/portal-auth.pc.in "$lib/pkgconfig/portal-auth.pc"
 substitute scripts/PortalAuthConfig.cmake.in "$lib/cmake/PortalAuth/PortalAuthConfig.cmake"
 substitute scripts/PortalAuthConfigVersion.cmake.in "$lib/cmake/PortalAuth/PortalAuthConfigVersion.cmake"
 echo "Installed portal-auth $version under $prefix ($file, $(stat -c %s "$lib/$file") bytes stripped)" >&2
+
+# portal-auth-glib, built in a folder of its own and installed beside the library it wraps.
+glib_build=$(mktemp -d)
+trap 'rm -rf "$glib_build"' EXIT
+export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+meson setup --prefix="$prefix" --libdir=lib "$glib_build" bindings/glib > "$glib_build.log" 2>&1 \
+    && meson install -C "$glib_build" >> "$glib_build.log" 2>&1 \
+    || { cat "$glib_build.log" >&2; rm -f "$glib_build.log"; exit 1; }
+rm -f "$glib_build.log"
+echo "Installed portal-auth-glib under $prefix (with its PortalAuth-0 introspection data)" >&2

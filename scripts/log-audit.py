@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-HARNESSES = ("swift", "c", "python", "cpp")
+HARNESSES = ("swift", "c", "python", "cpp", "glib")
 KINDS = ("grant", "clientSessionToken", "userJwt", "totpLink", "totpSecret")
 
 

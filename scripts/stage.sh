@@ -11,6 +11,8 @@
 #                           folder under an empty tmpfs, a file under an empty file
 #                           (unreadable as a library); as root, or in a user namespace
 #   swift_toolchain         prints the Swift toolchain's folder (/opt/swift), for `hiding`
+#   quick_start README      runs the README's quick-start commands as written, with HOME in
+#                           $work and Debian's programs first on PATH (as on a fresh Debian 12)
 # Outputs are read whole before grep looks at them: under pipefail, `command | grep -q`
 # fails whenever grep stops reading before the command has written everything.
 stage=${1:?usage: source scripts/stage.sh NAME}
@@ -40,3 +42,10 @@ hiding() {
     "${namespace[@]}" sh -c 'if [ -d "$0" ]; then mount -t tmpfs none "$0"; else mount --bind /dev/null "$0"; fi && exec "$@"' "$@"
 }
 swift_toolchain() { dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")"; }
+quick_start() {
+    scripts/readme-commands.sh "$1" > "$work/quick-start.sh"
+    [ -s "$work/quick-start.sh" ] || fail "$1 has no quick start"
+    (export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
+        > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
+    pass "$1's quick start works as written"
+}

@@ -23,15 +23,6 @@ trap 'stop_emulator; rm -rf "$work"' EXIT
 # their home and build folder here.
 export CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/cargo-target" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 
-# A README's quick-start commands, as written, with HOME in the temporary folder and
-# Debian's programs first on PATH (as on a fresh Debian 12).
-quick_start() {
-    scripts/readme-commands.sh "$1" > "$work/quick-start.sh"
-    [ -s "$work/quick-start.sh" ] || fail "$1 has no quick start"
-    (export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
-        > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
-    pass "$1's quick start works as written"
-}
 quick_start bindings/c/README.md
 quick_start bindings/rust/README.md
 

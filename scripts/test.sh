@@ -6,7 +6,8 @@
 # ABI's packaging checks (soname, versioned symbols, debug information, the ABI baseline) and
 # C tests, the header's checks, the consumer projects, the documentation and its citations,
 # the C sample and the Rust crate against the installed library, the C++ layer's test (under
-# valgrind, built by g++ and by clang++) and example, the fuzzers for a bounded
+# valgrind, built by g++ and by clang++) and example, the GLib layer (C, PyGObject, GJS) and
+# the GTK app driven end to end under Xvfb, the fuzzers for a bounded
 # time, the Swift suite again under ThreadSanitizer and AddressSanitizer, and an audit of
 # every log line the library wrote during all of it. Ends with one summary line.
 set -euo pipefail
@@ -58,6 +59,8 @@ run_stage docs "Documentation: make docs (Doxygen) and the citations of docs/" s
 run_stage bindings "The C sample and the Rust crate, against the installed library" scripts/test-bindings.sh
 run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++, its test under valgrind and its example" \
     scripts/test-cpp.sh
+run_stage glib "portal-auth-glib (C under valgrind, PyGObject, GJS) and the GTK app driven under Xvfb, against the installed library" \
+    scripts/test-glib.sh
 run_stage fuzz "Fuzzing (libFuzzer, 20 s per target)" scripts/fuzz.sh 20
 run_stage sanitize "Swift tests under ThreadSanitizer and AddressSanitizer" scripts/sanitize.sh
 run_stage log-audit "Log audit: no secret the emulators issued in any log line of this run" \

@@ -81,8 +81,8 @@ private func signIn(
     guard let done else { return refused(outCall) }
     let timeout = timeout(milliseconds: timeoutMs, default: fallback)
     let user = HostPointer(raw: userData)
-    return startCall(client, outCall, work: { auth -> AuthResult? in try await work(auth, timeout) }) {
-        deliver($0, done, user)
+    return startLendingCall(client, outCall, work: { auth -> AuthResult? in try await work(auth, timeout) }) {
+        deliver($0, lentBy: $1, done, user)
     }
 }
 

@@ -11,30 +11,66 @@ struct HostPointer: @unchecked Sendable {
 /// Where a client's completions run: on the library thread that finished the call, through
 /// the host's dispatcher, or from the completion queue on the thread that runs it.
 struct Dispatcher: Sendable {
-    let dispatch: portal_auth_dispatch_fn?
-    let data: HostPointer
+    let host: HostDispatcher?
     var queue: CompletionQueue? = nil
 
-    static let direct = Dispatcher(dispatch: nil, data: HostPointer(raw: nil))
+    static let direct = Dispatcher(host: nil)
 
     /// Through the process's completion queue; nil when it has no descriptor.
     static var queued: Dispatcher? {
-        CompletionQueue.shared.map { Dispatcher(dispatch: nil, data: HostPointer(raw: nil), queue: $0) }
+        CompletionQueue.shared.map { Dispatcher(host: nil, queue: $0) }
     }
 
     func run(_ completion: @escaping @Sendable () -> Void) {
         if let queue { return queue.push(completion) }
-        guard let dispatch else { return completion() }
-        let job = Unmanaged.passRetained(Job(completion)).toOpaque()
-        dispatch(data.raw, { job in
+        guard let host else { return completion() }
+        let job = Unmanaged.passRetained(Job(completion, host)).toOpaque()
+        host.dispatch(host.data.raw, { job in
             guard let job else { return }
             Unmanaged<Job>.fromOpaque(job).takeRetainedValue().completion()
         }, job)
     }
 
+    /// A completion handed to the host's dispatcher. It keeps the dispatcher (and so its
+    /// data) until the host has run it.
     private final class Job {
         let completion: @Sendable () -> Void
-        init(_ completion: @escaping @Sendable () -> Void) { self.completion = completion }
+        let host: HostDispatcher
+        init(_ completion: @escaping @Sendable () -> Void, _ host: HostDispatcher) {
+            self.completion = completion
+            self.host = host
+        }
+    }
+}
+
+/// The host's dispatcher (portal_auth_set_dispatcher) and its data. Held by the client while
+/// installed, by each call started with it until its completion has run, and by each job
+/// handed to it until the host has run that job; the last of them to let go calls the
+/// host's destroy function, so it runs once no job of the dispatcher can run any more.
+final class HostDispatcher: Sendable {
+    let dispatch: portal_auth_dispatch_fn
+    let data: HostPointer
+    private let destroy: portal_auth_destroy_fn?
+
+    init(_ dispatch: portal_auth_dispatch_fn, _ data: HostPointer, _ destroy: portal_auth_destroy_fn?) {
+        (self.dispatch, self.data, self.destroy) = (dispatch, data, destroy)
+    }
+
+    deinit { destroy?(data.raw) }
+}
+
+/// The client whose call lent a session to the host, while that client lives, and whether
+/// that call completed from the completion queue: the session's invalidation completes the
+/// same way (docs/desktop.md "C ABI contract").
+struct SessionLender: Sendable {
+    weak var client: ClientBox?
+    let throughQueue: Bool
+
+    /// Through the lending client's dispatcher while the client lives; once it is freed,
+    /// from the completion queue if the lending call completed there, else on a library thread.
+    var route: Dispatcher {
+        if let client { return client.dispatcher.withLock { $0 } }
+        return throughQueue ? Dispatcher.queued ?? .direct : .direct
     }
 }
 
@@ -60,10 +96,30 @@ func startCall<Value: Sendable>(
     work: @escaping @Sendable (PortalAuth) async throws -> Value,
     complete: @escaping @Sendable (Result<Value, any Error>) -> Void
 ) -> portal_auth_code {
+    startLendingCall(client, outCall, work: work) { outcome, _ in complete(outcome) }
+}
+
+/// startCall for the calls whose outcome may lend a session: `complete` also receives the
+/// lender to give the session handle (withSessionHandle, deliver).
+func startLendingCall<Value: Sendable>(
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?,
+    work: @escaping @Sendable (PortalAuth) async throws -> Value,
+    complete: @escaping @Sendable (Result<Value, any Error>, SessionLender) -> Void
+) -> portal_auth_code {
     guard let box = Handle<ClientBox, portal_auth>.object(client) else { return refused(outCall) }
     // The task holds the client itself: a handle freed meanwhile still completes the call.
     let auth = box.auth
-    return startTask(dispatcher: box.dispatcher.withLock { $0 }, outCall, work: { try await work(auth) }, complete: complete)
+    let (dispatcher, lender) = box.lendingRoute()
+    return startTask(dispatcher: dispatcher, outCall, work: { try await work(auth) }) { complete($0, lender) }
+}
+
+extension ClientBox {
+    /// The dispatcher of a call started now, and the lender of the sessions it hands out.
+    func lendingRoute() -> (dispatcher: Dispatcher, lender: SessionLender) {
+        let dispatcher = self.dispatcher.withLock { $0 }
+        return (dispatcher, SessionLender(client: self, throughQueue: dispatcher.queue != nil))
+    }
 }
 
 /// Runs `work` in a task of its own and hands its outcome to `complete`, exactly once,
@@ -108,15 +164,28 @@ public func portalAuthCallFree(_ call: UnsafeMutablePointer<portal_auth_call>?) 
 
 /// Installs (or with NULL removes) the client's dispatcher, for calls started from now on.
 /// It replaces the completion queue, if the client used it (portal_auth_set_completion_queue).
-/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
+/// `destroy` (may be NULL) is called with `dispatcher_data` exactly once, from any thread,
+/// once no job of this dispatcher can run any more: when the client no longer uses it and
+/// every call started with it has run its completion; at once when `dispatch` is NULL or the
+/// call fails. Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
 @c(portal_auth_set_dispatcher)
 public func portalAuthSetDispatcher(
     _ client: UnsafeMutablePointer<portal_auth>?,
     _ dispatch: portal_auth_dispatch_fn?,
-    _ dispatcher_data: UnsafeMutableRawPointer?
+    _ dispatcher_data: UnsafeMutableRawPointer?,
+    _ destroy: portal_auth_destroy_fn?
 ) -> portal_auth_code {
-    guard let box = Handle<ClientBox, portal_auth>.object(client) else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
-    box.dispatcher.withLock { $0 = Dispatcher(dispatch: dispatch, data: HostPointer(raw: dispatcher_data)) }
+    let data = HostPointer(raw: dispatcher_data)
+    guard let box = Handle<ClientBox, portal_auth>.object(client) else {
+        destroy?(data.raw)
+        return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
+    }
+    guard let dispatch else {
+        destroy?(data.raw)
+        box.use(.direct)
+        return portal_auth_code(PORTAL_AUTH_OK)
+    }
+    box.use(Dispatcher(host: HostDispatcher(dispatch, data, destroy)))
     return portal_auth_code(PORTAL_AUTH_OK)
 }
 

@@ -10,6 +10,16 @@ final class ClientBox: Sendable {
     init(_ auth: PortalAuth) {
         self.auth = auth
     }
+
+    /// Routes the calls started from now on through `route`. The dispatcher it replaces is
+    /// let go after the lock: letting go of a host's dispatcher may call its destroy function,
+    /// which may call into the library.
+    func use(_ route: Dispatcher) {
+        _ = dispatcher.withLock { current in
+            defer { current = route }
+            return current
+        }
+    }
 }
 
 private typealias ClientHandle = Handle<ClientBox, portal_auth>

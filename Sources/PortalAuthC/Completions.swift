@@ -43,6 +43,6 @@ public func portalAuthSetCompletionQueue(_ client: UnsafeMutablePointer<portal_a
     } else {
         route = .direct
     }
-    box.dispatcher.withLock { $0 = route }
+    box.use(route)
     return portal_auth_code(PORTAL_AUTH_OK)
 }

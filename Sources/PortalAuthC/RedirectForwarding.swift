@@ -23,24 +23,27 @@ public func portalAuthListenForRedirects(
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
     guard let done, let box = ClientHandle.object(client) else { return refused(out_call) }
-    let dispatcher = box.dispatcher.withLock { $0 }
+    let (dispatcher, lender) = box.lendingRoute()
     let user = HostPointer(raw: user_data)
     // Listening before this returns: a redirect forwarded from now on is taken.
     let listening = Result { () throws(PortalAuthSignInError) in try box.auth.listenForRedirects() }
     return startTask(dispatcher: dispatcher, out_call, work: { () async throws -> Void in
         try await listening.get().run { outcome in
-            dispatcher.run { deliver(outcome, last: false, done, user) }
+            dispatcher.run { deliver(outcome, last: false, lentBy: lender, done, user) }
         }
     }, complete: { outcome in
-        deliver(outcome.map { nil }, last: true, done, user)
+        deliver(outcome.map { nil }, last: true, lentBy: lender, done, user)
     })
 }
 
-private func deliver(_ outcome: Result<AuthResult?, any Error>, last: Bool, _ done: portal_auth_redirect_fn, _ user: HostPointer) {
+private func deliver(
+    _ outcome: Result<AuthResult?, any Error>, last: Bool, lentBy lender: SessionLender,
+    _ done: portal_auth_redirect_fn, _ user: HostPointer
+) {
     let flag = last ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
     switch outcome {
     case .success(let result?):
-        withResultHandle(result) { done(user.raw, $0, nil, flag) }
+        withResultHandle(result, lentBy: lender) { done(user.raw, $0, nil, flag) }
     case .success(nil):
         done(user.raw, nil, nil, flag)
     case .failure(let error):

@@ -9,11 +9,14 @@ final class ResultBox {
     let userJwt: OwnedCString?
     let totpLink: OwnedCString?
     let endUserId: OwnedCString?
+    /// The call that lent the result, which lends its session.
+    let lender: SessionLender
     /// Session handles lent through this result, released with it.
     private var lentSessions: [UnsafeMutablePointer<portal_auth_session>] = []
 
-    init(_ result: AuthResult) {
+    init(_ result: AuthResult, lentBy lender: SessionLender) {
         self.result = result
+        self.lender = lender
         switch result {
         case .authenticated(let authenticated):
             clientId = authenticated.clientId.map(OwnedCString.init)
@@ -37,17 +40,18 @@ final class ResultBox {
 
 private typealias ResultHandle = Handle<ResultBox, portal_auth_result>
 
-/// Lends a result handle to `body`; the session inside is lent with it.
-func withResultHandle(_ result: AuthResult, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
-    let handle = ResultHandle.make(ResultBox(result))
+/// Lends a result handle to `body`, from a call of `lender`; the session inside is lent with it.
+func withResultHandle(_ result: AuthResult, lentBy lender: SessionLender, _ body: (UnsafePointer<portal_auth_result>) -> Void) {
+    let handle = ResultHandle.make(ResultBox(result, lentBy: lender))
     defer { ResultHandle.release(handle) }
     body(UnsafePointer(handle))
 }
 
-func deliver(_ outcome: Result<AuthResult?, any Error>, _ done: portal_auth_result_fn, _ user: HostPointer) {
+/// Calls `done` with the outcome of a call of `lender` that signs a user in.
+func deliver(_ outcome: Result<AuthResult?, any Error>, lentBy lender: SessionLender, _ done: portal_auth_result_fn, _ user: HostPointer) {
     switch outcome {
     case .success(let result?):
-        withResultHandle(result) { done(user.raw, $0, nil) }
+        withResultHandle(result, lentBy: lender) { done(user.raw, $0, nil) }
     case .success(nil):
         done(user.raw, nil, nil)
     case .failure(let error):
@@ -68,7 +72,7 @@ public func portalAuthHandleRedirect(
 ) -> portal_auth_code {
     guard let done, let url = try? CText.read(url) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
-    return startCall(client, out_call, work: { try await $0.handleRedirect(url) }) { deliver($0, done, user) }
+    return startLendingCall(client, out_call, work: { try await $0.handleRedirect(url) }) { deliver($0, lentBy: $1, done, user) }
 }
 
 /// Submits the user's code for a TOTP step; `code` is posted verbatim. Both strings are
@@ -84,9 +88,9 @@ public func portalAuthVerifyTotp(
 ) -> portal_auth_code {
     guard let done, let code = try? CText.read(code), let jwt = try? CText.read(user_jwt) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
-    return startCall(client, out_call, work: { auth -> AuthResult? in
+    return startLendingCall(client, out_call, work: { auth -> AuthResult? in
         .authenticated(try await auth.verifyTotp(code, userJwt: jwt))
-    }) { deliver($0, done, user) }
+    }) { deliver($0, lentBy: $1, done, user) }
 }
 
 /// Reads the persisted session (no network). The callback lends it, or NULL with no error
@@ -106,10 +110,10 @@ public func portalAuthRestoreSession(
 ) -> portal_auth_code {
     guard let done else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
-    return startCall(client, out_call, work: { try await $0.restoreSession() }) { outcome in
+    return startLendingCall(client, out_call, work: { try await $0.restoreSession() }) { outcome, lender in
         switch outcome {
         case .success(let session?):
-            withSessionHandle(session) { done(user.raw, $0, nil) }
+            withSessionHandle(session, lentBy: lender) { done(user.raw, $0, nil) }
         case .success(nil):
             done(user.raw, nil, nil)
         case .failure(let error):
@@ -146,10 +150,10 @@ public func portalAuthResultKind(_ result: UnsafePointer<portal_auth_result>?) -
 /// AUTHENTICATED: the session, lent for the callback (retain it to keep it); else NULL.
 @c(portal_auth_result_session)
 public func portalAuthResultSession(_ result: UnsafePointer<portal_auth_result>?) -> UnsafeMutablePointer<portal_auth_session>? {
-    guard case .authenticated(let authenticated)? = ResultHandle.object(result)?.result else { return nil }
+    guard let box = ResultHandle.object(result), case .authenticated(let authenticated) = box.result else { return nil }
     // The box lives as long as the result: the result's own reference keeps it.
-    let handle = SessionHandle.make(SessionBox.of(authenticated.session))
-    ResultHandle.object(result)?.keep(handle)
+    let handle = SessionHandle.make(SessionBox.of(authenticated.session, lentBy: box.lender))
+    box.keep(handle)
     return handle
 }
 

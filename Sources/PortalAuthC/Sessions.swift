@@ -10,9 +10,12 @@ import Glibc
 final class SessionBox: Sendable {
     let session: PortalSession
     let endUserId: OwnedCStringBox
-    /// The completion that last lent the session ran from the completion queue: its host
-    /// runs the queue, so the session's invalidation completes there too.
-    let lentThroughQueue = Atomic<Bool>(false)
+    /// The client whose call lent the session last (docs/desktop.md "C ABI contract"): its
+    /// invalidation completes through that client's dispatcher.
+    private let lender = Mutex<SessionLender?>(nil)
+
+    /// Where the session's invalidation completes: as the call that lent it last.
+    var invalidationRoute: Dispatcher { lender.withLock { $0 }?.route ?? .direct }
 
     private init(_ session: PortalSession) {
         self.session = session
@@ -25,9 +28,9 @@ final class SessionBox: Sendable {
 
     private static let live = Mutex<[ObjectIdentifier: WeakBox]>([:])
 
-    /// The box of `session`, to lend to the host: the live one if the host still holds it,
-    /// else a new one.
-    static func of(_ session: PortalSession) -> SessionBox {
+    /// The box of `session`, to lend to the host from a call of `lender`: the live one if the
+    /// host still holds it, else a new one.
+    static func of(_ session: PortalSession, lentBy lender: SessionLender) -> SessionBox {
         let box = live.withLock { live in
             if let box = live[ObjectIdentifier(session)]?.box { return box }
             live = live.filter { $0.value.box != nil }
@@ -35,7 +38,7 @@ final class SessionBox: Sendable {
             live[ObjectIdentifier(session)] = WeakBox(box: box)
             return box
         }
-        box.lentThroughQueue.store(CompletionQueue.isRunningOnThisThread, ordering: .relaxed)
+        box.lender.withLock { $0 = lender }
         return box
     }
 }
@@ -48,9 +51,10 @@ final class OwnedCStringBox: @unchecked Sendable {
 
 typealias SessionHandle = Handle<SessionBox, portal_auth_session>
 
-/// Lends `session` to `body` as a handle: valid for the call, kept only if the host retains it.
-func withSessionHandle(_ session: PortalSession, _ body: (UnsafeMutablePointer<portal_auth_session>) -> Void) {
-    let handle = SessionHandle.make(SessionBox.of(session))
+/// Lends `session` to `body` as a handle, from a call of `lender`: valid for the call, kept
+/// only if the host retains it.
+func withSessionHandle(_ session: PortalSession, lentBy lender: SessionLender, _ body: (UnsafeMutablePointer<portal_auth_session>) -> Void) {
+    let handle = SessionHandle.make(SessionBox.of(session, lentBy: lender))
     defer { SessionHandle.release(handle) }
     body(handle)
 }
@@ -110,9 +114,10 @@ public func portalAuthStringFree(_ string: UnsafeMutablePointer<CChar>?) {
 /// newer sign-in's entry is spared. Single-flight: concurrent calls on those handles make one
 /// compare-and-delete (one read, at most one delete) and each callback gets its outcome;
 /// once one has succeeded, a later call does no storage I/O. The callback reports a storage
-/// failure (the session stays invalidated; invalidating again retries the delete). A session
-/// belongs to no client, so no dispatcher applies: the callback runs from the completion
-/// queue when the completion that last lent the session ran from it, else on a library thread.
+/// failure (the session stays invalidated; invalidating again retries the delete). The
+/// callback completes through the dispatcher of the client whose call lent the session last,
+/// while that client lives; once it is freed, from the completion queue if the lending call
+/// completed there, else on a library thread.
 @c(portal_auth_session_invalidate)
 public func portalAuthSessionInvalidate(
     _ session: UnsafeMutablePointer<portal_auth_session>?,
@@ -122,8 +127,7 @@ public func portalAuthSessionInvalidate(
 ) -> portal_auth_code {
     guard let done, let box = SessionHandle.object(session) else { return refused(out_call) }
     let user = HostPointer(raw: user_data)
-    let route = box.lentThroughQueue.load(ordering: .relaxed) ? Dispatcher.queued ?? .direct : .direct
-    return startTask(dispatcher: route, out_call, work: { try await box.session.invalidate() }) { outcome in
+    return startTask(dispatcher: box.invalidationRoute, out_call, work: { try await box.session.invalidate() }) { outcome in
         withErrorHandle(outcome.failureValue) { done(user.raw, $0) }
     }
 }

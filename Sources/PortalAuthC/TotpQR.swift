@@ -81,10 +81,40 @@ public func portalAuthTotpQrPng(
     return ErrorBox.catching(out_error) {
         let (outPng, outLength) = (try required(out_png, "out_png"), try required(out_length, "out_length"))
         var png = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url)).png(scale: Double(scale))
-        // The library's own copy goes too (the array is this call's alone, so it is wiped in place).
-        defer { png.withUnsafeMutableBytes { if let base = $0.baseAddress { SecretMemory.wipe(base, count: $0.count) } } }
-        guard let buffer = SecretMemory.copy(png) else { throw OutOfMemory() }
-        (outPng.pointee, outLength.pointee) = (buffer, UInt(png.count))
+        let buffer = try handOver(&png)
+        (outPng.pointee, outLength.pointee) = (buffer.pointer, buffer.length)
+    }
+}
+
+/// The modules of an enrollment link's QR code, for a toolkit that paints it at any scale:
+/// `*out_side` modules a side, the 4-module quiet zone included, and in `*out_modules` a new
+/// buffer (free it with portal_auth_bytes_free, which wipes it first) of `*out_length` =
+/// side × ((side + 7) / 8) bytes: one row after another from the top, the leftmost module of
+/// a row in the most significant bit of its first byte, a bit set for a dark module, the
+/// bits padding a row clear. The same code as portal_auth_totp_qr_png draws. `otpauth_url`
+/// is borrowed. On failure stores 0, NULL and 0. PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an
+/// unusable link (as portal_auth_totp_qr_png); PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or
+/// non-UTF-8 link or a NULL `out_side`, `out_modules` or `out_length`;
+/// PORTAL_AUTH_E_INTERNAL when libqrencode cannot be loaded.
+@c(portal_auth_totp_qr_matrix)
+public func portalAuthTotpQrMatrix(
+    _ otpauth_url: UnsafePointer<CChar>?,
+    _ out_side: UnsafeMutablePointer<Int32>?,
+    _ out_modules: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+    _ out_length: UnsafeMutablePointer<UInt>?,
+    _ out_error: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_error>?>?
+) -> portal_auth_code {
+    out_side?.pointee = 0
+    out_modules?.pointee = nil
+    out_length?.pointee = 0
+    return ErrorBox.catching(out_error) {
+        let outSide = try required(out_side, "out_side")
+        let outModules = try required(out_modules, "out_modules")
+        let outLength = try required(out_length, "out_length")
+        let code = try TotpQRCode(otpAuthUrl: try readLink(otpauth_url))
+        var modules = code.moduleBits()
+        let buffer = try handOver(&modules)
+        (outSide.pointee, outModules.pointee, outLength.pointee) = (Int32(code.side), buffer.pointer, buffer.length)
     }
 }
 
@@ -130,9 +160,18 @@ public func portalAuthTotpQrTerminal(
     }
 }
 
-/// Wipes and frees a buffer the library gave the caller (portal_auth_totp_qr_png). NULL is
-/// ignored.
+/// Wipes and frees a buffer the library gave the caller (portal_auth_totp_qr_png,
+/// portal_auth_totp_qr_matrix). NULL is ignored.
 @c(portal_auth_bytes_free)
 public func portalAuthBytesFree(_ bytes: UnsafeMutablePointer<UInt8>?) {
     SecretMemory.freeBytes(bytes)
+}
+
+/// A copy of `bytes` (a QR code of a secret) for the caller to free with
+/// portal_auth_bytes_free; the library's own copy is wiped in place (the array is the
+/// calling function's alone).
+private func handOver(_ bytes: inout [UInt8]) throws -> (pointer: UnsafeMutablePointer<UInt8>, length: UInt) {
+    defer { bytes.withUnsafeMutableBytes { if let base = $0.baseAddress { SecretMemory.wipe(base, count: $0.count) } } }
+    guard let buffer = SecretMemory.copy(bytes) else { throw OutOfMemory() }
+    return (buffer, UInt(bytes.count))
 }

@@ -228,7 +228,7 @@ import Testing
     /// never waits for the task that runs the listener (which a busy cooperative pool may
     /// start late), and its URL is handled once that task runs.
     @Test func aForwardIsTakenBeforeTheListenerRuns() async throws {
-        let emulator = try Emulator.start()
+        let emulator = try await Emulator.start()
         let folder = try runtimeFolder()
         let listener = try client(emulator).listenForRedirects(in: folder)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)

@@ -156,7 +156,7 @@ int main(void) {
     }
 
     /* The setters all answer with a code. */
-    CHECK(portal_auth_set_dispatcher(NULL, queue_job, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_dispatcher(NULL, queue_job, NULL, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_browser_opener(NULL, NULL, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_log_level((portal_auth_log_level)5) == PORTAL_AUTH_E_INVALID_ARGUMENT);
@@ -210,7 +210,7 @@ int main(void) {
     CHECK(cancelled.code == PORTAL_AUTH_E_CANCELLED || cancelled.code == PORTAL_AUTH_OK);
 
     /* A dispatcher: the completion runs where the host runs the job, here the main thread. */
-    CHECK(portal_auth_set_dispatcher(client, queue_job, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_dispatcher(client, queue_job, NULL, NULL) == PORTAL_AUTH_OK);
     outcome dispatched = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
     pthread_mutex_lock(&lock);
@@ -222,7 +222,7 @@ int main(void) {
     entry->run(entry->data);
     free(entry);
     CHECK(dispatched.calls == 1 && pthread_equal(dispatched.thread, pthread_self()));
-    CHECK(portal_auth_set_dispatcher(client, NULL, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_dispatcher(client, NULL, NULL, NULL) == PORTAL_AUTH_OK);
 
     portal_auth_free(client);
 

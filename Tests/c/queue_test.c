@@ -290,7 +290,7 @@ int main(void) {
     CHECK(nest.ran_inner && nest.inner.calls == 1 && nest.inner.on_main);
 
     /* A dispatcher replaces the queue; the queue switched off means the library thread. */
-    portal_auth_set_dispatcher(client, dispatch_at_once, NULL);
+    portal_auth_set_dispatcher(client, dispatch_at_once, NULL, NULL);
     outcome dispatched = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
     wait_calls(&dispatched.calls);

@@ -1,4 +1,5 @@
-/* What the C tests of persisted sessions share (host_storage_test, keyring_test): the outcome
+/* What the C tests of persisted sessions share (host_storage_test, keyring_test,
+ * dispatcher_test): the outcome
  * of a call that lends a session or ends with an error, the calls that wait for theirs, a
  * sign-in at the emulator, and 8 threads invalidating at once. */
 #ifndef PORTAL_AUTH_SESSION_SUPPORT_H
@@ -11,11 +12,13 @@ typedef struct {
     portal_auth_code code;
     portal_auth_reason reason;
     portal_auth_session *session;  /* retained */
+    pthread_t thread;              /* where the callback ran */
 } outcome;
 
 static inline void finish(outcome *out, const portal_auth_error *error) {
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
     out->reason = portal_auth_error_reason(error);
+    out->thread = pthread_self();
     count_call(&out->calls);
 }
 

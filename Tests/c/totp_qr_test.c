@@ -1,6 +1,7 @@
 /* C tests of TOTP enrollment (docs/protocol.md §8): the secret, and the QR code as PNG bytes,
- * SVG text and terminal text, with the ownership the header states; bad arguments of every
- * kind. Run under valgrind by scripts/test-library.sh; the PNG is read back with zbarimg. */
+ * a module matrix, SVG text and terminal text, with the ownership the header states; bad
+ * arguments of every kind. Run under valgrind by scripts/test-library.sh; the PNG, and the
+ * matrix painted as a PBM image, are read back with zbarimg. */
 /* popen, mkstemp */
 #define _POSIX_C_SOURCE 200809L
 
@@ -34,7 +35,7 @@ static uint32_t png_side(const uint8_t *png, size_t length, uint32_t *height) {
     return (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 | (uint32_t)png[18] << 8 | png[19];
 }
 
-/* What zbarimg reads from the PNG, into `out`. */
+/* What zbarimg reads from the image (a PNG, a PBM), into `out`. */
 static void zbar_read(const uint8_t *png, size_t length, char *out, size_t size) {
     char path[] = "/tmp/portal-auth-qr-XXXXXX";
     int fd = mkstemp(path);
@@ -152,6 +153,64 @@ static void test_hostile_links(void) {
     free(link);
 }
 
+/* The matrix: the PNG's side, its layout, and the code itself, painted 4 pixels a module as
+   a PBM image (whose rows are packed the same way) for zbarimg to read. */
+static void test_matrix(void) {
+    int32_t side = -1;
+    uint8_t *modules = (uint8_t *)1, *png = NULL;
+    size_t length = 1, png_length = 0;
+    portal_auth_error *error = (portal_auth_error *)1;
+    CHECK(portal_auth_totp_qr_matrix(LINK, &side, &modules, &length, &error) == PORTAL_AUTH_OK);
+    CHECK(error == NULL && modules != NULL);
+    CHECK(portal_auth_totp_qr_png(LINK, 1, &png, &png_length, NULL) == PORTAL_AUTH_OK);
+    uint32_t height = 0;
+    CHECK(side > 0 && png_side(png, png_length, &height) == (uint32_t)side && height == (uint32_t)side);
+    portal_auth_bytes_free(png);
+    size_t row_bytes = ((size_t)side + 7) / 8;
+    CHECK(length == (size_t)side * row_bytes);
+    if (!modules || length != (size_t)side * row_bytes) return;
+
+    /* The quiet zone and a row's padding bits are clear; the finder pattern's corner is dark. */
+    int clear = 1;
+    for (int32_t row = 0; row < side; row++)
+        for (int32_t column = 0; column < (int32_t)(row_bytes * 8); column++) {
+            int dark = modules[(size_t)row * row_bytes + (size_t)column / 8] >> (7 - column % 8) & 1;
+            int outside = row < 4 || row >= side - 4 || column < 4 || column >= side - 4;
+            if (outside && dark) clear = 0;
+        }
+    CHECK(clear && (modules[4 * row_bytes] & 0x08) != 0);
+
+    enum { pixels = 4 };
+    size_t image_row = ((size_t)side * pixels + 7) / 8, header = 32;
+    uint8_t *pbm = calloc(header + image_row * (size_t)side * pixels, 1);
+    if (!pbm) abort();
+    int written = snprintf((char *)pbm, header, "P4\n%d %d\n", (int)side * pixels, (int)side * pixels);
+    uint8_t *pixel_rows = pbm + written;
+    for (int32_t y = 0; y < side * pixels; y++)
+        for (int32_t x = 0; x < side * pixels; x++)
+            if (modules[(size_t)(y / pixels) * row_bytes + (size_t)(x / pixels) / 8] >> (7 - (x / pixels) % 8) & 1)
+                pixel_rows[(size_t)y * image_row + (size_t)x / 8] |= (uint8_t)(0x80 >> (x % 8));
+    char decoded[256];
+    zbar_read(pbm, (size_t)written + image_row * (size_t)side * pixels, decoded, sizeof decoded);
+    CHECK(strcmp(decoded, LINK) == 0);
+    free(pbm);
+    portal_auth_bytes_free(modules);
+
+    /* Failures clear every output. */
+    side = 7;
+    modules = (uint8_t *)1;
+    length = 7;
+    expect_error(portal_auth_totp_qr_matrix("https://example.com/", &side, &modules, &length, &error), &error,
+                 PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE, NULL);
+    CHECK(side == 0 && modules == NULL && length == 0);
+    expect_error(portal_auth_totp_qr_matrix(NULL, &side, &modules, &length, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "otpauth_url");
+    expect_error(portal_auth_totp_qr_matrix("\xff", &side, &modules, &length, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "otpauth_url");
+    expect_error(portal_auth_totp_qr_matrix(LINK, NULL, &modules, &length, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "out_side");
+    expect_error(portal_auth_totp_qr_matrix(LINK, &side, NULL, &length, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "out_modules");
+    expect_error(portal_auth_totp_qr_matrix(LINK, &side, &modules, NULL, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "out_length");
+    CHECK(modules == NULL && side == 0);
+}
+
 static void test_svg(void) {
     char *svg = (char *)1;
     portal_auth_error *error = (portal_auth_error *)1;
@@ -244,6 +303,7 @@ int main(void) {
     test_secret();
     test_png();
     test_hostile_links();
+    test_matrix();
     test_svg();
     test_terminal();
     test_threads();

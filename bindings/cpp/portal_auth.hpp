@@ -96,7 +96,11 @@ enum class Reason : std::int32_t {
     port_in_use = PORTAL_AUTH_REASON_PORT_IN_USE,
     listener_failed = PORTAL_AUTH_REASON_LISTENER_FAILED,
     no_browser = PORTAL_AUTH_REASON_NO_BROWSER,
-    opener_failed = PORTAL_AUTH_REASON_OPENER_FAILED
+    opener_failed = PORTAL_AUTH_REASON_OPENER_FAILED,
+    no_runtime_directory = PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
+    runtime_directory_unsafe = PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE,
+    channel_in_use = PORTAL_AUTH_REASON_CHANNEL_IN_USE,
+    channel_failed = PORTAL_AUTH_REASON_CHANNEL_FAILED
 };
 
 /* ---- Errors ----------------------------------------------------------------------------- */
@@ -296,9 +300,8 @@ struct Box : std::enable_shared_from_this<Box<Function>> {
     Function function;
 };
 
-/* What a call keeps alive until it completes: the dispatcher and opener it started with. */
+/* What a call keeps alive until it completes: the opener it started with. */
 struct Keep {
-    std::shared_ptr<void> dispatcher;
     std::shared_ptr<void> opener;
 };
 
@@ -310,13 +313,16 @@ struct Pending {
 
 /* Starts a call: begin(user_data, out_call) calls the C function. Throws when the library
    refuses it; the completion is then never called. */
+/* An empty callable where the library needs one, refused by name. */
+[[noreturn]] inline void empty_callable(const char *name) {
+    ErrorFields fields;
+    fields.name = name;
+    throw Error(Code::invalid_argument, std::string("Invalid argument: ") + name + " is empty.", std::move(fields));
+}
+
 template <typename Value, typename Begin>
 Call start(Done<Value> done, Keep keep, Begin begin) {
-    if (!done) {
-        ErrorFields fields;
-        fields.name = "done";
-        throw Error(Code::invalid_argument, "Invalid argument: done is empty.", std::move(fields));
-    }
+    if (!done) empty_callable("done");
     auto pending = std::make_unique<Pending<Value>>(Pending<Value>{std::move(done), std::move(keep)});
     portal_auth_call *call = nullptr;
     check(begin(static_cast<void *>(pending.get()), &call));
@@ -431,6 +437,31 @@ inline std::vector<std::uint8_t> totp_qr_png(const std::string &otpauth_url, std
     return std::vector<std::uint8_t>(owned.get(), owned.get() + length);
 }
 
+/* The modules of an enrollment link's QR code, to paint at any scale (portal_auth_totp_qr_matrix):
+   side modules a side, the quiet zone included. */
+struct QrMatrix {
+    std::int32_t side = 0;
+    std::vector<std::uint8_t> bits; /* side rows of (side + 7) / 8 bytes, leftmost module in the high bit */
+
+    /* Whether the module in row y, column x (from the top left) is dark. */
+    bool dark(std::int32_t x, std::int32_t y) const {
+        std::size_t row = static_cast<std::size_t>((side + 7) / 8) * static_cast<std::size_t>(y);
+        return (bits[row + static_cast<std::size_t>(x / 8)] >> (7 - x % 8) & 1) != 0;
+    }
+};
+
+inline QrMatrix totp_qr_matrix(const std::string &otpauth_url) {
+    std::int32_t side = 0;
+    std::uint8_t *modules = nullptr;
+    std::size_t length = 0;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code =
+        portal_auth_totp_qr_matrix(detail::c_string(otpauth_url, "otpauth_url"), &side, &modules, &length, &error);
+    detail::OwnedBytes owned(modules);
+    detail::check(code, error);
+    return QrMatrix{side, std::vector<std::uint8_t>(owned.get(), owned.get() + length)};
+}
+
 /* The enrollment link's QR code as SVG text (portal_auth_totp_qr_svg). */
 inline std::string totp_qr_svg(const std::string &otpauth_url, std::int32_t scale = 10) {
     char *svg = nullptr;
@@ -481,6 +512,7 @@ struct TotpRequired {
         return totp_link ? auth::totp_secret(*totp_link) : std::nullopt;
     }
     std::vector<std::uint8_t> qr_png(std::int32_t scale = 10) const { return totp_qr_png(link(), scale); }
+    QrMatrix qr_matrix() const { return totp_qr_matrix(link()); }
     std::string qr_svg(std::int32_t scale = 10) const { return totp_qr_svg(link(), scale); }
     std::string qr_terminal(TerminalColors colors = TerminalColors::light_on_dark) const {
         return totp_qr_terminal(link(), colors);
@@ -545,6 +577,25 @@ inline void on_result(void *user_data, const portal_auth_result *result, const p
 inline void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) noexcept {
     complete<std::optional<Session>>(user_data, error ? Outcome<std::optional<Session>>(Error::copy(error))
                                                       : Outcome<std::optional<Session>>(Session::retain(session)));
+}
+
+/* What listening for redirects keeps until its last call. */
+struct Listening {
+    std::function<void(Outcome<std::optional<Result>>)> each;
+    Done<void> ended;
+    Keep keep;
+};
+
+/* Each forwarded redirect's outcome to `each`; the last call, to `ended`, frees it all. */
+inline void on_forwarded(void *user_data, const portal_auth_result *result, const portal_auth_error *error,
+                         portal_auth_bool last) noexcept {
+    auto *listening = static_cast<Listening *>(user_data);
+    if (last != PORTAL_AUTH_TRUE) {
+        listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
+        return;
+    }
+    std::unique_ptr<Listening> owned(listening);
+    owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
 }
 
 } // namespace detail
@@ -714,12 +765,13 @@ using BrowserOpener = std::function<int(const std::string &url, bool ephemeral)>
 
 namespace detail {
 
+/* The library owns the dispatcher it was given: it calls on_dispatch until no job of it can
+   run any more, then on_dispatcher_destroy, which deletes it. */
 inline void on_dispatch(void *data, portal_auth_job_fn run, void *job) noexcept {
-    auto *box = static_cast<Box<Dispatcher> *>(data);
-    /* The job may be the last call that keeps the box: it lives until the dispatcher returns. */
-    std::shared_ptr<Box<Dispatcher>> keep = box->shared_from_this();
-    box->function(Job(run, job));
+    (*static_cast<Dispatcher *>(data))(Job(run, job));
 }
+
+inline void on_dispatcher_destroy(void *data) noexcept { delete static_cast<Dispatcher *>(data); }
 
 inline int on_open(void *data, const char *url, portal_auth_bool ephemeral) noexcept {
     auto *box = static_cast<Box<BrowserOpener> *>(data);
@@ -735,11 +787,66 @@ inline int on_open(void *data, const char *url, portal_auth_bool ephemeral) noex
    the same as what the library was given when the call started. */
 struct Hooks {
     std::mutex lock;
-    std::shared_ptr<Box<Dispatcher>> dispatcher;
     std::shared_ptr<Box<BrowserOpener>> opener;
 };
 
 } // namespace detail
+
+namespace detail {
+
+/* The C options of `options`, but for host storage's callbacks; the strings stay options'. */
+inline portal_auth_options c_options(const Options &options) {
+    portal_auth_options raw;
+    portal_auth_options_init(&raw, sizeof raw);
+    raw.auth_environment_id = c_string(options.auth_environment_id, "auth_environment_id");
+    raw.redirect_url = c_string(options.redirect_url, "redirect_url");
+    raw.api_host = c_string(options.api_host, "api_host");
+    if (options.magic_link) {
+        raw.magic_link_from_email = c_string(options.magic_link->from_email, "magic_link_from_email");
+        raw.magic_link_template_id = c_string(options.magic_link->template_id, "magic_link_template_id");
+    }
+    raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
+                                : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
+    raw.storage = options.storage.kind();
+    raw.connect_timeout_ms = options.connect_timeout_ms;
+    raw.request_timeout_ms = options.request_timeout_ms;
+    raw.application_id = c_string(options.application_id, "application_id");
+    return raw;
+}
+
+} // namespace detail
+
+/* ---- Redirect forwarding ---------------------------------------------------------------- */
+
+/* What became of a forwarded redirect (portal_auth_forward_redirect). */
+enum class ForwardResult {
+    taken = PORTAL_AUTH_FORWARD_TAKEN,             /* the running instance handles it */
+    no_instance = PORTAL_AUTH_FORWARD_NO_INSTANCE, /* none listens: handle it here */
+    refused = PORTAL_AUTH_FORWARD_REFUSED          /* not a redirect of these options */
+};
+
+namespace detail {
+
+inline void on_forward(void *user_data, portal_auth_forward_result outcome, const portal_auth_error *error) noexcept {
+    std::unique_ptr<Done<ForwardResult>> done(static_cast<Done<ForwardResult> *>(user_data));
+    (*done)(error ? Outcome<ForwardResult>(Error::copy(error)) : Outcome<ForwardResult>(static_cast<ForwardResult>(outcome)));
+}
+
+} // namespace detail
+
+/* In the URL handler the desktop started: hands url to the application's running instance,
+   the one listening (Client::listen_for_redirects) for the same user, application_id and
+   environment as options (checked as Client's are; the storage plays no part). done is called
+   once, on a library thread. */
+inline void forward_redirect(const Options &options, const std::string &url, Done<ForwardResult> done) {
+    if (!done) detail::empty_callable("done");
+    portal_auth_options raw = detail::c_options(options);
+    if (options.storage.store()) raw.storage = PORTAL_AUTH_STORAGE_MEMORY; /* no callbacks to lend */
+    const char *text = detail::c_string(url, "url");
+    auto pending = std::make_unique<Done<ForwardResult>>(std::move(done));
+    detail::check(portal_auth_forward_redirect(&raw, text, detail::on_forward, pending.get()));
+    pending.release(); /* the callback owns it now */
+}
 
 /* ---- The client ------------------------------------------------------------------------- */
 
@@ -753,21 +860,7 @@ public:
     /* Checks the options and makes the client, with no network or keyring I/O; throws Error
        (Code::invalid_argument, name() naming the field). */
     explicit Client(const Options &options) : hooks_(std::make_unique<detail::Hooks>()) {
-        portal_auth_options raw;
-        portal_auth_options_init(&raw, sizeof raw);
-        raw.auth_environment_id = detail::c_string(options.auth_environment_id, "auth_environment_id");
-        raw.redirect_url = detail::c_string(options.redirect_url, "redirect_url");
-        raw.api_host = detail::c_string(options.api_host, "api_host");
-        if (options.magic_link) {
-            raw.magic_link_from_email = detail::c_string(options.magic_link->from_email, "magic_link_from_email");
-            raw.magic_link_template_id = detail::c_string(options.magic_link->template_id, "magic_link_template_id");
-        }
-        raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
-                                    : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
-        raw.storage = options.storage.kind();
-        raw.connect_timeout_ms = options.connect_timeout_ms;
-        raw.request_timeout_ms = options.request_timeout_ms;
-        raw.application_id = detail::c_string(options.application_id, "application_id");
+        portal_auth_options raw = detail::c_options(options);
         bool released = false;
         detail::StoreBridge *bridge = nullptr;
         portal_auth_storage_callbacks callbacks{};
@@ -797,22 +890,26 @@ public:
 
     /* -- Completion models: the I/O thread (the default), a dispatcher, or the queue. -- */
 
-    /* Completes the calls started from now on through dispatcher; an empty one: the I/O
-       thread again. */
+    /* Completes the calls started from now on (and the invalidations of the sessions this
+       client hands out, while it lives) through dispatcher; an empty one: the I/O thread
+       again. The dispatcher, and what it captured, is destroyed on some thread once no job of
+       it can run any more. */
     void set_dispatcher(Dispatcher dispatcher) {
-        std::lock_guard<std::mutex> guard(hooks_->lock);
-        auto box = dispatcher ? std::make_shared<detail::Box<Dispatcher>>(std::move(dispatcher)) : nullptr;
-        detail::check(portal_auth_set_dispatcher(raw_, box ? detail::on_dispatch : nullptr, box.get()));
-        hooks_->dispatcher = std::move(box);
+        if (!dispatcher) {
+            detail::check(portal_auth_set_dispatcher(raw_, nullptr, nullptr, nullptr));
+            return;
+        }
+        /* Owned by the library from here on, released through on_dispatcher_destroy, on
+           failure as well. */
+        auto *held = new Dispatcher(std::move(dispatcher));
+        detail::check(portal_auth_set_dispatcher(raw_, detail::on_dispatch, held, detail::on_dispatcher_destroy));
     }
 
     /* Completes the calls started from now on from the completion queue (true), run by
        run_completions() on the thread that watches completion_fd(), or on the I/O thread
        (false). Either replaces the dispatcher. */
     void set_completion_queue(bool enabled) {
-        std::lock_guard<std::mutex> guard(hooks_->lock);
         detail::check(portal_auth_set_completion_queue(raw_, enabled ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE));
-        hooks_->dispatcher.reset();
     }
 
     /* -- Methods, magic link, OAuth URLs -- */
@@ -879,7 +976,34 @@ public:
         });
     }
 
+    /* Signs in by magic link with nothing to paste: with a loopback redirect URL, emails the
+       link, waits up to timeout_ms (0: 900,000 ms) for the browser the user opens it in, and
+       completes the sign-in; handle_redirect with the link completes it too. */
+    Call sign_in_with_magic_link(const std::string &email, std::int32_t timeout_ms, Done<Result> done) {
+        const char *text = detail::c_string(email, "email");
+        return start(std::move(done), [this, text, timeout_ms](void *data, portal_auth_call **call) {
+            return portal_auth_sign_in_with_magic_link(raw_, text, timeout_ms, detail::on_result, data, call);
+        });
+    }
+
     /* -- Redirects and TOTP -- */
+
+    /* In the running application: listens for the redirects its next instances forward
+       (forward_redirect) and handles each as handle_redirect would, calling each with its
+       outcome, one at a time in order; then ended, once, with why listening ended
+       (Code::sign_in_closed: cancelled, or the client went; Code::sign_in_unavailable with
+       its reason: it could not listen). Listening has begun when this returns. */
+    Call listen_for_redirects(std::function<void(Outcome<std::optional<Result>>)> each, Done<void> ended) {
+        if (!each) detail::empty_callable("each");
+        if (!ended) detail::empty_callable("ended");
+        std::lock_guard<std::mutex> guard(hooks_->lock);
+        auto listening = std::make_unique<detail::Listening>(
+            detail::Listening{std::move(each), std::move(ended), detail::Keep{hooks_->opener}});
+        portal_auth_call *call = nullptr;
+        detail::check(portal_auth_listen_for_redirects(raw_, detail::on_forwarded, listening.get(), &call));
+        listening.release(); /* the callback owns it now */
+        return Call(call);
+    }
 
     /* Exchanges the grant of the redirect URL the app received; nullopt when it is not a
        sign-in redirect of this client (nothing was sent). */
@@ -917,11 +1041,11 @@ public:
     }
 
 private:
-    /* Under the hooks' lock, the library takes the dispatcher and opener this call keeps. */
+    /* Under the hooks' lock, the library takes the opener this call keeps. */
     template <typename Value, typename Begin>
     Call start(Done<Value> done, Begin begin) {
         std::lock_guard<std::mutex> guard(hooks_->lock);
-        return detail::start(std::move(done), detail::Keep{hooks_->dispatcher, hooks_->opener}, begin);
+        return detail::start(std::move(done), detail::Keep{hooks_->opener}, begin);
     }
 
     portal_auth *raw_ = nullptr;

@@ -34,6 +34,14 @@ public struct TotpQRCode: Sendable {
         return png
     }
 
+    /// The modules themselves, for a toolkit that paints the code at any scale: `side` rows
+    /// of `(side + 7) / 8` bytes, top row first, the leftmost module of a row in the most
+    /// significant bit of its first byte, a bit set for a dark module; the quiet zone
+    /// included, and the bits that pad a row to whole bytes clear.
+    public func moduleBits() -> [UInt8] {
+        Bitmap(columns: side, rows: side, scale: 1, setting: .dark) { matrix.isDark(row: $0, column: $1) }.bits
+    }
+
     /// SVG text whose view box has one unit a module, for web views and toolkits that scale
     /// it; its nominal size is `scale` pixels a module, with the rules of `png(scale:)`.
     public func svg(scale: Double = 10) throws -> String {

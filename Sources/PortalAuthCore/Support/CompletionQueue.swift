@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 
 /// Work that library threads hand to the host's own thread: jobs queued from any thread,
@@ -53,30 +50,7 @@ public final class CompletionQueue: Sendable {
             defer { queue = [] }
             return queue
         }
-        guard !batch.isEmpty else { return 0 }
-        RunningFlag.whileRunning { for job in batch { job() } }
+        for job in batch { job() }
         return batch.count
-    }
-
-    /// Whether the calling thread is running a job of a completion queue now.
-    public static var isRunningOnThisThread: Bool { RunningFlag.isSet }
-
-    /// A per-thread flag in a thread-specific key (a task-local would be inherited by the
-    /// tasks a job starts, which run elsewhere). Without a key left, it always reads unset.
-    private enum RunningFlag {
-        private static let key: pthread_key_t? = {
-            var key = pthread_key_t()
-            return pthread_key_create(&key, nil) == 0 ? key : nil
-        }()
-
-        static var isSet: Bool { key.map { pthread_getspecific($0) != nil } ?? false }
-
-        static func whileRunning(_ body: () -> Void) {
-            guard let key else { return body() }
-            let previous = pthread_getspecific(key)
-            pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-            body()
-            pthread_setspecific(key, previous)
-        }
     }
 }

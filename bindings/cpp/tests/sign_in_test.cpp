@@ -63,6 +63,10 @@ void magic_link_flow() {
     CHECK(png.size() > sizeof signature && std::equal(signature, signature + sizeof signature, png.begin()));
     CHECK(step.qr_png(4) == pa::totp_qr_png(*step.totp_link, 4));
     CHECK(step.qr_svg(2).find("<svg") != std::string::npos);
+    /* The modules: a whole number of rows, a quiet zone of light modules, a dark finder corner. */
+    pa::QrMatrix matrix = step.qr_matrix();
+    CHECK(matrix.side > 21 && matrix.bits.size() == static_cast<std::size_t>(matrix.side * ((matrix.side + 7) / 8)));
+    CHECK(matrix.side > 21 && !matrix.dark(0, 0) && !matrix.dark(3, 3) && matrix.dark(4, 4) && !matrix.dark(matrix.side - 1, 0));
     std::string terminal = step.qr_terminal(pa::TerminalColors::dark_on_light);
     CHECK(!terminal.empty() && terminal.back() == '\n');
 
@@ -395,17 +399,58 @@ void browser_sign_in() {
     client.set_browser_opener(nullptr);
 }
 
-/* A dispatcher that hands each job to this thread, which runs it; then the I/O thread again. */
+/* How many of the things dispatchers captured (Captured) have been destroyed. */
+struct Released {
+    std::mutex lock;
+    std::condition_variable changed;
+    int count = 0;
+
+    int now() {
+        std::lock_guard<std::mutex> guard(lock);
+        return count;
+    }
+
+    /* Waits for the count to reach `expected` (the library releases a dispatcher on whichever
+       thread lets go of it last); false after 30 s. */
+    bool reaches(int expected) {
+        std::unique_lock<std::mutex> guard(lock);
+        return changed.wait_for(guard, std::chrono::seconds(30), [&] { return count == expected; });
+    }
+};
+
+/* State a dispatcher captures: its destruction is counted. */
+struct Captured {
+    explicit Captured(Released &counted) : released(counted) {}
+    Captured(const Captured &) = delete;
+    Captured &operator=(const Captured &) = delete;
+    ~Captured() {
+        std::lock_guard<std::mutex> guard(released.lock);
+        released.count++;
+        released.changed.notify_all();
+    }
+    Released &released;
+};
+
+std::shared_ptr<Captured> capture(Released &released) { return std::make_shared<Captured>(released); }
+
+/* A dispatcher that hands each job to this thread, which runs it; then the I/O thread again.
+   What each dispatcher captured is destroyed once the library no longer uses it. */
 void dispatcher() {
+    Released released;
     pa::Client client(test::emulator_options("env-open"));
+    /* Replaced with nothing in flight: released before set_dispatcher returns. */
+    client.set_dispatcher([held = capture(released)](pa::Job) { (void)held; });
+    CHECK(released.now() == 0);
     std::mutex lock;
     std::condition_variable posted;
     std::deque<pa::Job> jobs;
-    client.set_dispatcher([&](pa::Job job) {
+    client.set_dispatcher([&, held = capture(released)](pa::Job job) {
+        (void)held;
         std::lock_guard<std::mutex> guard(lock);
         jobs.push_back(std::move(job));
         posted.notify_one();
     });
+    CHECK(released.now() == 1);
     std::thread::id ran_on;
     bool done = false;
     client.get_methods([&](pa::Outcome<pa::Methods> outcome) {
@@ -425,6 +470,8 @@ void dispatcher() {
     CHECK(done && ran_on == std::this_thread::get_id() && jobs.empty());
 
     client.set_completion_queue(false);
+    /* Replaced, its one job run: released once the library has let go of it. */
+    CHECK(released.reaches(2));
     std::thread::id io_thread;
     auto methods = test::wait<pa::Methods>(false, [&](auto finished) {
         return client.get_methods([&io_thread, finished](pa::Outcome<pa::Methods> outcome) {
@@ -433,6 +480,71 @@ void dispatcher() {
         });
     });
     CHECK(methods.ok() && io_thread != std::this_thread::get_id());
+
+    /* Still installed when the client goes: released with it. */
+    {
+        pa::Client last(test::emulator_options("env-open"));
+        last.set_dispatcher([held = capture(released)](pa::Job posted_job) { (void)held; posted_job(); });
+    }
+    CHECK(released.reaches(3));
+}
+
+/* Redirect forwarding: a forwarded magic link reaches the listening client, which signs the
+   user in; refused and unclaimed URLs; listening ended by cancelling it. */
+void forwarding() {
+    pa::Options options = test::emulator_options("env-open");
+    options.application_id = "io.portalhq.cpptest." + label;
+    pa::Client client(options);
+    std::mutex lock;
+    std::condition_variable changed;
+    std::deque<pa::Outcome<std::optional<pa::Result>>> handled;
+    std::optional<pa::Outcome<void>> ended;
+    pa::Call listening = client.listen_for_redirects(
+        [&](pa::Outcome<std::optional<pa::Result>> outcome) {
+            std::lock_guard<std::mutex> guard(lock);
+            handled.push_back(std::move(outcome));
+            changed.notify_all();
+        },
+        [&](pa::Outcome<void> outcome) {
+            std::lock_guard<std::mutex> guard(lock);
+            ended = std::move(outcome);
+            changed.notify_all();
+        });
+    auto forward = [&](const std::string &url) {
+        return test::wait<pa::ForwardResult>(false, [&](auto done) {
+            pa::forward_redirect(options, url, done);
+            return pa::Call();
+        });
+    };
+
+    CHECK(test::wait<void>(false, [&](auto done) { return client.send_magic_link(email("forward"), done); }).ok());
+    std::string link = test::json_string(test::emulator("/_emulator/outbox?email=" + query_email("forward")), "link");
+    auto taken = forward(link);
+    CHECK(taken.ok() && taken.value() == pa::ForwardResult::taken);
+    {
+        std::unique_lock<std::mutex> guard(lock);
+        if (!changed.wait_for(guard, std::chrono::seconds(30), [&] { return !handled.empty(); })) test::give_up("no forwarded redirect");
+        CHECK(handled.front().ok() && handled.front().value() && std::holds_alternative<pa::Authenticated>(*handled.front().value()));
+        handled.clear();
+    }
+    auto refused = forward("https://example.com/elsewhere?token=x");
+    CHECK(refused.ok() && refused.value() == pa::ForwardResult::refused);
+
+    listening.cancel();
+    {
+        std::unique_lock<std::mutex> guard(lock);
+        if (!changed.wait_for(guard, std::chrono::seconds(30), [&] { return ended.has_value(); })) test::give_up("listening did not end");
+        CHECK(ended->error() && ended->error()->code() == pa::Code::sign_in_closed && handled.empty());
+    }
+    auto unclaimed = forward("myapp://auth/callback");
+    CHECK(unclaimed.ok() && unclaimed.value() == pa::ForwardResult::no_instance);
+    bool refused_empty = false;
+    try {
+        client.listen_for_redirects(nullptr, [](pa::Outcome<void>) {});
+    } catch (const pa::Error &error) {
+        refused_empty = error.code() == pa::Code::invalid_argument && error.name() == "each";
+    }
+    CHECK(refused_empty);
 }
 
 /* Log lines: on the library thread, filtered by level, and through the completion queue. */
@@ -507,6 +619,7 @@ int main(int argc, char **argv) {
     host_storage();
     browser_sign_in();
     dispatcher();
+    forwarding();
     logging();
     pa::set_log_handler(nullptr);
     curl_global_cleanup();

@@ -61,6 +61,7 @@ _MODULES = {
     "RedirectForwarding": "_forwarding",
     "SessionStore": "_session_store",
     "Storage": "_session_store",
+    "totp_qr_code_matrix": "totp",
     "totp_qr_code_png": "totp",
     "totp_qr_code_svg": "totp",
     "totp_qr_code_terminal": "totp",
@@ -104,6 +105,7 @@ __all__ = [
     "SignInUnavailableReason",
     "Storage",
     "StorageFailureReason",
+    "totp_qr_code_matrix",
     "totp_qr_code_png",
     "totp_qr_code_svg",
     "totp_qr_code_terminal",
@@ -154,7 +156,7 @@ if TYPE_CHECKING:
     )
     from .redirects import AsyncRedirectListener, Redirect, RedirectListener
     from .session import PortalSession
-    from .totp import totp_qr_code_png, totp_qr_code_svg, totp_qr_code_terminal, totp_secret
+    from .totp import totp_qr_code_matrix, totp_qr_code_png, totp_qr_code_svg, totp_qr_code_terminal, totp_secret
 else:
 
     def __getattr__(name: str) -> object:

@@ -187,6 +187,16 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
         code_t,
         [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), out_handle],
     ),
+    "portal_auth_totp_qr_matrix": (
+        code_t,
+        [
+            char_p,
+            ctypes.POINTER(ctypes.c_int32),
+            ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(ctypes.c_size_t),
+            out_handle,
+        ],
+    ),
     "portal_auth_totp_qr_svg": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_terminal": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_bytes_free": (None, [ctypes.c_void_p]),

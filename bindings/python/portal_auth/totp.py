@@ -1,5 +1,5 @@
 """TOTP enrollment (docs/protocol.md §8): the secret of an otpauth link, for manual entry, and
-its QR code as PNG bytes, SVG text or terminal text. Made by the library (libqrencode and
+its QR code as PNG bytes, SVG text, terminal text or a matrix of modules. Made by the library (libqrencode and
 libpng): byte mode, error correction M, a 4-module quiet zone, black on opaque white."""
 
 from __future__ import annotations
@@ -48,6 +48,31 @@ def totp_qr_code_png(otpauth_url: str, scale: int = 10) -> bytes:
         return ctypes.string_at(out.value, length.value) if out.value else b""
     finally:
         lib.portal_auth_bytes_free(out)
+
+
+def totp_qr_code_matrix(otpauth_url: str) -> list[list[bool]]:
+    """The modules of the link's QR code (the code totp_qr_code_png draws), for a toolkit that
+    paints it itself, crisp at any scale: rows from the top, each module True where dark, the
+    4-module quiet zone included (the side is the code's modules plus 8). Raises
+    TotpQrUnavailable for an unusable link."""
+    lib = _native.lib()
+    side = ctypes.c_int32()
+    out = ctypes.c_void_p()
+    length = ctypes.c_size_t()
+    error = ctypes.c_void_p()
+    code = lib.portal_auth_totp_qr_matrix(
+        _link(otpauth_url), ctypes.byref(side), ctypes.byref(out), ctypes.byref(length), ctypes.byref(error)
+    )
+    raise_from_out(code, error)
+    try:
+        packed = ctypes.string_at(out.value, length.value) if out.value else b""
+    finally:
+        lib.portal_auth_bytes_free(out)
+    stride = (side.value + 7) // 8  # the C ABI's row: the leftmost module the first byte's top bit
+    return [
+        [bool(packed[row * stride + column // 8] & (0x80 >> column % 8)) for column in range(side.value)]
+        for row in range(side.value)
+    ]
 
 
 def totp_qr_code_svg(otpauth_url: str, scale: int = 10) -> str:

@@ -24,10 +24,6 @@ UNUSED = {
     "portal_auth_version_number": "the package's __version__ is checked against the header instead",
     "portal_auth_set_dispatcher": "completions come through the completion queue",
     "portal_auth_set_log_handler": "log lines come through the completion queue (set_queued_log_handler)",
-    # Issue 16's Python part declares and wraps these three on its own branch.
-    "portal_auth_sign_in_with_magic_link": "the Python part of issue 16, not merged here yet",
-    "portal_auth_listen_for_redirects": "the Python part of issue 16, not merged here yet",
-    "portal_auth_forward_redirect": "the Python part of issue 16, not merged here yet",
 }
 
 

@@ -27,7 +27,7 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 # The binding's modules, lowest layer first: each imports only modules of the layers below
 # it (the emulator stands apart, and imports nothing of the binding).
 LAYERS = [
-    {"_auth_method", "_reasons", "_values", "_threads", "_session_store"},
+    {"_auth_method", "_forwarding", "_reasons", "_values", "_threads", "_session_store"},
     {"errors"},
     {"_native"},
     {"_error_handles"},
@@ -36,7 +36,7 @@ LAYERS = [
     {"_awaited", "_storage", "_opener"},
     {"session"},
     {"results"},
-    {"_outcomes"},
+    {"_outcomes", "redirects"},
     {"client"},
     {"__init__"},
 ]

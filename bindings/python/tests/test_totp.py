@@ -1,4 +1,4 @@
-"""TOTP enrollment from Python: the secret and the QR code (PNG, SVG, terminal text), read
+"""TOTP enrollment from Python: the secret and the QR code (PNG, SVG, terminal text, modules), read
 back by a real QR decoder (zbarimg) to the link, and refused for unusable links and scales."""
 
 from __future__ import annotations
@@ -53,6 +53,20 @@ def test_svg_and_terminal_forms(enrollment: TotpRequiredResult, tmp_path: Path) 
         screen = tmp_path / f"terminal-{dark_on_light}.png"
         screen.write_bytes(grey_png(rasterise(text, dark_on_light)))
         assert decode(screen) == link
+
+
+def test_the_matrix_paints_the_code_the_png_draws(enrollment: TotpRequiredResult, tmp_path: Path) -> None:
+    link = enrollment.totp_link
+    assert link is not None
+    modules = portal_auth.totp_qr_code_matrix(link)
+    side = len(modules)
+    assert side == png_size(portal_auth.totp_qr_code_png(link, scale=1))[0] and all(len(row) == side for row in modules)
+    assert not any(modules[0]) and not any(row[-1] for row in modules)  # the quiet zone is white
+    painted = [[0 if dark else 255 for dark in row for _ in range(4)] for row in modules for _ in range(4)]
+    (tmp_path / "painted.png").write_bytes(grey_png(painted))
+    assert decode(tmp_path / "painted.png") == link
+    with pytest.raises(TotpQrUnavailable):
+        portal_auth.totp_qr_code_matrix("https://example.com/?secret=JBSWY3DPEHPK3PXP")
 
 
 @pytest.mark.parametrize("scale", [0, -1, -(2**31), 10**6, 2**31 - 1])

@@ -228,6 +228,8 @@ pub type portal_auth_job_fn = Option<unsafe extern "C" fn(job: *mut c_void)>;
 /// A dispatcher: runs completions where the host wants them.
 pub type portal_auth_dispatch_fn =
     Option<unsafe extern "C" fn(dispatcher_data: *mut c_void, run: portal_auth_job_fn, job: *mut c_void)>;
+/// Releases what the host passed with a dispatcher, once no job of it can run any more.
+pub type portal_auth_destroy_fn = Option<unsafe extern "C" fn(data: *mut c_void)>;
 /// Opens an authorize URL in a browser; 0 once the browser is launched.
 pub type portal_auth_opener_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, ephemeral: portal_auth_bool) -> c_int>;
@@ -445,6 +447,7 @@ extern "C" {
         client: *mut portal_auth,
         dispatch: portal_auth_dispatch_fn,
         dispatcher_data: *mut c_void,
+        destroy: portal_auth_destroy_fn,
     ) -> portal_auth_code;
     /// Installs the process-wide log handler, called on the library thread that logs.
     pub fn portal_auth_set_log_handler(handler: portal_auth_log_fn, user_data: *mut c_void) -> portal_auth_code;
@@ -489,6 +492,14 @@ extern "C" {
         otpauth_url: *const c_char,
         scale: i32,
         out_png: *mut *mut u8,
+        out_length: *mut usize,
+        out_error: *mut *mut portal_auth_error,
+    ) -> portal_auth_code;
+    /// The modules of an enrollment link's QR code, a bit each (set where dark), side rows of (side + 7) / 8 bytes from the top, the leftmost module a row's first byte's top bit, the quiet zone included; free the buffer with portal_auth_bytes_free.
+    pub fn portal_auth_totp_qr_matrix(
+        otpauth_url: *const c_char,
+        out_side: *mut i32,
+        out_modules: *mut *mut u8,
         out_length: *mut usize,
         out_error: *mut *mut portal_auth_error,
     ) -> portal_auth_code;

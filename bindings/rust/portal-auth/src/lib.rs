@@ -53,7 +53,7 @@ pub use options::{MagicLinkConfig, Options};
 pub use portal_auth_sys as sys;
 pub use redirects::{forward_redirect, Forwarded, ForwardedRedirect, NextRedirect, Redirects};
 pub use results::{
-    totp_qr_png, totp_qr_svg, totp_qr_terminal, totp_secret, AuthMethod, AuthMethods, Authenticated, SignInResult,
+    totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_qr_terminal, totp_secret, AuthMethod, AuthMethods, Authenticated, SignInResult,
     TerminalColors, TotpRequired,
 };
 pub use session::Session;

@@ -236,6 +236,35 @@ pub fn totp_qr_svg(otpauth_url: &str, scale: u32) -> Result<String, Error> {
     text_out("otpauth_url", otpauth_url, |link, out, error| unsafe { sys::portal_auth_totp_qr_svg(link, scale, out, error) })
 }
 
+/// The modules of an enrollment link's QR code (the code [`totp_qr_png`] draws), for a toolkit
+/// that paints it itself, crisp at any scale: rows from the top, `true` where a module is
+/// dark, the 4-module quiet zone included. [`Error::TotpQrUnavailable`] for an unusable link.
+///
+/// ```
+/// let modules = portal_auth::totp_qr_matrix("otpauth://totp/Portal:ada?secret=JBSWY3DPEHPK3PXP")?;
+/// assert!(modules.iter().all(|row| row.len() == modules.len()) && !modules[0].contains(&true));
+/// # Ok::<(), portal_auth::Error>(())
+/// ```
+pub fn totp_qr_matrix(otpauth_url: &str) -> Result<Vec<Vec<bool>>, Error> {
+    let link = c_string(otpauth_url, "otpauth_url")?;
+    let (mut side, mut packed, mut length, mut error) = (0i32, ptr::null_mut(), 0usize, ptr::null_mut());
+    // SAFETY: the buffer is ours to read and free; its rows are (side + 7) / 8 bytes each.
+    unsafe {
+        let code = sys::portal_auth_totp_qr_matrix(link.as_ptr(), &mut side, &mut packed, &mut length, &mut error);
+        if code != sys::PORTAL_AUTH_OK {
+            return Err(Error::take(code, error));
+        }
+        let bytes = std::slice::from_raw_parts(packed, length);
+        let side = usize::try_from(side).unwrap_or(0);
+        let stride = (side + 7) / 8;
+        let rows = (0..side)
+            .map(|row| (0..side).map(|column| bytes[row * stride + column / 8] & (0x80 >> (column % 8)) != 0).collect())
+            .collect();
+        sys::portal_auth_bytes_free(packed);
+        Ok(rows)
+    }
+}
+
 /// A scale as the C ABI's int32 of whole pixels; the library refuses what it cannot draw.
 fn c_scale(scale: u32) -> Result<i32, Error> {
     i32::try_from(scale).map_err(|_| Error::out_of_range("scale"))

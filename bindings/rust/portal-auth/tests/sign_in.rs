@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use portal_auth::{
-    totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session, SignInResult,
+    totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session, SignInResult,
     SignInUnavailableReason, Storage, TerminalColors,
 };
 use support::*;
@@ -334,5 +334,10 @@ fn totp_helpers_without_a_sign_in() {
     assert!(totp_qr_svg(link, 10).unwrap().contains("<svg"));
     assert!(matches!(totp_qr_png(link, 0), Err(Error::TotpQrUnavailable { .. })));
     assert!(matches!(totp_qr_png("https://example.com/", 10), Err(Error::TotpQrUnavailable { .. })));
+    let modules = totp_qr_matrix(link).unwrap();
+    let png_width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]) as usize; // IHDR's width
+    assert_eq!(modules.len() * 2, png_width); // the PNG's code at 2 pixels a module
+    assert!(modules.iter().all(|row| row.len() == modules.len()) && !modules[0].contains(&true));
+    assert!(matches!(totp_qr_matrix("https://example.com/"), Err(Error::TotpQrUnavailable { .. })));
     assert!(matches!(totp_qr_png("otpauth://\0", 10), Err(Error::InvalidArgument { name, .. }) if name == "otpauth_url"));
 }

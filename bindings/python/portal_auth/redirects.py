@@ -24,10 +24,16 @@ sign-in redirect, or the error handle_redirect would have raised."""
 
 
 class _Listening:
+    """What both listeners share: the stream of one portal_auth_listen_for_redirects call."""
+
     __slots__ = ("_stream",)
 
-    def __init__(self, stream: _calls.Stream) -> None:
-        self._stream = stream
+    def __init__(self, stream: object) -> None:
+        """Made by the clients' listen_for_redirects. The stream is typed `object` here so
+        that the binding's internals stay out of the public types."""
+        if not isinstance(stream, _calls.Stream):
+            raise TypeError("a listener is made by listen_for_redirects()")
+        self._stream: _calls.Stream = stream
 
     def _ended(self) -> None:
         """Raises the error that stopped listening, once; then nothing."""

@@ -69,17 +69,6 @@ static int opener(void *user_data, const char *url, portal_auth_bool ephemeral) 
     return b->status;
 }
 
-/* A loopback port nobody listens on now. */
-static int free_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t length = sizeof address;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
-        getsockname(fd, (struct sockaddr *)&address, &length) != 0) abort();
-    close(fd);
-    return ntohs(address.sin_port);
-}
-
 /* How many recorded requests went to `path` (under /api/v3/auth). */
 static int count_requests(const char *path) {
     static char answer[1 << 16];

@@ -49,17 +49,6 @@ static void forget(outcome *out) {
     out->session = NULL;
 }
 
-/* A loopback port nobody listens on now. */
-static int free_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t length = sizeof address;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
-        getsockname(fd, (struct sockaddr *)&address, &length) != 0) abort();
-    close(fd);
-    return ntohs(address.sin_port);
-}
-
 /* Whether something listens on 127.0.0.1:port. */
 static int listening(int port) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);

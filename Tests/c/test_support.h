@@ -11,12 +11,15 @@
 
 #include <portal_auth.h>
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +61,27 @@ static inline int report(const char *name) {
 }
 
 /* Callbacks count their calls under `lock` and signal `changed`; tests wait on it. */
+/* A loopback port nobody listens on now. It comes from below the kernel's ephemeral range
+   (32768 and up): a port bind(0) gave could be taken by an outgoing connection (the library's
+   own, to the emulator) before the test binds it again. The search starts at this process's
+   own place, so that tests run side by side rarely meet. */
+static inline int free_port(void) {
+    enum { first = 20000, count = 12000 };
+    static int next = -1;
+    if (next < 0) next = (int)(getpid() * 7919L % count);
+    for (int tries = 0; tries < count; tries++) {
+        int port = first + next++ % count;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                       .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        if (fd < 0) abort();
+        int bound = bind(fd, (struct sockaddr *)&address, sizeof address) == 0;
+        close(fd);
+        if (bound) return port;
+    }
+    abort();
+}
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 

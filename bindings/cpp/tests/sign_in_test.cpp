@@ -321,18 +321,25 @@ void host_storage() {
     CHECK(named);
 }
 
-/* A loopback port nobody listens on now. */
+/* A loopback port nobody listens on now, from below the kernel's ephemeral range (32768 and
+   up): a port bind(0) gave could be taken by an outgoing connection (the library's, to the
+   emulator) before the sign-in binds it. Each process searches from a place of its own. */
 int free_port() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) != 0)
-        test::give_up("no free port");
-    close(fd);
-    return ntohs(address.sin_port);
+    constexpr int first = 20000, count = 12000;
+    static int next = static_cast<int>(getpid() * 7919L % count);
+    for (int tries = 0; tries < count; tries++) {
+        int port = first + next++ % count;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) test::give_up("no socket");
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<uint16_t>(port));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bool bound = bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
+        close(fd);
+        if (bound) return port;
+    }
+    test::give_up("no free port");
 }
 
 /* Loads url as a browser would, following the fake provider back to the loopback listener. */

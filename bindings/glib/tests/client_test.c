@@ -492,17 +492,29 @@ port_free (int port)
     return bound ? 1 : in_use ? 0 : -1;
 }
 
+/* A loopback port nobody listens on now, from below the kernel's ephemeral range (32768
+   and up): a port bind(0) gave could be taken by an outgoing connection (the library's, to
+   the emulator) before the sign-in binds it. Each process searches from a place of its own. */
 static int
 some_free_port (void)
 {
-    int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in address = { .sin_family = AF_INET };
-    address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (bind (fd, (struct sockaddr *) &address, sizeof address) != 0 || getsockname (fd, (struct sockaddr *) &address, &size) != 0)
-        abort ();
-    close (fd);
-    return ntohs (address.sin_port);
+    enum { first = 20000, count = 12000 };
+    static int next = -1;
+    if (next < 0)
+        next = (int) (getpid () * 7919L % count);
+    for (int tries = 0; tries < count; tries++) {
+        int port = first + next++ % count;
+        int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons ((guint16) port) };
+        address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+        if (fd < 0)
+            abort ();
+        gboolean bound = bind (fd, (struct sockaddr *) &address, sizeof address) == 0;
+        close (fd);
+        if (bound)
+            return port;
+    }
+    abort ();
 }
 
 /* The browser of the test: $BROWSER writes the URL into a FIFO, which tells the test the

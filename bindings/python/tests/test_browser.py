@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import itertools
 import os
 import select
 import socket
@@ -25,9 +26,21 @@ from portal_auth import AsyncPortalAuth, AuthenticatedResult, PortalAuth, TotpRe
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nobody listens on now, from below the kernel's ephemeral range (32768
+    and up): a port bind(0) gave could be taken by an outgoing connection (the library's, to
+    the emulator) before the sign-in binds it. Each process searches from a place of its own."""
+    for _ in range(12_000):
+        port = 20_000 + next(_ports) % 12_000
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port in 20000..32000")
+
+
+_ports = itertools.count(os.getpid() * 7919 % 12_000)
 
 
 def loopback_environment(emu: Emulator, totp: bool = False) -> tuple[str, str]:

@@ -286,8 +286,8 @@ fn browser_sign_in_errors() {
     waiting.cancel();
     assert!(matches!(waiting.wait(), Err(Error::SignInClosed { .. })));
     // The timeout also ends it closed.
-    let timed_out = auth.sign_in_with_apple(Some(std::time::Duration::from_millis(100)));
-    assert!(matches!(timed_out.wait(), Err(Error::SignInClosed { .. })));
+    let timed_out = auth.sign_in_with_apple(Some(std::time::Duration::from_millis(100))).wait();
+    assert!(matches!(timed_out, Err(Error::SignInClosed { .. })), "{:?}", timed_out.map(|_| ()));
 
     // A redirect URL that is not loopback.
     let app = client(&environment);

@@ -120,8 +120,25 @@ pub fn grant_redirect(environment: &str, email: &str) -> String {
 
 /// A loopback redirect URL on a port nobody listens on now.
 pub fn loopback_redirect() -> String {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    format!("http://127.0.0.1:{}/callback", port)
+    format!("http://127.0.0.1:{}/callback", free_port())
+}
+
+/// A loopback port nobody listens on now, from below the kernel's ephemeral range (32768 and
+/// up): a port bind(0) gave could be taken by an outgoing connection of a test running
+/// alongside (the library's, to the emulator) before the test binds it again. The search
+/// starts at this process's own place, so that processes side by side rarely meet.
+pub fn free_port() -> u16 {
+    const FIRST: usize = 20_000;
+    const COUNT: usize = 12_000;
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let start = std::process::id() as usize * 7919 % COUNT;
+    for _ in 0..COUNT {
+        let port = (FIRST + (start + NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) % COUNT) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in {}..{}", FIRST, FIRST + COUNT)
 }
 
 /// A tiny executor: polls the future on this thread, parking until its waker is woken.

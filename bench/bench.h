@@ -90,6 +90,6 @@ static inline void bench_options(portal_auth_options *options, portal_auth_stora
 }
 #endif
 
-enum { CALLS = 2000, WARMUP = 200, CONCURRENT = 1000, KEYRING_CALLS = 100, HOSTILE_RUNS = 20 };
+enum { CALLS = 2000, WARMUP = 200, CHUNK = 100, CONCURRENT = 1000, KEYRING_CALLS = 100, HOSTILE_RUNS = 20 };
 
 #endif

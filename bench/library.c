@@ -8,6 +8,7 @@
  *             the first 10,000 (the warm-up) and at the end
  * With a second argument `queue`, the client completes through the completion queue, which
  * this thread runs as it waits (contender c-queue); else on the library thread (c-library).
+ * The calls mode measures both models, in turn, in one process (the argument is ignored).
  * BENCH_BASE is the loopback server. The load figure is bench/load.c's. */
 #include <portal_auth.h>
 
@@ -82,18 +83,47 @@ static const char *next_redirect(void) {
     return redirect;
 }
 
+/* One call, from its start to its completion, in ms. */
+static double timed_call(int (*call)(portal_auth *), portal_auth *c) {
+    int before = completed;
+    double start = now_ms();
+    if (call(c) != PORTAL_AUTH_OK) abort();
+    wait_completed(before + 1);
+    return now_ms() - start;
+}
+
 /* Runs `call` n times one after another (after a warm-up); the median and p99 in ms. */
 static void sequential(const char *metric, int n, int warmup, int (*call)(portal_auth *), portal_auth *c) {
     double *samples = malloc(sizeof(double) * (size_t)n);
     for (int i = -warmup; i < n; i++) {
-        int before = completed;
-        double start = now_ms();
-        if (call(c) != PORTAL_AUTH_OK) abort();
-        wait_completed(before + 1);
-        if (i >= 0) samples[i] = now_ms() - start;
+        double taken = timed_call(call, c);
+        if (i >= 0) samples[i] = taken;
     }
     emit_latency(contender, metric, samples, n);
     free(samples);
+}
+
+/* Both completion models in one process, CALLS calls each after WARMUP, in chunks of CHUNK
+   calls, the models in turn (each chunk led by the other): the machine's load drifts within
+   seconds, and both models must see the same drift. The median and p99 of each, in ms. */
+static void both_models(const char *metric, int (*call)(portal_auth *), portal_auth *clients[2]) {
+    static const char *names[2] = { "c-library", "c-queue" };
+    double *samples[2] = { malloc(sizeof(double) * CALLS), malloc(sizeof(double) * CALLS) };
+    int taken[2] = { 0, 0 };
+    for (int round = 0; round < (WARMUP + CALLS) / CHUNK; round++) {
+        for (int turn = 0; turn < 2; turn++) {
+            int model = (round + turn) % 2;
+            queued = model;
+            for (int i = 0; i < CHUNK; i++) {
+                double ms = timed_call(call, clients[model]);
+                if (round * CHUNK >= WARMUP) samples[model][taken[model]++] = ms;
+            }
+        }
+    }
+    for (int model = 0; model < 2; model++) {
+        emit_latency(names[model], metric, samples[model], taken[model]);
+        free(samples[model]);
+    }
 }
 
 static int get_methods(portal_auth *c) { return portal_auth_get_methods(c, on_methods, NULL, NULL); }
@@ -170,11 +200,14 @@ int main(int argc, char **argv) {
         contender = "c-queue";
     }
     if (strcmp(mode, "calls") == 0) {
-        portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
-        sequential("methods", CALLS, WARMUP, get_methods, c);
-        sequential("grant", CALLS, WARMUP, exchange, c);
-        sequential("no_request", CALLS, WARMUP, no_request, c);
-        portal_auth_free(c);
+        queued = 0;
+        portal_auth *thread_model = client(PORTAL_AUTH_STORAGE_MEMORY);
+        queued = 1;
+        portal_auth *clients[2] = { thread_model, client(PORTAL_AUTH_STORAGE_MEMORY) };
+        both_models("methods", get_methods, clients);
+        both_models("grant", exchange, clients);
+        both_models("no_request", no_request, clients);
+        for (int model = 0; model < 2; model++) portal_auth_free(clients[model]);
     } else if (strcmp(mode, "concurrent") == 0) {
         int before_threads = thread_count();
         portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-CALLS, WARMUP, CONCURRENT, KEYRING_CALLS, SOAK, SOAK_WARMUP = 2000, 200, 1000, 100, 100_000, 10_000
+CALLS, WARMUP, CHUNK, CONCURRENT, KEYRING_CALLS, SOAK, SOAK_WARMUP = 2000, 200, 100, 1000, 100, 100_000, 10_000
 OLD_MODEL = os.environ.get("BENCH_PY_MODEL") == "thread"
 BLOCKING, ASYNC = ("py-blocking-thread", "py-async-thread") if OLD_MODEL else ("py-blocking", "py-async")
 ENVIRONMENT, CALLBACK = "env-bench", "myapp://auth/callback"
@@ -61,13 +61,41 @@ def quantile(samples: list[float], p: float) -> float:
     return ordered[max(0, math.ceil(len(ordered) * p) - 1)]
 
 
-def sequential(contender: str, metric: str, call: Callable[[], Any], n: int, warmup: int) -> None:
-    samples = []
-    for i in range(-warmup, n):
-        start = time.perf_counter()
-        call()
-        if i >= 0:
+def timed(call: Callable[[], Any]) -> Callable[[int], list[float]]:
+    """A chunk of `n` calls, one after another: each one's time (ms)."""
+
+    def chunk(n: int) -> list[float]:
+        samples = []
+        for _ in range(n):
+            start = time.perf_counter()
+            call()
             samples.append((time.perf_counter() - start) * 1e3)
+        return samples
+
+    return chunk
+
+
+def interleaved(metric: str, contenders: dict[str, Callable[[int], list[float]]]) -> None:
+    """CALLS calls of each contender, in chunks of CHUNK, the contenders in turn (each chunk
+    led by the next); the first WARMUP of each are left out."""
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    order = list(contenders)
+    for round_ in range((WARMUP + CALLS) // CHUNK):
+        for name in order[round_ % len(order):] + order[: round_ % len(order)]:
+            chunk = contenders[name](CHUNK)
+            if round_ * CHUNK >= WARMUP:
+                samples[name].extend(chunk)
+    for name, taken in samples.items():
+        emit_latency(name, metric, taken)
+
+
+def sequential(contender: str, metric: str, call: Callable[[], Any], n: int, warmup: int) -> None:
+    chunk = timed(call)
+    chunk(warmup)
+    emit_latency(contender, metric, chunk(n))
+
+
+def emit_latency(contender: str, metric: str, samples: list[float]) -> None:
     emit(contender, f"{metric}_median_ms", quantile(samples, 0.5))
     emit(contender, f"{metric}_p99_ms", quantile(samples, 0.99))
 
@@ -133,30 +161,48 @@ def main(mode: str, base: str) -> None:
         assert isinstance(result, portal_auth.AuthenticatedResult)
 
     if mode == "calls":
-        with library() as auth:
-            sequential(BLOCKING, "methods", auth.get_methods, CALLS, WARMUP)
-            sequential(BLOCKING, "grant", lambda: signed_in(auth.handle_redirect(redirect())), CALLS, WARMUP)
+        # The contenders in turn, a chunk of calls each, in one process: the machine's load
+        # drifts within seconds, and each contender must see the same drift.
+        loop = asyncio.new_event_loop()
 
-        async def run_async() -> None:
-            async with portal_auth.AsyncPortalAuth(
+        async def enter() -> portal_auth.AsyncPortalAuth:
+            client = portal_auth.AsyncPortalAuth(
                 auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
-            ) as auth:
-                for metric, call in (("methods", auth.get_methods), ("grant", lambda: auth.handle_redirect(redirect()))):
+            )
+            return await client.__aenter__()
+
+        async_auth = loop.run_until_complete(enter())
+        with library() as auth:
+
+            def timed_async(call: Callable[[], Any], check: Callable[[Any], None]) -> Callable[[int], list[float]]:
+                async def chunk(n: int) -> list[float]:
                     samples = []
-                    for i in range(-WARMUP, CALLS):
+                    for _ in range(n):
                         start = time.perf_counter()
                         outcome = await call()
-                        if metric == "grant":
-                            signed_in(outcome)
-                        if i >= 0:
-                            samples.append((time.perf_counter() - start) * 1e3)
-                    emit(ASYNC, f"{metric}_median_ms", quantile(samples, 0.5))
-                    emit(ASYNC, f"{metric}_p99_ms", quantile(samples, 0.99))
+                        samples.append((time.perf_counter() - start) * 1e3)
+                        check(outcome)
+                    return samples
 
-        asyncio.run(run_async())
-        if not OLD_MODEL:
-            sequential("py-peer", "methods", peer_methods, CALLS, WARMUP)
-            sequential("py-peer", "grant", peer_grant, CALLS, WARMUP)
+                return lambda n: loop.run_until_complete(chunk(n))
+
+            def ignore(_: Any) -> None:
+                pass
+
+            methods = {
+                BLOCKING: timed(auth.get_methods),
+                ASYNC: timed_async(async_auth.get_methods, ignore),
+            }
+            grants = {
+                BLOCKING: timed(lambda: signed_in(auth.handle_redirect(redirect()))),
+                ASYNC: timed_async(lambda: async_auth.handle_redirect(redirect()), signed_in),
+            }
+            if not OLD_MODEL:
+                methods["py-peer"], grants["py-peer"] = timed(peer_methods), timed(peer_grant)
+            interleaved("methods", methods)
+            interleaved("grant", grants)
+        loop.run_until_complete(async_auth.__aexit__(None, None, None))
+        loop.close()
     elif mode == "concurrent":
         before = threads()
 

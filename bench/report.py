@@ -209,7 +209,10 @@ def model_targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool]
         for metric in ("methods", "grant"):
             us = overhead(r, contender, metric)
             us = nan if us is None else us
-            checks.append((f"{metric}: {contender} at most 50 µs over C (the queue)", f"{us:.0f} µs", us <= 50))
+            # Below zero, C's median came out above Python's over the same library: the run's
+            # noise, which says nothing of the overhead.
+            shown = f"{us:.0f} µs" + (" (C slower than Python in this run: not measured)" if us < 0 else "")
+            checks.append((f"{metric}: {contender} at most 50 µs over C (the queue)", shown, 0 <= us <= 50))
     queue, thread = get("c-queue", "no_request_median_ms"), get("c-library", "no_request_median_ms")
     checks.append(("a call that sends nothing: the queue no dearer than the library thread",
                    f"{queue * 1e3:.1f} µs vs {thread * 1e3:.1f} µs", queue <= thread))

@@ -14,7 +14,8 @@
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
 # BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile, soak
 # and gnome, and prints their lines without touching bench/RESULTS.md; BENCH_SAMPLES sets how
-# many processes each load figure is the median of (15). The load mode ends with the import
+# many processes each load figure is the median of (15), BENCH_ROUNDS how many rounds the
+# calls mode runs (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
 set -euo pipefail
@@ -137,14 +138,21 @@ if [[ $modes == *" load "* ]]; then
     python3 bench/report.py --import "$results"
 fi
 # Each model of the library beside the other: C on the library thread and through the
-# completion queue, the Python binding of each model.
+# completion queue, the Python binding of each model. The sequential calls run in rounds, every
+# contender in turn in each (the report takes the medians of the rounds' figures): a shared
+# machine's load drifts over minutes, and the ratios between contenders are the figures that
+# matter, so each contender must see the same drift.
 for mode in calls concurrent; do
     [[ $modes == *" $mode "* ]] || continue
-    run "$work/c-library" "$mode"
-    run "$work/c-library" "$mode" queue
-    run "$work/c-floor" "$mode"
-    run "$python" bench/python_bench.py "$mode"
-    [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py "$mode"
+    rounds=1
+    [ "$mode" = concurrent ] || rounds=${BENCH_ROUNDS:-5}
+    for _ in $(seq "$rounds"); do
+        run "$work/c-library" "$mode"  # the calls mode measures both models, in turn
+        [ "$mode" = calls ] || run "$work/c-library" "$mode" queue
+        run "$work/c-floor" "$mode"
+        run "$python" bench/python_bench.py "$mode"
+        [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py "$mode"
+    done
 done
 if [[ $modes == *" keyring "* ]]; then
     run "$work/c-library" keyring

@@ -41,7 +41,7 @@ import Testing
             #expect(lines.all.contains { $0.contains("no browser was found") && $0.contains("loginWithGoogle") })
         }
         #expect(try await emulator.requests("/oauth/urls").count == 1)
-        #expect(LoopbackClient.isRefused(port))
+        #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED)
         #expect(try await client.loginWithGoogle().authorizeUrl.contains("/oauth/google/authorize"))
     }
 

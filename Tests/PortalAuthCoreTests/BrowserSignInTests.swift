@@ -178,7 +178,7 @@ import Testing
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn()
         browser.client.endWaits()
-        #expect(LoopbackClient.isRefused(browser.port))
+        #expect(LoopbackClient.connectErrno(browser.port) == ECONNREFUSED)
         await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
         #expect(throws: LoopbackClient.Failure.self) { _ = try LoopbackClient.followSignIn(url) }
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)

@@ -193,7 +193,7 @@ import Testing
         let forwarded = try #require(try await outcomes.next().get()?.authenticated)
         #expect(forwarded.session === signedIn.session)
         #expect(try await emulator.requests("/magic-links/validations").count == 1)
-        #expect(LoopbackClient.isRefused(port), "the sign-in's listener stopped")
+        #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED, "the sign-in's listener stopped")
         listening.cancel()
         _ = try? await listening.value
     }

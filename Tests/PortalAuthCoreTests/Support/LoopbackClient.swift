@@ -9,6 +9,8 @@ import Testing
 enum LoopbackClient {
     struct Failure: Error, CustomStringConvertible {
         let description: String
+        /// A failed connect's errno, which connectErrno reads.
+        var code: Int32? = nil
     }
 
     /// A port nobody uses now, below the kernel's ephemeral range (32768 and up): a port the
@@ -59,20 +61,22 @@ enum LoopbackClient {
         guard status == 0 else {
             let code = errno
             close(fd)
-            throw Failure(description: "connect: errno \(code)")
+            throw Failure(description: "connect: errno \(code)", code: code)
         }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
 
-    /// Whether a connection to 127.0.0.1:`port` is refused: nobody listens there.
-    static func isRefused(_ port: UInt16) -> Bool {
+    /// The errno a connection to 127.0.0.1:`port` fails with (ECONNREFUSED: nobody listens
+    /// there), 0 when it connects, -1 when no socket could be made. A number rather than a
+    /// Bool, so that a failed expectation shows what the connection met.
+    static func connectErrno(_ port: UInt16) -> Int32 {
         do {
             close(try connect(port))
-            return false
+            return 0
         } catch {
-            return (error as? Failure)?.description == "connect: errno \(ECONNREFUSED)"
+            return (error as? Failure)?.code ?? -1
         }
     }
 
@@ -287,7 +291,7 @@ struct BrowserFixture {
     /// The sign-in that just ended left nothing behind: its port is closed, and the next
     /// sign-in starts (it reaches its opener).
     func expectReleased() async {
-        #expect(LoopbackClient.isRefused(port), "the listener stopped")
+        #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED, "the listener stopped")
         let next = RecordingOpener()
         client.setBrowserOpener(next.opener)
         defer { client.setBrowserOpener(opener.opener) }

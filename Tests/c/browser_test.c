@@ -10,11 +10,13 @@
 #include "test_support.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The library's I/O thread, which carries every request of the process. */
@@ -67,6 +69,39 @@ static int opener(void *user_data, const char *url, portal_auth_bool ephemeral) 
     }
     count_call(&b->calls);
     return b->status;
+}
+
+/* An opener that first forks a child which holds a copy of every descriptor of the process,
+   the listening socket's among them, as a child does until it execs (this one never does),
+   and then is the `opener` browser. The child exits once `release`'s write end is closed. */
+typedef struct {
+    browser follow;
+    int release[2];
+    pid_t child;
+} forking_browser;
+
+static int forking_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
+    forking_browser *f = user_data;
+    if (f->child == 0) {
+        f->child = fork();
+        if (f->child == 0) {
+            char byte;
+            close(f->release[1]);
+            while (read(f->release[0], &byte, 1) < 0 && errno == EINTR) {}
+            _exit(0);
+        }
+    }
+    return opener(&f->follow, url, ephemeral);
+}
+
+/* The errno of a connection to 127.0.0.1:`port`; 0 when it connected. */
+static int connect_errno(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    int code = connect(fd, (struct sockaddr *)&address, sizeof address) == 0 ? 0 : errno;
+    close(fd);
+    return code;
 }
 
 /* How many recorded requests went to `path` (under /api/v3/auth). */
@@ -257,6 +292,30 @@ int main(void) {
     CHECK(strstr(following.url, "/_emulator/oauth/apple/authorize?state=") != NULL);
     portal_auth_session_release(apple.session);
 
+    /* A child forked while the listener listened holds the listening socket too: once the
+       sign-in has ended its port refuses connections all the same, and the next sign-in
+       listens on it at once, while the child lives. */
+    int port = atoi(strrchr(redirect, ':') + 1);
+    forking_browser forking = { .follow = { .follow = 1 } };
+    CHECK(pipe(forking.release) == 0);
+    CHECK(portal_auth_set_browser_opener(client, forking_opener, &forking) == PORTAL_AUTH_OK);
+    outcome forked = {0};
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &forked, NULL) == PORTAL_AUTH_OK);
+    wait_result(&forked);
+    CHECK(forking.child > 0);
+    CHECK(forked.code == PORTAL_AUTH_OK && forked.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    CHECK(connect_errno(port) == ECONNREFUSED);
+    outcome beside_the_child = {0};
+    CHECK(portal_auth_sign_in_with_apple(client, 0, on_result, &beside_the_child, NULL) == PORTAL_AUTH_OK);
+    wait_result(&beside_the_child);
+    CHECK(beside_the_child.code == PORTAL_AUTH_OK && beside_the_child.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    close(forking.release[1]);
+    close(forking.release[0]);
+    int status = -1;
+    CHECK(forking.child > 0 && waitpid(forking.child, &status, 0) == forking.child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (forked.session) portal_auth_session_release(forked.session);
+    if (beside_the_child.session) portal_auth_session_release(beside_the_child.session);
+
     /* From here on nothing reaches the grant exchange. */
     clear_requests();
 
@@ -276,7 +335,7 @@ int main(void) {
     int taken = socket(AF_INET, SOCK_STREAM, 0), on = 1;
     setsockopt(taken, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
     struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-                                   .sin_port = htons((uint16_t)atoi(strrchr(redirect, ':') + 1)) };
+                                   .sin_port = htons((uint16_t)port) };
     CHECK(taken >= 0 && bind(taken, (struct sockaddr *)&address, sizeof address) == 0 && listen(taken, 1) == 0);
     outcome in_use = {0};
     CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &in_use, NULL) == PORTAL_AUTH_OK);

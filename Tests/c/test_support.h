@@ -60,7 +60,6 @@ static inline int report(const char *name) {
     return failed == 0 ? 0 : 1;
 }
 
-/* Callbacks count their calls under `lock` and signal `changed`; tests wait on it. */
 /* A loopback port nobody listens on now. It comes from below the kernel's ephemeral range
    (32768 and up): a port bind(0) gave could be taken by an outgoing connection (the library's
    own, to the emulator) before the test binds it again. The search starts at this process's
@@ -82,6 +81,7 @@ static inline int free_port(void) {
     abort();
 }
 
+/* Callbacks count their calls under `lock` and signal `changed`; tests wait on it. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 

@@ -39,10 +39,21 @@ enum ListenerSockets {
                 } catch where error.kind == .noIPv6 {}
             }
         } catch {
-            opened.forEach { _ = close($0) }
+            close(opened)
             throw error
         }
         return opened
+    }
+
+    /// Stops listening, then closes. The shutdown ends the listening itself, not only this
+    /// descriptor: a child process forked at that moment holds copies of every descriptor
+    /// until it execs (for ever if it never does), and a copy alone would keep the port
+    /// accepting connections and refuse it to the next sign-in's bind.
+    static func close(_ sockets: [Int32]) {
+        for fd in sockets {
+            _ = shutdown(fd, Int32(SHUT_RDWR))
+            _ = Glibc.close(fd)
+        }
     }
 
     /// A non-blocking, close-on-exec socket listening on 127.0.0.1 or [::1] at `port`.
@@ -81,7 +92,7 @@ enum ListenerSockets {
         if status == 0 { status = Glibc.listen(fd, 16) }
         guard status == 0 else {
             let code = errno
-            _ = close(fd)
+            _ = Glibc.close(fd)
             switch code {
             case EADDRINUSE: throw ListenerError(kind: .portInUse, message: "cannot listen on \(address): the port is in use")
             case EADDRNOTAVAIL where ipv6: throw ListenerError(kind: .noIPv6, message: "cannot listen on \(address): no IPv6 loopback")

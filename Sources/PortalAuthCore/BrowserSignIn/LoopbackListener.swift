@@ -96,7 +96,7 @@ final class LoopbackListener: Sendable {
 
     deinit {
         let (phase, held) = state.withLock { ($0.phase, $0.held) }
-        if case .bound = phase { sockets.forEach { _ = Glibc.close($0) } }
+        if case .bound = phase { ListenerSockets.close(sockets) }
         if let held { Self.send(held.page, on: held.fd) }
     }
 
@@ -118,7 +118,7 @@ final class LoopbackListener: Sendable {
             finish(waitForCallback(until: deadline))
         }
         guard result == 0 else {
-            sockets.forEach { _ = Glibc.close($0) }
+            ListenerSockets.close(sockets)
             socketsClosed.signal()
             finish(.stopped)
             throw ListenerError(kind: .system, message: "no thread for the listener (error \(result))")
@@ -137,7 +137,7 @@ final class LoopbackListener: Sendable {
         let waits = state.withLock { state -> Bool in
             switch state.phase {
             case .bound:
-                sockets.forEach { _ = Glibc.close($0) }
+                ListenerSockets.close(sockets)
                 state.phase = .finished(.stopped)
                 return false
             case .running:
@@ -199,7 +199,7 @@ final class LoopbackListener: Sendable {
 
     private func waitForCallback(until deadline: ContinuousClock.Instant) -> ListenerOutcome {
         defer {
-            sockets.forEach { _ = Glibc.close($0) }
+            ListenerSockets.close(sockets)
             socketsClosed.signal()
         }
         let loop = ConnectionLoop(

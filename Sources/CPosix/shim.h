@@ -39,10 +39,15 @@ static inline int pa_peer_uid(int fd, uid_t *uid) {
 }
 
 /* Takes an exclusive lock on an open file without waiting (flock): 0 when taken, -1 with
-   errno EWOULDBLOCK when another open file description holds it. Released when the
-   descriptor is closed. */
+   errno EWOULDBLOCK when another open file description holds it. Held until pa_unlock, or
+   until every descriptor of the open file is closed: a forked child's copy too. */
 static inline int pa_try_lock(int fd) {
     return flock(fd, LOCK_EX | LOCK_NB);
+}
+
+/* Releases pa_try_lock's lock, whoever else holds a descriptor of the open file. */
+static inline int pa_unlock(int fd) {
+    return flock(fd, LOCK_UN);
 }
 
 #endif

@@ -10,13 +10,11 @@
 #include "test_support.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* The library's I/O thread, which carries every request of the process. */
@@ -71,25 +69,19 @@ static int opener(void *user_data, const char *url, portal_auth_bool ephemeral) 
     return b->status;
 }
 
-/* An opener that first forks a child which holds a copy of every descriptor of the process,
-   the listening socket's among them, as a child does until it execs (this one never does),
-   and then is the `opener` browser. The child exits once `release`'s write end is closed. */
+/* An opener that first makes a descriptor holder, which holds the listening socket too, and
+   then is the `opener` browser. */
 typedef struct {
     browser follow;
-    int release[2];
-    pid_t child;
+    descriptor_holder holder;
+    int forked;
 } forking_browser;
 
 static int forking_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
     forking_browser *f = user_data;
-    if (f->child == 0) {
-        f->child = fork();
-        if (f->child == 0) {
-            char byte;
-            close(f->release[1]);
-            while (read(f->release[0], &byte, 1) < 0 && errno == EINTR) {}
-            _exit(0);
-        }
+    if (!f->forked) {
+        f->forked = 1;
+        f->holder = fork_descriptor_holder();
     }
     return opener(&f->follow, url, ephemeral);
 }
@@ -296,23 +288,19 @@ int main(void) {
        sign-in has ended its port refuses connections all the same, and the next sign-in
        listens on it at once, while the child lives. */
     int port = atoi(strrchr(redirect, ':') + 1);
-    forking_browser forking = { .follow = { .follow = 1 } };
-    CHECK(pipe(forking.release) == 0);
+    forking_browser forking = { .follow = { .follow = 1 }, .holder = { .pid = -1, .release = { -1, -1 } } };
     CHECK(portal_auth_set_browser_opener(client, forking_opener, &forking) == PORTAL_AUTH_OK);
     outcome forked = {0};
     CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &forked, NULL) == PORTAL_AUTH_OK);
     wait_result(&forked);
-    CHECK(forking.child > 0);
+    CHECK(forking.holder.pid > 0);
     CHECK(forked.code == PORTAL_AUTH_OK && forked.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(connect_errno(port) == ECONNREFUSED);
     outcome beside_the_child = {0};
     CHECK(portal_auth_sign_in_with_apple(client, 0, on_result, &beside_the_child, NULL) == PORTAL_AUTH_OK);
     wait_result(&beside_the_child);
     CHECK(beside_the_child.code == PORTAL_AUTH_OK && beside_the_child.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
-    close(forking.release[1]);
-    close(forking.release[0]);
-    int status = -1;
-    CHECK(forking.child > 0 && waitpid(forking.child, &status, 0) == forking.child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(end_descriptor_holder(&forking.holder));
     if (forked.session) portal_auth_session_release(forked.session);
     if (beside_the_child.session) portal_auth_session_release(beside_the_child.session);
 

@@ -137,7 +137,10 @@ int main(void) {
     CHECK(in_use.last_reason == PORTAL_AUTH_REASON_CHANNEL_IN_USE);
     portal_auth_free(second);
 
-    /* Cancelling ends listening: the last call, SIGN_IN_CLOSED, and no instance any more. */
+    /* Cancelling ends listening: the last call, SIGN_IN_CLOSED, and no instance any more;
+       also while a child forked meanwhile holds the channel's lock file and socket. */
+    descriptor_holder holder = fork_descriptor_holder();
+    CHECK(holder.pid > 0);
     portal_auth_call_cancel(call);
     wait_count(&seen.calls, 4);
     CHECK(seen.last && seen.last_code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
@@ -145,6 +148,19 @@ int main(void) {
     portal_auth_call_free(call);
     portal_auth_session_release(seen.session);
     CHECK(seen.calls == 4 && seen.after_last == 0);
+    /* The channel is free beside the child: the next listener takes it, and is forwarded to. */
+    portal_auth *next = client_with(options);
+    listened again = {0};
+    CHECK(portal_auth_listen_for_redirects(next, on_redirect, &again, NULL) == PORTAL_AUTH_OK);
+    grant_redirect("env-open", "c-forward-again@example.com", url, sizeof url);
+    CHECK(forward(&options, url).outcome == PORTAL_AUTH_FORWARD_TAKEN);
+    wait_calls(&again.calls);
+    CHECK(again.results == 1 && !again.last);
+    portal_auth_free(next);
+    if (!again.last) wait_count(&again.calls, 2);  /* a refused listener's one call was its last */
+    CHECK(again.last && again.last_code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    if (again.session) portal_auth_session_release(again.session);
+    CHECK(end_descriptor_holder(&holder));
 
     /* Through the completion queue: the outcome only inside portal_auth_run_completions. */
     CHECK(portal_auth_set_completion_queue(running, PORTAL_AUTH_TRUE) == PORTAL_AUTH_OK);

@@ -1,5 +1,6 @@
 /* What the C tests share: checks and their count, one lock and condition for callbacks to
- * report through, and requests to the Portal emulator's control endpoints (with libcurl).
+ * report through, requests to the Portal emulator's control endpoints (with libcurl), and a
+ * child process that holds the test's descriptors.
  * Each test is a program of its own, so the state below is per test. */
 #ifndef PORTAL_AUTH_TEST_SUPPORT_H
 #define PORTAL_AUTH_TEST_SUPPORT_H
@@ -13,13 +14,16 @@
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,6 +83,38 @@ static inline int free_port(void) {
         if (bound) return port;
     }
     abort();
+}
+
+/* A child process holding a copy of every descriptor the test has when it is made, as any
+   child does between fork and exec: an application may fork while the library listens.
+   end_descriptor_holder kills it with SIGKILL, so that valgrind makes no exit report in it;
+   should the test die first, the child ends when its pipe's write end closes. */
+typedef struct {
+    pid_t pid;
+    int release[2];
+} descriptor_holder;
+
+static inline descriptor_holder fork_descriptor_holder(void) {
+    descriptor_holder holder = { .pid = -1, .release = { -1, -1 } };
+    if (pipe(holder.release) != 0) return holder;
+    holder.pid = fork();
+    if (holder.pid == 0) {
+        char byte;
+        close(holder.release[1]);
+        while (read(holder.release[0], &byte, 1) < 0 && errno == EINTR) {}
+        _exit(0);
+    }
+    return holder;
+}
+
+/* Kills and reaps the holder: 1 when it lived until then. */
+static inline int end_descriptor_holder(descriptor_holder *holder) {
+    int status = 0;
+    int lived = holder->pid > 0 && kill(holder->pid, SIGKILL) == 0 && waitpid(holder->pid, &status, 0) == holder->pid
+                && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    close(holder->release[0]);
+    close(holder->release[1]);
+    return lived;
 }
 
 /* Callbacks count their calls under `lock` and signal `changed`; tests wait on it. */

@@ -45,9 +45,9 @@ enum ListenerSockets {
         return opened
     }
 
-    /// Stops listening, then closes. The shutdown ends the listening itself, not only this
-    /// descriptor: a child process forked at that moment holds copies of every descriptor
-    /// until it execs (for ever if it never does), and a copy alone would keep the port
+    /// Stops listening, then closes. The shutdown (on Linux, a listening socket's end) acts
+    /// on the socket, not on this descriptor: a child process forked while it listened holds
+    /// a copy of it until the child execs or exits, and that copy alone would keep the port
     /// accepting connections and refuse it to the next sign-in's bind.
     static func close(_ sockets: [Int32]) {
         for fd in sockets {

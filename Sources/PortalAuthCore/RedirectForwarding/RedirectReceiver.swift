@@ -72,6 +72,7 @@ final class RedirectReceiver: Sendable {
         do {
             socket = try ChannelSocket.listen(at: channel.socketPath)
         } catch {
+            _ = pa_unlock(lock)
             _ = Glibc.close(lock)
             throw error
         }
@@ -134,10 +135,13 @@ final class RedirectReceiver: Sendable {
     }
 
     /// The socket file removed, then the lock released (so that no other instance's socket
-    /// is ever removed).
+    /// is ever removed). Unlocked before it is closed: a child process forked meanwhile
+    /// holds a copy of the lock's descriptor until it execs or exits, and the copy alone
+    /// would keep the channel locked against the next instance.
     private func release() {
         unlink(channel.socketPath)
         _ = Glibc.close(socket)
+        _ = pa_unlock(lock)
         _ = Glibc.close(lock)
     }
 

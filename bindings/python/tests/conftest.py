@@ -243,11 +243,14 @@ def make_client(emu: Emulator) -> Iterator[Any]:
 
 class Interaction:
     """A program driven through its standard input, the way a user answers its questions:
-    each answer is sent once the program has asked (its prompt has appeared)."""
+    each answer is sent once the program has asked (its prompt has appeared). It starts with
+    Ctrl-C at its default, as from a terminal, whatever this test run inherited: a shell's
+    background job ignores SIGINT, and Python then installs no KeyboardInterrupt handler."""
 
     def __init__(self, *command: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
-            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+            ["/usr/bin/env", "--default-signal=INT", *command],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
         )
         self.output = b""
 

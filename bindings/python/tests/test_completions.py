@@ -9,6 +9,7 @@ import asyncio
 import logging
 import signal
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -121,6 +122,16 @@ def test_log_lines_reach_the_logger_on_the_waiting_thread(
     assert records and {record.thread for record in records} == {threading.get_ident()}
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt, as in a program started from a terminal, even where
+    this test run inherited SIGINT ignored (a background job of a shell)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c")
 def test_ctrl_c_in_a_blocking_call_cancels_it_and_the_queue_still_works(emu: Emulator) -> None:
     emu.fault("/methods", "hold")
     earlier = set(_calls._registry)  # calls of earlier tests that nobody waits for

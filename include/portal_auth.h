@@ -290,9 +290,9 @@ portal_auth_code portal_auth_new(const portal_auth_options *options, portal_auth
  * forwarded redirects; their ports and sockets are released before this returns, so
  * another client may listen on them at once. Calls in flight still complete, each calling
  * back exactly once, the way it was started: on the I/O thread, through the dispatcher, or
- * from the completion queue, where the completions already queued stay, and the rest
- * arrive, until portal_auth_run_completions runs them (nothing they receive refers to the
- * freed client).
+ * from the completion queue, whose runs go on with them as before (the completions already
+ * queued stay there) until portal_auth_run_completions has run them all (nothing they
+ * receive refers to the freed client).
  *
  * @param client The client; NULL is ignored.
  */
@@ -355,14 +355,23 @@ portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dis
  *    thread-safe way to post work (Qt's queued calls, GLib's g_main_context_invoke), or a
  *    host that runs several loops, one per client.
  *
- * 3. The completion queue (portal_auth_set_completion_queue): completions wait in one queue
- *    of the process, and portal_auth_run_completions runs them on the thread that calls it.
- *    portal_auth_completion_fd is an eventfd that is readable (POLLIN; EPOLLIN,
- *    level-triggered) exactly while completions are pending, as libcurl's, c-ares' and
- *    libpq's descriptors are for their loops. For a host with one event loop that watches
- *    descriptors: callbacks run on the loop's own thread, with no lock, no thread hop and,
- *    for an interpreter, no thread state made for them.
- *    portal_auth_set_queued_log_handler sends the log lines the same way.
+ * 3. The completion queue (portal_auth_set_completion_queue): the calls run on the host's
+ *    thread, inside portal_auth_run_completions, as libcurl's multi socket API, c-ares and
+ *    libpq do for their loops. portal_auth_completion_fd is readable (POLLIN; EPOLLIN,
+ *    level-triggered) exactly while the queue has work: completions pending, or the
+ *    calls' own work ready (a call to start, a response arrived, a timeout due). Each run
+ *    does that work (builds and sends requests over the queue's own connections, reads
+ *    responses) and runs the completions pending. For a host with one event loop that
+ *    watches descriptors: callbacks run on the loop's own thread, with no lock and, for an
+ *    interpreter, no thread state made for them; and a call's request and response wake no
+ *    library thread (bench/RESULTS.md measures it the fastest model). What may block still
+ *    runs on library threads: keyring and host-storage operations, a browser sign-in's
+ *    listener, name lookups (libcurl's resolver). The first request loads libcurl, on the
+ *    thread that runs the queue. portal_auth_set_queued_log_handler sends the log lines the
+ *    same way. When no run has begun for a second while the queue has work, a library
+ *    thread does the calls' work (never their completions) until the host runs the queue
+ *    again: so a call whose request is spent, a grant exchange above all, still stores its
+ *    session when the host stops running the queue (interrupted, exiting, its loop gone).
  *
  *    The queue is the process's, not the client's: a loop watches one descriptor however
  *    many clients it makes, a client freed with calls in flight needs nothing (their
@@ -392,7 +401,8 @@ portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dis
  * loop.add_reader(lib.portal_auth_completion_fd(), lib.portal_auth_run_completions)
  * @endcode
  * Rust's tokio (its readiness is edge-triggered: clearing it after the run is safe, since a
- * completion queued meanwhile makes the descriptor readable anew):
+ * run takes every ready event of the descriptor, and work that comes ready meanwhile makes
+ * it readable anew):
  * @code
  * let fd = AsyncFd::with_interest(unsafe { portal_auth_completion_fd() }, Interest::READABLE)?;
  * loop {
@@ -404,11 +414,11 @@ portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dis
  */
 
 /**
- * Sends the completions of the client's calls started from now on to the completion queue,
- * or back to the I/O thread. Queued completions run exactly once each, only inside
- * portal_auth_run_completions, on the thread that calls it, so never inside the starting
- * call. Enabling it replaces the client's dispatcher; calls already started keep the way
- * they were started with.
+ * Runs the client's calls started from now on through the completion queue, or back on the
+ * I/O thread. A call through the queue does its work, and runs its completion exactly once,
+ * only inside portal_auth_run_completions, on the thread that calls it, so never inside the
+ * starting call. Enabling it replaces the client's dispatcher; calls already started keep
+ * the way they were started with.
  *
  * @param client The client.
  * @param enabled PORTAL_AUTH_TRUE for the queue; PORTAL_AUTH_FALSE for the I/O thread
@@ -422,9 +432,10 @@ portal_auth_code portal_auth_set_completion_queue(portal_auth *client, portal_au
 
 /**
  * The completion queue's descriptor, for the host's event loop to watch: readable exactly
- * while completions are pending, that is queued and not yet taken by
- * portal_auth_run_completions. One for the process, made by the first call of this
- * function or of portal_auth_set_completion_queue, and open until the process exits.
+ * while the queue has work for portal_auth_run_completions, that is completions queued and
+ * not yet taken, or its calls' work ready (an epoll descriptor over the queue's eventfd,
+ * the calls' connections and their timer). One for the process, made by the first call of
+ * this function or of portal_auth_set_completion_queue, and open until the process exits.
  *
  * @return The descriptor: poll it, never read, write or close it. -1 when none could be
  *         made.
@@ -432,13 +443,16 @@ portal_auth_code portal_auth_set_completion_queue(portal_auth *client, portal_au
 int32_t portal_auth_completion_fd(void);
 
 /**
- * Runs, on the calling thread, every completion pending when it is called, one after
- * another. Completions that arrive meanwhile wait for the next call, and the descriptor is
- * readable again. Any thread may call it, also from inside a completion; each completion
- * runs once, on one of them.
+ * Does, on the calling thread, the queue's work that is ready: the calls' own (their
+ * requests, responses and results, a few rounds of it, so that a burst cannot hold the
+ * host's loop), and then every completion pending, one after another. It does not wait for
+ * I/O. Work and completions that arrive meanwhile (a call started by a completion) wait for
+ * the next call, and the descriptor is readable again. Any thread may
+ * call it, also from inside a completion; each completion runs once, on one of them.
  *
  * @return How many completions it ran (with portal_auth_set_queued_log_handler, queued log
- *         lines count too); 0 when none was pending.
+ *         lines count too); 0 when none was pending, also after a run that only advanced
+ *         the calls' work.
  */
 size_t portal_auth_run_completions(void);
 
@@ -1384,7 +1398,9 @@ typedef void (*portal_auth_log_fn)(void *user_data, portal_auth_log_level level,
                                    const char *message);
 
 /**
- * Installs the process-wide log handler, called on the library thread that logs. It
+ * Installs the process-wide log handler, called on the thread that logs: a library thread,
+ * or for a call that the completion queue drives, the thread running the queue (inside
+ * portal_auth_run_completions: a handler must not wait for a lock held around that call). It
  * replaces a handler of portal_auth_set_queued_log_handler. When this returns, the handler
  * it replaced is not running on any thread and is never called again, so its user_data may
  * be freed.

@@ -15,6 +15,8 @@ const char *pa_curl_load_error(void);
 
 typedef size_t (*pa_curl_write_fn)(char *data, size_t size, size_t count, void *user);
 typedef int (*pa_curl_prereq_fn)(void *user, char *primary_ip, char *local_ip, int primary_port, int local_port);
+typedef int (*pa_curl_socket_fn)(CURL *easy, curl_socket_t socket, int what, void *user, void *socket_data);
+typedef int (*pa_curl_timer_fn)(CURLM *multi, long timeout_ms, void *user);
 
 CURLcode pa_easy_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value);
@@ -25,6 +27,9 @@ CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn);
 CURLcode pa_easy_setopt_close_on_exec_sockets(CURL *easy);
 CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLMcode pa_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLMcode pa_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
+CURLMcode pa_multi_setopt_socket_function(CURLM *multi, pa_curl_socket_fn fn);
+CURLMcode pa_multi_setopt_timer_function(CURLM *multi, pa_curl_timer_fn fn);
 
 /* The loaded libcurl's version ("7.88.1"), for messages; NULL if it cannot say. */
 const char *pa_curl_version(void);

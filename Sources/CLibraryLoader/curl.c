@@ -19,6 +19,8 @@
     F(curl_multi_perform, CURLMcode, (CURLM *multi, int *running), (multi, running), CURLM_INTERNAL_ERROR) \
     F(curl_multi_poll, CURLMcode, (CURLM *multi, struct curl_waitfd extra_fds[], unsigned int extra_count, int timeout_ms, int *count), \
       (multi, extra_fds, extra_count, timeout_ms, count), CURLM_INTERNAL_ERROR) \
+    F(curl_multi_socket_action, CURLMcode, (CURLM *multi, curl_socket_t socket, int events, int *running), \
+      (multi, socket, events, running), CURLM_INTERNAL_ERROR) \
     F(curl_multi_info_read, CURLMsg *, (CURLM *multi, int *remaining), (multi, remaining), NULL) \
     F(curl_slist_append, struct curl_slist *, (struct curl_slist *list, const char *line), (list, line), NULL) \
     V(curl_slist_free_all, (struct curl_slist *list), (list)) \
@@ -51,6 +53,12 @@ PA_CALLING(pa_easy_getinfo_long, CURLcode, (CURL *easy, CURLINFO info, long *val
            curl_easy_getinfo, (easy, info, value), CURLE_FAILED_INIT)
 PA_CALLING(pa_multi_setopt_long, CURLMcode, (CURLM *multi, CURLMoption option, long value),
            curl_multi_setopt, (multi, option, value), CURLM_INTERNAL_ERROR)
+PA_CALLING(pa_multi_setopt_pointer, CURLMcode, (CURLM *multi, CURLMoption option, void *value),
+           curl_multi_setopt, (multi, option, value), CURLM_INTERNAL_ERROR)
+PA_CALLING(pa_multi_setopt_socket_function, CURLMcode, (CURLM *multi, pa_curl_socket_fn fn),
+           curl_multi_setopt, (multi, CURLMOPT_SOCKETFUNCTION, fn), CURLM_INTERNAL_ERROR)
+PA_CALLING(pa_multi_setopt_timer_function, CURLMcode, (CURLM *multi, pa_curl_timer_fn fn),
+           curl_multi_setopt, (multi, CURLMOPT_TIMERFUNCTION, fn), CURLM_INTERNAL_ERROR)
 
 PA_HIDDEN const char *pa_curl_version(void) {
     curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);

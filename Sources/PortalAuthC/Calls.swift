@@ -131,19 +131,31 @@ func startTask<Value: Sendable>(
     complete: @escaping @Sendable (Result<Value, any Error>) -> Void
 ) -> portal_auth_code {
     let call = CallBox()
-    // On the I/O thread: the call starts, waits and completes there, one hop from the caller.
-    let task = Task(executorPreference: PortalAuth.executor) {
-        let outcome: Result<Value, any Error>
-        do {
-            outcome = .success(try await work())
-        } catch {
-            outcome = .failure(error)
+    let finish: @Sendable (Result<Value, any Error>) -> Void = { outcome in dispatcher.run { complete(outcome) } }
+    let task: Task<Void, Never>
+    if let queue = dispatcher.queue {
+        // On the thread that runs the queue: the call starts, sends, waits and completes in
+        // its runs, with its requests on the queue's own connections. The I/O thread is
+        // started first: it goes on with the call if the host stops running the queue.
+        _ = PortalAuth.executor
+        task = Task(executorPreference: queue) {
+            finish(await PortalAuth.drivenByCompletionQueue { await outcome(of: work) })
         }
-        dispatcher.run { complete(outcome) }
+    } else {
+        // On the I/O thread: the call starts, waits and completes there, one hop from the caller.
+        task = Task(executorPreference: PortalAuth.executor) { finish(await outcome(of: work)) }
     }
     call.task.withLock { $0 = task }
     outCall?.pointee = CallHandle.make(call)
     return portal_auth_code(PORTAL_AUTH_OK)
+}
+
+private func outcome<Value>(of work: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+    do {
+        return .success(try await work())
+    } catch {
+        return .failure(error)
+    }
 }
 
 /// Asks the call to stop. Honoured only before its request is on the wire (a grant sent

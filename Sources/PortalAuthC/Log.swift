@@ -1,8 +1,8 @@
 import CPortalAuth
 import PortalAuthCore
 
-/// Installs (or with NULL removes) the process-wide log handler, called on the library thread
-/// that logs. The library is silent until one is installed. It replaces a queued handler
+/// Installs (or with NULL removes) the process-wide log handler, called on the thread that
+/// logs: a library thread, or the one running the completion queue for the calls it drives. The library is silent until one is installed. It replaces a queued handler
 /// (portal_auth_set_queued_log_handler). When this returns, the handler it replaced is not
 /// running on any other thread and is never called again, so its user_data may be freed.
 /// Returns PORTAL_AUTH_OK.

@@ -87,6 +87,23 @@ import Testing
         #expect(!Self.readable(queue))
     }
 
+    @Test func aTaskThatPrefersTheQueueRunsOnlyInsideItsRunsAndToTheEndInOne() async throws {
+        let queue = try #require(CompletionQueue())
+        let steps = Mutex<[UInt]>([]) // the thread each step of the task ran on
+        let task = Task(executorPreference: queue) {
+            steps.withLock { $0.append(UInt(pthread_self())) }
+            await Task.yield() // a second step, queued by the first
+            steps.withLock { $0.append(UInt(pthread_self())) }
+        }
+        #expect(Self.readable(queue))
+        #expect(steps.withLock { $0 }.isEmpty)
+        let here = UInt(pthread_self())
+        #expect(queue.run() == 0) // a task's steps are the library's work, not completions
+        #expect(steps.withLock { $0 } == [here, here])
+        #expect(!Self.readable(queue))
+        await task.value
+    }
+
     @Test func aJobMayRunTheQueueAgain() throws {
         let queue = try #require(CompletionQueue())
         let seen = Mutex<[String]>([])

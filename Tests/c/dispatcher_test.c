@@ -186,14 +186,13 @@ int main(void) {
     char url[512];
     grant_redirect("env-open", "c-dispatcher-queue@example.com", url, sizeof url);
     outcome through_queue = {0}, after_free = {0};
-    struct pollfd watched = { .fd = fd, .events = POLLIN };
     CHECK(portal_auth_handle_redirect(queued, url, on_result, &through_queue, NULL) == PORTAL_AUTH_OK);
-    CHECK(poll(&watched, 1, 30000) == 1 && portal_auth_run_completions() == 1);
+    CHECK(run_until(fd, &through_queue.calls, 1));
     CHECK(through_queue.calls == 1 && through_queue.session != NULL);
     portal_auth_free(queued);
     CHECK(portal_auth_session_invalidate(through_queue.session, on_done, &after_free, NULL) == PORTAL_AUTH_OK);
-    CHECK(poll(&watched, 1, 30000) == 1 && read_locked(&after_free.calls) == 0);
-    CHECK(portal_auth_run_completions() == 1 && after_free.calls == 1 && on_main(&after_free));
+    CHECK(wait_readable(fd) && read_locked(&after_free.calls) == 0);
+    CHECK(run_until(fd, &after_free.calls, 1) && after_free.calls == 1 && on_main(&after_free));
     portal_auth_session_release(through_queue.session);
 
     /* Each destroy function ran exactly once, and no callback more than once. */

@@ -3,14 +3,18 @@
  * portal_auth_run_completions, on the thread that calls it, exactly once (also under 1,000
  * concurrent calls started from several threads while the main thread runs the queue, and
  * with the client freed in flight); the descriptor is read-ready (poll, and epoll
- * level-triggered) exactly while completions are pending; sessions lent through the queue
+ * level-triggered) exactly while the queue has work: completions pending, or the I/O of its
+ * calls ready (not while a request waits for its server); sessions lent through the queue
  * invalidate through it; queued log lines; the other models unchanged. Waits in poll or on
  * condition variables, never sleeps. */
 #define _GNU_SOURCE
 #include "test_support.h"
 
 #include <poll.h>
+#include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 static _Thread_local int inside_start;
 
@@ -55,23 +59,53 @@ static int readable(int fd) {
     return poll(&watched, 1, 0) == 1 && (watched.revents & POLLIN);
 }
 
-/* A blocking host's wait: poll with a timeout (30 s, far beyond any call here). */
-static int wait_readable(int fd) {
-    struct pollfd watched = { .fd = fd, .events = POLLIN };
-    return poll(&watched, 1, 30000) == 1 && (watched.revents & POLLIN);
+
+/* The emulator's wait for a count of requests, on a thread of its own, which says when it
+   has answered on an eventfd. */
+typedef struct { char query[256]; char body[2048]; int done; } emulator_wait;
+
+static void *wait_on_emulator(void *arg) {
+    emulator_wait *wait = arg;
+    emulator_request(wait->query, NULL, wait->body, sizeof wait->body);
+    uint64_t one = 1;
+    if (write(wait->done, &one, sizeof one) != sizeof one) abort();
+    return NULL;
 }
 
-/* Runs the queue, waiting on the descriptor, until `*count` reaches `target`; false if a
-   wait timed out. */
-static int run_until(int fd, const int *count, int target) {
-    for (;;) {
-        pthread_mutex_lock(&lock);
-        int now = *count;
-        pthread_mutex_unlock(&lock);
-        if (now >= target) return 1;
-        if (!wait_readable(fd)) return 0;
-        portal_auth_run_completions();
-    }
+/* Runs the queue, whose runs send the requests, until the emulator has seen `count`
+   requests to `path`. */
+static int run_until_requested(int fd, const char *path, int count) {
+    emulator_wait wait = { .done = eventfd(0, EFD_CLOEXEC) };
+    snprintf(wait.query, sizeof wait.query, "/_emulator/wait?path=%s&count=%d&timeout=30", path, count);
+    pthread_t waiter;
+    if (wait.done < 0 || pthread_create(&waiter, NULL, wait_on_emulator, &wait) != 0) abort();
+    struct pollfd watched[2] = { { .fd = fd, .events = POLLIN }, { .fd = wait.done, .events = POLLIN } };
+    while (poll(watched, 2, 60000) > 0 && !(watched[1].revents & POLLIN)) portal_auth_run_completions();
+    pthread_join(waiter, NULL);
+    close(wait.done);
+    char expected[32];
+    snprintf(expected, sizeof expected, "\"count\":%d", count);
+    return strstr(wait.body, expected) != NULL;
+}
+
+/* A host store that counts the sessions stored in it. */
+static int stored_sessions;
+
+static int store_get(void *user_data, const char *environment_id, char **out_value) {
+    (void)user_data; (void)environment_id;
+    *out_value = NULL;
+    return 0;
+}
+
+static int store_set(void *user_data, const char *environment_id, const char *value) {
+    (void)user_data; (void)environment_id; (void)value;
+    count_call(&stored_sessions);
+    return 0;
+}
+
+static int store_remove(void *user_data, const char *environment_id) {
+    (void)user_data; (void)environment_id;
+    return 0;
 }
 
 static portal_auth *queued_client(const char *environment) {
@@ -134,13 +168,14 @@ static void dispatch_at_once(void *dispatcher_data, portal_auth_job_fn run, void
 }
 
 /* A completion that starts another call and runs the queue itself until that one is done. */
-typedef struct { portal_auth *client; int fd; outcome inner; int ran_inner; } nesting;
+typedef struct { portal_auth *client; int fd; outcome outer, inner; int ran_inner; } nesting;
 
 static void on_outer(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods; (void)error;
+    (void)methods;
     nesting *nest = user_data;
     if (portal_auth_get_methods(nest->client, on_methods, &nest->inner, NULL) != PORTAL_AUTH_OK) abort();
     nest->ran_inner = run_until(nest->fd, &nest->inner.calls, 1);
+    record(&nest->outer, error);
 }
 
 int main(void) {
@@ -161,38 +196,37 @@ int main(void) {
     CHECK(portal_auth_set_completion_queue(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_completion_queue(client, 2) == PORTAL_AUTH_E_INVALID_ARGUMENT);
 
-    /* One call: nothing runs until the host runs the queue, then exactly once, on its thread. */
+    /* One call: it starts only when the host runs the queue (the descriptor readable at
+       once, level-triggered), sends and completes in its runs, exactly once, on its thread. */
     outcome first = {0};
     inside_start = 1;
     CHECK(portal_auth_get_methods(client, on_methods, &first, NULL) == PORTAL_AUTH_OK);
     inside_start = 0;
-    CHECK(wait_readable(fd));
-    CHECK(readable(fd)); /* level-triggered: still readable while pending */
+    CHECK(readable(fd) && readable(fd));
     pthread_mutex_lock(&lock);
     CHECK(first.calls == 0);
     pthread_mutex_unlock(&lock);
-    CHECK(portal_auth_run_completions() == 1);
+    CHECK(run_until(fd, &first.calls, 1));
     CHECK(first.calls == 1 && first.on_main && !first.inside_start && first.code == PORTAL_AUTH_OK);
     CHECK(!readable(fd));
     CHECK(portal_auth_run_completions() == 0);
 
-    /* The descriptor under epoll, level-triggered (EPOLLIN): no event while a request is in
-       flight (held by the emulator), one on every wait while its completion is pending,
-       none once it has run. */
+    /* The descriptor under epoll, level-triggered (EPOLLIN): no event while a request waits
+       for its server (held by the emulator), one on every wait once the response is there,
+       until the runs have completed the call; none after. */
     int poller = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event watch = { .events = EPOLLIN, .data.fd = fd }, event;
     CHECK(poller >= 0 && epoll_ctl(poller, EPOLL_CTL_ADD, fd, &watch) == 0);
     emulator_request("/_emulator/faults", "{\"path\":\"/methods\",\"kind\":\"hold\"}", body, sizeof body);
     outcome held = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &held, NULL) == PORTAL_AUTH_OK);
-    emulator_request("/_emulator/wait?path=/methods&count=2&timeout=30", NULL, body, sizeof body);
-    CHECK(strstr(body, "\"count\":2") != NULL);
+    CHECK(run_until_requested(fd, "/methods", 2));
     CHECK(epoll_wait(poller, &event, 1, 0) == 0 && !readable(fd));
     emulator_request("/_emulator/release", "{}", body, sizeof body);
     CHECK(epoll_wait(poller, &event, 1, 30000) == 1 && event.data.fd == fd && (event.events & EPOLLIN));
     CHECK(epoll_wait(poller, &event, 1, 0) == 1);
     CHECK(held.calls == 0);
-    CHECK(portal_auth_run_completions() == 1 && held.calls == 1 && held.code == PORTAL_AUTH_OK);
+    CHECK(run_until(fd, &held.calls, 1) && held.code == PORTAL_AUTH_OK);
     CHECK(epoll_wait(poller, &event, 1, 0) == 0);
     close(poller);
 
@@ -232,6 +266,28 @@ int main(void) {
     CHECK(freed_ok);
     CHECK(!readable(fd));
 
+    /* A grant exchange goes on while the host does not run the queue: once no run has begun
+       for a second, a library thread attends to the calls' work, so the session is stored
+       (the grant is spent); its completion still waits for the host's run. */
+    portal_auth_storage_callbacks store = { .size = sizeof store, .get = store_get, .set = store_set, .remove = store_remove };
+    portal_auth_options stored_options = emulator_options("env-open");
+    stored_options.storage = PORTAL_AUTH_STORAGE_HOST;
+    stored_options.host_storage = &store;
+    portal_auth *unattended = NULL;
+    CHECK(portal_auth_new(&stored_options, &unattended, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_completion_queue(unattended, PORTAL_AUTH_TRUE) == PORTAL_AUTH_OK);
+    char unattended_url[512];
+    grant_redirect("env-open", "c-queue-unattended@example.com", unattended_url, sizeof unattended_url);
+    outcome left = {0};
+    CHECK(portal_auth_handle_redirect(unattended, unattended_url, on_result, &left, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_count_within(&stored_sessions, 1, 30));
+    pthread_mutex_lock(&lock);
+    CHECK(left.calls == 0);
+    pthread_mutex_unlock(&lock);
+    CHECK(run_until(fd, &left.calls, 1) && left.code == PORTAL_AUTH_OK && left.on_main && left.session != NULL);
+    portal_auth_session_release(left.session);
+    portal_auth_free(unattended);
+
     /* A session lent through the queue invalidates through it; one lent on the library
        thread, there. */
     char url[512];
@@ -269,25 +325,28 @@ int main(void) {
     CHECK(logged.code == PORTAL_AUTH_OK && exchange_lines >= 2 && lines_elsewhere == 0);
     portal_auth_session_release(logged.session);
 
-    /* Lines still queued for a replaced handler are dropped. An exchange logs before its
-       completion is queued, so the first entry to make the descriptor readable is a line,
-       queued for the handler replaced here: the new one gets fewer lines, the old none. */
+    /* Lines still queued for a replaced handler are dropped: those of an exchange on the
+       library thread, queued by the time it has completed there, reach neither handler. */
+    portal_auth *logging = NULL;
+    CHECK(portal_auth_new(&options, &logging, NULL) == PORTAL_AUTH_OK);
     grant_redirect("env-open", "c-queue-dropped@example.com", url, sizeof url);
     outcome dropped = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &dropped, NULL) == PORTAL_AUTH_OK);
-    CHECK(wait_readable(fd));
+    CHECK(portal_auth_handle_redirect(logging, url, on_result, &dropped, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&dropped.calls);
+    CHECK(readable(fd));
     CHECK(portal_auth_set_queued_log_handler(replaced_line, NULL) == PORTAL_AUTH_OK);
-    CHECK(run_until(fd, &dropped.calls, 1));
-    CHECK(dropped.code == PORTAL_AUTH_OK && lines_on_main == exchange_lines && lines_replaced < exchange_lines);
+    portal_auth_run_completions();
+    CHECK(dropped.code == PORTAL_AUTH_OK && lines_on_main == exchange_lines && lines_replaced == 0 && !readable(fd));
     portal_auth_session_release(dropped.session);
+    portal_auth_free(logging);
     CHECK(portal_auth_set_queued_log_handler(NULL, NULL) == PORTAL_AUTH_OK);
     portal_auth_set_log_handler(audit_log_line, NULL); /* the audit's, on library threads again */
 
     /* A completion may run the queue itself. */
     nesting nest = { .client = client, .fd = fd };
     CHECK(portal_auth_get_methods(client, on_outer, &nest, NULL) == PORTAL_AUTH_OK);
-    CHECK(wait_readable(fd) && portal_auth_run_completions() == 1);
-    CHECK(nest.ran_inner && nest.inner.calls == 1 && nest.inner.on_main);
+    CHECK(run_until(fd, &nest.outer.calls, 1));
+    CHECK(nest.ran_inner && nest.inner.calls == 1 && nest.inner.on_main && nest.outer.on_main);
 
     /* A dispatcher replaces the queue; the queue switched off means the library thread. */
     portal_auth_set_dispatcher(client, dispatch_at_once, NULL, NULL);
@@ -307,7 +366,7 @@ int main(void) {
     pthread_mutex_lock(&lock);
     CHECK(first.calls == 1 && held.calls == 1 && queued_before.calls == 1 && signed_in.calls == 1
           && invalidated.calls == 1 && threaded_in.calls == 1 && threaded_out.calls == 1 && logged.calls == 1
-          && dropped.calls == 1 && dispatched.calls == 1 && off.calls == 1);
+          && dropped.calls == 1 && dispatched.calls == 1 && off.calls == 1 && left.calls == 1);
     int orphans_once = 1;
     for (int i = 0; i < 50; i++) orphans_once &= orphans[i].calls == 1;
     CHECK(orphans_once && lines_elsewhere == 0);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -150,6 +151,26 @@ static inline int wait_count_within(const int *calls, int count, int seconds) {
     int reached = *calls >= count;
     pthread_mutex_unlock(&lock);
     return reached;
+}
+
+/* A blocking host's wait on the completion queue's descriptor: poll with a timeout (30 s,
+   far beyond any call here). */
+static inline int wait_readable(int fd) {
+    struct pollfd watched = { .fd = fd, .events = POLLIN };
+    return poll(&watched, 1, 30000) == 1 && (watched.revents & POLLIN);
+}
+
+/* Runs the completion queue, waiting on its descriptor, until `*count` reaches `target`;
+   0 if a wait timed out. */
+static inline int run_until(int fd, const int *count, int target) {
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int now = *count;
+        pthread_mutex_unlock(&lock);
+        if (now >= target) return 1;
+        if (!wait_readable(fd)) return 0;
+        portal_auth_run_completions();
+    }
 }
 
 typedef struct { char *text; size_t size; } response_body;

@@ -751,11 +751,12 @@ private:
    receives each job on a library thread and runs it, or posts it to its loop. */
 using Dispatcher = std::function<void(Job job)>;
 
-/* The completion queue's descriptor (portal_auth_completion_fd): readable exactly while
-   completions are pending; watch it, never read, write or close it. -1 if none. */
+/* The completion queue's descriptor (portal_auth_completion_fd): readable exactly while the
+   queue has work; watch it, never read, write or close it. -1 if none. */
 inline int completion_fd() noexcept { return portal_auth_completion_fd(); }
 
-/* Runs the pending completions on this thread (portal_auth_run_completions); how many ran. */
+/* Does the queue's ready work and runs the pending completions on this thread
+   (portal_auth_run_completions); how many completions ran. */
 inline std::size_t run_completions() noexcept { return portal_auth_run_completions(); }
 
 /* Opens an authorize URL in a browser, on a library thread, once per browser sign-in: return
@@ -905,7 +906,7 @@ public:
         detail::check(portal_auth_set_dispatcher(raw_, detail::on_dispatch, held, detail::on_dispatcher_destroy));
     }
 
-    /* Completes the calls started from now on from the completion queue (true), run by
+    /* Runs the calls started from now on through the completion queue (true), in
        run_completions() on the thread that watches completion_fd(), or on the I/O thread
        (false). Either replaces the dispatcher. */
     void set_completion_queue(bool enabled) {

@@ -46,8 +46,9 @@ final class SessionCredential: Sendable {
             case .invalidating(let task):
                 return (task, false)
             case .active, .invalidated(settled: false):
-                // Started under the lock, so no second caller can start another.
-                let task = Task { [self] in
+                // Started under the lock, so no second caller can start another; on the
+                // thread of the call that starts it.
+                let task = Task(executorPreference: HTTPEngine.currentExecutor) { [self] in
                     do {
                         try await compareAndDelete()
                     } catch {

@@ -90,8 +90,9 @@ public final class RedirectListener: Sendable {
         await withTaskCancellationHandler {
             while let url = await queue.next() {
                 // Not cancelled with the listening: the instance that forwarded it was told
-                // it was taken, and a grant sent is spent (docs/protocol.md §5).
-                let outcome = await Task { [client] () -> Result<AuthResult?, any Error> in
+                // it was taken, and a grant sent is spent (docs/protocol.md §5). On the
+                // listening's own thread: the completion queue when it drives the listening.
+                let outcome = await Task(executorPreference: HTTPEngine.currentExecutor) { [client] () -> Result<AuthResult?, any Error> in
                     do {
                         return .success(try await client.handleRedirect(url))
                     } catch {

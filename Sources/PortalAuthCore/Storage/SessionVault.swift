@@ -23,9 +23,9 @@ struct SessionVault: Sendable {
 
     /// Runs in a task of its own: a storage backend that honours cancellation must not
     /// drop a session whose grant is already spent because its caller stopped waiting.
-    /// The task stays on the library's thread, where the exchange that waits for it runs.
+    /// The task stays on the thread where the exchange that waits for it runs.
     func save(_ session: StoredSession) async throws {
-        try await Task(executorPreference: HTTPEngine.shared.executor) { [self] in
+        try await Task(executorPreference: HTTPEngine.currentExecutor) { [self] in
             try await serialised {
                 try await guarded("write", { try await storage.set(session.encoded(), environmentId: environmentId) })
             }

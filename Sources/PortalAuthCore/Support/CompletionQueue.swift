@@ -1,56 +1,161 @@
+import CPosix
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Work that library threads hand to the host's own thread: jobs queued from any thread,
-/// run by whichever thread calls `run()`, with an eventfd that is readable exactly while
-/// jobs are pending, so that a host's event loop (poll, GLib, asyncio, tokio) can watch it.
+/// Work for the host's own thread, done by whichever thread calls `run()`: the completions
+/// that calls hand over, and, for calls whose tasks prefer the queue as their executor, the
+/// calls' own work and the HTTP they wait on (a `CompletionQueueDriver`). One descriptor
+/// tells the host's event loop (poll, GLib, asyncio, tokio) when there is some: an epoll set
+/// holding an eventfd that is signalled exactly while jobs are pending, and the driver's
+/// descriptors (connections, a timer) while it has transfers in flight.
 ///
 /// The C ABI's completion queue (portal_auth_completion_fd); Swift code awaits its calls
-/// instead. The descriptor's counter is non-zero exactly while jobs are pending: the push that
-/// fills an empty queue signals it once, and the run that empties the queue drains that
+/// instead. The eventfd's counter is non-zero exactly while jobs are pending: the push that
+/// fills an empty queue signals it once, and the take that empties the queue drains that
 /// signal. The push signals after letting go of the lock, because the write wakes the host's
 /// thread, which would otherwise find the lock still held (often by the thread it has just
-/// displaced from its CPU); so a run that takes jobs whose signal is still on its way waits
-/// for it to land before draining it, and the counter is never left set for jobs taken.
-public final class CompletionQueue: Sendable {
+/// displaced from its CPU); so a take whose jobs' signal is still on its way waits for it to
+/// land before draining it, and the counter is never left set for jobs taken.
+public final class CompletionQueue: TaskExecutor, Sendable {
     public typealias Job = @Sendable () -> Void
 
     /// The process's queue, made by its first use; nil when no descriptor was left for it.
     public static let shared = CompletionQueue()
 
-    private let pending = Mutex<[Job]>([])
+    private struct Pending {
+        /// Completions, and the lines of a queued log handler: the host's code.
+        var completions: [Job] = []
+        /// Steps of the tasks that prefer the queue: the library's own work.
+        var tasks: [UnownedJob] = []
+        var isEmpty: Bool { completions.isEmpty && tasks.isEmpty }
+    }
+
+    /// Rounds of the calls' work in one run (the driver's I/O, then the steps ready): enough
+    /// for a call's request, response and result, with a session's write between; a burst
+    /// of work beyond them waits for the next run, so a run never holds a host's loop long.
+    private static let roundsPerRun = 8
+    /// A library thread does the calls' work (never the completions) once no run has begun
+    /// for this long while some is ready (`attend()`).
+    private static let unattendedNanoseconds: UInt64 = 1_000_000_000
+
+    private let pending = Mutex(Pending())
+    /// When the last run began, on CLOCK_MONOTONIC.
+    private let lastRun = Atomic<UInt64>(0)
     private let signal: WakeSignal
+    private let driver = Mutex<(any CompletionQueueDriver)?>(nil)
+
+    /// The descriptor to poll for reading: the epoll set.
+    public let descriptor: Int32
 
     /// Nil when no descriptor is left.
     public init?() {
         guard let signal = WakeSignal() else { return nil }
+        let poller = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard poller >= 0 else { return nil }
+        guard pa_epoll_watch(poller, signal.fd, UInt32(EPOLLIN.rawValue)) == 0 else {
+            _ = close(poller)
+            return nil
+        }
         self.signal = signal
+        descriptor = poller
     }
 
-    /// The descriptor to poll for reading. Never read from or write to it: the queue keeps its
-    /// counter in step with the jobs.
-    public var descriptor: Int32 { signal.fd }
+    deinit { _ = close(descriptor) }
+
+    /// Installs the driver whose descriptors share the epoll set; each run advances it first.
+    public func drive(with driver: any CompletionQueueDriver) {
+        self.driver.withLock { $0 = driver }
+    }
 
     /// Queues `job` for the next `run()`; any thread.
     public func push(_ job: @escaping Job) {
-        let first = pending.withLock { queue -> Bool in
-            queue.append(job)
-            return queue.count == 1
+        add { $0.completions.append(job) }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        if !Self.executing.load(ordering: .relaxed) { Self.executing.store(true, ordering: .releasing) }
+        let job = UnownedJob(job)
+        add { $0.tasks.append(job) }
+    }
+
+    private func add(_ body: (inout Pending) -> Void) {
+        let first = pending.withLock { pending -> Bool in
+            let wasEmpty = pending.isEmpty
+            body(&pending)
+            return wasEmpty
         }
         if first { signal.signal() }
     }
 
-    /// Runs, on the calling thread, every job pending when it is called (those queued
-    /// meanwhile make the descriptor readable again, for the next run). Returns how many ran.
-    /// Jobs may call `run()` themselves.
+    /// Takes the jobs of one kind, draining the signal when none of either kind is left.
+    private func take<Item: Sendable>(_ kind: WritableKeyPath<Pending, [Item]>) -> [Item] {
+        pending.withLock { pending -> [Item] in
+            let taken = pending[keyPath: kind]
+            guard !taken.isEmpty else { return [] }
+            pending[keyPath: kind] = []
+            if pending.isEmpty { signal.drainLanded() }
+            return taken
+        }
+    }
+
+    /// Does, on the calling thread, the library's work that is ready (the driver's I/O, the
+    /// tasks' steps, and those their progress makes ready in turn, for `roundsPerRun`
+    /// rounds), then runs every completion pending at that point; those queued meanwhile (a
+    /// completion that starts a call) wait for the next run, the descriptor readable again.
+    /// Returns how many completions ran. Completions may call `run()` themselves.
     @discardableResult
     public func run() -> Int {
-        let batch = pending.withLock { queue -> [Job] in
-            guard !queue.isEmpty else { return [] }
-            signal.drainLanded()
-            defer { queue = [] }
-            return queue
-        }
-        for job in batch { job() }
-        return batch.count
+        lastRun.store(Self.now(), ordering: .relaxed)
+        advanceCalls()
+        let completions = take(\.completions)
+        for job in completions { job() }
+        return completions.count
     }
+
+    /// Set once a task has preferred a queue: from then on the I/O thread attends to the
+    /// process's (`attendShared`).
+    private static let executing = Atomic(false)
+
+    /// For the I/O thread, on each turn of its loop (at least once a second): `attend()` on
+    /// the process's queue, once tasks run on it.
+    public static func attendShared() {
+        guard executing.load(ordering: .acquiring) else { return }
+        shared?.attend()
+    }
+
+    /// For a library thread, now and then: when no run has begun for a second while the
+    /// queue is readable, does the calls' work that is ready, but runs no completion. So a
+    /// call whose request is spent (a grant exchange) still reads its response and stores
+    /// its session, well within the request's timeout, when the host stops running the
+    /// queue; its completion waits for the host, as ever.
+    public func attend() {
+        guard Self.now() &- lastRun.load(ordering: .relaxed) > Self.unattendedNanoseconds else { return }
+        var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&watched, 1, 0) == 1 else { return }
+        advanceCalls()
+    }
+
+    private func advanceCalls() {
+        for _ in 0..<Self.roundsPerRun {
+            // Read each time: a task's first request installs it (QueueTransfers.shared).
+            driver.withLock { $0 }?.advance()
+            let steps = take(\.tasks)
+            if steps.isEmpty { return }
+            for step in steps { step.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
+
+/// I/O whose descriptors are in a completion queue's epoll set, done by its runs.
+public protocol CompletionQueueDriver: Sendable {
+    /// Does what the descriptors have ready, without waiting; any thread, one at a time or not.
+    func advance()
 }

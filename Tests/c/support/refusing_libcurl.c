@@ -45,6 +45,8 @@ FORWARD(CURLMcode, curl_multi_remove_handle, (CURLM *multi, CURL *easy), (multi,
 FORWARD(CURLMcode, curl_multi_perform, (CURLM *multi, int *running), (multi, running))
 FORWARD(CURLMcode, curl_multi_poll, (CURLM *multi, struct curl_waitfd extra[], unsigned int count, int timeout, int *ready),
         (multi, extra, count, timeout, ready))
+FORWARD(CURLMcode, curl_multi_socket_action, (CURLM *multi, curl_socket_t socket, int events, int *running),
+        (multi, socket, events, running))
 FORWARD(CURLMsg *, curl_multi_info_read, (CURLM *multi, int *remaining), (multi, remaining))
 FORWARD(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *line), (list, line))
 FORWARD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))

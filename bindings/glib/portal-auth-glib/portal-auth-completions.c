@@ -1,6 +1,6 @@
-/* The C library's completion queue on GLib main contexts. Every client completes its calls
- * through the process's one queue (portal_auth_set_completion_queue), whose eventfd is
- * readable while completions are pending. Each main context with a call in flight watches
+/* The C library's completion queue on GLib main contexts. Every client runs its calls
+ * through the process's one queue (portal_auth_set_completion_queue), whose descriptor is
+ * readable while the queue has work. Each main context with a call in flight watches
  * that descriptor with a GUnixFDSource, as g_unix_fd_add() does for the default context, and
  * runs the completions there: on the context's own thread, with no thread hop. Where several
  * contexts have calls in flight, whichever runs the queue first runs them all, and each call

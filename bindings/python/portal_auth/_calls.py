@@ -147,7 +147,7 @@ class _Waiter:
         self.poller.register(self.fd, select.POLLIN)
 
     def wait(self, timeout: float | None = None) -> None:
-        """Until the queue has completions, another thread woke this one, or `timeout`
+        """Until the queue has work, another thread woke this one, or `timeout`
         seconds passed (interruptible)."""
         for fd, _ in self.poller.poll(None if timeout is None else max(timeout, 0.0) * 1000):
             if fd == self.fd:

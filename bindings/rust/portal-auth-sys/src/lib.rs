@@ -299,7 +299,7 @@ extern "C" {
         user_data: *mut c_void,
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
-    /// The completion queue's descriptor, for the host's event loop to watch: readable exactly while completions are pending, that is queued and not yet taken by portal_auth_run_completions.
+    /// The completion queue's descriptor, for the host's event loop to watch: readable exactly while the queue has work for portal_auth_run_completions, that is completions queued and not yet taken, or its calls' work ready.
     pub fn portal_auth_completion_fd() -> i32;
     /// HTTP_STATUS: the server's reason, an excerpt of the response body for the developer, such as {"error":"redirectUrl is not allow-listed"}.
     pub fn portal_auth_error_body(error: *const portal_auth_error) -> *const c_char;

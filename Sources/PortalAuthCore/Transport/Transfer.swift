@@ -1,0 +1,208 @@
+import CCurl
+import Synchronization
+
+/// One request in flight, from submission to completion.
+final class Transfer: @unchecked Sendable {
+    private enum Phase {
+        case created, queued, cancelled, sent, finished
+    }
+
+    let request: HTTPRequest
+    private let phase = Mutex(Phase.created)
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+
+    // Touched only by its pool's driver (the I/O thread, or the completion queue's runs under
+    // their lock), between `configure` and `release`.
+    private var body: [UInt8] = []
+    private var overflowed = false
+    private var attempts = 0
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// curl writes its detail here during the transfer: memory of our own, not an array's.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    init(_ request: HTTPRequest) {
+        self.request = request
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    /// Records the caller's continuation. Returns false (after failing it) when the call
+    /// was cancelled before it could be queued.
+    func queue(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+        let queued = phase.withLock { phase -> Bool in
+            guard phase == .created else { return false }
+            self.continuation = continuation
+            phase = .queued
+            return true
+        }
+        if !queued { continuation.resume(throwing: CancellationError()) }
+        return queued
+    }
+
+    /// Cancels unless the request has already gone to curl.
+    func cancel() {
+        let pending = phase.withLock { phase -> CheckedContinuation<HTTPResponse, any Error>? in
+            switch phase {
+            case .created:
+                phase = .cancelled
+                return nil
+            case .queued:
+                phase = .cancelled
+                defer { continuation = nil }
+                return continuation
+            case .cancelled, .sent, .finished:
+                return nil
+            }
+        }
+        pending?.resume(throwing: CancellationError())
+    }
+
+    /// Claims the transfer for sending; false if it was cancelled while it waited.
+    func markSent() -> Bool {
+        phase.withLock { phase in
+            guard phase == .queued else { return false }
+            phase = .sent
+            return true
+        }
+    }
+
+    func finish(_ result: Result<HTTPResponse, any Error>) {
+        let pending = phase.withLock { phase -> CheckedContinuation<HTTPResponse, any Error>? in
+            phase = .finished
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume(with: result)
+    }
+
+    /// Sets the transfer up on `easy`. Every option is checked: a libcurl that cannot honour
+    /// one (an older one) fails the request with a message naming it, before anything is
+    /// sent. The protections above all must never be silently missing: the restriction to
+    /// http and https, TLS verification, the refusal to resend, close-on-exec connections
+    /// and, to a loopback host, no proxy.
+    /// - Throws: `PortalRequestsError.network`, also when a header cannot be added (out of
+    ///   memory), since a request missing its environment id or bearer must not go out.
+    func configure(_ easy: UnsafeMutableRawPointer) throws(PortalRequestsError) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
+                            "CURLOPT_PROTOCOLS_STR", "restrict requests to http and https")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1),
+                            "CURLOPT_SSL_VERIFYPEER", "verify the server's TLS certificate")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2),
+                            "CURLOPT_SSL_VERIFYHOST", "verify that the TLS certificate names the server")
+        try CurlOptions.set(pa_easy_setopt_prereq_function(easy, transferPrereqCallback),
+                            "CURLOPT_PREREQFUNCTION", "refuse to send a request twice")
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me),
+                            "CURLOPT_PREREQDATA", "refuse to send a request twice")
+        try CurlOptions.set(pa_easy_setopt_close_on_exec_sockets(easy),
+                            "CURLOPT_OPENSOCKETFUNCTION", "keep its connections from the programs the app starts")
+        if request.direct {
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_NOPROXY, "*"),
+                                "CURLOPT_NOPROXY", "reach a loopback host without a proxy")
+        }
+
+        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_URL, request.url), "CURLOPT_URL", "take the request's URL")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL", "run without signals")
+        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_USERAGENT, "portal-auth/\(PortalAuthVersion.string)"),
+                            "CURLOPT_USERAGENT", "name the client")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds),
+                            "CURLOPT_CONNECTTIMEOUT_MS", "bound the connection time")
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeouts.totalMilliseconds),
+                            "CURLOPT_TIMEOUT_MS", "bound the request time")
+        try CurlOptions.set(pa_easy_setopt_write_function(easy, transferWriteCallback),
+                            "CURLOPT_WRITEFUNCTION", "bound the response")
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA", "bound the response")
+        errorBuffer[0] = 0
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
+                            "CURLOPT_ERRORBUFFER", "report its errors")
+
+        // "Expect:" keeps curl from waiting on 100-continue.
+        for line in request.headers + ["Expect:"] {
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw .network(.connection, message: "libcurl could not allocate the request's headers.")
+            }
+            headerList = appended
+        }
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList)),
+                            "CURLOPT_HTTPHEADER", "send the request's headers")
+
+        if request.method == .post {
+            let payload = request.body ?? []
+            try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_POST, 1), "CURLOPT_POST", "send a POST")
+            try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, payload.count),
+                                "CURLOPT_POSTFIELDSIZE", "send the request's body")
+            // COPYPOSTFIELDS copies, so the array need not outlive this call.
+            let copied = payload.withUnsafeBytes { bytes in
+                pa_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS,
+                                       UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
+            }
+            try CurlOptions.set(copied, "CURLOPT_COPYPOSTFIELDS", "send the request's body")
+        }
+    }
+
+    /// Called by curl right before each attempt to send. libcurl silently resends a request
+    /// whose reused connection closed without a byte of answer; a grant, a code or an email
+    /// must not go out twice, so a second attempt is refused and the first failure stands.
+    func allowAttempt() -> Bool {
+        attempts += 1
+        return attempts == 1
+    }
+
+    /// Appends a chunk of the response body; false once the cap would be exceeded.
+    func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + chunk.count <= HTTPEngine.maxResponseBytes else {
+            overflowed = true
+            return false
+        }
+        body.append(contentsOf: chunk)
+        return true
+    }
+
+    func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> Result<HTTPResponse, any Error> {
+        switch code {
+        case CURLE_OK:
+            var status = 0
+            pa_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            return .success(HTTPResponse(status: status, body: body))
+        case CURLE_WRITE_ERROR where overflowed:
+            return .failure(PortalRequestsError.network(
+                .responseTooLarge, message: "The response exceeded \(HTTPEngine.maxResponseBytes) bytes."))
+        case CURLE_ABORTED_BY_CALLBACK where attempts > 1:
+            return .failure(PortalRequestsError.network(
+                .connection, message: "The connection closed before the server answered; the request was not retried."))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(PortalRequestsError.network(.timeout, message: detail(code)))
+        default:
+            return .failure(PortalRequestsError.network(.connection, message: detail(code)))
+        }
+    }
+
+    /// curl's own words: the error buffer when it has something, else the code's text.
+    private func detail(_ code: CURLcode) -> String {
+        let buffered = String(cString: errorBuffer)
+        if !buffered.isEmpty { return buffered }
+        return String(cString: curl_easy_strerror(code))
+    }
+
+    func release() {
+        curl_slist_free_all(headerList)
+        headerList = nil
+    }
+}
+
+private let transferPrereqCallback: pa_curl_prereq_fn = { context, _, _, _, _ in
+    guard let context else { return Int32(CURL_PREREQFUNC_ABORT) }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    return Int32(transfer.allowAttempt() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT)
+}
+
+private let transferWriteCallback: pa_curl_write_fn = { data, size, count, context in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let data else { return length }
+    return transfer.append(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}

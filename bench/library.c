@@ -9,7 +9,12 @@
  * With a second argument `queue`, the client completes through the completion queue, which
  * this thread runs as it waits (contender c-queue); else on the library thread (c-library).
  * The calls mode measures both models, in turn, in one process (the argument is ignored).
- * BENCH_BASE is the loopback server. The load figure is bench/load.c's. */
+ * BENCH_BASE is the loopback server. The load figure is bench/load.c's.
+ *
+ * Built with -DBENCH_IN_PROCESS as a shared library (no main), it is contender
+ * c-queue-in-python: bench_queue_chunk makes the same calls through the completion queue
+ * from C inside python_bench.py's process, in the chunks that interleave with the binding's,
+ * so that the binding's overhead over C is taken in one process under one machine load. */
 #include <portal_auth.h>
 
 #include "bench.h"
@@ -193,6 +198,20 @@ static void soak(void) {
     portal_auth_free(c);
 }
 
+#ifdef BENCH_IN_PROCESS
+/* `n` calls of one kind (0 get_methods, 1 a grant exchange, 2 a call that sends nothing), one
+   after another, on a client of its own through the completion queue: each one's time in ms
+   into samples_ms. 0, or -1 once a call failed. */
+__attribute__((visibility("default"))) int bench_queue_chunk(int kind, int n, double *samples_ms) {
+    static int (*const calls[3])(portal_auth *) = { get_methods, exchange, no_request };
+    static portal_auth *queue_client;
+    if (kind < 0 || kind > 2) return -1;
+    queued = 1;
+    if (!queue_client) queue_client = client(PORTAL_AUTH_STORAGE_MEMORY);
+    for (int i = 0; i < n; i++) samples_ms[i] = timed_call(calls[kind], queue_client);
+    return failures ? -1 : 0;
+}
+#else
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (argc > 2 && strcmp(argv[2], "queue") == 0) {
@@ -236,3 +255,4 @@ int main(int argc, char **argv) {
     if (failures) { fprintf(stderr, "%s: %d calls failed\n", mode, failures); return 1; }
     return 0;
 }
+#endif

@@ -8,7 +8,7 @@ soak: 100,000 calls per client (get_methods and grant exchanges in turn), with t
 memory after the first 10,000 and at the end. BENCH_BASE is the loopback server. With
 BENCH_PY_MODEL=thread the binding is the one whose completions ran on the library's thread
 (run.sh installs it from the last commit that had it): its contenders are py-blocking-thread
-and py-async-thread, and the peer is left to the other run. Lines out:
+and py-async-thread, and the peer and c-queue-in-python are left to the other run. Lines out:
 contender<TAB>metric<TAB>value.
 
 The load modes measure `import` and a first client over a bare interpreter: this module
@@ -113,6 +113,27 @@ def redirect() -> str:
     return f"{CALLBACK}?token={next_token()}&authMethod=EMAIL_MAGIC_LINK"
 
 
+IN_PROCESS_C = "c-queue-in-python"
+
+
+def c_queue_chunks(kind: int) -> Callable[[int], list[float]]:
+    """Contender c-queue-in-python: chunks of `n` calls of `kind` (0 get_methods, 1 a grant
+    exchange) made from C through the completion queue, in this process (bench/library.c as
+    a shared library, BENCH_C_CALLS), each one's time (ms)."""
+    import ctypes
+
+    chunk_function = ctypes.CDLL(os.environ["BENCH_C_CALLS"]).bench_queue_chunk
+    chunk_function.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_double)]
+
+    def chunk(n: int) -> list[float]:
+        samples = (ctypes.c_double * n)()
+        if chunk_function(kind, n, samples) != 0:
+            raise RuntimeError("a call from C failed")
+        return list(samples)
+
+    return chunk
+
+
 def main(mode: str, base: str) -> None:
     if mode == "load-library":
         before, start = rss_mb(), time.perf_counter()
@@ -192,6 +213,7 @@ def main(mode: str, base: str) -> None:
             grants = {BLOCKING: timed(lambda: signed_in(auth.handle_redirect(redirect()))), ASYNC: timed_async(async_grant)}
             if not OLD_MODEL:
                 methods["py-peer"], grants["py-peer"] = timed(peer_methods), timed(peer_grant)
+                methods[IN_PROCESS_C], grants[IN_PROCESS_C] = c_queue_chunks(0), c_queue_chunks(1)
             interleaved("methods", methods)
             interleaved("grant", grants)
         loop.run_until_complete(async_auth.__aexit__(None, None, None))

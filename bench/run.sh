@@ -3,6 +3,9 @@
 # nginx (Debian's) that serves the emulator's responses as static JSON with keep-alive:
 #   c-library    libportalauth from C              py-blocking / py-async  the Python binding
 #   c-queue      the same, through the completion queue
+#   c-queue-in-python  the same calls from C inside the Python contenders' process, in their
+#                chunks (bench/library.c built as a shared library), for the binding's
+#                overhead over C under one machine load
 #   py-peer      requests + keyring (PyPI)         c-floor   libcurl easy handle + libsecret
 #   py-blocking-thread / py-async-thread   the binding whose completions ran on the library
 #                thread (commit c1438ce, the last one that had it), on the same library
@@ -67,6 +70,10 @@ echo "== bench: the C contenders"
 flags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Ibench -Iinclude)
 gcc "${flags[@]}" bench/library.c -L"$(dirname "$library")" -lportalauth -Wl,-rpath,"$(dirname "$library")" \
     -lm -pthread -o "$work/c-library"
+# The same calls as a shared library, for python_bench.py's process (c-queue-in-python); what
+# only main uses is left unused there.
+gcc "${flags[@]}" -Wno-unused-function -DBENCH_IN_PROCESS -fPIC -shared -fvisibility=hidden bench/library.c \
+    -L"$(dirname "$library")" -lportalauth -Wl,-rpath,"$(dirname "$library")" -lm -pthread -o "$work/libbenchcalls.so"
 read -r -a system_flags <<< "$(pkg-config --cflags --libs libcurl libsecret-1)"
 gcc "${flags[@]}" bench/floor.c "${system_flags[@]}" -lm -o "$work/c-floor"
 gcc "${flags[@]}" bench/load.c -ldl -lm -o "$work/load"
@@ -92,7 +99,7 @@ if [[ $modes == *" gnome "* ]]; then
 fi
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library"
+export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library" BENCH_C_CALLS="$work/libbenchcalls.so"
 if $needs_server; then
     echo "== bench: nginx on loopback, answering with the emulator's responses"
     PYTHONPATH=bindings/python python3 bench/responses.py "$work/responses"

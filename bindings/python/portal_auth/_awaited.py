@@ -2,10 +2,12 @@
 costs more to import than the whole package: blocking programs never load it).
 
 Each loop that awaits a call watches the completion queue's descriptor with add_reader, so
-its completions run on the loop's own thread. The future a completion settles there resumes
-the awaiting task at once, in that same loop iteration, where a plain future would schedule
-the task for the next one (a second pass through the selector on every call). A completion
-that another thread runs reaches the loop with one call_soon_threadsafe."""
+its completions run on the loop's own thread. The awaiting task runs a call's first step
+itself (its start queued it), which saves a pass through the selector on every call. The
+future a completion settles from the reader resumes the awaiting task at once, in that same
+loop iteration, where a plain future would schedule the task for the next one (another pass
+through the selector). A completion that another thread runs reaches the loop with one
+call_soon_threadsafe."""
 
 from __future__ import annotations
 
@@ -90,9 +92,13 @@ async def awaiting(start: _calls.Start[T]) -> T:
     call = _calls._Call(start)
 
     def wake() -> None:
-        # From the loop's reader (outside any task), settle here; else hand it to the loop.
-        if asyncio._get_running_loop() is loop and asyncio.current_task(loop) is None:
-            outcome.settle(call)
+        # From the loop's reader (outside any task), settle here; from a task of the loop (a
+        # run that a call's start made), in the loop's next pass; else hand it to the loop.
+        if asyncio._get_running_loop() is loop:
+            if asyncio.current_task(loop) is None:
+                outcome.settle(call)
+            else:
+                loop.call_soon(outcome.settle, call)
             return
         try:
             loop.call_soon_threadsafe(outcome.settle, call)
@@ -102,6 +108,7 @@ async def awaiting(start: _calls.Start[T]) -> T:
     call.wake = wake
     _calls.begin(call)
     try:
+        _calls.run()  # the call's first step is queued: taken now, not after the selector
         return await outcome
     except asyncio.CancelledError:
         call.cancel()

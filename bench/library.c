@@ -18,6 +18,7 @@
 #include <portal_auth.h>
 
 #include "bench.h"
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 
@@ -61,7 +62,9 @@ static void wait_completed(int count) {
     if (queued) {
         struct pollfd watched = { .fd = portal_auth_completion_fd(), .events = POLLIN };
         while (completed < count) {
-            if (poll(&watched, 1, -1) != 1) abort();
+            int ready = poll(&watched, 1, -1);
+            if (ready < 0 && errno == EINTR) continue; /* a signal, in the Python process */
+            if (ready != 1) abort();
             portal_auth_run_completions();
         }
         return;

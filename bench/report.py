@@ -163,7 +163,8 @@ def models(r: dict[tuple[str, str], float]) -> list[list[str]]:
                 rows.append([f"C: {what}, median ÷ the libcurl floor", ratio(r.get((old, f"{metric}_median_ms")), floor), ratio(r.get((new, f"{metric}_median_ms")), floor)])
             else:
                 overheads = [overhead(r, contender, metric) for contender in (old, new)]
-                row(f"{label}: {what}, over the same call from C (µs)", *overheads)
+                row(f"{label}: {what}, over the same call from C: c-library in its own process (old),"
+                    " c-queue-in-python in the same one (new) (µs)", *overheads)
                 row(f"{label}: {what}, over c-queue, C in a process of its own (µs)",
                     None, overhead(r, new, metric, "c-queue"))
         if label == "C":

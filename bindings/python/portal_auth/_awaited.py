@@ -109,6 +109,10 @@ async def awaiting(start: _calls.Start[T]) -> T:
     _calls.begin(call)
     try:
         _calls.run()  # the call's first step is queued: taken now, not after the selector
+    except BaseException:  # an interruption (Ctrl-C) inside the run ends the call, as blocking's
+        call.cancel()
+        raise
+    try:
         return await outcome
     except asyncio.CancelledError:
         call.cancel()

@@ -4,7 +4,8 @@ awaitables on the same terms).
 Every client sends its completions to the library's completion queue
 (portal_auth_set_completion_queue), so the library never enters Python on a thread of its
 own for a call: a thread that waits runs the queue (portal_auth_run_completions) once right
-after starting a call (its first step is queued), then whenever its descriptor is readable.
+after starting a blocking or awaited call (its first step is queued there), then whenever
+its descriptor is readable.
 A blocking caller polls the descriptor; an asyncio loop watches it with add_reader
 (_awaited). The one exception is portal_auth_forward_redirect, which has no client: its
 callback runs on a library thread, which wakes the waiter from there.
@@ -15,7 +16,8 @@ keeps each call alive until its callback has run, which the library does exactly
 callback turns the borrowed C values into Python objects at once and marks the call
 finished; once the run is over, the thread that ran it wakes the call's waiter: nothing to
 do for its own blocking call, another thread's through that thread's eventfd, an awaiting
-task by resuming it (from its loop's reader) or through call_soon_threadsafe. A stream
+task by resuming it (from its loop's reader), in the loop's next pass (from a run inside one
+of the loop's tasks), or through call_soon_threadsafe. A stream
 (portal_auth_listen_for_redirects) is the multi-shot kind: it queues each outcome for its
 waiter, and stays registered until its last call.
 
@@ -205,7 +207,10 @@ def run() -> None:
             # Let go of the wake first: an awaited call's wake refers back to the call, a cycle
             # that would otherwise be left to the garbage collector on every call.
             wake, call.wake = call.wake, _nobody
-            wake()
+            try:
+                wake()
+            except BaseException as interrupt:  # noqa: BLE001 - a task it resumed was interrupted
+                interrupts.append(interrupt)  # raised once every waiter is woken
     if interrupts:
         raise interrupts[0]
 
@@ -421,7 +426,7 @@ def blocking(start: Start[T]) -> T:
     call.wake = waiter.wake
     begin(call)
     try:
-        run()  # a call just started has its first step queued: no poll to learn that
+        run()  # a call started on the queue has its first step there: no poll to learn that
         _wait(call, waiter)
     except BaseException:
         if not call.finished:

@@ -155,3 +155,40 @@ def test_ctrl_c_in_a_blocking_call_cancels_it_and_the_queue_still_works(emu: Emu
             if set(_calls._registry) <= earlier:
                 break
         assert set(_calls._registry) <= earlier
+
+
+def test_an_interruption_in_the_run_that_starts_an_awaited_call_cancels_it(
+    emu: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An awaiting task runs the queue as it starts its call; a Ctrl-C raised in that run (here
+    by another call's completion, already queued) ends the task with it and cancels the call,
+    as it does a blocking call's."""
+    from portal_auth import _outcomes
+
+    def interrupted(result: int | None, error: int | None) -> None:
+        raise KeyboardInterrupt
+
+    cancelled: list[_calls._Call] = []
+    cancel = _calls._Call.cancel
+
+    def spy(call: _calls._Call) -> None:
+        cancelled.append(call)
+        cancel(call)
+
+    monkeypatch.setattr(_calls._Call, "cancel", spy)
+    emu.fault("/methods", "hold")
+
+    async def main(auth: AsyncPortalAuth) -> None:
+        # A call whose completion is queued and not yet run: its read raises KeyboardInterrupt.
+        monkeypatch.setattr(_outcomes.RESULT, "_read", interrupted)
+        _calls.begin(_calls._Call(auth._handle_redirect("otherapp://x")))
+        await auth.get_methods()
+
+    auth = _client(emu, AsyncPortalAuth)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            asyncio.run(main(auth))
+    finally:
+        emu.call("POST", "release")
+        auth.close()
+    assert [call.start.callback for call in cancelled] == [_outcomes.METHODS]

@@ -5,10 +5,9 @@ Every client sends its completions to the library's completion queue
 (portal_auth_set_completion_queue), so the library never enters Python on a thread of its
 own for a call: a thread that waits runs the queue (portal_auth_run_completions) once right
 after starting a blocking or awaited call (its first step is queued there), then whenever
-its descriptor is readable.
-A blocking caller polls the descriptor; an asyncio loop watches it with add_reader
-(_awaited). The one exception is portal_auth_forward_redirect, which has no client: its
-callback runs on a library thread, which wakes the waiter from there.
+its descriptor is readable. A blocking caller polls the descriptor; an asyncio loop watches
+it with add_reader (_awaited). The one exception is portal_auth_forward_redirect, which has
+no client: its callback runs on a library thread, which wakes the waiter from there.
 
 Every call registers under an integer key, passed to C as user_data; one C function pointer
 per callback type (alive as long as the module) finds the call by its key. The registry

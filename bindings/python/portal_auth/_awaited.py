@@ -71,14 +71,21 @@ class _Outcome(asyncio.Future[T]):
                 context.run(fn, self)
 
 
-# The loops whose reader runs the completion queue: each keeps it until it is closed.
+# The loops whose reader runs the completion queue: each keeps it until it is closed. The
+# last one found there is looked at first: a call of the loop that made the last one needs
+# no WeakSet lookup (Python code, and a weak reference made each time).
 _watching: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+_last_watched: Callable[[], asyncio.AbstractEventLoop | None] = lambda: None
 
 
 def _watch(loop: asyncio.AbstractEventLoop) -> None:
+    global _last_watched
+    if _last_watched() is loop:
+        return
     if loop not in _watching:
         loop.add_reader(_calls.queue_fd(), _calls.run)
         _watching.add(loop)
+    _last_watched = weakref.ref(loop)
 
 
 async def awaiting(start: _calls.Start[T]) -> T:

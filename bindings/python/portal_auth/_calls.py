@@ -107,13 +107,6 @@ class _Call:
         self.error: BaseException | None = None
         self.wake: Callable[[], object] = _nobody
 
-    def started(self, handle: int | None) -> None:
-        with self.lock:
-            if not self.finished:
-                self.handle = handle
-                return
-        _native.lib().portal_auth_call_free(handle)
-
     def finish(self) -> None:
         with self.lock:
             self.finished = True
@@ -126,11 +119,6 @@ class _Call:
         with self.lock:
             if self.handle is not None:
                 _native.lib().portal_auth_call_cancel(self.handle)
-
-    def outcome(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.value
 
 
 class _Waiter:
@@ -167,8 +155,17 @@ class _Waiter:
         os.close(self.fd)
 
 
-# Per thread: its waiter, and the calls that the run under way on it has finished.
-_local = _thread._local()
+class _PerThread(_thread._local):
+    """A thread's waiter (made by its first wait), and the calls that the run under way on
+    it has finished and the interruptions it has caught (None outside a run). Class
+    defaults, so that reading them needs no getattr with a default."""
+
+    waiter: _Waiter | None = None
+    ran: list[_Call] | None = None
+    interrupts: list[BaseException] | None = None
+
+
+_local = _PerThread()
 _queue_fd: int | None = None
 
 
@@ -184,7 +181,7 @@ def queue_fd() -> int:
 
 
 def _waiter() -> _Waiter:
-    waiter: _Waiter | None = getattr(_local, "waiter", None)
+    waiter = _local.waiter
     if waiter is None:
         waiter = _local.waiter = _Waiter()
     return waiter
@@ -194,14 +191,15 @@ def run() -> None:
     """Runs the completions pending in the library's queue on this thread, then wakes their
     waiters. A signal's exception (Ctrl-C) raised inside a completion is raised here, after."""
     # A run may happen inside a run (a logging handler that makes a blocking call).
-    outer = getattr(_local, "ran", None), getattr(_local, "interrupts", None)
+    local = _local
+    outer = local.ran, local.interrupts
     ran: list[_Call] = []
     interrupts: list[BaseException] = []
-    _local.ran, _local.interrupts = ran, interrupts
+    local.ran, local.interrupts = ran, interrupts
     try:
         _native.lib().portal_auth_run_completions()
     finally:
-        _local.ran, _local.interrupts = outer
+        local.ran, local.interrupts = outer
         for call in ran:
             # Let go of the wake first: an awaited call's wake refers back to the call, a cycle
             # that would otherwise be left to the garbage collector on every call.
@@ -244,7 +242,7 @@ def _read(read: Callable[..., Any], arguments: tuple[Any, ...]) -> tuple[Any, Ba
     except errors.PortalAuthError as error:
         return None, error
     except (KeyboardInterrupt, SystemExit) as interrupt:  # a signal's, on the main thread
-        interrupts = getattr(_local, "interrupts", None)
+        interrupts = _local.interrupts
         if interrupts is not None:
             interrupts.append(interrupt)
         return None, errors.PortalAuthError("The call's outcome was lost to an interruption while it was read.")
@@ -255,7 +253,7 @@ def _read(read: Callable[..., Any], arguments: tuple[Any, ...]) -> tuple[Any, Ba
 def _arrived(call: _Call) -> None:
     """A callback has given `call` something: its waiter is woken once the run is over (at
     once when the run is not this module's: a library thread's, for a call with no client)."""
-    ran = getattr(_local, "ran", None)
+    ran = _local.ran
     if ran is None:
         wake, call.wake = call.wake, _nobody
         wake()
@@ -268,23 +266,21 @@ class Callback(Generic[T]):
     user_data with `read(*rest)`, which turns the borrowed arguments into a T. The pointer
     (a libffi closure, not free to make) is made by the first call of its kind."""
 
-    __slots__ = ("_prototype", "_read", "_pointer")
+    __slots__ = ("_prototype", "_read", "pointer")
 
     def __init__(self, prototype: Any, read: Callable[..., T]) -> None:
         self._prototype = prototype
         self._read = read
-        self._pointer: Any = None
+        # The C function pointer once made (make_pointer), alive as long as this object (the
+        # module's): a plain attribute, read as every call starts.
+        self.pointer: Any = None
 
-    @property
-    def pointer(self) -> Any:
-        """The C function pointer, alive as long as this object (the module's)."""
-        pointer = self._pointer
-        if pointer is None:
-            with _registry_lock:  # one pointer only: C may hold the first made
-                if self._pointer is None:
-                    self._pointer = self._prototype(self._complete)
-                pointer = self._pointer
-        return pointer
+    def make_pointer(self) -> Any:
+        """The C function pointer, made by the first call that needs it."""
+        with _registry_lock:  # one pointer only: C may hold the first made
+            if self.pointer is None:
+                self.pointer = self._prototype(self._complete)
+            return self.pointer
 
     def _complete(self, key: int | None, *arguments: Any) -> None:
         with _registry_lock:
@@ -399,15 +395,20 @@ def begin(call: _Call) -> None:
     _log.pass_level()  # before the call: its lines are filtered by the level now
     key = _register(call)
     out_call = ctypes.c_void_p()
+    start = call.start
     try:
-        code = call.start.starter(call.start.callback.pointer, key, out_call)
+        code = start.starter(start.callback.pointer or start.callback.make_pointer(), key, out_call)
     except BaseException:
         _unregister(key)
         raise
     if code != _native.OK:
         _unregister(key)  # the library never calls back for a refused call
         raise _error_handles.from_code(code, "")
-    call.started(out_call.value)
+    with call.lock:
+        if not call.finished:  # the handle, to cancel it, until the callback frees it
+            call.handle = out_call.value
+            return
+    _native.lib().portal_auth_call_free(out_call.value)
 
 
 def _wait(call: _Call, waiter: _Waiter) -> None:
@@ -421,19 +422,23 @@ def blocking(start: Start[T]) -> T:
     interruption (Ctrl-C) cancels the call on the terms of docs/protocol.md §5 and
     propagates; with `settle_on_cancel`, only once the library has ended the call."""
     call = _Call(start)
-    waiter = _waiter()
+    waiter = _local.waiter or _waiter()
     call.wake = waiter.wake
     begin(call)
     try:
         run()  # a call started on the queue has its first step there: no poll to learn that
-        _wait(call, waiter)
+        while not call.finished:
+            waiter.wait()
+            run()
     except BaseException:
         if not call.finished:
             call.cancel()
             if start.settle_on_cancel:
                 _wait(call, waiter)
         raise
-    result: T = call.outcome()
+    if call.error is not None:
+        raise call.error
+    result: T = call.value
     return result
 
 

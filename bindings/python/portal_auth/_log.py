@@ -81,23 +81,20 @@ def _lowest_enabled() -> int:
     return _NO_LINE
 
 
-def _unchanged(passed: int | None) -> bool:
-    """The level passed is still the lowest the logger lets through (two cached lookups at
-    most, where finding it again takes up to four)."""
-    if passed is None:
-        return False
-    log = logger()
-    if log is None:
-        return passed == _NO_LINE
-    below = passed == 0 or not log.isEnabledFor(_LEVELS[passed - 1])
-    return below and (passed == _NO_LINE or log.isEnabledFor(_LEVELS[passed]))
-
-
 def pass_level() -> None:
     """Gives the library the lowest level the logger lets through now (it changes with
-    setLevel, logging.disable or a parent's level), if that is not the one it has."""
-    if not _unchanged(_passed):
-        _pass_level(_native.lib())
+    setLevel, logging.disable or a parent's level), if that is not the one it has: two
+    cached lookups at most, on every call's start, where finding it again takes up to four."""
+    passed, log = _passed, _logger or logger()
+    if passed is not None:
+        if log is None:
+            if passed == _NO_LINE:
+                return
+        elif (passed == 0 or not log.isEnabledFor(_LEVELS[passed - 1])) and (
+            passed == _NO_LINE or log.isEnabledFor(_LEVELS[passed])
+        ):
+            return
+    _pass_level(_native.lib())
 
 
 def _pass_level(lib: ctypes.CDLL) -> None:

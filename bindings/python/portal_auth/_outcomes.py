@@ -15,28 +15,28 @@ if TYPE_CHECKING:
 
 # The methods by their C names, made by the first get_methods (with the enum): a lookup,
 # where calling the enum would cost a few times more.
-_METHODS: dict[bytes, AuthMethod] = {}
+_METHODS: dict[bytes | None, AuthMethod] = {}
 
 
 def _method(name: bytes | None) -> AuthMethod:
+    """A method the lookup does not know: the enum's, or the ValueError of a name it lacks."""
+    from ._auth_method import AuthMethod
+
     if not _METHODS:
-        from ._auth_method import AuthMethod
-
         _METHODS.update({method.value.encode(): method for method in AuthMethod})
-    known = _METHODS.get(name or b"")
-    if known is None:
-        from ._auth_method import AuthMethod
-
-        return AuthMethod(_native.required_text(name))
-    return known
+        known = _METHODS.get(name)
+        if known is not None:
+            return known
+    return AuthMethod(_native.required_text(name))
 
 
 def _methods(methods: int | None, error: int | None) -> AuthMethodsResult:
     _error_handles.check(error)
     lib = _native.lib()
-    count = int(lib.portal_auth_methods_count(methods))
+    at, known = lib.portal_auth_methods_at, _METHODS.get
+    names = [at(methods, index) for index in range(lib.portal_auth_methods_count(methods))]
     return AuthMethodsResult(
-        allowed_auth_methods=[_method(lib.portal_auth_methods_at(methods, index)) for index in range(count)],
+        allowed_auth_methods=[known(name) or _method(name) for name in names],
         auto_create_wallet=bool(lib.portal_auth_methods_auto_create_wallet(methods)),
     )
 

@@ -1,5 +1,5 @@
 """Immutable value types, lighter to import than dataclasses: the fields are a class's
-`__slots__`, set once by its `__init__` (through `_init`); instances compare equal when their
+`__slots__`, set once by its `__init__` (through `set_field`); instances compare equal when their
 type and fields are, hash by their fields, and print and pickle as their constructor."""
 
 from __future__ import annotations
@@ -9,14 +9,15 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# Sets a field of a value in its __init__, past the refusing __setattr__: one C call per
+# field, where a keyword-argument helper costs a Python call and a dict on every result.
+set_field = object.__setattr__
+
+
 class Value:
     """The base of the package's value types: immutable, equal by value, built by keyword."""
 
     __slots__: tuple[str, ...] = ()
-
-    def _init(self, **fields: Any) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)

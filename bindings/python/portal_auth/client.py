@@ -79,9 +79,11 @@ def _storage_kind(storage: object, options: _native.Options) -> None:
 
 
 def _awaiting(start: _calls.Start[T]) -> Coroutine[Any, Any, T]:
-    from . import _awaited  # asyncio's cost, paid by the first awaited call only
+    global _awaiting
+    from ._awaited import awaiting  # asyncio's cost, paid by the first awaited call only
 
-    return _awaited.awaiting(start)
+    _awaiting = awaiting  # the next calls go straight there: `from . import` runs Python code
+    return awaiting(start)
 
 
 class _Client:

@@ -5,7 +5,7 @@ _auth_method, loaded by the first get_methods."""
 from __future__ import annotations
 
 from . import totp
-from ._values import Value
+from ._values import Value, set_field
 from .errors import TotpQrUnavailable
 
 TYPE_CHECKING = False
@@ -28,7 +28,8 @@ class MagicLinkConfig(Value):
 
     def __init__(self, from_email: str, template_id: str) -> None:
         """The magic-link email's sender and template."""
-        self._init(from_email=from_email, template_id=template_id)
+        set_field(self, "from_email", from_email)
+        set_field(self, "template_id", template_id)
 
 
 class AuthMethodsResult(Value):
@@ -43,7 +44,8 @@ class AuthMethodsResult(Value):
 
     def __init__(self, allowed_auth_methods: list[AuthMethod], auto_create_wallet: bool) -> None:
         """The methods an environment allows."""
-        self._init(allowed_auth_methods=allowed_auth_methods, auto_create_wallet=auto_create_wallet)
+        set_field(self, "allowed_auth_methods", allowed_auth_methods)
+        set_field(self, "auto_create_wallet", auto_create_wallet)
 
 
 class AuthorizeUrlResult(Value):
@@ -56,7 +58,7 @@ class AuthorizeUrlResult(Value):
 
     def __init__(self, authorize_url: str) -> None:
         """An authorize URL."""
-        self._init(authorize_url=authorize_url)
+        set_field(self, "authorize_url", authorize_url)
 
 
 class AuthenticatedResult(Value):
@@ -73,7 +75,9 @@ class AuthenticatedResult(Value):
 
     def __init__(self, session: PortalSession, client_id: str | None, is_account_abstracted: bool | None) -> None:
         """A signed-in result."""
-        self._init(session=session, client_id=client_id, is_account_abstracted=is_account_abstracted)
+        set_field(self, "session", session)
+        set_field(self, "client_id", client_id)
+        set_field(self, "is_account_abstracted", is_account_abstracted)
 
 
 class TotpRequiredResult(Value):
@@ -92,7 +96,9 @@ class TotpRequiredResult(Value):
 
     def __init__(self, user_jwt: str, totp_link: str | None, end_user_id: str) -> None:
         """A TOTP step."""
-        self._init(user_jwt=user_jwt, totp_link=totp_link, end_user_id=end_user_id)
+        set_field(self, "user_jwt", user_jwt)
+        set_field(self, "totp_link", totp_link)
+        set_field(self, "end_user_id", end_user_id)
 
     @property
     def totp_secret(self) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+import time
 from collections.abc import Awaitable
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from conftest import CALLBACK, FROM_EMAIL, TEMPLATE_ID, Emulator
 
 import portal_auth
-from portal_auth import AsyncPortalAuth, AuthenticatedResult, MagicLinkConfig, TotpRequiredResult
+from portal_auth import AsyncPortalAuth, AuthenticatedResult, MagicLinkConfig, TotpRequiredResult, _calls
 
 
 def client(emu: Emulator, env: str, **options: Any) -> AsyncPortalAuth:
@@ -103,17 +104,32 @@ def test_500_concurrent_calls_on_one_client(emu: Emulator) -> None:
 
 
 def test_a_closed_loop_does_not_break_a_late_completion(emu: Emulator, env: str) -> None:
-    """A call whose loop is gone when it completes is dropped quietly; others are unharmed."""
-    emu.fault("/methods", "hold")
+    """A call whose loop is closed when it completes is dropped quietly; others are unharmed.
+    The call is an exchange on the wire, which cancelling its task does not stop: it ends
+    only once the emulator answers, after its loop is closed."""
+    url = emu.grant_redirect(env, "late@example.com")
+    emu.fault("/magic-links/validations", "hold")
     auth = client(emu, env, storage="memory")
+    loop = asyncio.new_event_loop()
 
     async def abandon() -> None:
-        task = asyncio.ensure_future(auth.get_methods())
-        await asyncio.to_thread(emu.wait, "/methods", 1)
+        task = asyncio.ensure_future(auth.handle_redirect(url))
+        await asyncio.to_thread(emu.wait, "/magic-links/validations", 1)
         task.cancel()
 
-    asyncio.run(abandon())
+    loop.run_until_complete(abandon())
+    loop.close()
+    [late] = [call for call in _calls._registry.values() if call.start.persists]
+    assert not late.finished
     emu.call("POST", "release")
+    # This thread runs the queue now, outside any loop: the late call's wake finds its loop
+    # closed, and the run must not raise for it.
+    waiter = _calls._waiter()
+    deadline = time.monotonic() + 30
+    while not late.finished and time.monotonic() < deadline:
+        waiter.wait(deadline - time.monotonic())
+        _calls.run()
+    assert late.finished and late.error is None
 
     async def later() -> None:
         assert (await auth.get_methods()).allowed_auth_methods
@@ -159,6 +175,9 @@ def test_cancelled_before_the_request_is_sent_sends_nothing(emu: Emulator) -> No
             await asyncio.to_thread(emu.wait, "/methods", 16)
             exchange = asyncio.ensure_future(auth.handle_redirect(url))
             await asyncio.sleep(0)  # one turn of the loop: the task starts its call and awaits it
+            # Started in the library (its first step taken as it started), not cancelled
+            # before it began: the cancel below is taken while it waits for a connection.
+            assert [call.start.persists for call in _calls._registry.values()].count(True) == 1
             exchange.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await exchange

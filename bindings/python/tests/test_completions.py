@@ -157,6 +157,30 @@ def test_ctrl_c_in_a_blocking_call_cancels_it_and_the_queue_still_works(emu: Emu
         assert set(_calls._registry) <= earlier
 
 
+def test_a_run_wakes_every_waiter_before_it_raises_what_one_wake_raised(emu: Emulator) -> None:
+    """A wake that raises (a task it resumed was interrupted) does not keep the run from
+    waking the calls completed after it: the run raises it once every waiter is woken."""
+    woken: list[str] = []
+
+    def interrupted() -> None:
+        woken.append("first")
+        raise KeyboardInterrupt
+
+    auth = _client(emu, PortalAuth)
+    try:
+        # Two calls that send nothing: both completions are queued, in order, for one run.
+        first, second = (_calls._Call(auth._handle_redirect("otherapp://x")) for _ in range(2))
+        first.wake, second.wake = interrupted, lambda: woken.append("second")
+        _calls.begin(first)
+        _calls.begin(second)
+        with pytest.raises(KeyboardInterrupt):
+            _calls.run()
+    finally:
+        auth.close()
+    assert woken == ["first", "second"]
+    assert first.finished and second.finished
+
+
 def test_an_interruption_in_the_run_that_starts_an_awaited_call_cancels_it(
     emu: Emulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:

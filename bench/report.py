@@ -12,6 +12,7 @@ import statistics
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 CONTENDERS = ("c-library", "c-queue", "py-blocking", "py-async", "py-peer", "c-floor")
@@ -70,12 +71,45 @@ SAME_MODEL_C = {
 }
 
 
-def read(path: str) -> dict[tuple[str, str], float]:
-    samples: dict[tuple[str, str], list[float]] = defaultdict(list)
+# Each figure's values in the order the rounds made them: the k-th of two contenders came
+# from the same round.
+Rounds = dict[tuple[str, str], list[float]]
+
+
+def read_rounds(path: str) -> Rounds:
+    samples: Rounds = defaultdict(list)
     for line in Path(path).read_text().splitlines():
         contender, metric, value = line.split("\t")
         samples[(contender, metric)].append(float(value))
-    return {key: statistics.median(values) for key, values in samples.items()}
+    return samples
+
+
+def medians(rounds: Rounds) -> dict[tuple[str, str], float]:
+    return {key: statistics.median(values) for key, values in rounds.items()}
+
+
+def paired(rounds: Rounds, a: str, b: str, metric: str, combine: Callable[[float, float], float]) -> float | None:
+    """The median, over the rounds, of combine(a's figure, b's figure) within each round. The
+    contenders of a round run one after another, most of them interleaved in one process,
+    under the machine's state of that moment, which on this VM swings by 2-3x from one round
+    to the next (bench/analysis.md): a comparison holds within a round, not between the
+    medians of different rounds. None when either lacks the figure, or their rounds differ."""
+    xs, ys = rounds.get((a, metric)), rounds.get((b, metric))
+    if not xs or not ys or len(xs) != len(ys):
+        return None
+    return statistics.median(combine(x, y) for x, y in zip(xs, ys))
+
+
+def times(rounds: Rounds, a: str, b: str, metric: str) -> float | None:
+    """a's figure over b's, round by round (the peer ÷ a contender, a contender ÷ the floor)."""
+    return paired(rounds, a, b, metric, lambda x, y: x / y if y else float("nan"))
+
+
+def overhead(rounds: Rounds, contender: str, metric: str, c_contender: str | None = None) -> float | None:
+    """A Python contender's median over the C one's of the same model (or `c_contender`'s), in
+    µs, round by round."""
+    c = c_contender or SAME_MODEL_C[contender]
+    return paired(rounds, contender, c, f"{metric}_median_ms", lambda python, c_ms: (python - c_ms) * 1e3)
 
 
 def fmt(value: float | None) -> str:
@@ -84,8 +118,8 @@ def fmt(value: float | None) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def ratio(a: float | None, b: float | None) -> str:
-    return "—" if a is None or b is None or b == 0 else f"{a / b:.2f}×"
+def ratio(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}×"
 
 
 def command(*args: str) -> str:
@@ -117,19 +151,23 @@ def machine(library: str) -> list[str]:
     ]
 
 
-def targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool]]:
+def targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple[str, str, bool]]:
     def get(contender: str, metric: str) -> float:
         return r.get((contender, metric), float("nan"))
+
+    def over(a: str, b: str, metric: str) -> float:
+        x = times(rounds, a, b, metric)
+        return float("nan") if x is None else x
 
     checks = []
     for contender, what in (("c-library", "dlopen"), ("py-library", "import")):
         ms, mb = get(contender, "load_ms"), get(contender, "load_rss_mb")
         checks.append((f"load ({what}) under 5 ms and 8 MB", f"{ms:.1f} ms, {mb:.1f} MB", ms < 5 and mb < 8))
     for metric in ("methods", "grant"):
-        x = get("c-library", f"{metric}_median_ms") / get("c-floor", f"{metric}_median_ms")
+        x = over("c-library", "c-floor", f"{metric}_median_ms")
         checks.append((f"{metric}: C call within 1.2× of the C floor", f"{x:.2f}×", x <= 1.2))
         for contender in ("py-blocking", "py-async"):
-            y = get("py-peer", f"{metric}_median_ms") / get(contender, f"{metric}_median_ms")
+            y = over("py-peer", contender, f"{metric}_median_ms")
             checks.append((f"{metric}: {contender} at least 3× faster than the Python peer", f"{y:.2f}×", y >= 3))
     for contender in ("c-library", "py-async"):
         n = get(contender, "concurrent_threads")
@@ -140,7 +178,7 @@ def targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool]]:
     return checks
 
 
-def models(r: dict[tuple[str, str], float]) -> list[list[str]]:
+def models(r: dict[tuple[str, str], float], rounds: Rounds) -> list[list[str]]:
     """The rows of the completion models' table: figure, library thread, completion queue."""
     rows: list[list[str]] = []
 
@@ -156,17 +194,17 @@ def models(r: dict[tuple[str, str], float]) -> list[list[str]]:
                 if label == "C":
                     row(f"C: {what}, {quantile_name}, inside the Python process (ms)", None, r.get(("c-queue-in-python", key)))
                     continue
-                peer = r.get(("py-peer", key))
-                rows.append([f"{label}: {what}, {quantile_name}: the peer ÷ this", ratio(peer, r.get((old, key))), ratio(peer, r.get((new, key)))])
+                rows.append([f"{label}: {what}, {quantile_name}: the peer ÷ this",
+                             *(ratio(times(rounds, "py-peer", contender, key)) for contender in (old, new))])
             if label == "C":
-                floor = r.get(("c-floor", f"{metric}_median_ms"))
-                rows.append([f"C: {what}, median ÷ the libcurl floor", ratio(r.get((old, f"{metric}_median_ms")), floor), ratio(r.get((new, f"{metric}_median_ms")), floor)])
+                rows.append([f"C: {what}, median ÷ the libcurl floor",
+                             *(ratio(times(rounds, contender, "c-floor", f"{metric}_median_ms")) for contender in (old, new))])
             else:
-                overheads = [overhead(r, contender, metric) for contender in (old, new)]
+                overheads = [overhead(rounds, contender, metric) for contender in (old, new)]
                 row(f"{label}: {what}, over the same call from C: c-library in its own process (old),"
                     " c-queue-in-python in the same one (new) (µs)", *overheads)
                 row(f"{label}: {what}, over c-queue, C in a process of its own (µs)",
-                    None, overhead(r, new, metric, "c-queue"))
+                    None, overhead(rounds, new, metric, "c-queue"))
         if label == "C":
             row("C: a call that sends nothing, median (ms)", r.get((old, "no_request_median_ms")), r.get((new, "no_request_median_ms")))
         for key, what in (("concurrent_wall_ms", "1,000 concurrent get_methods, wall (ms)"), ("concurrent_threads", "threads created for them")):
@@ -180,21 +218,16 @@ def models(r: dict[tuple[str, str], float]) -> list[list[str]]:
     return rows
 
 
-def gnome(r: dict[tuple[str, str], float]) -> tuple[list[str], list[list[str]]]:
-    """The GNOME table: a row per contender, each figure, and the peer's medians over its own."""
-    medians = [metric for metric, _ in GNOME_METRICS if metric.endswith("_median_ms")]
+def gnome(r: dict[tuple[str, str], float], rounds: Rounds) -> tuple[list[str], list[list[str]]]:
+    """The GNOME table: a row per contender, each figure, and the peer's medians over its own
+    (run by run)."""
+    median_metrics = [metric for metric, _ in GNOME_METRICS if metric.endswith("_median_ms")]
     header = ["contender", *(label for _, label in GNOME_METRICS), "the peer ÷ this, medians (get_methods, persist, restore)"]
     rows = []
     for contender, label in GNOME_CONTENDERS:
-        ratios = " / ".join(ratio(r.get((GNOME_PEER, metric)), r.get((contender, metric))) for metric in medians)
+        ratios = " / ".join(ratio(times(rounds, GNOME_PEER, contender, metric)) for metric in median_metrics)
         rows.append([f"`{contender}`: {label}", *(fmt(r.get((contender, metric))) for metric, _ in GNOME_METRICS), ratios])
     return header, rows
-
-
-def overhead(r: dict[tuple[str, str], float], contender: str, metric: str, c_contender: str | None = None) -> float | None:
-    """A Python contender's median over the C one's of the same model (or `c_contender`'s), in µs."""
-    python, c = r.get((contender, f"{metric}_median_ms")), r.get((c_contender or SAME_MODEL_C[contender], f"{metric}_median_ms"))
-    return None if python is None or c is None else (python - c) * 1e3
 
 
 def growth(r: dict[tuple[str, str], float], contender: str) -> float | None:
@@ -202,31 +235,35 @@ def growth(r: dict[tuple[str, str], float], contender: str) -> float | None:
     return None if warm is None or end is None else end - warm
 
 
-def model_targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool]]:
+def model_targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple[str, str, bool]]:
     nan = float("nan")
 
     def get(contender: str, metric: str) -> float:
         return r.get((contender, metric), nan)
 
+    def over(a: str, b: str, metric: str) -> float:
+        x = times(rounds, a, b, metric)
+        return nan if x is None else x
+
     checks = []
     for contender in ("py-blocking", "py-async"):
         for metric in ("methods", "grant"):
-            median = get("py-peer", f"{metric}_median_ms") / get(contender, f"{metric}_median_ms")
-            p99 = get("py-peer", f"{metric}_p99_ms") / get(contender, f"{metric}_p99_ms")
+            median = over("py-peer", contender, f"{metric}_median_ms")
+            p99 = over("py-peer", contender, f"{metric}_p99_ms")
             checks.append((f"{metric}: {contender} at least 4× faster than the peer at the median, 3× at p99",
                            f"{median:.2f}×, {p99:.2f}×", median >= 4 and p99 >= 3))
     for contender in ("py-blocking", "py-async"):
         for metric in ("methods", "grant"):
-            us = overhead(r, contender, metric)
+            us = overhead(rounds, contender, metric)
             us = nan if us is None else us
-            # Below zero, C's median came out above Python's over the same library: the run's
-            # noise, which says nothing of the overhead.
+            # Below zero, C's median came out above Python's in most rounds, over the same
+            # library: the run's noise, which says nothing of the overhead.
             shown = f"{us:.0f} µs" + (" (C slower than Python in this run: not measured)" if us < 0 else "")
             checks.append((f"{metric}: {contender} at most 50 µs over C (the queue, in the same process)", shown, 0 <= us <= 50))
     queue, thread = get("c-queue", "no_request_median_ms"), get("c-library", "no_request_median_ms")
     checks.append(("a call that sends nothing: the queue no dearer than the library thread",
                    f"{queue * 1e3:.1f} µs vs {thread * 1e3:.1f} µs", queue <= thread))
-    x = get("c-queue", "methods_median_ms") / get("c-floor", "methods_median_ms")
+    x = over("c-queue", "c-floor", "methods_median_ms")
     checks.append(("get_methods from C through the queue at most 1.5× the libcurl floor", f"{x:.2f}×", x <= 1.5))
     new, old, threads = get("py-async", "concurrent_wall_ms"), get("py-async-thread", "concurrent_wall_ms"), get("py-async", "concurrent_threads")
     checks.append(("1,000 concurrent asyncio calls: one library thread, faster than the old model",
@@ -246,28 +283,29 @@ def import_targets(r: dict[tuple[str, str], float]) -> list[tuple[str, str, bool
 
 
 def import_figure(results: str) -> None:
-    r = read(results)
+    r = medians(read_rounds(results))
     for name, value, ok in import_targets(r):
         print(f"{'met   ' if ok else 'MISSED'}  {name}: {value}")
 
 
 def main(results: str, library: str, out: str) -> None:
-    r = read(results)
+    rounds = read_rounds(results)
     # The binding's load is recorded as py-library: shown in the py-blocking column.
     for metric in ("load_ms", "load_rss_mb"):
-        if ("py-library", metric) in r:
-            r[("py-blocking", metric)] = r[("py-library", metric)]
+        if ("py-library", metric) in rounds:
+            rounds[("py-blocking", metric)] = rounds[("py-library", metric)]
+    r = medians(rounds)
     header = ["figure", *CONTENDERS, "C lib ÷ floor", "C queue ÷ floor", "py ÷ floor", "peer ÷ py-blocking", "peer ÷ py-async"]
     rows = []
     for metric, label in METRICS:
         values = [r.get((contender, metric)) for contender in CONTENDERS]
-        c_lib, c_queue, py_block, py_async, peer, floor = values
-        rows.append([label, *map(fmt, values), ratio(c_lib, floor), ratio(c_queue, floor), ratio(py_block, floor),
-                     ratio(peer, py_block), ratio(peer, py_async)])
+        pairs = (("c-library", "c-floor"), ("c-queue", "c-floor"), ("py-blocking", "c-floor"),
+                 ("py-peer", "py-blocking"), ("py-peer", "py-async"))
+        rows.append([label, *map(fmt, values), *(ratio(times(rounds, a, b, metric)) for a, b in pairs)])
     model_header = ["figure", "library thread (old model)", "completion queue (new)"]
-    model_rows = models(r)
-    gnome_header, gnome_rows = gnome(r)
-    checks, new_checks, import_checks = targets(r), model_targets(r), import_targets(r)
+    model_rows = models(r, rounds)
+    gnome_header, gnome_rows = gnome(r, rounds)
+    checks, new_checks, import_checks = targets(r, rounds), model_targets(r, rounds), import_targets(r)
 
     for head, body in ((header, rows), (model_header, model_rows), (gnome_header, gnome_rows)):
         widths = [max(len(str(row[i])) for row in [head, *body]) for i in range(len(head))]
@@ -287,7 +325,10 @@ def main(results: str, library: str, out: str) -> None:
         "binding (`PortalAuth`, `AsyncPortalAuth`); `py-peer` `requests` (one Session, keep-alive)",
         "plus `keyring`; `c-floor` one reused libcurl easy handle (a multi handle for the",
         "concurrent calls) plus libsecret called directly. One loopback nginx serves the",
-        "emulator's responses as static JSON to all of them.",
+        "emulator's responses as static JSON to all of them. A figure is the median over the",
+        "rounds (or processes) that measured it; a ratio or a difference of two contenders is",
+        "taken within each round, where they ran in turn under the machine's state of the moment,",
+        "and the median of those is shown.",
         "",
         "## Machine",
         "",

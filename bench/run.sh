@@ -18,7 +18,7 @@
 # BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile, soak
 # and gnome, and prints their lines without touching bench/RESULTS.md; BENCH_SAMPLES sets how
 # many processes each load figure is the median of (15), BENCH_ROUNDS how many rounds the
-# calls mode runs (5). The load mode ends with the import
+# calls and concurrent modes run (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
 set -euo pipefail
@@ -145,15 +145,13 @@ if [[ $modes == *" load "* ]]; then
     python3 bench/report.py --import "$results"
 fi
 # Each model of the library beside the other: C on the library thread and through the
-# completion queue, the Python binding of each model. The sequential calls run in rounds, every
-# contender in turn in each (the report takes the medians of the rounds' figures): a shared
-# machine's load drifts over minutes, and the ratios between contenders are the figures that
-# matter, so each contender must see the same drift.
+# completion queue, the Python binding of each model. Both modes run in rounds, every
+# contender in turn in each (the report takes the medians of the rounds' figures, and compares
+# contenders within each round): a shared machine's load drifts over minutes, and the ratios
+# between contenders are the figures that matter, so each contender must see the same drift.
 for mode in calls concurrent; do
     [[ $modes == *" $mode "* ]] || continue
-    rounds=1
-    [ "$mode" = concurrent ] || rounds=${BENCH_ROUNDS:-5}
-    for _ in $(seq "$rounds"); do
+    for _ in $(seq "${BENCH_ROUNDS:-5}"); do
         run "$work/c-library" "$mode"  # the calls mode measures both models, in turn
         [ "$mode" = calls ] || run "$work/c-library" "$mode" queue
         run "$work/c-floor" "$mode"

@@ -93,15 +93,18 @@ def paired(rounds: Rounds, a: str, b: str, metric: str, combine: Callable[[float
     contenders of a round run one after another, most of them interleaved in one process,
     under the machine's state of that moment, which on this VM swings by 2-3x from one round
     to the next (bench/analysis.md): a comparison holds within a round, not between the
-    medians of different rounds. None when either lacks the figure, or their rounds differ."""
+    medians of different rounds. None when either lacks the figure, or their rounds differ
+    in number, or no round gives a value."""
     xs, ys = rounds.get((a, metric)), rounds.get((b, metric))
     if not xs or not ys or len(xs) != len(ys):
         return None
-    return statistics.median(combine(x, y) for x, y in zip(xs, ys))
+    values = [value for value in (combine(x, y) for x, y in zip(xs, ys)) if value == value]  # NaN: no figure
+    return statistics.median(values) if values else None
 
 
 def times(rounds: Rounds, a: str, b: str, metric: str) -> float | None:
-    """a's figure over b's, round by round (the peer ÷ a contender, a contender ÷ the floor)."""
+    """a's figure over b's, round by round (the peer ÷ a contender, a contender ÷ the floor);
+    a round where b's is 0 has no ratio."""
     return paired(rounds, a, b, metric, lambda x, y: x / y if y else float("nan"))
 
 

@@ -5,7 +5,8 @@ _auth_method, loaded by the first get_methods."""
 from __future__ import annotations
 
 from . import totp
-from ._values import Value, set_field
+from ._values import Value
+from ._values import set_field as _set_field
 from .errors import TotpQrUnavailable
 
 TYPE_CHECKING = False
@@ -28,8 +29,8 @@ class MagicLinkConfig(Value):
 
     def __init__(self, from_email: str, template_id: str) -> None:
         """The magic-link email's sender and template."""
-        set_field(self, "from_email", from_email)
-        set_field(self, "template_id", template_id)
+        _set_field(self, "from_email", from_email)
+        _set_field(self, "template_id", template_id)
 
 
 class AuthMethodsResult(Value):
@@ -44,8 +45,8 @@ class AuthMethodsResult(Value):
 
     def __init__(self, allowed_auth_methods: list[AuthMethod], auto_create_wallet: bool) -> None:
         """The methods an environment allows."""
-        set_field(self, "allowed_auth_methods", allowed_auth_methods)
-        set_field(self, "auto_create_wallet", auto_create_wallet)
+        _set_field(self, "allowed_auth_methods", allowed_auth_methods)
+        _set_field(self, "auto_create_wallet", auto_create_wallet)
 
 
 class AuthorizeUrlResult(Value):
@@ -58,7 +59,7 @@ class AuthorizeUrlResult(Value):
 
     def __init__(self, authorize_url: str) -> None:
         """An authorize URL."""
-        set_field(self, "authorize_url", authorize_url)
+        _set_field(self, "authorize_url", authorize_url)
 
 
 class AuthenticatedResult(Value):
@@ -75,9 +76,9 @@ class AuthenticatedResult(Value):
 
     def __init__(self, session: PortalSession, client_id: str | None, is_account_abstracted: bool | None) -> None:
         """A signed-in result."""
-        set_field(self, "session", session)
-        set_field(self, "client_id", client_id)
-        set_field(self, "is_account_abstracted", is_account_abstracted)
+        _set_field(self, "session", session)
+        _set_field(self, "client_id", client_id)
+        _set_field(self, "is_account_abstracted", is_account_abstracted)
 
 
 class TotpRequiredResult(Value):
@@ -96,9 +97,9 @@ class TotpRequiredResult(Value):
 
     def __init__(self, user_jwt: str, totp_link: str | None, end_user_id: str) -> None:
         """A TOTP step."""
-        set_field(self, "user_jwt", user_jwt)
-        set_field(self, "totp_link", totp_link)
-        set_field(self, "end_user_id", end_user_id)
+        _set_field(self, "user_jwt", user_jwt)
+        _set_field(self, "totp_link", totp_link)
+        _set_field(self, "end_user_id", end_user_id)
 
     @property
     def totp_secret(self) -> str | None:

@@ -422,14 +422,12 @@ def blocking(start: Start[T]) -> T:
     interruption (Ctrl-C) cancels the call on the terms of docs/protocol.md §5 and
     propagates; with `settle_on_cancel`, only once the library has ended the call."""
     call = _Call(start)
-    waiter = _local.waiter or _waiter()
+    waiter = _waiter()
     call.wake = waiter.wake
     begin(call)
     try:
         run()  # a call started on the queue has its first step there: no poll to learn that
-        while not call.finished:
-            waiter.wait()
-            run()
+        _wait(call, waiter)
     except BaseException:
         if not call.finished:
             call.cancel()

@@ -108,6 +108,12 @@ def times(rounds: Rounds, a: str, b: str, metric: str) -> float | None:
     return paired(rounds, a, b, metric, lambda x, y: x / y if y else float("nan"))
 
 
+def times_checked(rounds: Rounds, a: str, b: str, metric: str) -> float:
+    """times(), NaN where it has no value: a target's comparison with NaN fails."""
+    x = times(rounds, a, b, metric)
+    return float("nan") if x is None else x
+
+
 def overhead(rounds: Rounds, contender: str, metric: str, c_contender: str | None = None) -> float | None:
     """A Python contender's median over the C one's of the same model (or `c_contender`'s), in
     µs, round by round."""
@@ -158,19 +164,15 @@ def targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple[str, 
     def get(contender: str, metric: str) -> float:
         return r.get((contender, metric), float("nan"))
 
-    def over(a: str, b: str, metric: str) -> float:
-        x = times(rounds, a, b, metric)
-        return float("nan") if x is None else x
-
     checks = []
     for contender, what in (("c-library", "dlopen"), ("py-library", "import")):
         ms, mb = get(contender, "load_ms"), get(contender, "load_rss_mb")
         checks.append((f"load ({what}) under 5 ms and 8 MB", f"{ms:.1f} ms, {mb:.1f} MB", ms < 5 and mb < 8))
     for metric in ("methods", "grant"):
-        x = over("c-library", "c-floor", f"{metric}_median_ms")
+        x = times_checked(rounds, "c-library", "c-floor", f"{metric}_median_ms")
         checks.append((f"{metric}: C call within 1.2× of the C floor", f"{x:.2f}×", x <= 1.2))
         for contender in ("py-blocking", "py-async"):
-            y = over("py-peer", contender, f"{metric}_median_ms")
+            y = times_checked(rounds, "py-peer", contender, f"{metric}_median_ms")
             checks.append((f"{metric}: {contender} at least 3× faster than the Python peer", f"{y:.2f}×", y >= 3))
     for contender in ("c-library", "py-async"):
         n = get(contender, "concurrent_threads")
@@ -252,15 +254,11 @@ def model_targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple
     def get(contender: str, metric: str) -> float:
         return r.get((contender, metric), nan)
 
-    def over(a: str, b: str, metric: str) -> float:
-        x = times(rounds, a, b, metric)
-        return nan if x is None else x
-
     checks = []
     for contender in ("py-blocking", "py-async"):
         for metric in ("methods", "grant"):
-            median = over("py-peer", contender, f"{metric}_median_ms")
-            p99 = over("py-peer", contender, f"{metric}_p99_ms")
+            median = times_checked(rounds, "py-peer", contender, f"{metric}_median_ms")
+            p99 = times_checked(rounds, "py-peer", contender, f"{metric}_p99_ms")
             checks.append((f"{metric}: {contender} at least 4× faster than the peer at the median, 3× at p99",
                            f"{median:.2f}×, {p99:.2f}×", median >= 4 and p99 >= 3))
     for contender in ("py-blocking", "py-async"):
@@ -272,10 +270,10 @@ def model_targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple
     queue, thread = get("c-queue", "no_request_median_ms"), get("c-library", "no_request_median_ms")
     checks.append(("a call that sends nothing: the queue no dearer than the library thread",
                    f"{queue * 1e3:.1f} µs vs {thread * 1e3:.1f} µs", queue <= thread))
-    x = over("c-queue", "c-floor", "methods_median_ms")
+    x = times_checked(rounds, "c-queue", "c-floor", "methods_median_ms")
     checks.append(("get_methods from C through the queue at most 1.5× the libcurl floor", f"{x:.2f}×", x <= 1.5))
     new, old, threads = get("py-async", "concurrent_wall_ms"), get("py-async-thread", "concurrent_wall_ms"), get("py-async", "concurrent_threads")
-    faster = over("py-async-thread", "py-async", "concurrent_wall_ms")
+    faster = times_checked(rounds, "py-async-thread", "py-async", "concurrent_wall_ms")
     checks.append(("1,000 concurrent asyncio calls: one library thread, faster than the old model",
                    f"{threads:.0f} thread, {new:.0f} ms vs {old:.0f} ms ({faster:.2f}× as fast)", threads <= 1 and faster > 1))
     for contender in ("c-library", "c-queue", "py-blocking", "py-async"):

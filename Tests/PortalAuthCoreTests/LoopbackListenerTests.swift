@@ -54,14 +54,22 @@ import Testing
     }
 
     @Test func aConnectionAfterALongIdleWaitGetsItsWholeReadTime() async throws {
+        // Whole seconds: the margins below must outlast a busy machine's scheduling.
+        let readTime = Duration.seconds(1)
         var limits = LoopbackListener.Limits()
-        limits.readTimeout = .milliseconds(100)
+        limits.readTimeout = readTime
         let (listener, port) = try listener(limits: limits)
         try listener.start(timeout: .seconds(120))
-        // Idle for longer than the read timeout, as while the user signs in at the provider
-        // or opens their email: the condition under test is time passing, not an event.
-        try await Task.sleep(for: .milliseconds(400))
-        let answer = try LoopbackClient.exchange(port, sending: request(port, "/elsewhere"))
+        // Idle for longer than the read time, as while the user signs in at the provider or
+        // opens their email, then a client that takes a quarter of it to send: a read time
+        // counted from before the idle wait would drop it unread. The condition under test is
+        // time passing, not an event.
+        try await Task.sleep(for: readTime * 2)
+        let client = try LoopbackClient.connect(port)
+        defer { close(client) }
+        try await Task.sleep(for: readTime / 4)
+        LoopbackClient.send(request(port, "/elsewhere"), on: client)
+        let answer = LoopbackClient.receiveAll(client)
         #expect(try LoopbackClient.parse(try #require(answer, "the connection was dropped unread")).status == 404)
         listener.stop()
         #expect(await listener.outcome() == .stopped)

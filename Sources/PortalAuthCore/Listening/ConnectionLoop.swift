@@ -71,7 +71,6 @@ struct ConnectionLoop {
         while true {
             let now = ContinuousClock.now
             if let deadline, now >= deadline { return ended(.timedOut) }
-            connections.dropExpired(at: now)
             if let paused = acceptPausedUntil, paused <= now { acceptPausedUntil = nil }
             let nextDeadline = [deadline, connections.earliestDeadline, acceptPausedUntil].compactMap { $0 }.min()
 
@@ -87,12 +86,20 @@ struct ConnectionLoop {
             }
             if fds[0].revents != 0 { return ended(.woken) }
 
-            // Connections first: the indexes of `fds` follow `connections` as it was.
+            // Connections first: the indexes of `fds` follow `connections` as it was. One whose
+            // deadline had passed before this poll began goes unless the poll found its message
+            // complete: what arrived in time is read, however late this loop runs (a busy
+            // machine, a slow handler), and what dribbles in past its time is not waited for.
             let firstConnection = 1 + sockets.count
-            for index in connections.all.indices.reversed() where fds[firstConnection + index].revents != 0 {
+            for index in connections.all.indices.reversed() {
+                let expired = connections[index].deadline <= now
+                guard fds[firstConnection + index].revents != 0 else {
+                    if expired { connections.close(at: index) }
+                    continue
+                }
                 switch connections[index].receive(limit: limits.maxMessage, until: frameEnd) {
                 case .pending:
-                    continue
+                    if !expired { continue }
                 case .closed:
                     break
                 case .message(let end):
@@ -144,8 +151,10 @@ struct ConnectionLoop {
 
     /// `duration` in whole milliseconds for poll, rounded up so a wait never ends early.
     private static func milliseconds(_ duration: Duration) -> Int32 {
+        // Not `seconds >= 0`: a past deadline less than a second ago has zero seconds and
+        // negative attoseconds, and a negative timeout is poll's "forever".
+        guard duration > .zero else { return 0 }
         let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
         guard seconds < Int64(Int32.max / 1000) else { return Int32.max }
         return Int32(seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
     }

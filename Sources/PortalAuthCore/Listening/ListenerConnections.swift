@@ -75,11 +75,6 @@ struct ListenerConnections {
         return true
     }
 
-    /// Closes those whose deadline has passed.
-    mutating func dropExpired(at now: ContinuousClock.Instant) {
-        for index in all.indices.reversed() where all[index].deadline <= now { close(at: index) }
-    }
-
     subscript(index: Int) -> Connection {
         get { all[index] }
         set { all[index] = newValue }

@@ -85,13 +85,18 @@ enum LoopbackClient {
     static func exchange(_ port: UInt16, ipv6: Bool = false, sending bytes: [UInt8]) throws -> String? {
         let fd = try connect(port, ipv6: ipv6)
         defer { close(fd) }
+        send(bytes, on: fd)
+        return receiveAll(fd)
+    }
+
+    /// Sends `bytes` on `fd`, as much as the peer takes.
+    static func send(_ bytes: [UInt8], on fd: Int32) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard count > 0 else { break }
             sent += count
         }
-        return receiveAll(fd)
     }
 
     /// Everything `fd` receives until the peer closes; nil when it reset the connection first.

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import PortalAuthCore
+
+/// The wait that both local listeners run (docs/desktop.md "Browser sign-in"), driven on the
+/// test's own thread over connections made before it starts.
+@Suite struct ConnectionLoopTests {
+    /// A loop over a fresh loopback port whose messages end at a line feed.
+    private func loop(readTimeout: Duration) throws -> (ConnectionLoop, UInt16) {
+        let port = try LoopbackClient.freePort()
+        let redirect = try #require(LoopbackRedirect("http://127.0.0.1:\(port)/"))
+        let wake = try #require(WakeSignal())
+        let loop = ConnectionLoop(
+            sockets: try ListenerSockets.open(for: redirect), wake: wake,
+            limits: .init(maxMessage: 64, readTimeout: readTimeout, maxConnections: 4),
+            frameEnd: { bytes, _ in bytes.firstIndex(of: UInt8(ascii: "\n")) })
+        return (loop, port)
+    }
+
+    /// A loop that falls behind (here: one message handled slowly, on a busy machine: the
+    /// scheduler) reads what arrived while it was away before it drops anyone for lateness.
+    @Test func aMessageThatArrivedWhileTheLoopWasBusyIsReadThoughItsDeadlinePassed() throws {
+        let readTimeout = Duration.milliseconds(100)
+        let (loop, port) = try loop(readTimeout: readTimeout)
+        defer { ListenerSockets.close(loop.sockets) }
+        let late = try LoopbackClient.connect(port)
+        defer { close(late) }
+        let slow = try LoopbackClient.connect(port)
+        defer { close(slow) }
+        LoopbackClient.send(Array("slow\n".utf8), on: slow)
+
+        let outcome = loop.run(until: .now.advanced(by: .seconds(10)), message: { _, message in
+            let text = String(decoding: message, as: UTF8.self)
+            guard text == "slow" else { return .end(text) }
+            // While this one is handled, the other's message arrives, and its read deadline
+            // (counted from its accept, before this message was read) passes.
+            LoopbackClient.send(Array("late\n".utf8), on: late)
+            Thread.sleep(forTimeInterval: readTimeout / .seconds(1))
+            return .next
+        }, tooLarge: { _ in }, ended: { "ended: \($0)" })
+        #expect(outcome == "late")
+    }
+}

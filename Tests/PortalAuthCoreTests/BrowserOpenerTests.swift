@@ -46,12 +46,14 @@ import Testing
     }
 
     @Test func aCommandThatFailsAtOnceGivesWayToTheNext() throws {
-        // `false` ends at once with status 1: not a browser. `sh -c 'exit 0'` succeeds.
-        let failing = SystemBrowser(browser: "/usr/bin/false %s", path: "/nonexistent")
+        // `false` ends at once with status 1: not a browser. `true` succeeds. A grace long
+        // enough for a busy machine to run them.
+        let grace = Duration.seconds(60)
+        let failing = SystemBrowser(browser: "/usr/bin/false %s", path: "/nonexistent", failureGrace: grace)
         let error = try #require(#expect(throws: SystemBrowser.NoBrowser.self) { try failing.open("http://127.0.0.1:1/", ephemeral: false) })
         #expect(error.detail == "/usr/bin/false failed (wait status 256)")
         #expect(PortalAuth.unavailable(openerFailure: error) == .unavailable(reason: .noBrowser, detail: error.detail))
-        let next = SystemBrowser(browser: "/usr/bin/false %s:/usr/bin/true %s", path: "/nonexistent")
+        let next = SystemBrowser(browser: "/usr/bin/false %s:/usr/bin/true %s", path: "/nonexistent", failureGrace: grace)
         try next.open("http://127.0.0.1:1/", ephemeral: false)
         // A command still running after the grace is the launched browser.
         let running = try #require(ChildProcess.spawn("/usr/bin/sleep", arguments: ["sleep", "30"]))

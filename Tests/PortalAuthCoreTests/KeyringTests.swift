@@ -109,9 +109,15 @@ struct KeyringTests {
         #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
     }
 
-    func storeCorrupt(_ entry: [UInt8]) {
+    /// An environment no other test uses: the warning counted below names it, and the Swift
+    /// suite's other tests (its sessions' own tests among them) clear undecodable entries of
+    /// the emulator's environments while this one runs. Restoring a session sends no request,
+    /// so the emulator need not know it.
+    static let corruptEntryEnvironment = "env-keyring-corrupt-entry"
+
+    func storeCorrupt(_ entry: [UInt8], environment: String = Env.open) {
         #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
-                                           "auth_environment_id", Env.open, "application_id", Self.application],
+                                           "auth_environment_id", environment, "application_id", Self.application],
                                           input: entry) != nil)
     }
 
@@ -120,17 +126,18 @@ struct KeyringTests {
                       Array(#"{"clientSessionToken":"cst_"#.utf8) + [0xFF] + Array(#"","endUserId":"eu_1"}"#.utf8)])
     func aCorruptEntryIsClearedWithOneWarningAndReadsAsNoSession(entry: [UInt8]) async throws {
         let emulator = try Emulator.shared.get()
-        storeCorrupt(entry)
+        let environment = Self.corruptEntryEnvironment
+        storeCorrupt(entry, environment: environment)
         let warnings = Mutex<[String]>([])
-        let auth = try client(emulator)
+        let auth = try client(emulator, environment)
         let restored = try await LogAudit.listening({ level, line in
-            if level == .warning, line.contains("environment \(Env.open) ") { warnings.withLock { $0.append(line) } }
+            if level == .warning, line.contains("environment \(environment) ") { warnings.withLock { $0.append(line) } }
         }) {
             try await auth.restoreSession()
         }
         #expect(restored == nil)
-        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
-        #expect(warnings.withLock { $0 } == ["An undecodable stored session of environment env-open was cleared."])
+        #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", environment]) == nil)
+        #expect(warnings.withLock { $0 } == ["An undecodable stored session of environment \(environment) was cleared."])
     }
 
     /// The delete of the self-heal fails for real: the keyring is locked between the read

@@ -65,11 +65,17 @@ import Testing
         // counted from before the idle wait would drop it unread. The condition under test is
         // time passing, not an event.
         try await Task.sleep(for: readTime * 2)
-        let client = try LoopbackClient.connect(port)
-        defer { close(client) }
-        try await Task.sleep(for: readTime / 4)
-        LoopbackClient.send(request(port, "/elsewhere"), on: client)
-        let answer = LoopbackClient.receiveAll(client)
+        let bytes = request(port, "/elsewhere")
+        // On a thread of its own: after a suspension between the connect and the send, the
+        // test would wait for a thread of the cooperative pool, which a busy suite's blocking
+        // tests may hold for longer than the whole read time.
+        let answer = try await LoopbackClient.offThePool {
+            let client = try LoopbackClient.connect(port)
+            defer { close(client) }
+            Thread.sleep(forTimeInterval: readTime / 4 / .seconds(1))
+            LoopbackClient.send(bytes, on: client)
+            return LoopbackClient.receiveAll(client)
+        }
         #expect(try LoopbackClient.parse(try #require(answer, "the connection was dropped unread")).status == 404)
         listener.stop()
         #expect(await listener.outcome() == .stopped)

@@ -232,7 +232,7 @@ import Testing
         let folder = try runtimeFolder()
         let listener = try client(emulator).listenForRedirects(in: folder)
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
-        #expect(try await client(emulator).forwardRedirect(url, timeout: .seconds(5), in: folder) == .taken)
+        #expect(try await client(emulator).forwardRedirect(url, timeout: Self.patience, in: folder) == .taken)
         let outcomes = Outcomes()
         let listening = Task { () async throws -> Void in try await listener.run(outcomes.add) }
         #expect(try await outcomes.next().get()?.authenticated != nil)

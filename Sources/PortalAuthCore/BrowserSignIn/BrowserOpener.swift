@@ -24,6 +24,8 @@ struct SystemBrowser: Sendable {
     let browser: String?
     /// `$PATH`, searched for programs named without a `/`.
     let path: String?
+    /// How long a command may take to fail before it counts as the launched browser.
+    var failureGrace = Duration.seconds(2)
 
     /// As the process environment says now.
     static var current: SystemBrowser {
@@ -36,15 +38,12 @@ struct SystemBrowser: Sendable {
         let detail: String?
     }
 
-    /// How long a command may take to fail before it counts as the launched browser.
-    static let failureGrace = Duration.seconds(2)
-
     func open(_ url: String, ephemeral: Bool) throws(NoBrowser) {
         var lastFailure: String?
         for command in commands(for: url) {
             guard let program = resolve(command[0]) else { continue }
             guard let process = ChildProcess.spawn(program, arguments: command) else { continue }
-            if let status = process.watchExit()?.status(within: Self.failureGrace), status != 0 {
+            if let status = process.watchExit()?.status(within: failureGrace), status != 0 {
                 lastFailure = "\(program) failed (wait status \(status))"
                 PortalAuthLog.emit(.warning, "Browser sign-in: \(lastFailure ?? program).")
                 continue

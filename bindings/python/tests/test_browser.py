@@ -338,7 +338,8 @@ def test_an_opener_raising_beyond_exception_is_unavailable(browser_client: Porta
 def test_a_listener_out_of_descriptors_still_serves_the_browser(emu: Emulator, loopback: tuple[str, str]) -> None:
     """The app's process may run out of file descriptors while local clients hold the
     listener's connections open: the oldest is given up for the newest, so the browser's
-    request is served before those idle connections' own 10 s read deadline would free any."""
+    request is served before those idle connections' own 10 s read deadline would free any
+    (the sign-in's 9 s start before theirs)."""
     environment_id, redirect = loopback
     program = (
         "import os, resource, sys\n"
@@ -350,7 +351,7 @@ def test_a_listener_out_of_descriptors_still_serves_the_browser(emu: Emulator, l
         "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
         "# Room for the listener's socket and a few connections, no more.\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir('/proc/self/fd')) + 4, hard))\n"
-        "print(type(auth.sign_in_with_google(timeout=5)).__name__, flush=True)\n"
+        "print(type(auth.sign_in_with_google(timeout=9)).__name__, flush=True)\n"
     )
     child = subprocess.Popen(
         [sys.executable, "-c", program, environment_id, redirect, emu.url], stdout=subprocess.PIPE, text=True

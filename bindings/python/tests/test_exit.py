@@ -2,7 +2,8 @@
 process waits only for the exchanges already on the wire, which persist their sessions, each
 at most its request timeout. Each program here leaves a call held by the emulator (which
 answers only when the test releases it) and ends; the process must end while that request
-is still held, within 2 s, and a second Ctrl-C ends an exit that waits for an exchange."""
+is still held, long before its request timeout, and a second Ctrl-C ends an exit that waits
+for an exchange."""
 
 from __future__ import annotations
 
@@ -30,12 +31,18 @@ def run(emu: Emulator, program: str, *arguments: str) -> Interaction:
     return Interaction(sys.executable, "-c", PRELUDE + program, emu.environment(totp=False), emu.url, *arguments)
 
 
-def ended_within_2_s(program: Interaction, since: float) -> int:
+# An exit that waited for a held call would last its request timeout (the library's default,
+# 30 s, in these programs; 60 s where one says so); a quick one, however busy the machine,
+# ends well within this.
+QUICK_EXIT = 15
+
+
+def ended_at_once(program: Interaction, since: float) -> int:
     """Waits for the program's end (at most 60 s, as the library's timeouts would end a
-    stall); its exit status, once the end came within 2 s of `since`."""
+    stall); its exit status, once the end came within QUICK_EXIT seconds of `since`."""
     status = program.process.wait(timeout=60)
     elapsed = time.monotonic() - since
-    assert elapsed < 2, f"the process took {elapsed:.1f} s to exit:\n{program.output.decode(errors='replace')}"
+    assert elapsed < QUICK_EXIT, f"the process took {elapsed:.1f} s to exit:\n{program.output.decode(errors='replace')}"
     return status
 
 
@@ -46,18 +53,18 @@ def test_ctrl_c_during_a_blocking_call_exits_at_once(emu: Emulator) -> None:
     emu.wait("/methods", 1)
     program.process.send_signal(signal.SIGINT)
     since = time.monotonic()
-    assert ended_within_2_s(program, since) == -signal.SIGINT
+    assert ended_at_once(program, since) == -signal.SIGINT
     assert emu.call("POST", "release")["released"] == 1  # exit did not wait for the answer
 
 
 def ends_at_once_leaving_the_call_held(emu: Emulator, program: str) -> None:
     """`program` leaves a get_methods in flight, prints "exiting" and ends: the process exits
-    within 2 s, cleanly, with the request still held."""
+    at once, cleanly, with the request still held."""
     emu.fault("/methods", "hold")
     running = run(emu, program + "print('exiting', flush=True)\n")
     running.expect("exiting")
     since = time.monotonic()
-    assert ended_within_2_s(running, since) == 0
+    assert ended_at_once(running, since) == 0
     assert emu.call("POST", "release")["released"] == 1
 
 
@@ -81,16 +88,18 @@ def test_a_pending_task_at_the_end_of_asyncio_run_does_not_hold_exit(emu: Emulat
 
 def test_exit_waits_for_an_exchange_on_the_wire_at_most_its_request_timeout(emu: Emulator) -> None:
     """Its session must be persisted, so exit waits for it; never past its request timeout,
-    after which the library ends it (here as no response: nothing was persisted)."""
+    after which the library ends it (here as no response: nothing was persisted). A few
+    seconds, so that the exit begins while the request is still held however busy the
+    machine."""
     env = emu.environment(totp=False)
     url = emu.grant_redirect(env, "exit-timeout@example.com")
     emu.fault("/magic-links/validations", "hold")
     program = Interaction(sys.executable, "-c", PRELUDE + (
-        "auth = PortalAuth(auth_environment_id=environment, redirect_url=sys.argv[3], api_host=api_host, request_timeout=1)\n"
+        "auth = PortalAuth(auth_environment_id=environment, redirect_url=sys.argv[3], api_host=api_host, request_timeout=5)\n"
         "threading.Thread(target=auth.handle_redirect, args=(sys.argv[4],), daemon=True).start()\n"
         "wait('/magic-links/validations')\n"
     ), env, emu.url, CALLBACK, url)
-    program.expect("exit: waiting at most 1.0 s for 1 calls in flight")
+    program.expect("exit: waiting at most 5.0 s for 1 calls in flight")
     assert program.process.wait(timeout=60) == 0
     assert emu.call("POST", "release")["released"] == 1
 
@@ -110,5 +119,5 @@ def test_a_second_ctrl_c_ends_an_exit_that_waits_for_an_exchange(emu: Emulator) 
     program.expect("exit: waiting at most 60.0 s for 1 calls in flight")
     program.process.send_signal(signal.SIGINT)
     since = time.monotonic()
-    assert ended_within_2_s(program, since) == -signal.SIGINT
+    assert ended_at_once(program, since) == -signal.SIGINT
     assert emu.call("POST", "release")["released"] == 1

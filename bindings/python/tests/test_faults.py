@@ -31,9 +31,14 @@ FAULTS: dict[str, tuple[dict[str, Any], int | None]] = {
 }
 
 
-def client(emu: Emulator, env: str, **options: Any) -> PortalAuth:
-    # A short request timeout only matters to the "timeout" fault: nothing else is held.
-    return PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, request_timeout=1, **options)
+def request_timeout(fault: dict[str, Any]) -> float | None:
+    """A held request ends at a short timeout; every other call keeps the default, so that a
+    busy machine cannot turn a slow answer into a timeout."""
+    return 1 if fault["kind"] == "hold" else None
+
+
+def client(emu: Emulator, env: str, timeout: float | None = None) -> PortalAuth:
+    return PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, request_timeout=timeout)
 
 
 def signed_in(emu: Emulator, env: str, email: str) -> tuple[str, str]:
@@ -64,7 +69,7 @@ def test_a_failing_grant_exchange_is_a_clear_error_and_keeps_the_session(
     before = signed_in(emu, open_env, "first@example.com")
     redirect = emu.grant_redirect(open_env, "second@example.com")
     emu.fault(GRANT_PATH, **fault)
-    with client(emu, open_env) as auth:
+    with client(emu, open_env, request_timeout(fault)) as auth:
         with pytest.raises(portal_auth.RequestError) as raised:
             auth.handle_redirect(redirect)
     emu.call("POST", "release")
@@ -81,7 +86,11 @@ def test_concurrent_calls_under_a_fault_each_end_once_with_the_error(emu: Emulat
 
     async def run() -> list[BaseException | Any]:
         async with AsyncPortalAuth(
-            auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, storage="memory", request_timeout=1
+            auth_environment_id=env,
+            redirect_url=CALLBACK,
+            api_host=emu.url,
+            storage="memory",
+            request_timeout=request_timeout(fault),
         ) as auth:
             return await asyncio.gather(*(auth.get_methods() for _ in range(20)), return_exceptions=True)
 

@@ -98,7 +98,7 @@ import Testing
         struct NoDisplay: Error, CustomStringConvertible {
             var description: String { "cannot show http://secret.example/" }
         }
-        let browser = try await BrowserFixture(try Emulator.shared.get(), opener: RecordingOpener(failingWith: NoDisplay()))
+        let browser = try await BrowserFixture(try await Emulator.shared.get(), opener: RecordingOpener(failingWith: NoDisplay()))
         let error = await caught { _ = try await browser.client.signInWithGoogle() }
         #expect(error as? PortalAuthSignInError == .unavailable(reason: .openerFailed, detail: nil))
         #expect(!"\(error!)".contains("secret.example"))
@@ -109,7 +109,7 @@ import Testing
     @Test func anOpenersOwnTextIsCarriedEscapedAndCut() async throws {
         let text = "no display\u{1B}[31m\nfor " + String(repeating: "x", count: 300)
         let opener = RecordingOpener(failingWith: BrowserOpenerError(message: text))
-        let browser = try await BrowserFixture(try Emulator.shared.get(), opener: opener)
+        let browser = try await BrowserFixture(try await Emulator.shared.get(), opener: opener)
         let error = await caught { _ = try await browser.client.signInWithGoogle() }
         guard case .unavailable(.openerFailed, let detail?) = error as? PortalAuthSignInError else {
             Issue.record("expected unavailable(openerFailed), got \(String(describing: error))")
@@ -194,7 +194,7 @@ import Testing
     }
 
     @Test func aSignInCancelledBeforeItStartsIsClosedAndOpensNothing() async throws {
-        let browser = try await BrowserFixture(try Emulator.shared.get())
+        let browser = try await BrowserFixture(try await Emulator.shared.get())
         let signIn = Task { [client = browser.client] in
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.signInWithGoogle()
@@ -204,7 +204,7 @@ import Testing
     }
 
     @Test func aTimeoutThatIsNotPositiveIsAnInvalidArgument() async throws {
-        let client = try makeClient(try Emulator.shared.get(), redirectUrl: "http://127.0.0.1:8765/callback")
+        let client = try makeClient(try await Emulator.shared.get(), redirectUrl: "http://127.0.0.1:8765/callback")
         await #expect(throws: PortalAuthError.invalidArgument(name: "timeout")) { _ = try await client.signInWithGoogle(timeout: .zero) }
     }
 

@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func aProviderTheEnvironmentLacksIsUnavailable() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator, environment: Env.open)
         await #expect(throws: PortalAuthError.authMethodUnavailable(.apple)) { _ = try await client.loginWithApple() }
     }
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func theFakeProviderRedirectCompletesAnOAuthSignIn() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator, environment: Env.open)
         let authorize = try await client.loginWithGoogle().authorizeUrl
         // Follow the provider's 302 the way a browser would, and deliver its Location.

@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func aSendOverTheLimitIsRateLimited() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator)
         let email = uniqueEmail()
         for _ in 0..<5 { try await client.sendMagicLink(email) }
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func aRejectedAccountAbstractionIsRemappedOnBothEndpoints() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         // env-demo has no gas sponsorship: the emulator answers 400 {"error": ...}.
         let client = try makeClient(emulator, environment: Env.demo, isAccountAbstracted: true)
         let expected = PortalAuthError.accountAbstractionUnavailable(message: "Gas sponsorship is not enabled for this environment.")

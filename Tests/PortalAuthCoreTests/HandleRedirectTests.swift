@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func magicLinkWithTotpEndToEnd() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, environment: Env.demo, storage: storage)
         let email = uniqueEmail()

@@ -39,7 +39,7 @@ struct KeyringTests {
     }
 
     @Test func persistRestoreClearAndInvalidateThroughTheClient() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let auth = try client(emulator)
         let session = try await signIn(auth, emulator)
 
@@ -92,7 +92,7 @@ struct KeyringTests {
     }
 
     @Test func aLockedCollectionIsTransientNeverADeletion() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let auth = try client(emulator)
         let session = try await signIn(auth, emulator)
         try PrivateKeyring.control("lock")
@@ -125,7 +125,7 @@ struct KeyringTests {
     @Test(arguments: [Array("{not json".utf8),
                       Array(#"{"clientSessionToken":"cst_"#.utf8) + [0xFF] + Array(#"","endUserId":"eu_1"}"#.utf8)])
     func aCorruptEntryIsClearedWithOneWarningAndReadsAsNoSession(entry: [UInt8]) async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let environment = Self.corruptEntryEnvironment
         storeCorrupt(entry, environment: environment)
         let warnings = Mutex<[String]>([])
@@ -153,7 +153,7 @@ struct KeyringTests {
             func set(_ value: String, environmentId: String) async throws { try await keyring.set(value, environmentId: environmentId) }
             func delete(environmentId: String) async throws { try await keyring.delete(environmentId: environmentId) }
         }
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         storeCorrupt(Array("{not json".utf8))
         let auth = try makeClient(emulator, storage: LockingAfterRead(keyring: storage))
         await expectStorageFailure(.entryNotCleared, { _ = try await auth.restoreSession() }, mentioning: "locked")
@@ -162,7 +162,7 @@ struct KeyringTests {
     }
 
     @Test func invalidateClearsACorruptEntry() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let session = try await signIn(try client(emulator), emulator)
         try await storage.delete(environmentId: Env.open)
         storeCorrupt(Array("{not json".utf8))
@@ -171,7 +171,7 @@ struct KeyringTests {
     }
 
     @Test func eightConcurrentInvalidationsMakeOneReadAndOneDelete() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let counted = FlakyStorage(over: storage)
         let auth = try makeClient(emulator, storage: counted)
         let signedIn = try await signIn(auth, emulator)
@@ -186,7 +186,7 @@ struct KeyringTests {
     }
 
     @Test func clientsAndProcessesOfOneApplicationShareTheEnvironmentsEntry() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let session = try await signIn(try client(emulator), emulator)
         // A second client in this process, with a store of its own for the same application...
         let other = try makeClient(emulator, environment: Env.open, storage: try KeyringSessionStorage(applicationId: Self.application))
@@ -199,7 +199,7 @@ struct KeyringTests {
 
     /// A GTK app and a script of one environment used to sign each other out.
     @Test func twoApplicationsOfOneEnvironmentNeverShareASession() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let otherStorage = try KeyringSessionStorage(applicationId: "com.example.Other-App")
         try await otherStorage.delete(environmentId: Env.open)
         let mine = try await signIn(try client(emulator), emulator)
@@ -218,7 +218,7 @@ struct KeyringTests {
     /// The library writes to the default collection and reads only there: an item planted in
     /// another one (here the `session` collection) is not the user's session.
     @Test func anItemInAnotherCollectionIsNeverTakenForTheSession() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let planted = #"{"clientSessionToken":"cst_planted","endUserId":"eu_attacker"}"#
         try plant(planted, in: SECRET_COLLECTION_SESSION, label: "\(Self.application): Portal session (\(Env.open))",
                   attributes: ["auth_environment_id": Env.open, "application_id": Self.application])
@@ -236,7 +236,7 @@ struct KeyringTests {
     /// attribute, and as one that names no application still does) is found by an app that
     /// names itself until it writes its own, which removes it.
     @Test func anItemWithoutTheApplicationAttributeIsMigrated() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let auth = try client(emulator)
         let earlier = try await signIn(auth, emulator)
         let value = #"{"clientSessionToken":"\#(try earlier.getToken())","endUserId":"\#(earlier.endUserId)"}"#
@@ -253,7 +253,7 @@ struct KeyringTests {
     /// A program that names no application keeps to the items without the attribute: it
     /// neither reads nor deletes an app's own.
     @Test func aProgramThatNamesNoApplicationLeavesTheAppsItemsAlone() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let unnamed = try makeClient(emulator, environment: Env.open, storage: KeyringSessionStorage.shared)
         try await unnamed.clearPersistedSession()
         let mine = try await signIn(try client(emulator), emulator)
@@ -274,7 +274,7 @@ struct KeyringTests {
     }
 
     @Test func aDeleteRemovesTheItemWithoutTheApplicationAttributeToo() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         try storeItemWithoutApplication(#"{"clientSessionToken":"cst_old","endUserId":"eu_old"}"#)
         #expect(try await client(emulator).restoreSession()?.endUserId == "eu_old")
         try await client(emulator).clearPersistedSession()
@@ -293,7 +293,7 @@ struct KeyringTests {
     }
 
     @Test func aStaleSessionsInvalidateSparesANewerEntry() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let stale = try await signIn(try client(emulator), emulator)
         let newer = try await signIn(try client(emulator), emulator)
         try await stale.invalidate()

@@ -8,7 +8,7 @@ import Testing
     @Test func aWholeSignInLogsTheUserButNoSecret() async throws {
         let lines = Mutex<[String]>([])
         let (url, step, token) = try await LogAudit.listening({ _, line in lines.withLock { $0.append(line) } }) {
-            let emulator = try Emulator.shared.get()
+            let emulator = try await Emulator.shared.get()
             let storage = FlakyStorage()
             let client = try makeClient(emulator, environment: Env.demo, storage: storage)
             let url = try await magicLinkRedirect(client, emulator, email: uniqueEmail())

@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func invalidateDeletesAnUndecodableEntry() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = FlakyStorage()
         let session = try await signIn(try makeClient(emulator, storage: storage), emulator)
         try await storage.set("garbage", environmentId: Env.open)
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func invalidateOfAnUndecodableEntryThatCannotBeClearedFailsAndRetries() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = FlakyStorage()
         let session = try await signIn(try makeClient(emulator, storage: storage), emulator)
         try await storage.set("garbage", environmentId: Env.open)
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func getTokenUntilInvalidated() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator)
         let session = try await signIn(client, emulator)
         #expect(try session.getToken().hasPrefix("cst_"))
@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func invalidateSparesANewerSignIn() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = MemorySessionStorage()
         let client = try makeClient(emulator, storage: storage)
         let old = try await signIn(client, emulator)
@@ -148,7 +148,7 @@ import Testing
     }
 
     @Test func anUnreadableStoreIsNotDeletedBlindAndALaterInvalidateRetries() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = FlakyStorage()
         let client = try makeClient(emulator, storage: storage)
         let session = try await signIn(client, emulator)
@@ -164,7 +164,7 @@ import Testing
     }
 
     @Test func concurrentInvalidationsOfSessionsOfOneTokenMakeOneCompareAndDelete() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = FlakyStorage()
         let client = try makeClient(emulator, storage: storage)
         // One token, three session objects: a sign-in, and a restore by this client and another.
@@ -188,7 +188,7 @@ import Testing
     }
 
     @Test func invalidatingOneSessionInvalidatesEveryOneOfItsToken() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = MemorySessionStorage()
         let signedIn = try await signIn(try makeClient(emulator, storage: storage), emulator)
         let restored = try #require(try await makeClient(emulator, storage: storage).restoreSession())
@@ -201,7 +201,7 @@ import Testing
     /// calls start on the library's I/O thread, whose jobs run in order: once a job queued
     /// after theirs has run, each has joined (its first job runs up to the wait).
     @Test func concurrentInvalidationsShareOneFailureAndTheNextCallRetries() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = HeldStorage()
         let session = try await signIn(try makeClient(emulator, storage: storage), emulator)
         storage.holdReads(failing: true)
@@ -226,7 +226,7 @@ import Testing
     }
 
     @Test func aRestoreOfATokenInvalidatedHereFinishesItsFailedDelete() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let storage = FlakyStorage()
         let client = try makeClient(emulator, storage: storage)
         let session = try await signIn(client, emulator)
@@ -262,7 +262,7 @@ import Testing
     }
 
     @Test func printingASessionOrAStepShowsNoSecret() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator, environment: Env.demo)
         let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
         let link = try #require(step.totpLink)

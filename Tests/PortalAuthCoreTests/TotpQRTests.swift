@@ -126,7 +126,7 @@ import Testing
     /// First enrollment against the emulator: the authenticator scans the step's QR code,
     /// computes a code from the link it read, and the code completes the sign-in.
     @Test func anAuthenticatorThatScansTheStepsCodeCompletesTheSignIn() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator, environment: Env.demo)
         let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
         let scanned = try zbarRead(png: step.qrCodePng())

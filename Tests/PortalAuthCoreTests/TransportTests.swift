@@ -194,7 +194,7 @@ import Testing
     }
 
     @Test func manyConcurrentCallsAllComplete() async throws {
-        let emulator = try Emulator.shared.get()
+        let emulator = try await Emulator.shared.get()
         let client = try makeClient(emulator)
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<200 { group.addTask { try await client.getMethods().allowedAuthMethods.contains(.google) } }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import PortalAuthCore
 
 /// A running Portal emulator (bindings/python/portal_auth/emulator) on loopback, and its
@@ -25,7 +26,7 @@ final class Emulator: Sendable {
     }
 
     /// As `start`, blocking the calling thread until the emulator listens.
-    static func startBlocking(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
+    private static func startBlocking(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
         LogAudit.installed
         var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]
         if let config {
@@ -173,13 +174,19 @@ enum EmulatorError: Error {
     case status(Int, String)
 }
 
-/// The shared emulator, started on first use.
+/// The shared emulator, started on first use, off the cooperative pool as `Emulator.start`
+/// says why: the tests that want it at once wait for it suspended, not blocking a pool
+/// thread each.
 final class SharedEmulator: Sendable {
-    private let instance: Result<Emulator, any Error>
+    private let starting = Mutex<Task<Emulator, any Error>?>(nil)
 
-    init() {
-        instance = Result { try Emulator.startBlocking() }
+    func get() async throws -> Emulator {
+        let start = starting.withLock { start in
+            if let start { return start }
+            let first = Task { try await Emulator.start() }
+            start = first
+            return first
+        }
+        return try await start.value
     }
-
-    func get() throws -> Emulator { try instance.get() }
 }

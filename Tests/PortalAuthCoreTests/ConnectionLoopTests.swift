@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import PortalAuthCore
 
-/// The wait that both local listeners run (docs/desktop.md "Browser sign-in"), driven on the
-/// test's own thread over connections made before it starts.
+/// The wait that both local listeners run (docs/desktop.md "Browser sign-in"), run on a
+/// thread of its own (it blocks) over connections to a fresh loopback port.
 @Suite struct ConnectionLoopTests {
-    /// A loop over a fresh loopback port whose messages end at a line feed.
-    private static func loop(readTimeout: Duration) throws -> (ConnectionLoop, UInt16) {
+    /// A loop whose messages end at a line feed, and its port.
+    private func loop(readTimeout: Duration) throws -> (ConnectionLoop, UInt16) {
         let port = try LoopbackClient.freePort()
         let redirect = try #require(LoopbackRedirect("http://127.0.0.1:\(port)/"))
         let wake = try #require(WakeSignal())
@@ -20,13 +20,6 @@ import Testing
     /// A loop that falls behind (here: one message handled slowly, on a busy machine: the
     /// scheduler) reads what arrived while it was away before it drops anyone for lateness.
     @Test func aMessageThatArrivedWhileTheLoopWasBusyIsReadThoughItsDeadlinePassed() async throws {
-        // Off the cooperative pool: the loop blocks, and so does its slow handler.
-        #expect(try await LoopbackClient.offThePool(Self.aLoopThatFellBehind) == "late")
-    }
-
-    /// The outcome of a loop whose handler of one message takes longer than the read time,
-    /// while another connection's message arrives.
-    private static func aLoopThatFellBehind() throws -> String {
         // A whole second: the loop itself must not stall that long between accepting the
         // connections and reading the first message, or the other would expire unread there.
         let readTimeout = Duration.seconds(1)
@@ -38,14 +31,17 @@ import Testing
         defer { close(slow) }
         LoopbackClient.send(Array("slow\n".utf8), on: slow)
 
-        return loop.run(until: .now.advanced(by: .seconds(10)), message: { _, message in
-            let text = String(decoding: message, as: UTF8.self)
-            guard text == "slow" else { return .end(text) }
-            // While this one is handled, the other's message arrives, and its read deadline
-            // (counted from its accept, before this message was read) passes.
-            LoopbackClient.send(Array("late\n".utf8), on: late)
-            Thread.sleep(forTimeInterval: readTimeout / .seconds(1))
-            return .next
-        }, tooLarge: { _ in }, ended: { "ended: \($0)" })
+        let outcome = try await LoopbackClient.offThePool {
+            loop.run(until: .now.advanced(by: .seconds(10)), message: { _, message in
+                let text = String(decoding: message, as: UTF8.self)
+                guard text == "slow" else { return .end(text) }
+                // While this one is handled, the other's message arrives, and its read deadline
+                // (counted from its accept, before this message was read) passes.
+                LoopbackClient.send(Array("late\n".utf8), on: late)
+                Thread.sleep(forTimeInterval: readTimeout / .seconds(1))
+                return .next
+            }, tooLarge: { _ in }, ended: { "ended: \($0)" })
+        }
+        #expect(outcome == "late")
     }
 }

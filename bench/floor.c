@@ -1,8 +1,8 @@
 /* Contender 4, the floor: what the same work costs with no library between the caller and
  * the system libraries: one libcurl easy handle reused (a multi handle for the concurrent
  * calls) and libsecret called directly. The responses are read into memory, as the library
- * does, but not decoded. Modes and environment as bench/library.c; the load figure is
- * bench/load.c's. */
+ * does, but not decoded. Modes and environment as bench/library.c (`repeat methods|grant N`:
+ * no `queue`); the load figure is bench/load.c's. */
 #include "bench.h"
 
 #include <curl/curl.h>
@@ -136,8 +136,11 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "keyring") == 0) {
         sequential("persist", KEYRING_CALLS, 5, persist, easy);
         sequential("restore", KEYRING_CALLS, 5, restore, easy);
+    } else if (strcmp(mode, "repeat") == 0 && argc > 3) {
+        /* N calls and nothing printed, for run.sh's count of instructions per call. */
+        for (int i = atoi(argv[3]); i > 0; i--) perform(easy, strcmp(argv[2], "grant") == 0);
     } else {
-        fprintf(stderr, "usage: %s calls|concurrent|keyring\n", argv[0]);
+        fprintf(stderr, "usage: %s calls|concurrent|keyring\n       %s repeat methods|grant N\n", argv[0], argv[0]);
         return 2;
     }
     return 0;

@@ -6,6 +6,8 @@
  *   hostile   a 200,000-character redirect URL, userJwt and otpauth link
  *   soak      100,000 calls, get_methods and grant exchanges in turn: resident memory after
  *             the first 10,000 (the warm-up) and at the end
+ *   repeat    `repeat [queue] methods|grant N`: N calls and nothing printed, for run.sh's
+ *             count of instructions per call
  * With a second argument `queue`, the client completes through the completion queue, which
  * this thread runs as it waits (contender c-queue); else on the library thread (c-library).
  * The calls mode measures both models, in turn, in one process (the argument is ignored).
@@ -251,8 +253,14 @@ int main(int argc, char **argv) {
         hostile();
     } else if (strcmp(mode, "soak") == 0) {
         soak();
+    } else if (strcmp(mode, "repeat") == 0 && argc > 3 + queued) {
+        int (*call)(portal_auth *) = strcmp(argv[2 + queued], "grant") == 0 ? exchange : get_methods;
+        portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
+        for (int i = atoi(argv[3 + queued]); i > 0; i--) timed_call(call, c);
+        portal_auth_free(c);
     } else {
-        fprintf(stderr, "usage: %s calls|concurrent|keyring|hostile|soak [queue]\n", argv[0]);
+        fprintf(stderr, "usage: %s calls|concurrent|keyring|hostile|soak [queue]\n"
+                        "       %s repeat [queue] methods|grant N\n", argv[0], argv[0]);
         return 2;
     }
     if (failures) { fprintf(stderr, "%s: %d calls failed\n", mode, failures); return 1; }

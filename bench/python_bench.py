@@ -3,6 +3,9 @@ AsyncPortalAuth), and the pure-Python peer a developer would write without it: `
 with one Session (keep-alive) plus `keyring`. One mode per run (a fresh interpreter each):
 
     python_bench.py load-library | load-peer | calls | concurrent | keyring | soak
+    python_bench.py repeat blocking|async|peer methods|grant N
+
+repeat: N calls and nothing printed, for run.sh's count of instructions per call.
 
 soak: 100,000 calls per client (get_methods and grant exchanges in turn), with the resident
 memory after the first 10,000 and at the end. BENCH_BASE is the loopback server. With
@@ -266,6 +269,30 @@ def main(mode: str, base: str) -> None:
 
         sequential("py-peer", "persist", peer_persist, KEYRING_CALLS, 5)
         sequential("py-peer", "restore", lambda: keyring.get_password("portal-auth-bench-peer", ENVIRONMENT), KEYRING_CALLS, 5)
+    elif mode == "repeat":
+        who, kind, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+        if who == "peer":
+            once = peer_methods if kind == "methods" else peer_grant
+            for _ in range(n):
+                once()
+        elif who == "blocking":
+            with library() as auth:
+                call = auth.get_methods if kind == "methods" else lambda: signed_in(auth.handle_redirect(redirect()))
+                for _ in range(n):
+                    call()
+        else:
+
+            async def repeat() -> None:
+                async with portal_auth.AsyncPortalAuth(
+                    auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
+                ) as auth:
+                    for _ in range(n):
+                        if kind == "methods":
+                            await auth.get_methods()
+                        else:
+                            signed_in(await auth.handle_redirect(redirect()))
+
+            asyncio.run(repeat())
     elif mode == "soak":
 
         def soak_call(auth: Any, i: int) -> Any:

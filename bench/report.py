@@ -23,6 +23,8 @@ METRICS = (
     ("methods_p99_ms", "get_methods, p99 (ms)"),
     ("grant_median_ms", "grant exchange, median (ms)"),
     ("grant_p99_ms", "grant exchange, p99 (ms)"),
+    ("methods_instructions", "get_methods, instructions per call (callgrind, the whole process)"),
+    ("grant_instructions", "grant exchange, instructions per call (callgrind, the whole process)"),
     ("no_request_median_ms", "a call that sends nothing (a foreign URL), median (ms)"),
     ("concurrent_wall_ms", "1,000 concurrent get_methods, wall (ms)"),
     ("concurrent_threads", "threads created for them"),

@@ -15,19 +15,19 @@
 #                on a GMainLoop (bench/gnome.c drives both; one file each, bench/gnome_*.c)
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
-# BENCH_MODES="calls …" runs only those of load, calls, concurrent, keyring, hostile, soak
-# and gnome, and prints their lines without touching bench/RESULTS.md; BENCH_SAMPLES sets how
+# BENCH_MODES="calls …" runs only those of load, calls, instructions, concurrent, keyring,
+# hostile, soak and gnome, and prints their lines without touching bench/RESULTS.md; BENCH_SAMPLES sets how
 # many processes each load figure is the median of (15), BENCH_ROUNDS how many rounds the
 # calls and concurrent modes run (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modes=" ${BENCH_MODES:-load calls concurrent keyring hostile soak gnome} "
+modes=" ${BENCH_MODES:-load calls instructions concurrent keyring hostile soak gnome} "
 # What the modes need beyond the library and the virtual environment: the loopback server,
 # the old binding.
 needs_server=false needs_old_binding=false
-for mode in calls concurrent keyring soak gnome; do [[ $modes == *" $mode "* ]] && needs_server=true; done
+for mode in calls instructions concurrent keyring soak gnome; do [[ $modes == *" $mode "* ]] && needs_server=true; done
 for mode in calls concurrent soak; do [[ $modes == *" $mode "* ]] && needs_old_binding=true; done
 if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
     if $needs_server; then scripts/install-deps.sh bench; else scripts/install-deps.sh; fi
@@ -159,6 +159,31 @@ for mode in calls concurrent; do
         [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py "$mode"
     done
 done
+# Instructions per call, as valgrind's callgrind counts them over the whole process (every
+# thread, libcurl's and the interpreter's work included): a run of 400 calls less a run of
+# 100, so that start-up counts for nothing. Unlike a time, the count hardly moves with the
+# machine's state, so it shows what each contender's call costs in work.
+#   count CONTENDER METRIC COMMAND...   (COMMAND gets the number of calls appended)
+count() {
+    local contender=$1 metric=$2 n counts=()
+    shift 2
+    for n in 100 400; do
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$work/callgrind.log" "$@" "$n" > /dev/null
+        counts+=("$(sed -n 's/.*Collected : //p' "$work/callgrind.log")")
+    done
+    printf '%s\t%s\t%s\n' "$contender" "$metric" "$(((counts[1] - counts[0]) / 300))" | tee -a "$results"
+}
+if [[ $modes == *" instructions "* ]]; then
+    echo "-- instructions per call (callgrind)" >&2
+    for call in methods grant; do
+        count c-library "${call}_instructions" "$work/c-library" repeat "$call"
+        count c-queue "${call}_instructions" "$work/c-library" repeat queue "$call"
+        count c-floor "${call}_instructions" "$work/c-floor" repeat "$call"
+        for who in blocking async peer; do
+            count "py-$who" "${call}_instructions" "$python" bench/python_bench.py repeat "$who" "$call"
+        done
+    done
+fi
 if [[ $modes == *" keyring "* ]]; then
     run "$work/c-library" keyring
     run "$work/c-floor" keyring

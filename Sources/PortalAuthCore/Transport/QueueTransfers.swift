@@ -65,19 +65,23 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
             guard let multi = transfers.multi else { return }
             // Room for every watched descriptor (the timer, the queue's eventfd), so that one
             // wait takes all that is ready: an edge-triggered host sees no new edge for the rest.
+            // On the stack, not in arrays: a run advances several times per call.
             let capacity = sockets.count + 2
-            var fds = [Int32](repeating: 0, count: capacity)
-            var events = [UInt32](repeating: 0, count: capacity)
-            let ready = Int(pa_epoll_ready(poller, &fds, &events, Int32(capacity)))
-            var running: Int32 = 0
-            for index in 0..<max(ready, 0) {
-                let fd = fds[index]
-                if fd == timer {
-                    var expirations: UInt64 = 0
-                    _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
-                    timeoutDue = true
-                } else if sockets.contains(fd) {
-                    curl_multi_socket_action(multi, fd, Self.curlEvents(events[index]), &running)
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { fds in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: capacity) { events in
+                    guard let fdBase = fds.baseAddress, let eventBase = events.baseAddress else { return }
+                    let ready = Int(pa_epoll_ready(poller, fdBase, eventBase, Int32(capacity)))
+                    var running: Int32 = 0
+                    for index in 0..<max(ready, 0) {
+                        let fd = fdBase[index]
+                        if fd == timer {
+                            var expirations: UInt64 = 0
+                            _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
+                            timeoutDue = true
+                        } else if sockets.contains(fd) {
+                            curl_multi_socket_action(multi, fd, Self.curlEvents(eventBase[index]), &running)
+                        }
+                    }
                 }
             }
             settle()

@@ -60,6 +60,7 @@ final class TransferPool {
     /// Starts as many queued transfers as the connection limit allows. Returns whether
     /// anything started.
     func startReady() -> Bool {
+        guard !waiting.isEmpty else { return false }  // the common case, every time a queue's run advances
         var started = false
         for origin in Array(waiting.keys) {
             guard var queue = waiting[origin] else { continue }

@@ -253,7 +253,8 @@ int main(int argc, char **argv) {
         hostile();
     } else if (strcmp(mode, "soak") == 0) {
         soak();
-    } else if (strcmp(mode, "repeat") == 0 && argc > 3 + queued) {
+    } else if (strcmp(mode, "repeat") == 0 && argc > 3 + queued
+               && (strcmp(argv[2 + queued], "methods") == 0 || strcmp(argv[2 + queued], "grant") == 0)) {
         int (*call)(portal_auth *) = strcmp(argv[2 + queued], "grant") == 0 ? exchange : get_methods;
         portal_auth *c = client(PORTAL_AUTH_STORAGE_MEMORY);
         for (int i = atoi(argv[3 + queued]); i > 0; i--) timed_call(call, c);

@@ -181,8 +181,17 @@ def main(mode: str, base: str) -> None:
     def library(storage: str | None = "memory") -> portal_auth.PortalAuth:
         return portal_auth.PortalAuth(auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage=storage)
 
+    def async_library() -> portal_auth.AsyncPortalAuth:
+        return portal_auth.AsyncPortalAuth(auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory")
+
     def signed_in(result: Any) -> None:
         assert isinstance(result, portal_auth.AuthenticatedResult)
+
+    def grant(auth: portal_auth.PortalAuth) -> Callable[[], None]:
+        return lambda: signed_in(auth.handle_redirect(redirect()))
+
+    async def async_grant(auth: portal_auth.AsyncPortalAuth) -> None:
+        signed_in(await auth.handle_redirect(redirect()))
 
     if mode == "calls":
         # The contenders in turn, a chunk of calls each, in one process: the machine's load
@@ -190,10 +199,7 @@ def main(mode: str, base: str) -> None:
         loop = asyncio.new_event_loop()
 
         async def enter() -> portal_auth.AsyncPortalAuth:
-            client = portal_auth.AsyncPortalAuth(
-                auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
-            )
-            return await client.__aenter__()
+            return await async_library().__aenter__()
 
         async_auth = loop.run_until_complete(enter())
         with library() as auth:
@@ -209,11 +215,8 @@ def main(mode: str, base: str) -> None:
 
                 return lambda n: loop.run_until_complete(chunk(n))
 
-            async def async_grant() -> None:
-                signed_in(await async_auth.handle_redirect(redirect()))
-
             methods = {BLOCKING: timed(auth.get_methods), ASYNC: timed_async(async_auth.get_methods)}
-            grants = {BLOCKING: timed(lambda: signed_in(auth.handle_redirect(redirect()))), ASYNC: timed_async(async_grant)}
+            grants = {BLOCKING: timed(grant(auth)), ASYNC: timed_async(lambda: async_grant(async_auth))}
             if not OLD_MODEL:
                 methods["py-peer"], grants["py-peer"] = timed(peer_methods), timed(peer_grant)
                 methods[IN_PROCESS_C], grants[IN_PROCESS_C] = c_queue_chunks(0), c_queue_chunks(1)
@@ -225,9 +228,7 @@ def main(mode: str, base: str) -> None:
         before = threads()
 
         async def run_concurrent() -> float:
-            async with portal_auth.AsyncPortalAuth(
-                auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
-            ) as auth:
+            async with async_library() as auth:
                 start = time.perf_counter()
                 await asyncio.gather(*(auth.get_methods() for _ in range(CONCURRENT)))
                 elapsed = (time.perf_counter() - start) * 1e3
@@ -271,26 +272,23 @@ def main(mode: str, base: str) -> None:
         sequential("py-peer", "restore", lambda: keyring.get_password("portal-auth-bench-peer", ENVIRONMENT), KEYRING_CALLS, 5)
     elif mode == "repeat":
         who, kind, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+        if who not in ("blocking", "async", "peer") or kind not in ("methods", "grant"):
+            raise SystemExit("usage: python_bench.py repeat blocking|async|peer methods|grant N")
         if who == "peer":
             once = peer_methods if kind == "methods" else peer_grant
             for _ in range(n):
                 once()
         elif who == "blocking":
             with library() as auth:
-                call = auth.get_methods if kind == "methods" else lambda: signed_in(auth.handle_redirect(redirect()))
+                call = auth.get_methods if kind == "methods" else grant(auth)
                 for _ in range(n):
                     call()
         else:
 
             async def repeat() -> None:
-                async with portal_auth.AsyncPortalAuth(
-                    auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
-                ) as auth:
+                async with async_library() as auth:
                     for _ in range(n):
-                        if kind == "methods":
-                            await auth.get_methods()
-                        else:
-                            signed_in(await auth.handle_redirect(redirect()))
+                        await (auth.get_methods() if kind == "methods" else async_grant(auth))
 
             asyncio.run(repeat())
     elif mode == "soak":
@@ -308,9 +306,7 @@ def main(mode: str, base: str) -> None:
             emit(BLOCKING, "soak_call_ms", (time.perf_counter() - start) * 1e3 / SOAK)
 
         async def run_soak() -> None:
-            async with portal_auth.AsyncPortalAuth(
-                auth_environment_id=ENVIRONMENT, redirect_url=CALLBACK, api_host=base, storage="memory"
-            ) as auth:
+            async with async_library() as auth:
                 start = time.perf_counter()
                 for i in range(SOAK):
                     if i == SOAK_WARMUP:

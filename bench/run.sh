@@ -16,9 +16,9 @@
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
 # BENCH_MODES="calls …" runs only those of load, calls, instructions, concurrent, keyring,
-# hostile, soak and gnome, and prints their lines without touching bench/RESULTS.md; BENCH_SAMPLES sets how
-# many processes each load figure is the median of (15), BENCH_ROUNDS how many rounds the
-# calls and concurrent modes run (5). The load mode ends with the import
+# hostile, soak and gnome, and prints their lines without touching bench/RESULTS.md;
+# BENCH_SAMPLES sets how many processes each load figure is the median of (15), BENCH_ROUNDS
+# how many rounds the calls and concurrent modes run (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
 set -euo pipefail
@@ -168,8 +168,10 @@ count() {
     local contender=$1 metric=$2 n counts=()
     shift 2
     for n in 100 400; do
-        valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$work/callgrind.log" "$@" "$n" > /dev/null
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$work/callgrind.log" "$@" "$n" > /dev/null \
+            || { cat "$work/callgrind.log" >&2; exit 1; }
         counts+=("$(sed -n 's/.*Collected : //p' "$work/callgrind.log")")
+        [[ ${counts[-1]} =~ ^[0-9]+$ ]] || { echo "bench: callgrind gave no count for $contender" >&2; cat "$work/callgrind.log" >&2; exit 1; }
     done
     printf '%s\t%s\t%s\n' "$contender" "$metric" "$(((counts[1] - counts[0]) / 300))" | tee -a "$results"
 }

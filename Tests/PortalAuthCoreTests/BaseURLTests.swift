@@ -45,7 +45,8 @@ import Testing
         ("http://127.0.0.1000/", false), ("http://127.0.0.-1/", false), ("http://l\u{043E}calhost/", false),
         ("http://localhost\u{301}/", false), ("http://127.0.0.1\u{301}/", false), ("http://[::1%25eth0]/", false),
         ("http://localhost/\u{301}", true), ("", false), ("://", false), ("http://", false), ("localhos", false),
-        ("localhostt", false),
+        ("localhostt", false), ("http://127.0.0.1./", false), ("localhost/?u=http://evil.com", true),
+        ("evil.com/?r=http://localhost", false), ("evil.com#http://localhost", false),
     ])
     func knowsALoopbackRequest(url: String, loopback: Bool) {
         #expect(LoopbackHost.isLoopback(url: url) == loopback)

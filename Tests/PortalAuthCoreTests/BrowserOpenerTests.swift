@@ -34,7 +34,7 @@ import Testing
         let nowhere = SystemBrowser(browser: "/nonexistent/browser:missing-browser %s", path: "/nonexistent")
         #expect(throws: SystemBrowser.NoBrowser.self) { try nowhere.open("http://127.0.0.1:1/", ephemeral: false) }
         client.setBrowserOpener { try nowhere.open($0, ephemeral: $1) }
-        try await LogLines.recording { lines in
+        await LogLines.recording { lines in
             await #expect(throws: PortalAuthSignInError.unavailable(reason: .noBrowser, detail: nil)) {
                 _ = try await client.signInWithGoogle()
             }

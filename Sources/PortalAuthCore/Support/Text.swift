@@ -1,7 +1,9 @@
 // Whitespace handling shared by every rule that says "trim" or "blank".
 // All of it walks Unicode scalars from both ends once, so it stays linear on hostile input.
 
+#if canImport(Glibc)
 import Glibc
+#endif
 
 extension StringProtocol {
     /// The string without leading and trailing Unicode whitespace.
@@ -29,14 +31,15 @@ extension StringProtocol {
         let mine = utf8, theirs = other.utf8
         guard mine.count == theirs.count else { return false }
         // Native strings are contiguous: one memcmp, where the generic walk over two UTF-8
-        // views cost ~1,300 instructions for a grant, three times a redirect.
+        // views cost ~1,300 instructions a comparison (a redirect makes three).
         let compared = mine.withContiguousStorageIfAvailable { left in
             theirs.withContiguousStorageIfAvailable { right in
                 guard let left = left.baseAddress, let right = right.baseAddress else { return true }  // both empty
                 return memcmp(left, right, mine.count) == 0
             }
         }
-        return (compared ?? nil) ?? mine.elementsEqual(theirs)
+        if let same = compared ?? nil { return same }
+        return mine.elementsEqual(theirs)
     }
 
     /// The first `limit` characters: error fields carry bounded excerpts of server and URL text.

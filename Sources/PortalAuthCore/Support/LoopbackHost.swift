@@ -12,12 +12,7 @@ enum LoopbackHost {
 
     private static func isLoopback(utf8 url: UnsafeBufferPointer<UInt8>) -> Bool {
         let start = schemeEnd(of: url) ?? 0
-        var end = start
-        while end < url.count, url[end] != UInt8(ascii: "/"), url[end] != UInt8(ascii: "?"),
-              url[end] != UInt8(ascii: "#") {
-            end += 1
-        }
-        let authority = url[start..<end]
+        let authority = url[start...].prefix { !endsAuthority($0) }
         guard !authority.contains(UInt8(ascii: "@")) else { return false }
         if authority.first == UInt8(ascii: "[") {
             return authority.prefix { $0 != UInt8(ascii: "]") }.elementsEqual("[::1".utf8)
@@ -30,18 +25,17 @@ enum LoopbackHost {
     /// a query is not a scheme's), if there is one.
     private static func schemeEnd(of url: UnsafeBufferPointer<UInt8>) -> Int? {
         for index in url.indices {
-            switch url[index] {
-            case UInt8(ascii: ":"):
-                if index + 2 < url.count, url[index + 1] == UInt8(ascii: "/"), url[index + 2] == UInt8(ascii: "/") {
-                    return index + 3
-                }
-            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-                return nil
-            default:
-                break
+            if endsAuthority(url[index]) { return nil }
+            if url[index] == UInt8(ascii: ":"), index + 2 < url.count,
+               url[index + 1] == UInt8(ascii: "/"), url[index + 2] == UInt8(ascii: "/") {
+                return index + 3
             }
         }
         return nil
+    }
+
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     /// `127.a.b.c`, each part one to three decimal digits, at most 255.

@@ -63,6 +63,11 @@ GNOME_METRICS = (
     ("rss_end_mb", "RSS at the end (MB)"),
 )
 
+# The calls mode again on one CPU (run.sh's one-cpu mode: figures named one_cpu_*), and the
+# contenders it has.
+ONE_CPU = "one_cpu_"
+ONE_CPU_CONTENDERS = ("c-library", "c-queue", "c-floor", "c-queue-in-python", "py-blocking", "py-async", "py-peer")
+
 # Python's contenders and the C one of the same model, for the per-call overhead. The queue's
 # is c-queue-in-python: the same calls from C in the Python contenders' own process and
 # chunks, under the same machine load (c-queue's own process is shown beside it). The old
@@ -237,6 +242,24 @@ def gnome(r: dict[tuple[str, str], float], rounds: Rounds) -> tuple[list[str], l
     return header, rows
 
 
+def one_cpu(r: dict[tuple[str, str], float], rounds: Rounds) -> tuple[list[str], list[list[str]]]:
+    """The one-CPU table: a row per contender, its figures there, its medians over the floor's
+    there, and the peer's over its own there and on every CPU (the calls mode), round by round."""
+    figures = [(f"{metric}_{quantile_name}_ms", f"{what}, {quantile_name} (ms)")
+               for metric, what in (("methods", "get_methods"), ("grant", "grant exchange"))
+               for quantile_name in ("median", "p99")]
+    header = ["contender", *(label for _, label in figures), "this ÷ the libcurl floor, medians (get_methods, grant)",
+              "the peer ÷ this, medians (get_methods, grant): one CPU", "every CPU"]
+
+    def both(a: str, b: str, prefix: str) -> str:
+        return " / ".join(ratio(times(rounds, a, b, f"{prefix}{metric}_median_ms")) for metric in ("methods", "grant"))
+
+    rows = [[f"`{contender}`", *(fmt(r.get((contender, ONE_CPU + key))) for key, _ in figures),
+             both(contender, "c-floor", ONE_CPU), both("py-peer", contender, ONE_CPU), both("py-peer", contender, "")]
+            for contender in ONE_CPU_CONTENDERS]
+    return header, rows
+
+
 def overhead_cell(us: float | None, unit: str = "") -> str:
     """An overhead over C as shown. Below zero, C came out slower than Python over the same
     library in most rounds: the run's noise, which says nothing of the overhead."""
@@ -256,24 +279,7 @@ def model_targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple
     def get(contender: str, metric: str) -> float:
         return r.get((contender, metric), nan)
 
-    checks = []
-    for contender in ("py-blocking", "py-async"):
-        for metric in ("methods", "grant"):
-            median = times_checked(rounds, "py-peer", contender, f"{metric}_median_ms")
-            p99 = times_checked(rounds, "py-peer", contender, f"{metric}_p99_ms")
-            checks.append((f"{metric}: {contender} at least 4× faster than the peer at the median, 3× at p99",
-                           f"{median:.2f}×, {p99:.2f}×", median >= 4 and p99 >= 3))
-    for contender in ("py-blocking", "py-async"):
-        for metric in ("methods", "grant"):
-            us = overhead(rounds, contender, metric)
-            us = nan if us is None else us
-            checks.append((f"{metric}: {contender} at most 50 µs over C (the queue, in the same process)",
-                           overhead_cell(us, " µs"), 0 <= us <= 50))
-    queue, thread = get("c-queue", "no_request_median_ms"), get("c-library", "no_request_median_ms")
-    checks.append(("a call that sends nothing: the queue no dearer than the library thread",
-                   f"{queue * 1e3:.1f} µs vs {thread * 1e3:.1f} µs", queue <= thread))
-    x = times_checked(rounds, "c-queue", "c-floor", "methods_median_ms")
-    checks.append(("get_methods from C through the queue at most 1.5× the libcurl floor", f"{x:.2f}×", x <= 1.5))
+    checks = [*call_targets(r, rounds, ""), *call_targets(r, rounds, ONE_CPU)]
     new, old, threads = get("py-async", "concurrent_wall_ms"), get("py-async-thread", "concurrent_wall_ms"), get("py-async", "concurrent_threads")
     faster = times_checked(rounds, "py-async-thread", "py-async", "concurrent_wall_ms")
     checks.append(("1,000 concurrent asyncio calls: one library thread, faster than the old model",
@@ -282,6 +288,32 @@ def model_targets(r: dict[tuple[str, str], float], rounds: Rounds) -> list[tuple
         mb = growth(r, contender)
         mb = nan if mb is None else mb
         checks.append((f"soak of 100,000 calls ({contender}): RSS growth at most 1 MB", f"{mb:.2f} MB", mb <= 1))
+    return checks
+
+
+def call_targets(r: dict[tuple[str, str], float], rounds: Rounds, prefix: str) -> list[tuple[str, str, bool]]:
+    """Issue 18's targets on the calls, from the calls mode on every CPU (prefix "") or on one
+    CPU (ONE_CPU)."""
+    where = "on one CPU: " if prefix else ""
+    checks = []
+    for contender in ("py-blocking", "py-async"):
+        for metric in ("methods", "grant"):
+            median = times_checked(rounds, "py-peer", contender, f"{prefix}{metric}_median_ms")
+            p99 = times_checked(rounds, "py-peer", contender, f"{prefix}{metric}_p99_ms")
+            checks.append((f"{where}{metric}: {contender} at least 4× faster than the peer at the median, 3× at p99",
+                           f"{median:.2f}×, {p99:.2f}×", median >= 4 and p99 >= 3))
+    for contender in ("py-blocking", "py-async"):
+        for metric in ("methods", "grant"):
+            us = overhead(rounds, contender, prefix + metric)
+            us = float("nan") if us is None else us
+            checks.append((f"{where}{metric}: {contender} at most 50 µs over C (the queue, in the same process)",
+                           overhead_cell(us, " µs"), 0 <= us <= 50))
+    queue = r.get(("c-queue", f"{prefix}no_request_median_ms"), float("nan"))
+    thread = r.get(("c-library", f"{prefix}no_request_median_ms"), float("nan"))
+    checks.append((f"{where}a call that sends nothing: the queue no dearer than the library thread",
+                   f"{queue * 1e3:.1f} µs vs {thread * 1e3:.1f} µs", queue <= thread))
+    x = times_checked(rounds, "c-queue", "c-floor", f"{prefix}methods_median_ms")
+    checks.append((f"{where}get_methods from C through the queue at most 1.5× the libcurl floor", f"{x:.2f}×", x <= 1.5))
     return checks
 
 
@@ -314,10 +346,11 @@ def main(results: str, library: str, out: str) -> None:
         rows.append([label, *map(fmt, values), *(ratio(times(rounds, a, b, metric)) for a, b in pairs)])
     model_header = ["figure", "library thread (old model)", "completion queue (new)"]
     model_rows = models(r, rounds)
+    one_cpu_header, one_cpu_rows = one_cpu(r, rounds)
     gnome_header, gnome_rows = gnome(r, rounds)
     checks, new_checks, import_checks = targets(r, rounds), model_targets(r, rounds), import_targets(r)
 
-    for head, body in ((header, rows), (model_header, model_rows), (gnome_header, gnome_rows)):
+    for head, body in ((header, rows), (model_header, model_rows), (one_cpu_header, one_cpu_rows), (gnome_header, gnome_rows)):
         widths = [max(len(str(row[i])) for row in [head, *body]) for i in range(len(head))]
         for row in [head, *body]:
             print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
@@ -358,6 +391,16 @@ def main(results: str, library: str, out: str) -> None:
         "theirs (bench/library.c built as a shared library).",
         "",
         *markdown(model_header, model_rows),
+        "",
+        "## One CPU: the calls with the contender and nginx on the same CPU",
+        "",
+        "The calls above again, each contender's process and nginx's worker on the first CPU, so",
+        "that no CPU goes idle while a call waits: on this VM an idle CPU halts, and the wake-up",
+        "out of the halt goes through the hypervisor, which adds the same time to every",
+        "contender's call (bench/analysis.md, \"Measuring on this VM\"). The last column is the",
+        "same ratio from the calls on every CPU, above.",
+        "",
+        *markdown(one_cpu_header, one_cpu_rows),
         "",
         "## GNOME: the library beside what a GNOME app would write instead",
         "",

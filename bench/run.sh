@@ -15,19 +15,23 @@
 #                on a GMainLoop (bench/gnome.c drives both; one file each, bench/gnome_*.c)
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
-# BENCH_MODES="calls …" runs only those of load, calls, instructions, concurrent, keyring,
-# hostile, soak and gnome, and prints their lines without touching bench/RESULTS.md;
+# BENCH_MODES="calls …" runs only those of load, calls, one-cpu, instructions, concurrent,
+# keyring, hostile, soak and gnome, and prints their lines without touching bench/RESULTS.md;
 # BENCH_SAMPLES sets how many processes each load figure is the median of (15), BENCH_ROUNDS
 # how many rounds the calls and concurrent modes run (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
+# one-cpu runs the calls mode again with every contender and nginx's worker on the first CPU,
+# where a call's wait never lets a CPU go idle: on a VM each idle CPU halts, and the wake-up
+# out of it through the hypervisor costs both contenders of a call alike (bench/analysis.md,
+# "Measuring on this VM"). Its figures are the calls mode's, named one_cpu_*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modes=" ${BENCH_MODES:-load calls instructions concurrent keyring hostile soak gnome} "
+modes=" ${BENCH_MODES:-load calls one-cpu instructions concurrent keyring hostile soak gnome} "
 # What the modes need beyond the library and the virtual environment: the loopback server,
 # the old binding.
 needs_server=false needs_old_binding=false
-for mode in calls instructions concurrent keyring soak gnome; do [[ $modes == *" $mode "* ]] && needs_server=true; done
+for mode in calls one-cpu instructions concurrent keyring soak gnome; do [[ $modes == *" $mode "* ]] && needs_server=true; done
 for mode in calls concurrent soak; do [[ $modes == *" $mode "* ]] && needs_old_binding=true; done
 if [ -z "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ]; then
     if $needs_server; then scripts/install-deps.sh bench; else scripts/install-deps.sh; fi
@@ -159,6 +163,25 @@ for mode in calls concurrent; do
         [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py "$mode"
     done
 done
+# The calls on one CPU (the first this shell may use): the contenders started there, nginx's
+# worker (the master's children) moved there for the while, each figure renamed one_cpu_*.
+if [[ $modes == *" one-cpu "* ]]; then
+    every_cpu=$(taskset -c -p $$ | sed 's/.*: //')
+    pin_nginx() {
+        local master pid
+        master=$(cat "$work/nginx.pid")
+        for pid in $(cat "/proc/$master/task/$master/children"); do taskset -a -c -p "$1" "$pid" > /dev/null; done
+    }
+    first_cpu=${every_cpu%%[-,]*}
+    on_one_cpu() { echo "-- on CPU $first_cpu: $*" >&2; taskset -c "$first_cpu" "$@" | sed 's/\t/\tone_cpu_/' | tee -a "$results"; }
+    pin_nginx "$first_cpu"
+    for _ in $(seq "${BENCH_ROUNDS:-5}"); do
+        on_one_cpu "$work/c-library" calls
+        on_one_cpu "$work/c-floor" calls
+        on_one_cpu "$python" bench/python_bench.py calls
+    done
+    pin_nginx "$every_cpu"
+fi
 # Instructions per call, as valgrind's callgrind counts them over the whole process (every
 # thread, libcurl's and the interpreter's work included): a run of 400 calls less a run of
 # 100, so that start-up counts for nothing. Unlike a time, the count hardly moves with the

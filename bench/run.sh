@@ -24,7 +24,7 @@
 # one-cpu runs the calls mode again with every contender and nginx's worker on the first CPU,
 # where a call's wait never lets a CPU go idle: on a VM each idle CPU halts, and the wake-up
 # out of it through the hypervisor costs both contenders of a call alike (bench/analysis.md,
-# "Measuring on this VM"). Its figures are the calls mode's, named one_cpu_*.
+# "One CPU"). Its figures are the calls mode's, named one_cpu_*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modes=" ${BENCH_MODES:-load calls one-cpu instructions concurrent keyring hostile soak gnome} "

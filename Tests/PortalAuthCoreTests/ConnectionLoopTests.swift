@@ -7,11 +7,12 @@ import Testing
 @Suite struct ConnectionLoopTests {
     /// A loop whose messages end at a line feed, and its port.
     private func loop(readTimeout: Duration) throws -> (ConnectionLoop, UInt16) {
-        let port = try LoopbackClient.freePort()
-        let redirect = try #require(LoopbackRedirect("http://127.0.0.1:\(port)/"))
         let wake = try #require(WakeSignal())
+        let (sockets, port) = try LoopbackClient.onFreePort { port in
+            (try ListenerSockets.open(for: try #require(LoopbackRedirect("http://127.0.0.1:\(port)/"))), port)
+        }
         let loop = ConnectionLoop(
-            sockets: try ListenerSockets.open(for: redirect), wake: wake,
+            sockets: sockets, wake: wake,
             limits: .init(maxMessage: 64, readTimeout: readTimeout, maxConnections: 4),
             frameEnd: { bytes, _ in bytes.firstIndex(of: UInt8(ascii: "\n")) })
         return (loop, port)

@@ -30,10 +30,29 @@ import Testing
 /// The listener on its own: limits that the browser sign-in tests leave at their defaults.
 @Suite struct LoopbackListenerTests {
     private func listener(limits: LoopbackListener.Limits = .init()) throws -> (LoopbackListener, UInt16) {
-        let port = try LoopbackClient.freePort()
-        let redirectUrl = "http://127.0.0.1:\(port)/callback"
-        let redirect = try #require(LoopbackRedirect(redirectUrl))
-        return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl), limits: limits), port)
+        try LoopbackClient.onFreePort { port in
+            let redirectUrl = "http://127.0.0.1:\(port)/callback"
+            let redirect = try #require(LoopbackRedirect(redirectUrl))
+            return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl), limits: limits), port)
+        }
+    }
+
+    /// The helper's retry: a port that another program takes between the check and the bind
+    /// is given up for another, where the listener opens.
+    @Test func aPortTakenAfterItsCheckIsGivenUpForAnother() async throws {
+        var occupied: (fd: Int32, port: UInt16)?
+        defer { if let occupied { close(occupied.fd) } }
+        let (listener, port) = try LoopbackClient.onFreePort { port in
+            if occupied == nil { occupied = (try LoopbackClient.occupy(port), port) }  // the other program, just then
+            let redirectUrl = "http://127.0.0.1:\(port)/callback"
+            let redirect = try #require(LoopbackRedirect(redirectUrl))
+            return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl)), port)
+        }
+        #expect(port != occupied?.port)
+        try listener.start(timeout: .seconds(120))
+        #expect(LoopbackClient.connectErrno(port) == 0, "it listens there")
+        listener.stop()
+        #expect(await listener.outcome() == .stopped)
     }
 
     private func request(_ port: UInt16, _ target: String) -> [UInt8] {

@@ -29,6 +29,20 @@ enum LoopbackClient {
         throw Failure(description: "no free port in \(portRange)")
     }
 
+    /// `open(port)` on a free port; on another one if something else bound that port between
+    /// the check and `open`'s bind (a free port can only be checked, not held): once in a
+    /// while, one was.
+    static func onFreePort<T>(_ open: (UInt16) throws -> T) throws -> T {
+        for _ in 0..<8 {
+            do {
+                return try open(try freePort())
+            } catch let error as ListenerError where error.kind == .portInUse {
+                continue
+            }
+        }
+        throw Failure(description: "each of 8 free ports was taken before it could be bound")
+    }
+
     private static let portRange = 20_000..<32_000
     /// Where the next search starts: random, so that runs in parallel processes rarely meet.
     private static let nextPort = Atomic<Int>(Int.random(in: 0..<12_000))

@@ -21,10 +21,7 @@
 # how many rounds the calls and concurrent modes run (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
-# one-cpu runs the calls mode again with every contender and nginx's worker on the first CPU,
-# where a call's wait never lets a CPU go idle: on a VM each idle CPU halts, and the wake-up
-# out of it through the hypervisor costs both contenders of a call alike (bench/analysis.md,
-# "One CPU"). Its figures are the calls mode's, named one_cpu_*.
+# one-cpu adds a pass of the calls on one CPU to each round (why: bench/analysis.md, "One CPU").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modes=" ${BENCH_MODES:-load calls one-cpu instructions concurrent keyring hostile soak gnome} "
@@ -148,11 +145,36 @@ if [[ $modes == *" load "* ]]; then
     done
     python3 bench/report.py --import "$results"
 fi
+# The one-cpu pass: the calls of c-library (both models), c-floor and python_bench.py (the
+# binding, the peer, c-queue-in-python) started under taskset on the first CPU this shell may
+# use, with nginx's worker moved there for the pass; each figure renamed one_cpu_*.
+every_cpu=$(taskset -c -p $$ | sed 's/.*: //')
+first_cpu=${every_cpu%%[-,]*}
+# Moves nginx's worker (its master's children) to the CPU list $1. One request answered first:
+# nginx returns before its master has forked the worker.
+pin_nginx() {
+    local master workers pid
+    python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=30).read()' \
+        "$BENCH_BASE/api/v3/auth/methods"
+    master=$(cat "$work/nginx.pid")
+    workers=$(cat "/proc/$master/task/$master/children")
+    [ -n "$workers" ] || { echo "bench: nginx has no worker to move" >&2; exit 1; }
+    for pid in $workers; do taskset -a -c -p "$1" "$pid" > /dev/null; done
+}
+on_one_cpu() { echo "-- on CPU $first_cpu: $*" >&2; taskset -c "$first_cpu" "$@" | sed 's/\t/\tone_cpu_/' | tee -a "$results"; }
+one_cpu_pass() {
+    pin_nginx "$first_cpu"
+    on_one_cpu "$work/c-library" calls
+    on_one_cpu "$work/c-floor" calls
+    on_one_cpu "$python" bench/python_bench.py calls
+    pin_nginx "$every_cpu"
+}
 # Each model of the library beside the other: C on the library thread and through the
 # completion queue, the Python binding of each model. Both modes run in rounds, every
 # contender in turn in each (the report takes the medians of the rounds' figures, and compares
 # contenders within each round): a shared machine's load drifts over minutes, and the ratios
 # between contenders are the figures that matter, so each contender must see the same drift.
+# With one-cpu, each round of the calls ends with the one-cpu pass.
 for mode in calls concurrent; do
     [[ $modes == *" $mode "* ]] || continue
     for _ in $(seq "${BENCH_ROUNDS:-5}"); do
@@ -161,26 +183,11 @@ for mode in calls concurrent; do
         run "$work/c-floor" "$mode"
         run "$python" bench/python_bench.py "$mode"
         [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py "$mode"
+        if [ "$mode" = calls ] && [[ $modes == *" one-cpu "* ]]; then one_cpu_pass; fi
     done
 done
-# The calls on one CPU (the first this shell may use): the contenders started there, nginx's
-# worker (the master's children) moved there for the while, each figure renamed one_cpu_*.
-if [[ $modes == *" one-cpu "* ]]; then
-    every_cpu=$(taskset -c -p $$ | sed 's/.*: //')
-    pin_nginx() {
-        local master pid
-        master=$(cat "$work/nginx.pid")
-        for pid in $(cat "/proc/$master/task/$master/children"); do taskset -a -c -p "$1" "$pid" > /dev/null; done
-    }
-    first_cpu=${every_cpu%%[-,]*}
-    on_one_cpu() { echo "-- on CPU $first_cpu: $*" >&2; taskset -c "$first_cpu" "$@" | sed 's/\t/\tone_cpu_/' | tee -a "$results"; }
-    pin_nginx "$first_cpu"
-    for _ in $(seq "${BENCH_ROUNDS:-5}"); do
-        on_one_cpu "$work/c-library" calls
-        on_one_cpu "$work/c-floor" calls
-        on_one_cpu "$python" bench/python_bench.py calls
-    done
-    pin_nginx "$every_cpu"
+if [[ $modes == *" one-cpu "* && $modes != *" calls "* ]]; then
+    for _ in $(seq "${BENCH_ROUNDS:-5}"); do one_cpu_pass; done
 fi
 # Instructions per call, as valgrind's callgrind counts them over the whole process (every
 # thread, libcurl's and the interpreter's work included): a run of 400 calls less a run of

@@ -104,6 +104,38 @@ import Testing
         await task.value
     }
 
+    /// What a run queues for itself and takes (a completion that a call's step queues) leaves
+    /// the descriptor unreadable; the steps it leaves for the next run make it readable.
+    @Test func aRunSignalsOnlyTheWorkItLeaves() async throws {
+        let queue = try #require(CompletionQueue())
+        let readableInside = Mutex<[Bool]>([])
+        let task = Task(executorPreference: queue) {
+            queue.push {}
+            readableInside.withLock { $0.append(Self.readable(queue)) }
+            for _ in 0..<20 { await Task.yield() } // more steps than one run takes
+        }
+        #expect(queue.run() == 1) // the completion, taken by the run that queued it
+        #expect(readableInside.withLock { $0 } == [false])
+        #expect(Self.readable(queue))
+        for _ in 0..<10 where Self.readable(queue) { queue.run() }
+        await task.value
+        #expect(!Self.readable(queue))
+    }
+
+    /// A library thread that attends to the queue does a call's step, never its completion,
+    /// which it leaves signalled for the host.
+    @Test func theCompletionThatAnAttendingThreadLeavesIsSignalled() async throws {
+        let queue = try #require(CompletionQueue())
+        let ran = Mutex(false)
+        let task = Task(executorPreference: queue) { queue.push { ran.withLock { $0 = true } } }
+        queue.attend() // no run has begun yet: it is overdue
+        #expect(!ran.withLock { $0 })
+        #expect(Self.readable(queue))
+        #expect(queue.run() == 1)
+        #expect(ran.withLock { $0 } && !Self.readable(queue))
+        await task.value
+    }
+
     @Test func aJobMayRunTheQueueAgain() throws {
         let queue = try #require(CompletionQueue())
         let seen = Mutex<[String]>([])

@@ -12,12 +12,16 @@ import Glibc
 /// descriptors (connections, a timer) while it has transfers in flight.
 ///
 /// The C ABI's completion queue (portal_auth_completion_fd); Swift code awaits its calls
-/// instead. The eventfd's counter is non-zero exactly while jobs are pending: the push that
-/// fills an empty queue signals it once, and the take that empties the queue drains that
-/// signal. The push signals after letting go of the lock, because the write wakes the host's
-/// thread, which would otherwise find the lock still held (often by the thread it has just
-/// displaced from its CPU); so a take whose jobs' signal is still on its way waits for it to
-/// land before draining it, and the counter is never left set for jobs taken.
+/// instead. The eventfd's counter is non-zero exactly while jobs are pending, but for those
+/// that a thread advancing the calls queues for itself: the push that fills an empty queue
+/// signals it once, and the take that empties the queue drains that signal. The push signals
+/// after letting go of the lock, because the write wakes the host's thread, which would
+/// otherwise find the lock still held (often by the thread it has just displaced from its
+/// CPU); so a take whose jobs' signal is still on its way waits for it to land before
+/// draining it, and the counter is never left set for jobs taken. A call's steps, run inside
+/// `advanceCalls`, queue its next step and its completion, which that same run takes: they
+/// go unsignalled (a write and a read saved, twice a call), and whatever the run leaves is
+/// signalled as it ends.
 public final class CompletionQueue: TaskExecutor, Sendable {
     public typealias Job = @Sendable () -> Void
 
@@ -29,7 +33,21 @@ public final class CompletionQueue: TaskExecutor, Sendable {
         var completions: [Job] = []
         /// Steps of the tasks that prefer the queue: the library's own work.
         var tasks: [UnownedJob] = []
+        /// The eventfd is signalled (or its write is on its way) for the jobs pending.
+        var signalled = false
+        /// The threads inside `advanceCalls` now (a handful: the hosts' threads that run the
+        /// queue at once, and the I/O thread attending to it).
+        var advancing: [pthread_t] = []
         var isEmpty: Bool { completions.isEmpty && tasks.isEmpty }
+
+        /// Whether the jobs pending need the signal that no one has sent yet: not while the
+        /// thread that queued them is advancing the calls (it takes them itself, or signals
+        /// what it leaves as it stops).
+        mutating func claimSignal(for thread: pthread_t) -> Bool {
+            guard !isEmpty, !signalled, !advancing.contains(where: { pthread_equal($0, thread) != 0 }) else { return false }
+            signalled = true
+            return true
+        }
     }
 
     /// Rounds of the calls' work in one run (the driver's I/O, then the steps ready): enough
@@ -81,12 +99,12 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     }
 
     private func add(_ body: (inout Pending) -> Void) {
-        let first = pending.withLock { pending -> Bool in
-            let wasEmpty = pending.isEmpty
+        let thread = pthread_self()
+        let signals = pending.withLock { pending -> Bool in
             body(&pending)
-            return wasEmpty
+            return pending.claimSignal(for: thread)
         }
-        if first { signal.signal() }
+        if signals { signal.signal() }
     }
 
     /// Takes the jobs of one kind, draining the signal when none of either kind is left.
@@ -95,7 +113,10 @@ public final class CompletionQueue: TaskExecutor, Sendable {
             let taken = pending[keyPath: kind]
             guard !taken.isEmpty else { return [] }
             pending[keyPath: kind] = []
-            if pending.isEmpty { signal.drainLanded() }
+            if pending.isEmpty, pending.signalled {
+                signal.drainLanded()
+                pending.signalled = false
+            }
             return taken
         }
     }
@@ -108,8 +129,7 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     @discardableResult
     public func run() -> Int {
         lastRun.store(Self.now(), ordering: .relaxed)
-        advanceCalls()
-        let completions = take(\.completions)
+        let completions = advanceCalls(takingCompletions: true)
         for job in completions { job() }
         return completions.count
     }
@@ -134,17 +154,31 @@ public final class CompletionQueue: TaskExecutor, Sendable {
         guard Self.now() &- lastRun.load(ordering: .relaxed) > Self.unattendedNanoseconds else { return }
         var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&watched, 1, 0) == 1 else { return }
-        advanceCalls()
+        _ = advanceCalls(takingCompletions: false)
     }
 
-    private func advanceCalls() {
+    /// The rounds of the calls' work; then, when `takingCompletions`, takes the completions
+    /// pending, before what the calls queued meanwhile and left untaken is signalled.
+    private func advanceCalls(takingCompletions: Bool) -> [Job] {
+        let thread = pthread_self()
+        pending.withLock { $0.advancing.append(thread) }
+        defer {
+            let signals = pending.withLock { pending -> Bool in
+                if let index = pending.advancing.lastIndex(where: { pthread_equal($0, thread) != 0 }) {
+                    pending.advancing.remove(at: index)
+                }
+                return pending.claimSignal(for: thread)
+            }
+            if signals { signal.signal() }
+        }
         for _ in 0..<Self.roundsPerRun {
             // Read each time: a task's first request installs it (QueueTransfers.shared).
             driver.withLock { $0 }?.advance()
             let steps = take(\.tasks)
-            if steps.isEmpty { return }
+            if steps.isEmpty { break }
             for step in steps { step.runSynchronously(on: asUnownedTaskExecutor()) }
         }
+        return takingCompletions ? take(\.completions) : []
     }
 
     private static func now() -> UInt64 {

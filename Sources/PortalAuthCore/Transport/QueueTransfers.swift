@@ -31,6 +31,9 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
     private var sockets: Set<Int32> = []
     /// curl asked to be called at once (a timeout of 0).
     private var timeoutDue = false
+    /// The timer is set (a one-shot: it disarms itself as it fires). Disarming one that is not
+    /// would cost a system call on every request.
+    private var timerArmed = false
 
     private init?(_ queue: CompletionQueue) {
         poller = queue.descriptor
@@ -77,6 +80,7 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
                         if fd == timer {
                             var expirations: UInt64 = 0
                             _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
+                            timerArmed = false
                             timeoutDue = true
                         } else if sockets.contains(fd) {
                             curl_multi_socket_action(multi, fd, Self.curlEvents(eventBase[index]), &running)
@@ -127,13 +131,16 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
         if pa_epoll_watch(poller, socket, events) == 0 { sockets.insert(socket) }
     }
 
-    /// curl's timer callback: when to call it back, -1 for never.
+    /// curl's timer callback: when to call it back, -1 for never. A timeout of 0 is acted on in
+    /// this run (`settle`), with the timer disarmed so that the descriptor is not readable for
+    /// nothing.
     fileprivate func schedule(_ milliseconds: Int) {
-        if milliseconds == 0 {
-            timeoutDue = true
-            _ = pa_timer_arm(timer, -1) // so the descriptor is not readable for nothing
-        } else {
+        if milliseconds == 0 { timeoutDue = true }
+        if milliseconds > 0 {
             _ = pa_timer_arm(timer, milliseconds)
+            timerArmed = true  // even if that failed: a disarm then is merely spare
+        } else if timerArmed, pa_timer_arm(timer, -1) == 0 {
+            timerArmed = false
         }
     }
 }

@@ -4,9 +4,8 @@ import Glibc
 
 /// The `X-Portal-Trace-Id` of a request (docs/protocol.md §2): a fresh lowercase UUID v4.
 ///
-/// Drawn from glibc's `arc4random_buf`, a per-thread stream seeded by the kernel: no file
-/// and no system call per request, where FoundationEssentials' `UUID()` opens `/dev/urandom`
-/// each time.
+/// Drawn from glibc's `arc4random_buf`: on Debian 12's glibc, one `getrandom` system call
+/// and no file, where FoundationEssentials' `UUID()` opens `/dev/urandom` each time.
 enum TraceId {
     static func make() -> String {
         var bytes = [UInt8](repeating: 0, count: 16)

@@ -436,9 +436,10 @@ portal_auth_code portal_auth_set_completion_queue(portal_auth *client, portal_au
  * not yet taken, or its calls' work ready (an epoll descriptor over the queue's eventfd,
  * the calls' connections and their timer). The work that a run queues for itself while it
  * runs (a call's next step, its completion), and takes before it returns, does not make it
- * readable; what a run leaves does, by the time it returns. One for the process, made by
- * the first call of this function or of portal_auth_set_completion_queue, and open until
- * the process exits.
+ * readable; what a run leaves does, by the time it returns. A log handler that a run calls
+ * (portal_auth_set_log_handler) sees the descriptor as from outside the run. One for the
+ * process, made by the first call of this function or of portal_auth_set_completion_queue,
+ * and open until the process exits.
  *
  * @return The descriptor: poll it, never read, write or close it. -1 when none could be
  *         made.

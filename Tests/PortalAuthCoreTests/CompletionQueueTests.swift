@@ -136,6 +136,27 @@ import Testing
         await task.value
     }
 
+    /// Host code that a call's step calls (a log handler) sees the queue as from outside the
+    /// run: what was pending, and what it queues itself, make the descriptor readable, so it
+    /// may wait for the descriptor or for another thread that runs the queue.
+    @Test func hostCodeInsideARunSeesTheQueueAsFromOutside() async throws {
+        for queuesItself in [false, true] {
+            let queue = try #require(CompletionQueue())
+            let readableInHostCode = Mutex<Bool?>(nil)
+            let task = Task(executorPreference: queue) {
+                if !queuesItself { queue.push {} } // the step's completion, pending
+                queue.hostCode {
+                    if queuesItself { queue.push {} } // a call the host code starts, say
+                    readableInHostCode.withLock { $0 = Self.readable(queue) }
+                }
+            }
+            #expect(queue.run() == 1)
+            #expect(readableInHostCode.withLock { $0 } == true)
+            #expect(!Self.readable(queue))
+            await task.value
+        }
+    }
+
     @Test func aJobMayRunTheQueueAgain() throws {
         let queue = try #require(CompletionQueue())
         let seen = Mutex<[String]>([])

@@ -19,9 +19,10 @@ import Glibc
 /// otherwise find the lock still held (often by the thread it has just displaced from its
 /// CPU); so a take whose jobs' signal is still on its way waits for it to land before
 /// draining it, and the counter is never left set for jobs taken. A call's steps, run inside
-/// `advanceCalls`, queue its next step and its completion, which that same run takes: they
-/// go unsignalled (a write and a read saved, twice a call), and whatever the run leaves is
-/// signalled as it ends.
+/// `advanceCalls`, queue its next step and its completion, which that same run takes as a
+/// rule: they go unsignalled (a write and a read saved, twice a call), and whatever the run
+/// leaves is signalled as it ends. Host code that a step calls runs through `hostCode`, as
+/// outside the run.
 public final class CompletionQueue: TaskExecutor, Sendable {
     public typealias Job = @Sendable () -> Void
 
@@ -135,8 +136,34 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     }
 
     /// Set once a task has preferred a queue: from then on the I/O thread attends to the
-    /// process's (`attendShared`).
+    /// process's (`attendShared`), and host code called inside its steps may need `hostCode`.
     private static let executing = Atomic(false)
+
+    /// Runs `body`, host code that the library's work calls where it stands (a log handler
+    /// called as a line is logged), on the process's queue's terms below.
+    public static func hostCode<T>(_ body: () throws -> T) rethrows -> T {
+        guard executing.load(ordering: .acquiring), let queue = shared else { return try body() }
+        return try queue.hostCode(body)
+    }
+
+    /// Runs `body` as outside any run of this queue, even when a call's step on this thread
+    /// calls it: what is pending is signalled first, and what `body` queues (a call it
+    /// starts) is signalled as from any other thread. So host code may wait for the
+    /// descriptor, or for another thread that runs the queue, without waiting for itself.
+    public func hostCode<T>(_ body: () throws -> T) rethrows -> T {
+        let thread = pthread_self()
+        let (setAside, signals) = pending.withLock { pending -> (Int, Bool) in
+            let before = pending.advancing.count
+            pending.advancing.removeAll { pthread_equal($0, thread) != 0 }
+            let setAside = before - pending.advancing.count
+            return (setAside, setAside > 0 && pending.claimSignal(for: thread))
+        }
+        if signals { signal.signal() }
+        defer {
+            if setAside > 0 { pending.withLock { $0.advancing += repeatElement(thread, count: setAside) } }
+        }
+        return try body()
+    }
 
     /// For the I/O thread, on each turn of its loop (at least once a second): `attend()` on
     /// the process's queue, once tasks run on it.

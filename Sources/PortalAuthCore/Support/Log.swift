@@ -98,7 +98,8 @@ final class LogHandlerSlot: @unchecked Sendable {
             return
         }
         let emitted = generation
-        guard let queue else { return call(current, emitted) { current(level, message()) } }
+        // Called where the line is logged, maybe inside a call's step in a queue's run.
+        guard let queue else { return call(current, emitted) { CompletionQueue.hostCode { current(level, message()) } } }
         pthread_mutex_unlock(mutex)
         let text = message()
         queue.push { [self] in deliver(level, text, emitted) }

@@ -31,8 +31,8 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
     private var sockets: Set<Int32> = []
     /// curl asked to be called at once (a timeout of 0).
     private var timeoutDue = false
-    /// The timer is set (a one-shot: it disarms itself as it fires). Disarming one that is not
-    /// would cost a system call on every request.
+    /// The timer may be set (a one-shot: it disarms itself as it fires). Disarming one that is
+    /// not would cost a system call on every request.
     private var timerArmed = false
 
     private init?(_ queue: CompletionQueue) {
@@ -79,8 +79,10 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
                         let fd = fdBase[index]
                         if fd == timer {
                             var expirations: UInt64 = 0
-                            _ = read(timer, &expirations, MemoryLayout<UInt64>.size)
-                            timerArmed = false
+                            // Nothing read: a socket's action just now set it again.
+                            if read(timer, &expirations, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size {
+                                timerArmed = false
+                            }
                             timeoutDue = true
                         } else if sockets.contains(fd) {
                             curl_multi_socket_action(multi, fd, Self.curlEvents(eventBase[index]), &running)

@@ -100,11 +100,17 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     }
 
     private func add(_ body: (inout Pending) -> Void) {
-        let thread = pthread_self()
-        let signals = pending.withLock { pending -> Bool in
+        update { pending in
             body(&pending)
-            return pending.claimSignal(for: thread)
+            return true
         }
+    }
+
+    /// Changes `pending` under its lock; then, if `change` says the jobs may need it, sends
+    /// the signal they are due (after letting go of the lock).
+    private func update(_ change: (inout Pending) -> Bool) {
+        let thread = pthread_self()
+        let signals = pending.withLock { pending in change(&pending) && pending.claimSignal(for: thread) }
         if signals { signal.signal() }
     }
 
@@ -152,13 +158,13 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     /// descriptor, or for another thread that runs the queue, without waiting for itself.
     public func hostCode<T>(_ body: () throws -> T) rethrows -> T {
         let thread = pthread_self()
-        let (setAside, signals) = pending.withLock { pending -> (Int, Bool) in
+        var setAside = 0
+        update { pending in
             let before = pending.advancing.count
             pending.advancing.removeAll { pthread_equal($0, thread) != 0 }
-            let setAside = before - pending.advancing.count
-            return (setAside, setAside > 0 && pending.claimSignal(for: thread))
+            setAside = before - pending.advancing.count
+            return setAside > 0
         }
-        if signals { signal.signal() }
         defer {
             if setAside > 0 { pending.withLock { $0.advancing += repeatElement(thread, count: setAside) } }
         }
@@ -190,13 +196,12 @@ public final class CompletionQueue: TaskExecutor, Sendable {
         let thread = pthread_self()
         pending.withLock { $0.advancing.append(thread) }
         defer {
-            let signals = pending.withLock { pending -> Bool in
+            update { pending in
                 if let index = pending.advancing.lastIndex(where: { pthread_equal($0, thread) != 0 }) {
                     pending.advancing.remove(at: index)
                 }
-                return pending.claimSignal(for: thread)
+                return true
             }
-            if signals { signal.signal() }
         }
         for _ in 0..<Self.roundsPerRun {
             // Read each time: a task's first request installs it (QueueTransfers.shared).

@@ -155,6 +155,49 @@ import Testing
         #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED)
     }
 
+    /// Another local user's process reaches the port as easily as the browser does; had it a
+    /// say, it could end the user's wait (`error=`) or take the redirect, and the redirect is
+    /// the session. Its connection is closed before anything of it is read; the wait goes on,
+    /// and the user's own request still ends it.
+    @Test(arguments: ["127.0.0.1", "[::1]"])
+    func aConnectionFromAnotherUserIsClosedUnread(_ host: String) async throws {
+        let (listener, port) = try LoopbackClient.onFreePort { port in
+            let redirectUrl = "http://\(host):\(port)/callback"
+            let redirect = try #require(LoopbackRedirect(redirectUrl))
+            return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl)), port)
+        }
+        try listener.start(timeout: .seconds(120))
+        let url = "http://\(host):\(port)/callback?error=x"
+        // No reply at all: curl's 000, and its exit status for a connection closed (52) or
+        // reset (56: closed with the request unread) before any.
+        let other = try AnotherUser.run("curl", ["-sg", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30", url])
+        #expect(other.output == "000" && [52 << 8, 56 << 8].contains(other.status))
+        let own = try Subprocess.runReportingStatus("/usr/bin/env", ["curl", "-sg", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30", url])
+        #expect(own == (0, "200"))
+        #expect(await listener.outcome() == .callback(url: url))
+    }
+
+    /// The kernel's table as LoopbackPeer reads it: the row of the peer's live socket gives
+    /// its owner; a socket its process has closed (no inode, user 0) gives none, and neither
+    /// does a row for other addresses.
+    @Test func theOwnerIsReadFromTheRowOfThePeersLiveSocket() throws {
+        let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+        let rows = [
+            "   0: 0100007F:9C40 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 20 4 30 10 -1",
+            "   1: 0100007F:9C41 0100007F:D431 06 00000000:00000000 03:00000E6F 00000000     0        0 0 3 0000000000000000",
+        ]
+        let table = FileManager.default.temporaryDirectory.appendingPathComponent("tcp-\(UUID().uuidString)")
+        try (header + rows.joined(separator: "\n") + "\n").write(to: table, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: table) }
+        func owner(_ local: String, _ remote: String) -> uid_t? {
+            LoopbackPeer.owner(in: table.path, local: Array(local.utf8), remote: Array(remote.utf8))
+        }
+        #expect(owner("0100007F:9C40", "0100007F:D431") == 1000)
+        #expect(owner("0100007F:9C41", "0100007F:D431") == nil)
+        #expect(owner("0100007F:9C40", "0100007F:D432") == nil)
+        #expect(LoopbackPeer.owner(in: "/nonexistent/tcp", local: [], remote: []) == nil)
+    }
+
     @Test func aListenerNeverStartedReleasesItsPort() throws {
         let (listener, port) = try listener()
         withExtendedLifetime(listener) { #expect(LoopbackClient.connectErrno(port) == 0) }

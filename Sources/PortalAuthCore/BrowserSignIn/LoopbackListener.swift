@@ -19,7 +19,8 @@ enum ListenerOutcome: Equatable, Sendable {
 ///
 /// One thread of its own waits (`ConnectionLoop`), so a client that connects and says
 /// nothing cannot hold up the browser: each connection has a read deadline and a bounded
-/// request head. Each complete head goes to its `CallbackAdmission`, which says what to
+/// request head. A connection from another user's process is closed before anything of it
+/// is read (`LoopbackPeer`): the redirect is the session. Each complete head goes to its `CallbackAdmission`, which says what to
 /// answer and whether the wait ends. When the wait ends, by a callback, the timeout, `stop`
 /// or `close`, every listening socket is closed before the outcome is reported.
 final class LoopbackListener: Sendable {
@@ -206,7 +207,13 @@ final class LoopbackListener: Sendable {
             sockets: sockets, wake: wake,
             limits: .init(maxMessage: limits.maxRequestHead, readTimeout: limits.readTimeout, maxConnections: limits.maxConnections),
             frameEnd: { RequestHead.end(in: $0, scanned: &$1) })
-        return loop.run(until: deadline, message: { fd, head in
+        return loop.run(until: deadline, admit: { fd in
+            guard LoopbackPeer.isThisUser(fd) else {
+                PortalAuthLog.emit(.warning, "\(flow): the listener on \(endpoint) refused a connection that is not this user's; still waiting.")
+                return false
+            }
+            return true
+        }, message: { fd, head in
             switch admission.verdict(on: RequestHead(head)) {
             case .complete(let url, let page):
                 switch answering {

@@ -7,7 +7,9 @@ close() and a cancelled task, the guard shared with the browser sign-ins, and a 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import subprocess
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -96,6 +98,28 @@ def test_blocking_sign_in_with_chromium(client: PortalAuth, loopback: tuple[str,
     restored = client.restore_session()  # persisted before it returned
     assert restored is not None and restored.end_user_id == result.session.end_user_id
     assert len(emu.requests("/magic-links/validations")) == 1
+
+
+def as_another_user(*command: str) -> subprocess.CompletedProcess[str]:
+    """`command` run as a second local user (nobody), through setpriv (with sudo unless root)."""
+    setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    return subprocess.run(setpriv if os.getuid() == 0 else ["sudo", "-n", *setpriv],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_another_users_request_neither_ends_nor_takes_the_wait(client: PortalAuth, loopback: tuple[str, str],
+                                                               emu: Emulator, tmp_path: Path) -> None:
+    email = "py-other-user@example.com"
+    waiting = InThread(lambda: client.sign_in_with_magic_link(email))
+    mail(emu, email, 1, "link")  # sent: the listener was bound before it
+    # Another user's process asks the listener to end the wait. Its connection is closed
+    # unread: no reply at all (curl's 000; exit 52, closed, or 56, reset).
+    other = as_another_user("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30",
+                            loopback[1] + "?error=access_denied")
+    assert (other.stdout, other.returncode in (52, 56)) == ("000", True), other.stderr
+    # The user's own browser still signs in.
+    assert SIGNED_IN_PAGE in open_in_chromium(emu, email, tmp_path)
+    assert isinstance(waiting.join(), AuthenticatedResult)
 
 
 def test_asyncio_sign_in_with_totp_enrollment(emu: Emulator, tmp_path: Path) -> None:

@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who holds the other end of a loopback TCP connection (docs/desktop.md "Only this user's
+/// connections"). Portal's redirect carries no PKCE or `state`: whoever receives it owns the
+/// session. So a loopback listener serves only connections whose other end belongs to this
+/// process's user; the user's browser runs as the user.
+///
+/// TCP carries no credentials, but on Linux the kernel lists every socket of the network
+/// namespace in `/proc/net/tcp` and `/proc/net/tcp6`, with the user id of the process that
+/// made it. The peer's socket is the row whose local address is the peer's address and
+/// whose remote address is this end's.
+enum LoopbackPeer {
+    /// Whether the other end of `fd`, a TCP connection just accepted, is a socket of this
+    /// process's user that its process still holds open. False whenever that cannot be
+    /// shown: no row for it, a row the kernel keeps for a socket its process has closed
+    /// (its inode and user id read 0), an unreadable table.
+    static func isThisUser(_ fd: Int32) -> Bool {
+        guard let ends = Ends(fd) else { return false }
+        return owner(in: ends.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp", local: ends.peer, remote: ends.own) == getuid()
+    }
+
+    /// A connection's two addresses as the kernel's tables print them.
+    private struct Ends {
+        let own: [UInt8]
+        let peer: [UInt8]
+        let isIPv6: Bool
+
+        init?(_ fd: Int32) {
+            var own = sockaddr_storage()
+            var peer = sockaddr_storage()
+            guard Self.address(of: fd, into: &own, getsockname), Self.address(of: fd, into: &peer, getpeername),
+                  own.ss_family == peer.ss_family,
+                  let ownText = Self.tableText(own), let peerText = Self.tableText(peer)
+            else { return nil }
+            (self.own, self.peer, isIPv6) = (ownText, peerText, own.ss_family == sa_family_t(AF_INET6))
+        }
+
+        private static func address(
+            of fd: Int32, into storage: inout sockaddr_storage,
+            _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+        ) -> Bool {
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            return withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, &length) }
+            } == 0
+        }
+
+        /// `ADDRESS:PORT` in upper-case hex: the address as the 32-bit words the kernel
+        /// stores (in the machine's byte order), the port as a number.
+        private static func tableText(_ storage: sockaddr_storage) -> [UInt8]? {
+            var storage = storage
+            let (words, port): ([UInt32], UInt16)
+            switch Int32(storage.ss_family) {
+            case AF_INET:
+                (words, port) = withUnsafeBytes(of: &storage) { raw in
+                    let address = raw.loadUnaligned(as: sockaddr_in.self)
+                    return ([address.sin_addr.s_addr], UInt16(bigEndian: address.sin_port))
+                }
+            case AF_INET6:
+                (words, port) = withUnsafeBytes(of: &storage) { raw in
+                    let address = raw.loadUnaligned(as: sockaddr_in6.self)
+                    let bytes = withUnsafeBytes(of: address.sin6_addr) { Array($0) }
+                    let words = (0..<4).map { index in
+                        bytes[(index * 4)..<(index * 4 + 4)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+                    }
+                    return (words, UInt16(bigEndian: address.sin6_port))
+                }
+            default:
+                return nil
+            }
+            return words.flatMap { hex($0, digits: 8) } + [UInt8(ascii: ":")] + hex(UInt32(port), digits: 4)
+        }
+
+        private static func hex(_ value: UInt32, digits: Int) -> [UInt8] {
+            (0..<digits).reversed().map { shift in
+                let nibble = UInt8((value >> UInt32(shift * 4)) & 0xF)
+                return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+            }
+        }
+    }
+
+    /// The user id of the live socket in `table` whose addresses are `local` and `remote`;
+    /// nil when there is none. A row's fields: slot, local, remote, state, queues, timer,
+    /// retransmits, uid, timeout, inode, ...
+    static func owner(in table: String, local: [UInt8], remote: [UInt8]) -> uid_t? {
+        guard let contents = readWhole(table) else { return nil }
+        for line in contents.split(separator: UInt8(ascii: "\n")).dropFirst() {
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 10)
+            guard fields.count >= 10, fields[1].elementsEqual(local), fields[2].elementsEqual(remote) else { continue }
+            // A socket its process has closed (TIME_WAIT, an orphan in FIN_WAIT2) has no inode
+            // and reads as user 0: its owner is unknown, not root.
+            guard let inode = UInt64(decimal: fields[9]), inode != 0, let uid = UInt32(decimal: fields[7]) else { return nil }
+            return uid_t(uid)
+        }
+        return nil
+    }
+
+    /// The whole of a /proc file (whose size stat does not tell), or nil.
+    private static func readWhole(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return contents }
+            contents += chunk[..<count]
+        }
+    }
+}
+
+private extension FixedWidthInteger where Self: UnsignedInteger {
+    /// The value of ASCII decimal digits, or nil for anything else or an overflow.
+    init?(decimal digits: ArraySlice<UInt8>) {
+        guard !digits.isEmpty else { return nil }
+        var value: Self = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            let (sum, carry) = shifted.addingReportingOverflow(Self(digit - UInt8(ascii: "0")))
+            guard !carry else { return nil }
+            value = sum
+        }
+        self = value
+    }
+}

@@ -69,8 +69,9 @@ public func portalAuthNew(
 }
 
 /// Frees a client. Its waits end at once as SIGN_IN_CLOSED, nothing exchanged (a browser or
-/// magic-link sign-in waiting for its redirect, listening for forwarded redirects), their
-/// ports and sockets released before this returns. Calls in flight still complete, each
+/// magic-link sign-in waiting for its redirect or still fetching or sending before it,
+/// listening for forwarded redirects), their ports and sockets released before this returns;
+/// no opener is called and no email sent after it. Calls in flight still complete, each
 /// calling back exactly once, as they were started: on the library thread, through the
 /// dispatcher, or from the completion queue, where those already queued stay, and the rest
 /// arrive, until portal_auth_run_completions runs them (nothing they receive refers to the

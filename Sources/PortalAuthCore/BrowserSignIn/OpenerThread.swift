@@ -7,12 +7,18 @@
 enum OpenerThread {
     struct NoThread: Error {}
 
-    /// Runs `opener(url, ephemeral)` on a new thread and returns once it has.
-    /// - Throws: what the opener throws, or `NoThread` when no thread could be made.
-    static func run(_ opener: @escaping BrowserOpener, url: String, ephemeral: Bool) async throws {
+    /// Runs `opener(url, ephemeral)` on a new thread and returns once it has; not at all once
+    /// `waits` have ended (the host has let the client go), checked on that thread just
+    /// before the call.
+    /// - Throws: what the opener throws, `ClientWaits.Ended` when the waits had ended, or
+    ///   `NoThread` when no thread could be made.
+    static func run(_ opener: @escaping BrowserOpener, url: String, ephemeral: Bool, unlessEnded waits: ClientWaits) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let started = DetachedThread.start(name: "portal-auth-opn") {
-                continuation.resume(with: Result { try opener(url, ephemeral) })
+                continuation.resume(with: Result {
+                    if waits.haveEnded { throw ClientWaits.Ended() }
+                    try opener(url, ephemeral)
+                })
             }
             if started != 0 {
                 PortalAuthLog.emit(.error, "Browser sign-in: no thread for the browser opener (error \(started)).")

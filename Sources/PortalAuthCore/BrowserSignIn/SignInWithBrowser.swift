@@ -101,17 +101,15 @@ extension PortalAuth {
         try beginSignIn(flow, timeout: timeout)
         var holdsGuard = true
         defer { if holdsGuard { browserSignIn.end() } }
+        // The opener of this sign-in is the one installed as it starts: a host that installs
+        // another meanwhile may let go of this one once the sign-in has called back.
+        let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
+        let ephemeral = browserSignIn.ephemeral
         let listener = try bindListener(flow, answer: .atOnce)
         let registration = try register(listener)
         defer { waits.unregister(registration) }
 
-        let authorizeUrl: String
-        do {
-            authorizeUrl = try await self.authorizeUrl(for: method).authorizeUrl
-        } catch is CancellationError {
-            throw PortalAuthSignInError.closed
-        }
-        if Task.isCancelled { throw PortalAuthSignInError.closed }
+        let authorizeUrl = try await waits.step { [self] in try await self.authorizeUrl(for: method).authorizeUrl }
         guard AuthorizeURLRule.accepts(authorizeUrl, apiIsLoopback: api.base.isLoopback) else {
             PortalAuthLog.emit(.warning, "Browser sign-in: the server's \(method.rawValue) authorize URL is not an absolute https URL; no browser was opened.")
             throw PortalAuthError.malformedResponse(path: Endpoint.fullPath(Endpoint.oauthUrls), missing: nil)
@@ -122,8 +120,11 @@ extension PortalAuth {
         try startListening(listener, flow, timeout: timeout)
         PortalAuthLog.emit(.info, "Browser sign-in: listening on \(listener.endpoint); opening the browser.")
         do {
-            let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
-            try await OpenerThread.run(opener, url: authorizeUrl, ephemeral: browserSignIn.ephemeral)
+            try await OpenerThread.run(opener, url: authorizeUrl, ephemeral: ephemeral, unlessEnded: waits)
+        } catch is ClientWaits.Ended {
+            listener.stop()
+            _ = await listener.outcome()
+            throw PortalAuthSignInError.closed
         } catch {
             listener.stop()
             _ = await listener.outcome()

@@ -42,13 +42,8 @@ extension PortalAuth {
         let wait = MagicLinkWait(listener)
         browserSignIn.magicLinkWait = wait
 
-        do {
-            try await api.sendMagicLink(request)
-        } catch is CancellationError {
-            throw PortalAuthSignInError.closed
-        }
+        try await waits.step { [api] in try await api.sendMagicLink(request) }
         PortalAuthLog.emit(.info, "Magic link sent.")
-        if Task.isCancelled { throw PortalAuthSignInError.closed }
 
         try startListening(listener, flow, timeout: timeout)
         PortalAuthLog.emit(.info, "\(flow): listening on \(listener.endpoint) for the email's link.")

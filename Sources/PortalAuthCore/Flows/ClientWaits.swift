@@ -34,6 +34,31 @@ final class ClientWaits: Sendable {
         _ = state.withLock { $0.waits.removeValue(forKey: registration.id) }
     }
 
+    /// What a step that must not begin once the waits have ended throws instead.
+    struct Ended: Error {}
+
+    /// Whether `endAll` has been called.
+    var haveEnded: Bool { state.withLock { $0.ended } }
+
+    /// Runs `step`, a request a sign-in makes before its wait (the authorize URL, the magic
+    /// link's email), so that `endAll` stops it: a request not yet on the wire is never sent;
+    /// one that is runs to its end, and the sign-in takes no step after it. The step runs in a
+    /// task of its own, on the executor of the call, which `endAll` (or the caller's
+    /// cancellation) cancels.
+    /// - Throws: `PortalAuthSignInError.closed` when the waits were ended, or the caller
+    ///   cancelled, before or during the step; else what `step` throws.
+    func step<T: Sendable>(_ step: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task(executorPreference: HTTPEngine.currentExecutor) { try await step() }
+        guard let registration = register({ task.cancel() }) else {
+            task.cancel()
+            throw PortalAuthSignInError.closed
+        }
+        defer { unregister(registration) }
+        let outcome = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+        if task.isCancelled { throw PortalAuthSignInError.closed }
+        return try outcome.get()
+    }
+
     /// Ends every registered wait, and every one registered from now on. Returns once each
     /// `end` has returned.
     func endAll() {
@@ -48,10 +73,13 @@ final class ClientWaits: Sendable {
 
 extension PortalAuth {
     /// Ends this client's waits at once, each as `PortalAuthSignInError.closed` with nothing
-    /// exchanged: a browser or magic-link sign-in waiting for its redirect, and listening for
-    /// forwarded redirects. Returns once their ports and sockets are released, so another
-    /// client may listen on them at once. Exchanges already under way complete. From then on
-    /// every wait this client starts ends at once as `closed`: call it when letting the client
+    /// exchanged: a browser or magic-link sign-in waiting for its redirect, or still fetching
+    /// its authorize URL or sending its email, and listening for forwarded redirects. Returns
+    /// once their ports and sockets are released, so another client may listen on them at
+    /// once. From then on no browser opener is called and no email is sent that was not on
+    /// the wire already; a sign-in whose request is on the wire ends as `closed` when it
+    /// returns, without a further step. Exchanges already under way complete. Every wait this
+    /// client starts from then on ends at once as `closed`: call it when letting the client
     /// go (the C ABI's `portal_auth_free` does).
     public func endWaits() {
         waits.endAll()

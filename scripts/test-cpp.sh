@@ -7,7 +7,8 @@
 # hosts often build with); the README's quick start works as written; and against the
 # Portal emulator, inside a private D-Bus session with gnome-keyring, the test built by each
 # compiler passes under valgrind (no invalid access, no definite leak) and the example signs
-# in through its terminal. Ends with a count line.
+# in through its terminal; the test passes again under AddressSanitizer and UBSan. Ends with
+# a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
@@ -73,6 +74,17 @@ for compiler in g++ clang++; do
     grep -q '^sign_in_test: [0-9]* passed, 0 failed$' "$work/test.out" || fail "the test built by $compiler printed no result"
     pass "the test built by $compiler, under valgrind"
 done
+
+# Again under AddressSanitizer and UBSan (g++'s runtime): the layer's own objects (openers,
+# completions) checked as they are used, with the sanitizer's report of where a freed one was
+# freed. Leaks are valgrind's to find, above.
+g++ -std=c++17 "${warnings[@]}" -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -pthread \
+    -Ibindings/cpp/tests bindings/cpp/tests/sign_in_test.cpp "${cflags[@]}" "${libs[@]}" -Wl,-rpath,"$prefix/lib" \
+    -o "$work/sign_in_test-asan" || fail "the test does not build with AddressSanitizer"
+ASAN_OPTIONS=detect_leaks=0 "$work/sign_in_test-asan" asan > "$work/test.out" 2>&1 \
+    || { cat "$work/test.out"; fail "the test failed under AddressSanitizer"; }
+grep -q '^sign_in_test: [0-9]* passed, 0 failed$' "$work/test.out" || { cat "$work/test.out"; fail "the test under AddressSanitizer printed no result"; }
+pass "the test under AddressSanitizer and UBSan"
 
 make -s -C bindings/cpp OUT="$work/sign-in" || fail "the example does not build with its Makefile"
 loads_by_soname "the example" "$work/sign-in"

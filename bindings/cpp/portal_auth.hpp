@@ -330,11 +330,18 @@ Call start(Done<Value> done, Keep keep, Begin begin) {
     return Call(call);
 }
 
+/* True on a thread while it runs a job destroyed unrun (Job): the completion is let go, not
+   called. */
+inline bool &discarding() noexcept {
+    static thread_local bool flag = false;
+    return flag;
+}
+
 /* The end of every call: its completion, then what it kept, let go. */
 template <typename Value>
 void complete(void *user_data, Outcome<Value> outcome) noexcept {
     std::unique_ptr<Pending<Value>> pending(static_cast<Pending<Value> *>(user_data));
-    pending->done(std::move(outcome));
+    if (!discarding()) pending->done(std::move(outcome));
 }
 
 /* The C callback of the calls that complete with nothing but an error. */
@@ -591,11 +598,11 @@ inline void on_forwarded(void *user_data, const portal_auth_result *result, cons
                          portal_auth_bool last) noexcept {
     auto *listening = static_cast<Listening *>(user_data);
     if (last != PORTAL_AUTH_TRUE) {
-        listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
+        if (!discarding()) listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
         return;
     }
     std::unique_ptr<Listening> owned(listening);
-    owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
+    if (!discarding()) owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
 }
 
 } // namespace detail
@@ -729,7 +736,9 @@ struct Options {
 /* ---- Completion models ------------------------------------------------------------------ */
 
 /* A completion the library hands a dispatcher: run it exactly once, from any thread. Running a
-   job a second time (or a moved-from one) does nothing. */
+   job a second time (or a moved-from one) does nothing. A job destroyed unrun (its receiver
+   gone, its loop ended) releases its completion without calling it: what the library and the
+   completion hold is freed. */
 class Job {
 public:
     Job(portal_auth_job_fn run, void *job) noexcept : run_(run), job_(job) {}
@@ -737,6 +746,15 @@ public:
     Job(const Job &) = delete;
     Job &operator=(const Job &) = delete;
     Job &operator=(Job &&) = delete;
+    ~Job() {
+        if (portal_auth_job_fn run = std::exchange(run_, nullptr)) {
+            /* The C contract runs every job once; its completion, called through this layer's
+               callbacks, sees the flag and lets go of itself uncalled. */
+            detail::discarding() = true;
+            run(job_);
+            detail::discarding() = false;
+        }
+    }
 
     void operator()() {
         if (portal_auth_job_fn run = std::exchange(run_, nullptr)) run(job_);

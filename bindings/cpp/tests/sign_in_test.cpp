@@ -403,6 +403,30 @@ void browser_sign_in() {
     call.cancel();
     if (waiting.wait_for(std::chrono::seconds(30)) != std::future_status::ready) test::give_up("the cancelled sign-in did not complete");
     CHECK(failure(waiting.get(), pa::Code::sign_in_closed) != nullptr);
+
+    /* A sign-in calls the opener it started with, which its call keeps: the host may install
+       others meanwhile, and let them go, while the authorize URL is still on its way. */
+    test::emulator("/_emulator/requests", "", "DELETE");
+    test::emulator("/_emulator/faults", "{\"path\":\"/oauth/urls\",\"kind\":\"hold\"}");
+    std::atomic<int> first{0}, later{0};
+    client.set_browser_opener([&first](const std::string &url, bool) {
+        first++;
+        return browse(url) == 200 ? 0 : 1;
+    });
+    auto held = std::make_shared<std::promise<pa::Outcome<pa::Result>>>();
+    std::future<pa::Outcome<pa::Result>> held_outcome = held->get_future();
+    pa::Call started = client.sign_in_with_google(0, [held](pa::Outcome<pa::Result> outcome) { held->set_value(std::move(outcome)); });
+    test::emulator("/_emulator/wait?path=/oauth/urls&count=1&timeout=30");
+    for (int replaced = 0; replaced < 2; replaced++) {
+        client.set_browser_opener([&later](const std::string &, bool) {
+            later++;
+            return 0;
+        });
+    }
+    test::emulator("/_emulator/release", "{}");
+    if (held_outcome.wait_for(std::chrono::seconds(60)) != std::future_status::ready) test::give_up("the held sign-in did not complete");
+    pa::Outcome<pa::Result> signed_in = held_outcome.get();
+    CHECK(signed_in.ok() && first == 1 && later == 0);
     client.set_browser_opener(nullptr);
 }
 
@@ -475,6 +499,20 @@ void dispatcher() {
     job();
     job(); /* a second run does nothing */
     CHECK(done && ran_on == std::this_thread::get_id() && jobs.empty());
+
+    /* A job destroyed unrun (its receiver gone): the completion is released, never called. */
+    Released completions;
+    bool called = false;
+    client.get_methods([&called, held = capture(completions)](pa::Outcome<pa::Methods>) {
+        (void)held;
+        called = true;
+    });
+    {
+        std::unique_lock<std::mutex> guard(lock);
+        if (!posted.wait_for(guard, std::chrono::seconds(30), [&] { return !jobs.empty(); })) test::give_up("nothing was dispatched");
+        jobs.pop_front();
+    }
+    CHECK(!called && completions.now() == 1);
 
     client.set_completion_queue(false);
     /* Replaced, its one job run: released once the library has let go of it. */

@@ -34,8 +34,10 @@
  * Every call that can touch the network or the keyring is asynchronous: it takes a
  * completion callback, a `void *user_data` passed back to it untouched, and an optional
  * `out_call` that receives a handle to cancel the call. A call that returns PORTAL_AUTH_OK
- * calls its callback exactly once, never inside the starting call; a call that returns an
- * error code never calls back and stores NULL in `*out_call`. One call is multi-shot:
+ * calls its callback exactly once, never inside the starting call (but possibly on another
+ * thread before the starting call has returned: `*out_call` is written before the call can
+ * complete, so a callback may read it there and free it); a call that returns an error code
+ * never calls back and stores NULL in `*out_call`. One call is multi-shot:
  * portal_auth_listen_for_redirects calls back once per forwarded redirect, and a last time,
  * flagged as such, when it ends. Where the callback runs is the
  * client's completion model (@ref completion_models): on the I/O thread, which waits for

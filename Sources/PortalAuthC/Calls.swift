@@ -131,6 +131,10 @@ func startTask<Value: Sendable>(
     complete: @escaping @Sendable (Result<Value, any Error>) -> Void
 ) -> portal_auth_code {
     let call = CallBox()
+    // The handle is the host's before the call can complete, on another thread that runs the
+    // queue or on the I/O thread: a host that frees where it keeps it in the completion
+    // never has it written there afterwards.
+    outCall?.pointee = CallHandle.make(call)
     let finish: @Sendable (Result<Value, any Error>) -> Void = { outcome in dispatcher.run { complete(outcome) } }
     let task: Task<Void, Never>
     if let queue = dispatcher.queue {
@@ -146,7 +150,6 @@ func startTask<Value: Sendable>(
         task = Task(executorPreference: PortalAuth.executor) { finish(await outcome(of: work)) }
     }
     call.task.withLock { $0 = task }
-    outCall?.pointee = CallHandle.make(call)
     return portal_auth_code(PORTAL_AUTH_OK)
 }
 

@@ -1,14 +1,15 @@
 /* C tests of the completion queue (portal_auth_set_completion_queue), against the Portal
  * emulator in PORTAL_AUTH_TEST_API_HOST: completions run only inside
  * portal_auth_run_completions, on the thread that calls it, exactly once (also under 1,000
- * concurrent calls started from several threads while the main thread runs the queue, and
- * with the client freed in flight); the descriptor is read-ready (poll, and epoll
+ * concurrent calls started from several threads while the main thread runs the queue, with
+ * the client freed in flight, and for calls that complete before their start has returned); the descriptor is read-ready (poll, and epoll
  * level-triggered) exactly while the queue has work: completions pending, or the I/O of its
  * calls ready (not while a request waits for its server); sessions lent through the queue
  * invalidate through it; queued log lines; the other models unchanged. Waits in poll or on
  * condition variables, never sleeps. */
 #define _GNU_SOURCE
 #include "test_support.h"
+#include "paused_start.h"
 
 #include <poll.h>
 #include <stdint.h>
@@ -126,6 +127,33 @@ static void on_many(void *user_data, const portal_auth_methods *methods, const p
     (void)methods;
     record(user_data, error);
     count_call(&many_done);
+}
+
+/* Where a host keeps a call's handle: in memory its completion frees, with the handle. */
+enum { KEPT = 20 };
+typedef struct { portal_auth_call *call; } kept_call;
+static int kept_done;
+
+static void on_kept(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    (void)result;
+    (void)error;
+    kept_call *kept = user_data;
+    portal_auth_call_free(kept->call);
+    free(kept);
+    count_call(&kept_done);
+}
+
+/* Starts KEPT foreign redirects (they complete in the run that starts them, with no request),
+   each paused until the main thread has run the queue: each completes there before its
+   starting function returns. */
+static void *start_kept(void *client) {
+    for (int i = 0; i < KEPT; i++) {
+        kept_call *kept = calloc(1, sizeof *kept);
+        pause_starts(1);
+        portal_auth_handle_redirect(client, "https://elsewhere.example/callback?token=x", on_kept, kept, &kept->call);
+        pause_starts(0);
+    }
+    return NULL;
 }
 
 static void *start_many(void *arg) {
@@ -247,6 +275,15 @@ int main(void) {
     }
     pthread_mutex_unlock(&lock);
     CHECK(once && here && ok && outside);
+    CHECK(!readable(fd) && portal_auth_run_completions() == 0);
+
+    /* A call that completes here while another thread is still starting it: its handle is
+       where the host asked before then, so the completion frees it with the memory that held
+       it, and nothing is written there afterwards (valgrind). */
+    pthread_t starter;
+    pthread_create(&starter, NULL, start_kept, client);
+    CHECK(run_until(fd, &kept_done, KEPT));
+    pthread_join(starter, NULL);
     CHECK(!readable(fd) && portal_auth_run_completions() == 0);
 
     /* A client freed with calls in flight, and with a completion already queued: each still

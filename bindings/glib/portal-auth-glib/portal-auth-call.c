@@ -37,19 +37,6 @@ cancel (GCancellable *cancellable, PortalAuthCall *call)
     portal_auth_call_cancel (call->handle);
 }
 
-void
-portal_auth_glib_call_started (PortalAuthCall *call, portal_auth_code started, const char *argument)
-{
-    if (started != PORTAL_AUTH_OK) {
-        g_task_return_error (call->task, portal_auth_glib_error_new_invalid_argument (argument));
-        free_call (call);
-        return;
-    }
-    GCancellable *cancellable = g_task_get_cancellable (call->task);
-    if (cancellable)
-        call->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel), call, NULL);
-}
-
 /* On the task's context: the task returns the outcome, and the call is freed. */
 static gboolean
 return_outcome (gpointer data)
@@ -88,6 +75,22 @@ on_task_context (PortalAuthCall *call, GSourceFunc function, gpointer data, cons
     g_source_unref (idle);
 }
 
+void
+portal_auth_glib_call_started (PortalAuthCall *call, portal_auth_code started, const char *argument)
+{
+    if (started != PORTAL_AUTH_OK) {
+        g_task_return_error (call->task, portal_auth_glib_error_new_invalid_argument (argument));
+        free_call (call);
+        return;
+    }
+    GCancellable *cancellable = g_task_get_cancellable (call->task);
+    if (cancellable)
+        call->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel), call, NULL);
+    /* The callback came first and left the call for this thread to return. */
+    if (!g_atomic_int_compare_and_exchange (&call->gate, PORTAL_AUTH_CALL_STARTING, PORTAL_AUTH_CALL_STARTED))
+        on_task_context (call, return_outcome, call, "PortalAuth call returning");
+}
+
 /* From the C callback, on the thread running the completion queue: keeps the outcome (the
    error is borrowed, `value` taken) and has the task return it on its context. */
 static void
@@ -96,6 +99,9 @@ complete (PortalAuthCall *call, const portal_auth_error *error, gpointer value, 
     call->error = error ? portal_auth_glib_error_new (error) : NULL;
     call->value = value;
     call->value_free = value ? value_free : NULL;
+    /* The starter, on another thread, is not done with the call yet: it returns it then. */
+    if (g_atomic_int_compare_and_exchange (&call->gate, PORTAL_AUTH_CALL_STARTING, PORTAL_AUTH_CALL_COMPLETED_EARLY))
+        return;
     on_task_context (call, return_outcome, call, "PortalAuth call returning");
 }
 

@@ -43,10 +43,17 @@ typedef struct _PortalAuthCall PortalAuthCall;
 
 typedef enum { PORTAL_AUTH_CALL_RETURNS_BOOLEAN, PORTAL_AUTH_CALL_RETURNS_POINTER } PortalAuthCallReturns;
 
+/* Who is done with a call first: its starter, or its C callback (which may run on another
+   thread before the starting C function has even returned). */
+enum { PORTAL_AUTH_CALL_STARTING, PORTAL_AUTH_CALL_STARTED, PORTAL_AUTH_CALL_COMPLETED_EARLY };
+
 struct _PortalAuthCall {
     GTask *task;
     PortalAuthCallReturns returns;
     portal_auth_call *handle;
+    /* Atomic, PORTAL_AUTH_CALL_*: the call returns (and is freed) only once its starter is done
+       with it (portal_auth_glib_call_started), whichever of the two comes last. */
+    int gate;
     gulong cancelled_id;
     /* The outcome, left by the C callback. */
     GError *error;

@@ -3,13 +3,15 @@
  * enrollment on a GMainLoop (the QR code's modules, its PNG read back by zbarimg, the
  * secret), the session-changed signal and the session property on sign-in, restore,
  * replay, sign-out and invalidation; completions on the caller's thread-default context,
- * also on a second thread's context at the same time; cancellation before and after the
+ * also on a second thread's context at the same time, and calls started on a thread with no
+ * context of its own that complete on the main thread before their start has returned; cancellation before and after the
  * request is sent (the session persisted all the same); the PORTAL_AUTH_ERROR domain with
  * its fields; dispose ending a browser sign-in's wait and releasing its port at once; the
  * library's log lines on g_log. Waits by iterating main contexts, never by sleeping; a wait
  * that outlasts 60 s fails. */
 #define _GNU_SOURCE
 #include "test_support.h"
+#include "paused_start.h"
 
 #include <portal-auth-glib.h>
 
@@ -427,6 +429,82 @@ test_contexts (void)
     g_object_unref (client);
 }
 
+/* Calls made from a thread that has no thread-default context, while the main thread runs the
+   global default one, each paused (paused_start.h) after the library has signalled the queue
+   until the main thread has run it: each call completes there while its _async function is
+   still starting it. Its object is owned until the start is done, so none is written or
+   read once freed (valgrind), and each returns once, on the main thread. Foreign redirects
+   complete in the run that starts them, with no request. */
+enum { PAUSED_STARTS = 20 };
+
+static gboolean pausing_redirects;
+
+portal_auth_code
+portal_auth_handle_redirect (portal_auth *client, const char *url, portal_auth_result_fn done, void *user_data,
+                             portal_auth_call **out_call)
+{
+    static portal_auth_code (*real) (portal_auth *, const char *, portal_auth_result_fn, void *, portal_auth_call **);
+    if (!real)
+        real = (portal_auth_code (*) (portal_auth *, const char *, portal_auth_result_fn, void *, portal_auth_call **))
+            real_function ("portal_auth_handle_redirect");
+    pause_starts (g_atomic_int_get (&pausing_redirects));
+    portal_auth_code code = real (client, url, done, user_data, out_call);
+    pause_starts (0);
+    return code;
+}
+
+typedef struct {
+    PortalAuthClient *client;
+    int completed; /* atomic */
+    int wrong;     /* atomic: a result, an error or another thread */
+    GThread *main_thread;
+} Starter;
+
+static void
+on_foreign_redirect (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    Starter *starter = user_data;
+    GError *error = NULL;
+    PortalAuthResult *handled = portal_auth_client_handle_redirect_finish (PORTAL_AUTH_CLIENT (source), result, &error);
+    if (handled || error || g_thread_self () != starter->main_thread)
+        g_atomic_int_inc (&starter->wrong);
+    g_clear_object (&handled);
+    g_clear_error (&error);
+    g_atomic_int_inc (&starter->completed);
+}
+
+static gpointer
+start_foreign_redirects (gpointer data)
+{
+    Starter *starter = data;
+    for (int i = 0; i < PAUSED_STARTS; i++)
+        portal_auth_client_handle_redirect_async (starter->client, "https://elsewhere.example/callback?token=x", NULL,
+                                                  on_foreign_redirect, starter);
+    return NULL;
+}
+
+static void
+test_calls_completing_while_they_start (void)
+{
+    Starter starter = { .client = new_client ("myapp://auth/callback", PORTAL_AUTH_STORAGE_KIND_MEMORY),
+                        .main_thread = g_thread_self () };
+    g_atomic_int_set (&pausing_redirects, TRUE);
+    GThread *thread = g_thread_new ("glib-test-starter", start_foreign_redirects, &starter);
+    gboolean expired = FALSE;
+    GSource *timer = g_timeout_source_new_seconds (60);
+    g_source_set_callback (timer, timed_out, &expired, NULL);
+    g_source_attach (timer, NULL);
+    while (g_atomic_int_get (&starter.completed) < PAUSED_STARTS && !expired)
+        g_main_context_iteration (NULL, TRUE);
+    g_source_destroy (timer);
+    g_source_unref (timer);
+    g_thread_join (thread);
+    g_atomic_int_set (&pausing_redirects, FALSE);
+    CHECK (g_atomic_int_get (&starter.completed) == PAUSED_STARTS);
+    CHECK (g_atomic_int_get (&starter.wrong) == 0);
+    g_object_unref (starter.client);
+}
+
 /* Cancelling: before the request is sent, and after, when the exchange still completes and
    persists its session, and the task reports G_IO_ERROR_CANCELLED. */
 static void
@@ -812,6 +890,7 @@ main (void)
     test_errors ();
     test_magic_link_with_totp ();
     test_contexts ();
+    test_calls_completing_while_they_start ();
     test_cancellation ();
     test_dispose_ends_the_wait (fifo);
     test_magic_link_loopback ();

@@ -28,6 +28,31 @@ static inline const SecretSchema *pa_session_schema(void) {
     return &schema;
 }
 
+/* The marker an application that names itself leaves before it writes its own item of an
+   environment: from then on it never adopts an item without the application attribute again (someone else's,
+   or planted), even once its own is deleted. Its attributes are named apart from the
+   session's, so no search for sessions (secret-tool's either) ever finds it. */
+#define PA_OWN_ITEM_MARKER_SCHEMA_NAME "io.portalhq.auth.OwnItemMarker"
+#define PA_MARKER_ENVIRONMENT_ATTRIBUTE "own_item_environment_id"
+#define PA_MARKER_APPLICATION_ATTRIBUTE "own_item_application_id"
+
+static inline const SecretSchema *pa_own_item_marker_schema(void) {
+    static const SecretSchema schema = {
+        PA_OWN_ITEM_MARKER_SCHEMA_NAME, SECRET_SCHEMA_NONE,
+        { { PA_MARKER_ENVIRONMENT_ATTRIBUTE, SECRET_SCHEMA_ATTRIBUTE_STRING },
+          { PA_MARKER_APPLICATION_ATTRIBUTE, SECRET_SCHEMA_ATTRIBUTE_STRING }, { NULL, 0 } },
+        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    };
+    return &schema;
+}
+
+static inline GHashTable *pa_marker_attributes(const char *environment_id, const char *application_id) {
+    GHashTable *attributes = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    g_hash_table_insert(attributes, (gpointer)PA_MARKER_ENVIRONMENT_ATTRIBUTE, g_strdup(environment_id));
+    g_hash_table_insert(attributes, (gpointer)PA_MARKER_APPLICATION_ATTRIBUTE, g_strdup(application_id));
+    return attributes;
+}
+
 /* The attributes that find one environment's items: of one application, or (NULL) of any.
    The table keeps its own copies (a string bridged from Swift lives only for the call). */
 static inline GHashTable *pa_session_attributes(const char *environment_id, const char *application_id) {

@@ -232,22 +232,50 @@ struct KeyringTests {
         #expect(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open])?.contains("eu_attacker") == true)
     }
 
+    /// A store of an application that has never written an item of its own in this keyring.
+    func freshApplication() throws -> KeyringSessionStorage {
+        try KeyringSessionStorage(applicationId: "io.portalhq.auth.Fresh-\(UUID().uuidString)")
+    }
+
     /// The item without an application attribute (as every program wrote it before the
     /// attribute, and as one that names no application still does) is found by an app that
     /// names itself until it writes its own, which removes it.
     @Test func anItemWithoutTheApplicationAttributeIsMigrated() async throws {
         let emulator = try await Emulator.shared.get()
-        let auth = try client(emulator)
-        let earlier = try await signIn(auth, emulator)
+        let earlier = try await signIn(try makeClient(emulator, environment: Env.open, storage: KeyringSessionStorage.shared), emulator)
         let value = #"{"clientSessionToken":"\#(try earlier.getToken())","endUserId":"\#(earlier.endUserId)"}"#
-        try await storage.delete(environmentId: Env.open)
+        try await KeyringSessionStorage.shared.delete(environmentId: Env.open)
         try storeItemWithoutApplication(value)
 
-        #expect(try await client(emulator).restoreSession()?.endUserId == earlier.endUserId)
+        let fresh = try freshApplication()
+        let auth = try makeClient(emulator, environment: Env.open, storage: fresh)
+        #expect(try await auth.restoreSession()?.endUserId == earlier.endUserId)
         let newer = try await signIn(auth, emulator)
         #expect(PrivateKeyring.secretTool(["search", "--all", "auth_environment_id", Env.open])?
             .contains("label = portal-auth-old: Portal session") == false, "the old item went")
-        #expect(try await client(emulator).restoreSession()?.endUserId == newer.endUserId)
+        #expect(try await makeClient(emulator, environment: Env.open, storage: fresh).restoreSession()?.endUserId == newer.endUserId)
+        try await fresh.delete(environmentId: Env.open)
+    }
+
+    /// Migration ends with the app's first item of its own: signed out, it never adopts an
+    /// item without the attribute that another program writes afterwards (it cannot be the
+    /// app's: its delete removed those), from this process or a new one.
+    @Test func anAppThatHasHadItsOwnItemNeverAdoptsAnotherWithoutTheAttribute() async throws {
+        let emulator = try await Emulator.shared.get()
+        let applicationId = "io.portalhq.auth.Fresh-\(UUID().uuidString)"
+        let auth = try makeClient(emulator, environment: Env.open, storage: try KeyringSessionStorage(applicationId: applicationId))
+        _ = try await signIn(auth, emulator)
+        try await auth.clearPersistedSession()
+        try storeItemWithoutApplication(#"{"clientSessionToken":"cst_planted","endUserId":"eu_planted"}"#)
+        #expect(try await auth.restoreSession() == nil)
+        let demo = Emulator.repositoryRoot.appendingPathComponent(".build/debug/portal-auth-demo").path
+        let (status, printed) = try Subprocess.runReportingStatus(
+            demo, ["--restore", "--application-id", applicationId, "--environment", Env.open, "--api-host", emulator.baseURL])
+        #expect(status == 0 && printed.contains("No session is persisted for \(Env.open)"), "\(printed)")
+        // The marker is the application's own: another app of the environment still migrates.
+        #expect(try await makeClient(emulator, environment: Env.open, storage: try freshApplication()).restoreSession()?.endUserId
+            == "eu_planted")
+        try await KeyringSessionStorage.shared.delete(environmentId: Env.open)
     }
 
     /// A program that names no application keeps to the items without the attribute: it
@@ -276,9 +304,10 @@ struct KeyringTests {
     @Test func aDeleteRemovesTheItemWithoutTheApplicationAttributeToo() async throws {
         let emulator = try await Emulator.shared.get()
         try storeItemWithoutApplication(#"{"clientSessionToken":"cst_old","endUserId":"eu_old"}"#)
-        #expect(try await client(emulator).restoreSession()?.endUserId == "eu_old")
-        try await client(emulator).clearPersistedSession()
-        #expect(try await client(emulator).restoreSession() == nil)
+        let fresh = try makeClient(emulator, environment: Env.open, storage: try freshApplication())
+        #expect(try await fresh.restoreSession()?.endUserId == "eu_old")
+        try await fresh.clearPersistedSession()
+        #expect(try await fresh.restoreSession() == nil)
         #expect(PrivateKeyring.secretTool(["lookup", "auth_environment_id", Env.open]) == nil)
     }
 

@@ -1,4 +1,5 @@
 import CSecret
+import Synchronization
 
 /// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
 /// Keyring, KeePassXC and KWallet serve): one item per application and environment, in the
@@ -15,10 +16,15 @@ import CSecret
 /// attributes include those of the one written, so an item without it would replace every
 /// app's item of its environment.)
 ///
-/// Migration: items written before the attribute existed have none. A store that has no
-/// item of its own yet still finds the environment's such item (its app wrote it before it
-/// named itself, or before the attribute existed). Its next write stores its own item and
-/// removes that one; a delete removes both.
+/// Migration: items written before the attribute existed have none. A store that has never
+/// written an item of its own still finds the environment's such item (its app wrote it
+/// before it named itself, or before the attribute existed). Its next write stores its own
+/// item and removes that one; a delete removes both. An application that names itself
+/// leaves a marker before its first write (an item of a schema of its own,
+/// `pa_own_item_marker_schema`), and from then on never adopts an item without the attribute
+/// again, even once its own item is gone (a sign-out): any such item is another program's,
+/// or planted. (The store that names none shares its item with every such program anyway,
+/// so it keeps migrating.)
 ///
 /// It never prompts: a locked keyring is reported, not unlocked, so a background restore
 /// cannot pop a dialog. Its blocking calls run on a queue of their own
@@ -97,6 +103,7 @@ private enum Keyring {
         let labelName: String
 
         func label(_ environmentId: String) -> String { "\(labelName): Portal session (\(environmentId))" }
+        func markerLabel(_ environmentId: String) -> String { "\(labelName): keeps its own Portal session (\(environmentId))" }
     }
 
     /// Which of the environment's items a call is about.
@@ -105,23 +112,69 @@ private enum Keyring {
         case own(applicationId: String)
         /// The ones of before the attribute (none at all).
         case earlier
+        /// The owner's marker: it has written an item of its own (see the storage's type).
+        case ownItemMarker(applicationId: String)
     }
 
+    /// The owners (application id, a line feed, environment id) whose marker this process has
+    /// written or found: a persist need not write it again.
+    private static let markedOwners = Mutex(Set<String>())
+
     static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) -> String? {
-        for kind in [Kind.own(applicationId: owner.applicationId), .earlier] {
-            let found = try items(service, kind, environmentId, .read)
-            defer { pa_free_items(found) }
-            guard found != nil else { continue }
-            for item in secretItems(found) where secret_item_get_locked(item) != 0 { throw .locked }
-            var error: UnsafeMutablePointer<GError>?
-            if secret_item_load_secrets_sync(found, nil, &error) == 0 { throw fault(error, .read) }
-            if let text = newestText(found) { return text }
-        }
-        return nil
+        if let text = try text(service, .own(applicationId: owner.applicationId), environmentId) { return text }
+        // Migration has ended for an owner that has had an item of its own.
+        guard try !hasOwnItemMarker(service, owner, environmentId) else { return nil }
+        return try text(service, .earlier, environmentId)
+    }
+
+    /// The text of the newest item of `kind`; nil when there is none, or none has one.
+    private static func text(_ service: UnsafeMutablePointer<SecretService>, _ kind: Kind,
+                             _ environmentId: String) throws(KeyringFault) -> String? {
+        let found = try items(service, kind, environmentId, .read)
+        defer { pa_free_items(found) }
+        guard found != nil else { return nil }
+        for item in secretItems(found) where secret_item_get_locked(item) != 0 { throw .locked }
+        var error: UnsafeMutablePointer<GError>?
+        if secret_item_load_secrets_sync(found, nil, &error) == 0 { throw fault(error, .read) }
+        return newestText(found)
+    }
+
+    private static func markerKey(_ owner: Owner, _ environmentId: String) -> String {
+        owner.applicationId + "\n" + environmentId
+    }
+
+    private static func hasOwnItemMarker(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner,
+                                         _ environmentId: String) throws(KeyringFault) -> Bool {
+        guard !owner.applicationId.isEmpty else { return false }
+        let key = markerKey(owner, environmentId)
+        if markedOwners.withLock({ $0.contains(key) }) { return true }
+        let found = try items(service, .ownItemMarker(applicationId: owner.applicationId), environmentId, .read)
+        defer { pa_free_items(found) }
+        guard found != nil else { return false }
+        markedOwners.withLock { _ = $0.insert(key) }
+        return true
+    }
+
+    /// Leaves the marker of a named owner before its first item, once per process.
+    private static func markOwnItem(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner,
+                                    _ environmentId: String) throws(KeyringFault) {
+        guard !owner.applicationId.isEmpty else { return }
+        let key = markerKey(owner, environmentId)
+        if markedOwners.withLock({ $0.contains(key) }) { return }
+        let attributes = pa_marker_attributes(environmentId, owner.applicationId)
+        defer { g_hash_table_unref(attributes) }
+        let value = secret_value_new("1", -1, "text/plain")
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var error: UnsafeMutablePointer<GError>?
+        let stored = secret_service_store_sync(service, pa_own_item_marker_schema(), attributes, SECRET_COLLECTION_DEFAULT,
+                                               owner.markerLabel(environmentId), value, nil, &error)
+        if stored == 0 { throw fault(error, .write) }
+        markedOwners.withLock { _ = $0.insert(key) }
     }
 
     static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
         try requireUnlockedDefaultCollection(service)
+        try markOwnItem(service, owner, environmentId)
         let attributes = pa_session_attributes(environmentId, owner.applicationId)
         defer { g_hash_table_unref(attributes) }
         let value = secret_value_new(text, -1, "text/plain")
@@ -158,20 +211,19 @@ private enum Keyring {
                               _ action: KeyringFault.Action) throws(KeyringFault) -> UnsafeMutablePointer<GList>? {
         guard let collection = try defaultCollection(service, action) else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-        let applicationId: String?
-        switch kind {
-        case .own(let id): applicationId = id
-        case .earlier: applicationId = nil
+        let (schema, attributes, earlier) = switch kind {
+        case .own(let id): (pa_session_schema(), pa_session_attributes(environmentId, id), false)
+        case .earlier: (pa_session_schema(), pa_session_attributes(environmentId, nil), true)
+        case .ownItemMarker(let id): (pa_own_item_marker_schema(), pa_marker_attributes(environmentId, id), false)
         }
-        let attributes = pa_session_attributes(environmentId, applicationId)
         defer { g_hash_table_unref(attributes) }
         // SECRET_SEARCH_ALL without SECRET_SEARCH_UNLOCK: locked items are found, not unlocked.
         // (The service's search: libsecret 0.20's collection search leaks each reply.)
         var error: UnsafeMutablePointer<GError>?
-        let all = secret_service_search_sync(service, pa_session_schema(), attributes, SECRET_SEARCH_ALL, nil, &error)
+        let all = secret_service_search_sync(service, schema, attributes, SECRET_SEARCH_ALL, nil, &error)
         if let error { throw fault(error, action) }
         defer { pa_free_items(all) }
-        return pa_items_in_collection(all, collection, applicationId == nil ? 1 : 0)
+        return pa_items_in_collection(all, collection, earlier ? 1 : 0)
     }
 
     /// The items of a list libsecret returned (which keeps them alive).

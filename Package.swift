@@ -50,11 +50,8 @@ let package = Package(
 
         .executableTarget(name: "PortalAuthDemo", dependencies: ["PortalAuthCore", "OneTimeCode"], swiftSettings: secretHeaders),
 
-        // Shows ThreadSanitizer what Synchronization.Mutex does when contended (inert otherwise).
-        .target(name: "SanitizerSupport", path: "Tests/SanitizerSupport"),
-
         // Reads PNGs back with libpng's own API, so links libpng itself.
-        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG", "SanitizerSupport"],
+        .testTarget(name: "PortalAuthCoreTests", dependencies: ["PortalAuthCore", "OneTimeCode", "CPNG"],
                     swiftSettings: secretHeaders, linkerSettings: [.linkedLibrary("png16")]),
     ]
 )

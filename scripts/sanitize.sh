@@ -2,8 +2,8 @@
 # The Swift tests under ThreadSanitizer, then AddressSanitizer (with LeakSanitizer), each in
 # its own build folder (.build/tsan, .build/asan) so the normal build stays valid, inside a
 # private keyring like the plain run. Any sanitizer report fails the run. Nothing is
-# suppressed in the library: Tests/SanitizerSupport shows TSan what Synchronization.Mutex
-# does when contended, and the one leak LeakSanitizer is told to ignore
+# suppressed in the library (its locks are pthread mutexes, which TSan sees), and the one
+# leak LeakSanitizer is told to ignore
 # (Tests/Sanitizers/lsan.supp) belongs to the toolchain's test library. The tests start
 # their programs with posix_spawn (Tests/PortalAuthCoreTests/Support/Subprocess.swift), so
 # no Foundation process code runs.

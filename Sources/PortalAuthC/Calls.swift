@@ -1,6 +1,5 @@
 import CPortalAuth
 import PortalAuthCore
-import Synchronization
 
 /// A raw pointer the host gave us to hand back (user_data, dispatcher_data): never
 /// dereferenced by the library, only passed through.
@@ -76,7 +75,7 @@ struct SessionLender: Sendable {
 
 /// What a portal_auth_call handle holds: the task running the call, to cancel it.
 final class CallBox: Sendable {
-    let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+    let task: Locked<Task<Void, Never>?> = Locked(nil)
 }
 
 private typealias CallHandle = Handle<CallBox, portal_auth_call>

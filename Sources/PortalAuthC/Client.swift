@@ -1,11 +1,10 @@
 import CPortalAuth
 import PortalAuthCore
-import Synchronization
 
 /// What a portal_auth handle holds.
 final class ClientBox: Sendable {
     let auth: PortalAuth
-    let dispatcher = Mutex(Dispatcher.direct)
+    let dispatcher = Locked(Dispatcher.direct)
 
     init(_ auth: PortalAuth) {
         self.auth = auth

@@ -1,6 +1,5 @@
 import CPortalAuth
 import PortalAuthCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +11,7 @@ final class SessionBox: Sendable {
     let endUserId: OwnedCStringBox
     /// The client whose call lent the session last (docs/desktop.md "C ABI contract"): its
     /// invalidation completes through that client's dispatcher.
-    private let lender = Mutex<SessionLender?>(nil)
+    private let lender = Locked<SessionLender?>(nil)
 
     /// Where the session's invalidation completes: as the call that lent it last.
     var invalidationRoute: Dispatcher { lender.withLock { $0 }?.route ?? .direct }
@@ -26,7 +25,7 @@ final class SessionBox: Sendable {
         weak var box: SessionBox?
     }
 
-    private static let live = Mutex<[ObjectIdentifier: WeakBox]>([:])
+    private static let live = Locked<[ObjectIdentifier: WeakBox]>([:])
 
     /// The box of `session`, to lend to the host from a call of `lender`: the live one if the
     /// host still holds it, else a new one.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -56,11 +55,11 @@ import Testing
     @Test func theOpenerRunsOffTheIOThreadAndMayCallTheLibraryAndWait() async throws {
         let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
-        let seen = Mutex<(thread: String, methods: AuthMethodsResult?)>(("", nil))
+        let seen = Locked<(thread: String, methods: AuthMethodsResult?)>(("", nil))
         // The opener holds the client, which holds the opener: let go when done.
         defer { client.setBrowserOpener(nil) }
         client.setBrowserOpener { url, _ in
-            let methods = Mutex<AuthMethodsResult?>(nil)
+            let methods = Locked<AuthMethodsResult?>(nil)
             let done = DispatchSemaphore(value: 0)
             Task(executorPreference: PortalAuth.executor) {
                 let answer = try? await client.getMethods()

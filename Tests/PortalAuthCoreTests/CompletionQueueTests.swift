@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -27,7 +26,7 @@ import Testing
         let done = try #require(WakeSignal())
         let (pushers, perPusher) = (4, 500)
         let total = pushers * perPusher
-        let runs = Mutex((counts: [Int](repeating: 0, count: total), sum: 0, threads: Set<UInt>()))
+        let runs = Locked((counts: [Int](repeating: 0, count: total), sum: 0, threads: Set<UInt>()))
         let group = DispatchGroup()
         for pusher in 0..<pushers {
             Self.onThread(group) {
@@ -65,7 +64,7 @@ import Testing
 
     @Test func theDescriptorIsReadableExactlyWhileJobsArePending() throws {
         let queue = try #require(CompletionQueue())
-        let ran = Mutex<[String]>([])
+        let ran = Locked<[String]>([])
         #expect(!Self.readable(queue))
         #expect(queue.run() == 0)
 
@@ -89,7 +88,7 @@ import Testing
 
     @Test func aTaskThatPrefersTheQueueRunsOnlyInsideItsRunsAndToTheEndInOne() async throws {
         let queue = try #require(CompletionQueue())
-        let steps = Mutex<[UInt]>([]) // the thread each step of the task ran on
+        let steps = Locked<[UInt]>([]) // the thread each step of the task ran on
         let task = Task(executorPreference: queue) {
             steps.withLock { $0.append(UInt(pthread_self())) }
             await Task.yield() // a second step, queued by the first
@@ -108,7 +107,7 @@ import Testing
     /// the descriptor unreadable; the steps it leaves for the next run make it readable.
     @Test func aRunSignalsOnlyTheWorkItLeaves() async throws {
         let queue = try #require(CompletionQueue())
-        let readableInside = Mutex<[Bool]>([])
+        let readableInside = Locked<[Bool]>([])
         let task = Task(executorPreference: queue) {
             queue.push {}
             readableInside.withLock { $0.append(Self.readable(queue)) }
@@ -126,7 +125,7 @@ import Testing
     /// which it leaves signalled for the host.
     @Test func theCompletionThatAnAttendingThreadLeavesIsSignalled() async throws {
         let queue = try #require(CompletionQueue())
-        let ran = Mutex(false)
+        let ran = Locked(false)
         let task = Task(executorPreference: queue) { queue.push { ran.withLock { $0 = true } } }
         queue.attend() // no run has begun yet: it is overdue
         #expect(!ran.withLock { $0 })
@@ -142,7 +141,7 @@ import Testing
     @Test func hostCodeInsideARunSeesTheQueueAsFromOutside() async throws {
         for queuesItself in [false, true] {
             let queue = try #require(CompletionQueue())
-            let readableInHostCode = Mutex<Bool?>(nil)
+            let readableInHostCode = Locked<Bool?>(nil)
             let task = Task(executorPreference: queue) {
                 if !queuesItself { queue.push {} } // the step's completion, pending
                 queue.hostCode {
@@ -159,7 +158,7 @@ import Testing
 
     @Test func aJobMayRunTheQueueAgain() throws {
         let queue = try #require(CompletionQueue())
-        let seen = Mutex<[String]>([])
+        let seen = Locked<[String]>([])
         queue.push {
             seen.withLock { $0.append("outer") }
             queue.push { seen.withLock { $0.append("inner") } }
@@ -174,7 +173,7 @@ import Testing
     @Test func queuedLinesReachTheirHandlerOnlyThroughTheRun() throws {
         let queue = try #require(CompletionQueue())
         let slot = LogHandlerSlot()
-        let first = Mutex<[String]>([]), second = Mutex<[String]>([])
+        let first = Locked<[String]>([]), second = Locked<[String]>([])
         slot.replace(with: { _, line in
             first.withLock { $0.append(line) }
         }, queue: queue)

@@ -1,6 +1,5 @@
 import CSecret
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -128,7 +127,7 @@ struct KeyringTests {
         let emulator = try await Emulator.shared.get()
         let environment = Self.corruptEntryEnvironment
         storeCorrupt(entry, environment: environment)
-        let warnings = Mutex<[String]>([])
+        let warnings = Locked<[String]>([])
         let auth = try client(emulator, environment)
         let restored = try await LogAudit.listening({ level, line in
             if level == .warning, line.contains("environment \(environment) ") { warnings.withLock { $0.append(line) } }

@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
 /// docs/protocol.md §8, §10 and the log hook: the library's log lines never carry a secret.
 @Suite struct LogTests {
     @Test func aWholeSignInLogsTheUserButNoSecret() async throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let (url, step, token) = try await LogAudit.listening({ _, line in lines.withLock { $0.append(line) } }) {
             let emulator = try await Emulator.shared.get()
             let storage = FlakyStorage()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -250,7 +249,7 @@ private final class Outcomes: Sendable {
         var waiter: CheckedContinuation<Result<AuthResult?, any Error>, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var count: Int { state.withLock { $0.outcomes.count } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -28,7 +27,7 @@ import Testing
     /// lines of that environment it caused.
     func loggingFor(_ storage: any SessionStorage, _ body: (PortalAuth) async throws -> Void) async throws -> [(LogLevel, String)] {
         let environment = "env-\(UUID().uuidString)"
-        let lines = Mutex<[(LogLevel, String)]>([])
+        let lines = Locked<[(LogLevel, String)]>([])
         let client = try PortalAuth(authEnvironmentId: environment, redirectUrl: appRedirect, apiHost: "127.0.0.1:9", storage: storage)
         try await LogAudit.listening({ level, line in
             if line.contains(environment) { lines.withLock { $0.append((level, line)) } }
@@ -292,8 +291,8 @@ final class HeldStorage: SessionStorage {
     }
 
     private let backing = MemorySessionStorage()
-    private let hold = Mutex(Hold())
-    let reads = Mutex(0)
+    private let hold = Locked(Hold())
+    let reads = Locked(0)
 
     /// Holds the reads from now on (counted from zero), the first of them failing if asked.
     func holdReads(failing: Bool) {

@@ -1,5 +1,4 @@
 import CPosix
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,7 +75,7 @@ final class LoopbackListener: Sendable {
     private let wake: WakeSignal
     /// Signalled once the wait has closed the listening sockets, for `close` to wait on.
     private let socketsClosed: WakeSignal
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Binds and listens on the redirect's loopback address and port at once, so that a
     /// port in use is known before anything else happens.

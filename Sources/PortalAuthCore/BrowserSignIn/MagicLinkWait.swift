@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A magic-link sign-in waiting for its redirect, which comes one of two ways: the browser
 /// brings it to the sign-in's loopback listener, or the host hands it to `handleRedirect`
@@ -21,7 +20,7 @@ final class MagicLinkWait: Sendable {
     }
 
     private let listener: LoopbackListener
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(_ listener: LoopbackListener) {
         self.listener = listener

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A client's one-call sign-in settings (the browser opener, the ephemeral flag), its
 /// one-at-a-time guard, shared by the browser and magic-link sign-ins, and the magic-link
@@ -11,7 +10,7 @@ final class BrowserSignInState: Sendable {
         var magicLinkWait: MagicLinkWait?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var opener: BrowserOpener? {
         get { state.withLock { $0.opener } }

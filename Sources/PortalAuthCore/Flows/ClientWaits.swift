@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The waits of one client that `endWaits` ends: a sign-in's loopback listener, listening
 /// for forwarded redirects. Each wait registers how to end it while it runs. Once the
@@ -17,7 +16,7 @@ final class ClientWaits: Sendable {
         var nextId: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Registers `end`, which `endAll` calls once unless the wait unregisters first; nil when
     /// the client's waits have been ended already (the caller then ends its wait itself).

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The client's grant lock and the state it guards (docs/protocol.md §5): the replay memo
 /// and the pending writes. Memo lookup, exchange and persist; TOTP verify and persist;
@@ -26,7 +25,7 @@ final class GrantLock: Sendable {
 
     private let lock = AsyncLock()
     // Read and written only by the holder of `lock`; the mutex makes that visible across threads.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await lock.withLock(body)

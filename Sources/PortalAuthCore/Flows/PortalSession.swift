@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A signed-in user: the Client Session Token and the `endUserId` (docs/protocol.md §6).
 ///

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// What every `PortalSession` of one environment and one token in the process shares
 /// (docs/protocol.md §6), whichever call handed it out: whether the token may still be used,
@@ -6,7 +5,7 @@ import Synchronization
 final class SessionCredential: Sendable {
     let token: String
     private let key: Key
-    private let phase = Mutex(Phase.active)
+    private let phase = Locked(Phase.active)
 
     private enum Phase {
         case active
@@ -71,7 +70,7 @@ final class SessionCredential: Sendable {
         weak var credential: SessionCredential?
     }
 
-    private static let live = Mutex<[Key: Entry]>([:])
+    private static let live = Locked<[Key: Entry]>([:])
 
     /// The credential of `token` in `environmentId`: the live one, else a new one.
     static func of(environmentId: String, token: String) -> SessionCredential {

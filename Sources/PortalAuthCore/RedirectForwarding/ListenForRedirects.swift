@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The running instance's side of redirect forwarding (docs/desktop.md "Redirect
 /// forwarding"): a custom-scheme redirect (`myapp://auth/callback?…`) makes the desktop
@@ -60,7 +59,7 @@ public final class RedirectListener: Sendable {
     private let queue: RedirectQueue
     private let ending: ReceiverEnding
     /// The queue has one reader: a second `run` ends at once.
-    private let ran = Mutex(false)
+    private let ran = Locked(false)
 
     fileprivate init(client: PortalAuth, receiver: RedirectReceiver, registration: ClientWaits.Registration,
                      queue: RedirectQueue, ending: ReceiverEnding) {
@@ -114,5 +113,5 @@ public final class RedirectListener: Sendable {
 
 /// How a listener's receiver ended, once it has: set on the receiver's thread, read by `run`.
 final class ReceiverEnding: Sendable {
-    let how = Mutex<RedirectReceiver.Ending?>(nil)
+    let how = Locked<RedirectReceiver.Ending?>(nil)
 }

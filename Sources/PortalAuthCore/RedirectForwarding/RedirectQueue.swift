@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The URLs a receiver took and the client has not handled yet, in order. Bounded: a local
 /// client that forwards faster than the client exchanges is refused beyond `capacity`,
@@ -11,7 +10,7 @@ final class RedirectQueue: Sendable {
     }
 
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int = 16) {
         self.capacity = capacity

@@ -1,5 +1,4 @@
 import CPosix
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +42,7 @@ final class RedirectReceiver: Sendable {
     private let wake: WakeSignal
     /// Signalled once the socket and the lock are released, for `close` to wait on.
     private let released: WakeSignal
-    private let phase = Mutex(Phase.bound)
+    private let phase = Locked(Phase.bound)
 
     /// Takes the channel's lock and listens on its socket (replacing one a crashed instance
     /// left). From then on the next instances can connect; what they send waits until

@@ -1,5 +1,4 @@
 import CSecret
-import Synchronization
 
 /// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
 /// Keyring, KeePassXC and KWallet serve): one item per application and environment, in the
@@ -118,7 +117,7 @@ private enum Keyring {
 
     /// The owners (application id, a line feed, environment id) whose marker this process has
     /// written or found: a persist need not write it again.
-    private static let markedOwners = Mutex(Set<String>())
+    private static let markedOwners = Locked(Set<String>())
 
     static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) -> String? {
         if let text = try text(service, .own(applicationId: owner.applicationId), environmentId) { return text }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where persisted sessions live: one opaque entry per `authEnvironmentId`.
 ///
@@ -32,7 +31,7 @@ public final class MemorySessionStorage: SessionStorage {
     /// The process-wide store: clients of one environment share a session through it.
     public static let shared = MemorySessionStorage()
 
-    private let entries = Mutex<[String: String]>([:])
+    private let entries = Locked<[String: String]>([:])
 
     public init() {}
 

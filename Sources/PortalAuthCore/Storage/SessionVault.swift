@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One environment's persisted session over a `SessionStorage`: encoding, the fault
 /// taxonomy (docs/protocol.md §3, §6), and serialisation per environment across every
@@ -94,7 +93,7 @@ struct SessionVault: Sendable {
 
 /// One lock per environment id for the whole process.
 private enum EnvironmentLocks {
-    private static let locks = Mutex<[String: AsyncLock]>([:])
+    private static let locks = Locked<[String: AsyncLock]>([:])
 
     static func lock(for environmentId: String) -> AsyncLock {
         locks.withLock { locks in

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A FIFO mutual-exclusion lock for async code, held across suspension points.
 ///
@@ -16,7 +15,7 @@ final class AsyncLock: Sendable {
         var nextWaiterId: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Runs `body` while holding the lock. With `cancellable`, a task cancelled while it
     /// waits gives up its place and throws `CancellationError`; without, it always waits

@@ -59,11 +59,11 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     /// for this long while some is ready (`attend()`).
     private static let unattendedNanoseconds: UInt64 = 1_000_000_000
 
-    private let pending = Mutex(Pending())
+    private let pending = Locked(Pending())
     /// When the last run began, on CLOCK_MONOTONIC.
     private let lastRun = Atomic<UInt64>(0)
     private let signal: WakeSignal
-    private let driver = Mutex<(any CompletionQueueDriver)?>(nil)
+    private let driver = Locked<(any CompletionQueueDriver)?>(nil)
 
     /// The descriptor to poll for reading: the epoll set.
     public let descriptor: Int32

@@ -76,8 +76,8 @@ protocol TransferDriver: Sendable {
 /// tasks that prefer it.
 private final class IOLoop: TaskExecutor, TransferDriver, @unchecked Sendable {
     // Shared with other threads: guarded by their mutexes, or thread-safe.
-    private let submitted = Mutex<[Transfer]>([])
-    private let jobs = Mutex<[UnownedJob]>([])
+    private let submitted = Locked<[Transfer]>([])
+    private let jobs = Locked<[UnownedJob]>([])
     private let wake: WakeSignal
     /// The loop thread's pthread_t once it runs: work it hands itself needs no wake-up.
     private let thread = Atomic<UInt>(0)

@@ -1,6 +1,5 @@
 import CCurl
 import CPosix
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +19,7 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
         return .success(transfers)
     }()
 
-    private let lock = Mutex(())
+    private let lock = Locked(())
     /// The queue's epoll set, which this adds the connections and the timer to.
     private let poller: Int32
     /// curl's timeout, as a timerfd in the set.

@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 
 /// One request in flight, from submission to completion.
 final class Transfer: @unchecked Sendable {
@@ -8,7 +7,7 @@ final class Transfer: @unchecked Sendable {
     }
 
     let request: HTTPRequest
-    private let phase = Mutex(Phase.created)
+    private let phase = Locked(Phase.created)
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
 
     // Touched only by its pool's driver (the I/O thread, or the completion queue's runs under

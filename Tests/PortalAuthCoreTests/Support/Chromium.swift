@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import PortalAuthCore
 
 /// A real headless Chromium (Debian's `chromium`) as the browser opener: it loads the
@@ -19,7 +18,7 @@ final class Chromium: Sendable {
         let arguments: [String]
     }
 
-    private let launches = Mutex<[Launch]>([])
+    private let launches = Locked<[Launch]>([])
     private let profile: URL
 
     init() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import PortalAuthCore
 
 /// A running Portal emulator (bindings/python/portal_auth/emulator) on loopback, and its
@@ -178,7 +177,7 @@ enum EmulatorError: Error {
 /// says why: the tests that want it at once wait for it suspended, not blocking a pool
 /// thread each.
 final class SharedEmulator: Sendable {
-    private let starting = Mutex<Task<Emulator, any Error>?>(nil)
+    private let starting = Locked<Task<Emulator, any Error>?>(nil)
 
     func get() async throws -> Emulator {
         let start = starting.withLock { slot in

@@ -1,6 +1,5 @@
 import Foundation
 import OneTimeCode
-import Synchronization
 @testable import PortalAuthCore
 
 /// Environments of the emulator's default configuration.
@@ -82,8 +81,8 @@ final class FlakyStorage: SessionStorage {
     }
 
     let backing: any SessionStorage
-    let failures = Mutex(Failures())
-    let calls = Mutex<[String]>([])
+    let failures = Locked(Failures())
+    let calls = Locked<[String]>([])
 
     init(over backing: any SessionStorage = MemorySessionStorage()) {
         self.backing = backing

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import PortalAuthCore
 
 /// The tests' one log handler. With PORTAL_AUTH_TEST_LOG_FILE set, every line the library logs
@@ -8,7 +7,7 @@ import Synchronization
 /// listens here instead of replacing the process-wide handler, which would hide the lines
 /// of the tests running beside it.
 enum LogAudit {
-    private static let listeners = Mutex<(next: Int, handlers: [Int: PortalAuthLog.Handler])>((0, [:]))
+    private static let listeners = Locked<(next: Int, handlers: [Int: PortalAuthLog.Handler])>((0, [:]))
 
     /// Evaluated by the fixtures every test that can log goes through (Emulator.start, makeClient).
     static let installed: Void = {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import PortalAuthCore
 
 /// The library's log lines while a test runs (through `LogAudit`), and a wait for one: how
@@ -17,7 +16,7 @@ final class LogLines: Sendable {
         var nextId = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Runs `body` while recording every line.
     static func recording<T>(_ body: (LogLines) async throws -> T) async rethrows -> T {

@@ -223,7 +223,7 @@ final class RecordingOpener: Sendable {
         var ended = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Thrown from the opener after recording, when set.
     private let failure: (any Error & Sendable)?
 

@@ -1,6 +1,6 @@
 import CPosix
 import Foundation
-import Synchronization
+import PortalAuthCore
 
 /// The programs the tests start (the emulator, Chromium, secret-tool, zbarimg, the demo, ...),
 /// with posix_spawn and waitpid rather than Foundation's Process: its exit monitoring missed
@@ -10,9 +10,9 @@ final class RunningProgram: Sendable {
     /// The read end of its standard output, when piped; else -1.
     let output: Int32
     /// The write end of its standard input while piped and open; else -1.
-    private let input: Mutex<Int32>
+    private let input: Locked<Int32>
     /// Its wait status once reaped: from then on its pid may belong to another process.
-    private let reaped = Mutex<Int32?>(nil)
+    private let reaped = Locked<Int32?>(nil)
 
     enum Input {
         case null
@@ -22,7 +22,7 @@ final class RunningProgram: Sendable {
     private init(pid: pid_t, output: Int32, input: Int32) {
         self.pid = pid
         self.output = output
-        self.input = Mutex(input)
+        self.input = Locked(input)
     }
 
     /// Starts `executable` with `arguments`, its environment `environment` (this process's

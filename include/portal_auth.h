@@ -29,6 +29,19 @@
  * Every function may be called from any thread. The library runs one I/O thread for the
  * whole process, which carries every request of every client from start to result.
  *
+ * @section overview_fork fork()
+ *
+ * A child process that fork() makes (without exec) starts with a library of its own, made
+ * on first use there: a new I/O thread, a completion queue whose descriptor keeps its
+ * number (portal_auth_completion_fd) but is the child's own, with nothing pending, and the
+ * child's own keyring connection and storage threads. Nothing the parent had under way is
+ * in the child: no call of the parent completes there, and no completion of the parent's
+ * runs there; the parent goes on untouched. The client, session and call handles made
+ * before the fork are the parent's: in the child, every function given one acts as if given
+ * NULL (PORTAL_AUTH_E_INVALID_ARGUMENT, or nothing), and their frees free nothing, since
+ * freeing a client would tear down what it shares with the parent (its listeners'
+ * sockets). Make new clients in the child. Error and result handles stay readable.
+ *
  * @section overview_callbacks Asynchronous calls and callbacks
  *
  * Every call that can touch the network or the keyring is asynchronous: it takes a

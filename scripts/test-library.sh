@@ -142,6 +142,7 @@ run_c_test() {
     local memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite
                     --suppressions=Tests/c/valgrind.supp)
     [ "$name" = wipe_test ] && memcheck=()
+    [ "$name" = fork_test ] && memcheck+=(--suppressions=Tests/c/fork.supp)
     "${wrapper[@]}" env LD_LIBRARY_PATH="${library_path:-$prefix/lib}" "${memcheck[@]}" "$work/$name" "${arguments[@]}" > "$work/$name.out" \
         || { cat "$work/$name.out"; fail "$label failed under valgrind"; }
     cat "$work/$name.out"
@@ -160,6 +161,8 @@ for source in Tests/c/*_test.c; do
             run_c_test "$name" "$name" -- scripts/private-keyring.sh run
             run_c_test "$name with the keyring refusing deletes" "$name" refused-delete -- \
                 scripts/private-keyring.sh run --deny-item-delete ;;
+        fork_test)  # in a private keyring
+            run_c_test "$name" "$name" -- scripts/private-keyring.sh run ;;
         *) run_c_test "$name" "$name" ;;
     esac
 done

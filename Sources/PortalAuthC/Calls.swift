@@ -74,8 +74,9 @@ struct SessionLender: Sendable {
 }
 
 /// What a portal_auth_call handle holds: the task running the call, to cancel it.
-final class CallBox: Sendable {
+final class CallBox: Sendable, ProcessBound {
     let task: Locked<Task<Void, Never>?> = Locked(nil)
+    let generation = ProcessFork.generation
 }
 
 private typealias CallHandle = Handle<CallBox, portal_auth_call>

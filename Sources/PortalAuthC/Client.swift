@@ -2,9 +2,10 @@ import CPortalAuth
 import PortalAuthCore
 
 /// What a portal_auth handle holds.
-final class ClientBox: Sendable {
+final class ClientBox: Sendable, ProcessBound {
     let auth: PortalAuth
     let dispatcher = Locked(Dispatcher.direct)
+    let generation = ProcessFork.generation
 
     init(_ auth: PortalAuth) {
         self.auth = auth

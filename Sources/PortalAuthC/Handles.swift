@@ -1,3 +1,30 @@
+import PortalAuthCore
+
+/// A handle's object that belongs to the process that made it (a client, a session, a
+/// call): in a forked child, one made before the fork is the parent's, and no function of
+/// the child touches it (docs/desktop.md "fork()").
+protocol ProcessBound: AnyObject {
+    /// ProcessFork.generation when it was made.
+    var generation: UInt64 { get }
+}
+
+extension Handle where Object: ProcessBound {
+    /// Nil for NULL, and for an object of another generation (the parent's).
+    static func object(_ handle: UnsafePointer<CType>?) -> Object? {
+        guard let handle else { return nil }
+        let object = Unmanaged<Object>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        return object.generation == ProcessFork.generation ? object : nil
+    }
+
+    /// Lets go of C's reference; of an object of another generation, nothing: its release
+    /// would run the parent's teardown (close its listeners' sockets, remove its channel's
+    /// socket file) on what the child shares with the parent.
+    static func release(_ handle: UnsafeMutablePointer<CType>?) {
+        guard object(handle) != nil, let handle else { return }
+        Unmanaged<Object>.fromOpaque(UnsafeRawPointer(handle)).release()
+    }
+}
+
 /// A Swift object handed to C as an opaque handle: retained while C holds it.
 enum Handle<Object: AnyObject, CType> {
     static func make(_ object: Object) -> UnsafeMutablePointer<CType> {

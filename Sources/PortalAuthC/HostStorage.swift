@@ -31,7 +31,7 @@ enum HostStorage {
             throw PortalAuthError.invalidArgument(name: "host_storage")
         }
         return BlockingSessionStorage(
-            label: "portal-auth.host-storage",
+            threadName: "portal-auth-hst",
             get: { environmentId in
                 var value: UnsafeMutablePointer<CChar>?
                 let status = environmentId.withCString { host.table.get?(host.table.user_data, $0, &value) ?? -1 }

@@ -6,9 +6,10 @@ import Glibc
 
 /// What a portal_auth_session handle holds. One box per live session, so a replayed
 /// redirect hands the host the pointer it already holds.
-final class SessionBox: Sendable {
+final class SessionBox: Sendable, ProcessBound {
     let session: PortalSession
     let endUserId: OwnedCStringBox
+    let generation = ProcessFork.generation
     /// The client whose call lent the session last (docs/desktop.md "C ABI contract"): its
     /// invalidation completes through that client's dispatcher.
     private let lender = Locked<SessionLender?>(nil)
@@ -25,7 +26,9 @@ final class SessionBox: Sendable {
         weak var box: SessionBox?
     }
 
-    private static let live = Locked<[ObjectIdentifier: WeakBox]>([:])
+    /// A forked child's is its own.
+    private static var live: Locked<[ObjectIdentifier: WeakBox]> { registry.value }
+    private static let registry = PerProcess { Locked<[ObjectIdentifier: WeakBox]>([:]) }
 
     /// The box of `session`, to lend to the host from a call of `lender`: the live one if the
     /// host still holds it, else a new one.

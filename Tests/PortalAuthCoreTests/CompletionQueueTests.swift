@@ -172,7 +172,7 @@ import Testing
 
     @Test func queuedLinesReachTheirHandlerOnlyThroughTheRun() throws {
         let queue = try #require(CompletionQueue())
-        let slot = LogHandlerSlot()
+        let slot = LogHandlerSlot(continuing: nil)
         let first = Locked<[String]>([]), second = Locked<[String]>([])
         slot.replace(with: { _, line in
             first.withLock { $0.append(line) }

@@ -70,7 +70,9 @@ final class SessionCredential: Sendable {
         weak var credential: SessionCredential?
     }
 
-    private static let live = Locked<[Key: Entry]>([:])
+    /// A forked child's is its own.
+    private static var live: Locked<[Key: Entry]> { registry.value }
+    private static let registry = PerProcess { Locked<[Key: Entry]>([:]) }
 
     /// The credential of `token` in `environmentId`: the live one, else a new one.
     static func of(environmentId: String, token: String) -> SessionCredential {

@@ -1,8 +1,6 @@
-import Dispatch
-
 /// A `SessionStorage` over operations that block (libsecret's calls, a host's callbacks):
-/// they run one at a time on a serial queue of their own, never on the caller's thread or
-/// the HTTP thread.
+/// they run one at a time on a thread of their own (`SerialThread`), never on the caller's
+/// thread or the HTTP thread; a forked child's on a thread of the child's.
 public final class BlockingSessionStorage: SessionStorage {
     public typealias Get = @Sendable (_ environmentId: String) throws -> String?
     public typealias Set = @Sendable (_ value: String, _ environmentId: String) throws -> Void
@@ -11,14 +9,14 @@ public final class BlockingSessionStorage: SessionStorage {
     private let getValue: Get
     private let setValue: Set
     private let deleteValue: Delete
-    private let queue: DispatchQueue
+    private let thread: PerProcess<SerialThread>
 
-    /// - Parameter label: names the queue, for debuggers.
-    public init(label: String, get: @escaping Get, set: @escaping Set, delete: @escaping Delete) {
+    /// - Parameter threadName: names the thread, for ps and debuggers (at most 15 bytes).
+    public init(threadName: String, get: @escaping Get, set: @escaping Set, delete: @escaping Delete) {
         getValue = get
         setValue = set
         deleteValue = delete
-        queue = DispatchQueue(label: label)
+        thread = PerProcess { SerialThread(name: threadName) }
     }
 
     public func get(environmentId: String) async throws -> String? {
@@ -35,7 +33,11 @@ public final class BlockingSessionStorage: SessionStorage {
 
     private func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result(catching: work)) }
+            do {
+                try thread.value.run { continuation.resume(with: Result(catching: work)) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
         }
     }
 }

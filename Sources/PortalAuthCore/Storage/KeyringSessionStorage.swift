@@ -50,7 +50,7 @@ public final class KeyringSessionStorage: SessionStorage {
         self.applicationId = applicationId
         let owner = Keyring.Owner(applicationId: applicationId, labelName: applicationId.isEmpty ? Self.processName : applicationId)
         store = BlockingSessionStorage(
-            label: "portal-auth.keyring",
+            threadName: "portal-auth-key",
             get: { environmentId in try Keyring.withService { try Keyring.lookup($0, owner, environmentId) } },
             set: { value, environmentId in try Keyring.withService { try Keyring.store($0, value, owner, environmentId) } },
             delete: { environmentId in try Keyring.withService { try Keyring.delete($0, owner, environmentId) } })
@@ -117,7 +117,8 @@ private enum Keyring {
 
     /// The owners (application id, a line feed, environment id) whose marker this process has
     /// written or found: a persist need not write it again.
-    private static let markedOwners = Locked(Set<String>())
+    private static var markedOwners: Locked<Set<String>> { marked.value }
+    private static let marked = PerProcess { Locked(Set<String>()) }
 
     static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) -> String? {
         if let text = try text(service, .own(applicationId: owner.applicationId), environmentId) { return text }

@@ -91,9 +91,10 @@ struct SessionVault: Sendable {
     }
 }
 
-/// One lock per environment id for the whole process.
+/// One lock per environment id for the whole process (a forked child's are its own).
 private enum EnvironmentLocks {
-    private static let locks = Locked<[String: AsyncLock]>([:])
+    private static var locks: Locked<[String: AsyncLock]> { registry.value }
+    private static let registry = PerProcess { Locked<[String: AsyncLock]>([:]) }
 
     static func lock(for environmentId: String) -> AsyncLock {
         locks.withLock { locks in

@@ -1,4 +1,5 @@
 import CPosix
+import CProcess
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -26,8 +27,17 @@ import Glibc
 public final class CompletionQueue: TaskExecutor, Sendable {
     public typealias Job = @Sendable () -> Void
 
-    /// The process's queue, made by its first use; nil when no descriptor was left for it.
-    public static let shared = CompletionQueue()
+    /// The process's queue, made by its first use; nil when no descriptor was left for it. A
+    /// forked child's is its own, on the same descriptor numbers (`CProcess`).
+    public static var shared: CompletionQueue? { perProcess.value }
+
+    private static let perProcess = PerProcess<CompletionQueue?> {
+        var (poller, event): (Int32, Int32) = (-1, -1)
+        if pa_fork_kept_queue(&poller, &event) != 0 { return CompletionQueue(adopting: poller, event) }
+        let queue = CompletionQueue()
+        if let queue { pa_fork_keep_queue(queue.descriptor, queue.signal.fd) }
+        return queue
+    }
 
     private struct Pending {
         /// Completions, and the lines of a queued log handler: the host's code.
@@ -78,6 +88,12 @@ public final class CompletionQueue: TaskExecutor, Sendable {
             return nil
         }
         self.signal = signal
+        descriptor = poller
+    }
+
+    /// Over an epoll set that already watches `event` (a forked child's renewed descriptors).
+    private init(adopting poller: Int32, _ event: Int32) {
+        signal = WakeSignal(adopting: event)
         descriptor = poller
     }
 

@@ -17,7 +17,9 @@ public enum LogLevel: Int, Sendable, Comparable {
 public enum PortalAuthLog {
     public typealias Handler = @Sendable (LogLevel, String) -> Void
 
-    private static let state = LogHandlerSlot()
+    private static var state: LogHandlerSlot { slot.value }
+    /// A forked child's carries on with the handler installed in the parent.
+    private static let slot = PerProcess<LogHandlerSlot> { previous in LogHandlerSlot(continuing: previous) }
     /// Lines below this level (a LogLevel raw value; above .error: no line) are dropped
     /// before their message is even made.
     private static let lowestLevel = Atomic<Int>(LogLevel.debug.rawValue)
@@ -65,9 +67,17 @@ final class LogHandlerSlot: @unchecked Sendable {
     /// The threads inside a handler, with the generation of the handler they called.
     private var calls: [(thread: pthread_t, generation: UInt64)] = []
 
-    init() {
+    /// With the handler of `previous` (a forked parent's slot, which nobody else touches
+    /// here), queued through this process's queue if it was through the parent's; none of its
+    /// calls under way, which were the parent's threads'.
+    init(continuing previous: LogHandlerSlot?) {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(finished, nil)
+        if let previous {
+            handler = previous.handler
+            queue = previous.queue == nil ? nil : CompletionQueue.shared
+            generation = previous.generation
+        }
     }
 
     deinit {

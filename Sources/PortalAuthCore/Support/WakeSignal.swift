@@ -15,6 +15,11 @@ final class WakeSignal: Sendable {
         guard fd >= 0 else { return nil }
     }
 
+    /// Over an eventfd made elsewhere (non-blocking), which it closes at deinit.
+    init(adopting fd: Int32) {
+        self.fd = fd
+    }
+
     deinit { _ = close(fd) }
 
     func signal() {

@@ -12,8 +12,11 @@ import Glibc
 /// The same thread is a task executor: a call whose task prefers it builds its request,
 /// waits for the response and reads it without ever changing threads.
 package final class HTTPEngine: Sendable {
-    /// The process-wide engine; its thread starts on first use.
-    package static let shared = HTTPEngine()
+    /// The process-wide engine; its thread starts on first use (in a forked child, a new
+    /// engine's thread).
+    package static var shared: HTTPEngine { perProcess.value }
+
+    private static let perProcess = PerProcess { HTTPEngine() }
 
     /// A hostile server must not be able to exhaust memory.
     static let maxResponseBytes = 1 << 20

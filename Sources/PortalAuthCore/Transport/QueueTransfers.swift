@@ -11,13 +11,15 @@ import Glibc
 /// other thread (docs/desktop.md "C ABI contract").
 final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Sendable {
     /// The process's, driven by CompletionQueue.shared; made by the first such request.
-    static let shared: Result<QueueTransfers, PortalRequestsError> = {
+    static var shared: Result<QueueTransfers, PortalRequestsError> { perProcess.value }
+
+    private static let perProcess = PerProcess<Result<QueueTransfers, PortalRequestsError>> {
         guard let queue = CompletionQueue.shared, let transfers = QueueTransfers(queue) else {
             return .failure(.network(.connection, message: "The completion queue has no descriptor for its requests (errno \(errno))."))
         }
         queue.drive(with: transfers)
         return .success(transfers)
-    }()
+    }
 
     private let lock = Locked(())
     /// The queue's epoll set, which this adds the connections and the timer to.

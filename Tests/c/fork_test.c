@@ -1,0 +1,176 @@
+/* C test of fork() (docs/desktop.md "fork()"), against the Portal emulator in
+ * PORTAL_AUTH_TEST_API_HOST, inside a private keyring (scripts/private-keyring.sh run): the
+ * parent forks with a call in flight (held by the emulator) and a call's work or completion
+ * queued, and has
+ * used the keyring first (argument "keyring-first") or not. The child starts with a library
+ * of its own: the completion queue's descriptor keeps its number but has nothing pending, the
+ * parent's completion never runs there, the parent's client and session act as NULL there
+ * (their frees free nothing), and new clients make calls of their own, through the queue and
+ * on the I/O thread, the keyring's included, each bounded. The parent is untouched: once the
+ * child has ended, its queued completion runs, its held call completes, and the keyring
+ * answers it. */
+#define _GNU_SOURCE
+#include "test_support.h"
+
+#include <sys/wait.h>
+
+typedef struct {
+    int calls;
+    portal_auth_code code;
+    portal_auth_session *session;
+} outcome;
+
+static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    outcome *out = user_data;
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    count_call(&out->calls);
+}
+
+static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
+    outcome *out = user_data;
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->session = portal_auth_session_retain(session);
+    count_call(&out->calls);
+}
+
+static void on_done(void *user_data, const portal_auth_error *error) {
+    outcome *out = user_data;
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    count_call(&out->calls);
+}
+
+static int readable(int fd) {
+    struct pollfd watched = { .fd = fd, .events = POLLIN };
+    return poll(&watched, 1, 0) == 1;
+}
+
+static portal_auth *keyring_client(const char *environment) {
+    portal_auth_options options = emulator_options(environment);
+    options.storage = PORTAL_AUTH_STORAGE_KEYRING;
+    options.application_id = "io.portalhq.auth.ForkTest";
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
+static portal_auth *queued_client(void) {
+    portal_auth_options options = emulator_options("env-open");
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_completion_queue(client, PORTAL_AUTH_TRUE) == PORTAL_AUTH_OK);
+    return client;
+}
+
+/* The child's checks; its exit status is 0 when all held. */
+static int in_child(int fd, portal_auth *parents, portal_auth_session *parents_session, const outcome *queued) {
+    passed = failed = 0;
+    /* Its own queue on the same number: nothing pending, and the parent's completion is not
+       run here. */
+    CHECK(portal_auth_completion_fd() == fd);
+    CHECK(!readable(fd));
+    CHECK(portal_auth_run_completions() == 0 && queued->calls == 0);
+
+    /* The parent's client and session act as NULL. */
+    outcome refused = {0};
+    CHECK(portal_auth_get_methods(parents, on_methods, &refused, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_completion_queue(parents, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    if (parents_session) {
+        CHECK(portal_auth_session_end_user_id(parents_session) == NULL);
+        CHECK(portal_auth_session_invalidate(parents_session, on_done, &refused, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+        portal_auth_session_release(parents_session);
+    }
+    portal_auth_free(parents);
+
+    /* Calls of its own: through the queue, and on the I/O thread. */
+    portal_auth *queued_here = queued_client();
+    outcome first = {0};
+    CHECK(portal_auth_get_methods(queued_here, on_methods, &first, NULL) == PORTAL_AUTH_OK);
+    CHECK(run_until(fd, &first.calls, 1) && first.code == PORTAL_AUTH_OK);
+    CHECK(!readable(fd) && queued->calls == 0);
+    portal_auth_free(queued_here);
+
+    portal_auth *direct = keyring_client("env-open");
+    outcome second = {0}, restored = {0};
+    CHECK(portal_auth_get_methods(direct, on_methods, &second, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_count_within(&second.calls, 1, 30) && second.code == PORTAL_AUTH_OK);
+    /* The keyring: it answers the child, whatever the parent did with it. */
+    CHECK(portal_auth_restore_session(direct, on_session, &restored, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_count_within(&restored.calls, 1, 30) && restored.code == PORTAL_AUTH_OK);
+    portal_auth_session_release(restored.session);
+    portal_auth_free(direct);
+    printf("fork_test (child): %d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    return failed == 0 ? 0 : 1;
+}
+
+static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    (void)result;
+    on_done(user_data, error);
+}
+
+static void on_url(void *user_data, const char *url, const portal_auth_error *error) {
+    (void)url;
+    on_done(user_data, error);
+}
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
+    int keyring_first = argc > 1 && strcmp(argv[1], "keyring-first") == 0;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    char body[1024];
+    emulator_request("/_emulator/reset", "{}", body, sizeof body);
+    int fd = portal_auth_completion_fd();
+    CHECK(fd >= 0);
+
+    /* The parent: with "keyring-first", signed in and its session restored from the keyring
+       (GLib's D-Bus is then running in it); a call queued and not yet run; a call on the
+       wire, held by the emulator. */
+    portal_auth *keyring = keyring_client("env-open");
+    portal_auth_session *session = NULL;
+    if (keyring_first) {
+        char url[512];
+        outcome signed_in = {0}, restored = {0};
+        grant_redirect("env-open", "c-fork@example.com", url, sizeof url);
+        CHECK(portal_auth_handle_redirect(keyring, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
+        CHECK(wait_count_within(&signed_in.calls, 1, 30) && signed_in.code == PORTAL_AUTH_OK);
+        CHECK(portal_auth_restore_session(keyring, on_session, &restored, NULL) == PORTAL_AUTH_OK);
+        CHECK(wait_count_within(&restored.calls, 1, 30) && restored.code == PORTAL_AUTH_OK && restored.session);
+        session = restored.session;
+    }
+    portal_auth *client = queued_client();
+    outcome queued = {0}, held = {0};
+    CHECK(portal_auth_handle_redirect(client, "https://elsewhere.example/callback?token=x", on_result, &queued, NULL)
+          == PORTAL_AUTH_OK);
+    CHECK(readable(fd));
+    portal_auth *direct = keyring_client("env-open");
+    emulator_request("/_emulator/faults", "{\"path\":\"/oauth/urls\",\"kind\":\"hold\"}", body, sizeof body);
+    CHECK(portal_auth_login_with_google(direct, on_url, &held, NULL) == PORTAL_AUTH_OK);
+    emulator_request("/_emulator/wait?path=/oauth/urls&count=1&timeout=30", NULL, body, sizeof body);
+    CHECK(strstr(body, "\"count\":1") != NULL);
+    CHECK(readable(fd));  /* the queued call's work, or its completion (the I/O thread may have done the work) */
+
+    pid_t child = fork();
+    if (child == 0) _exit(in_child(fd, client, session, &queued));
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* The parent, untouched: its queued call and its held call complete here, once each. */
+    CHECK(run_until(fd, &queued.calls, 1) && queued.code == PORTAL_AUTH_OK);
+    emulator_request("/_emulator/release", "{}", body, sizeof body);
+    CHECK(wait_count_within(&held.calls, 1, 30) && held.code == PORTAL_AUTH_OK);
+    outcome restored = {0};
+    CHECK(portal_auth_restore_session(keyring, on_session, &restored, NULL) == PORTAL_AUTH_OK);
+    CHECK(wait_count_within(&restored.calls, 1, 30) && restored.code == PORTAL_AUTH_OK);
+    pthread_mutex_lock(&lock);
+    CHECK(queued.calls == 1 && held.calls == 1);
+    pthread_mutex_unlock(&lock);
+    portal_auth_session_release(restored.session);
+    portal_auth_session_release(session);
+    portal_auth_free(client);
+    portal_auth_free(direct);
+    portal_auth_free(keyring);
+    curl_global_cleanup();
+    return report("fork_test");
+}

@@ -45,8 +45,10 @@ let package = Package(
         .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix", "CProcess", "CLibraryLoader"],
                 swiftSettings: secretHeaders),
 
-        // The C ABI: @c exports over the core, declared by include/portal_auth.h.
-        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"], swiftSettings: secretHeaders),
+        // The C ABI: @c exports over the core, declared by include/portal_auth.h. The library is
+        // also a program (Sources/CProcess/program.c): its entry point.
+        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"], swiftSettings: secretHeaders,
+                linkerSettings: [.unsafeFlags(["-Xlinker", "-e", "-Xlinker", "pa_program_start"])]),
 
         // RFC 6238 codes, for the demo and the tests (an authenticator app's side).
         .target(name: "OneTimeCode", dependencies: ["CCrypto"]),

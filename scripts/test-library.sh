@@ -161,8 +161,9 @@ for source in Tests/c/*_test.c; do
             run_c_test "$name" "$name" -- scripts/private-keyring.sh run
             run_c_test "$name with the keyring refusing deletes" "$name" refused-delete -- \
                 scripts/private-keyring.sh run --deny-item-delete ;;
-        fork_test)  # in a private keyring
-            run_c_test "$name" "$name" -- scripts/private-keyring.sh run ;;
+        fork_test)  # in a private keyring; then with the parent on the keyring's D-Bus before it forks
+            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
+            run_c_test "$name with the keyring used first" "$name" keyring-first -- scripts/private-keyring.sh run ;;
         *) run_c_test "$name" "$name" ;;
     esac
 done

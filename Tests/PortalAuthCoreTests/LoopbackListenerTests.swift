@@ -186,16 +186,14 @@ import Testing
             "   0: 0100007F:9C40 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 20 4 30 10 -1",
             "   1: 0100007F:9C41 0100007F:D431 06 00000000:00000000 03:00000E6F 00000000     0        0 0 3 0000000000000000",
         ]
-        let table = FileManager.default.temporaryDirectory.appendingPathComponent("tcp-\(UUID().uuidString)")
-        try (header + rows.joined(separator: "\n") + "\n").write(to: table, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: table) }
+        let table = Array((header + rows.joined(separator: "\n") + "\n").utf8)
         func owner(_ local: String, _ remote: String) -> uid_t? {
-            LoopbackPeer.owner(in: table.path, local: Array(local.utf8), remote: Array(remote.utf8))
+            LoopbackPeer.owner(in: table, local: Array(local.utf8), remote: Array(remote.utf8))
         }
         #expect(owner("0100007F:9C40", "0100007F:D431") == 1000)
         #expect(owner("0100007F:9C41", "0100007F:D431") == nil)
         #expect(owner("0100007F:9C40", "0100007F:D432") == nil)
-        #expect(LoopbackPeer.owner(in: "/nonexistent/tcp", local: [], remote: []) == nil)
+        #expect(LoopbackPeer.owner(in: [], local: [], remote: []) == nil)
     }
 
     @Test func aListenerNeverStartedReleasesItsPort() throws {

@@ -8,11 +8,12 @@ struct ChildProcess: Sendable {
     let pid: pid_t
 
     /// Starts `program` with `arguments` (argument 0 included) and the library's environment,
-    /// standard input from /dev/null, default signal handling, in a process group of its own
-    /// (the host's terminal signals are not the browser's). It inherits standard output and
-    /// error and no other descriptor: none of the library's (curl's connections and wake-up
-    /// pair, the listener's sockets) and none of the host's. Nil when it could not start.
-    static func spawn(_ program: String, arguments: [String]) -> ChildProcess? {
+    /// standard input from `standardInput` (by default /dev/null), default signal handling, in
+    /// a process group of its own (the host's terminal signals are not the browser's). It
+    /// inherits standard output and error and no other descriptor: none of the library's
+    /// (curl's connections and wake-up pair, the listener's sockets) and none of the host's.
+    /// Nil when it could not start.
+    static func spawn(_ program: String, arguments: [String], standardInput: Int32? = nil) -> ChildProcess? {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -30,7 +31,9 @@ struct ChildProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         // A browser that could not be kept from the rest is not started.
-        guard posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0) == 0,
+        let input = standardInput.map { posix_spawn_file_actions_adddup2(&actions, $0, STDIN_FILENO) }
+            ?? posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        guard input == 0,
               posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1) == 0
         else { return nil }
 

@@ -74,7 +74,9 @@ final class LoopbackListener: Sendable {
     /// descriptor reused by someone else.
     private let wake: WakeSignal
     /// Signalled once the wait has closed the listening sockets, for `close` to wait on.
-    private let socketsClosed: WakeSignal
+    private let socketsClosed = Latch()
+    /// Who each connection's other end is.
+    private let peers: LoopbackPeer
     private let state = Locked(State())
 
     /// Binds and listens on the redirect's loopback address and port at once, so that a
@@ -86,11 +88,11 @@ final class LoopbackListener: Sendable {
         self.flow = flow
         self.limits = limits
         answering = answer
-        guard let wake = WakeSignal(), let socketsClosed = WakeSignal() else {
+        guard let wake = WakeSignal(), let peers = LoopbackPeer(for: admission.redirect.host) else {
             throw ListenerError(kind: .system, message: "no descriptor for the listener (errno \(errno))")
         }
         self.wake = wake
-        self.socketsClosed = socketsClosed
+        self.peers = peers
         sockets = try ListenerSockets.open(for: admission.redirect)
     }
 
@@ -119,7 +121,7 @@ final class LoopbackListener: Sendable {
         }
         guard result == 0 else {
             ListenerSockets.close(sockets)
-            socketsClosed.signal()
+            socketsClosed.open()
             finish(.stopped)
             throw ListenerError(kind: .system, message: "no thread for the listener (error \(result))")
         }
@@ -148,7 +150,7 @@ final class LoopbackListener: Sendable {
         }
         guard waits else { return }
         wake.signal()
-        socketsClosed.waitUntilSignalled()
+        socketsClosed.wait()
     }
 
     /// How the wait ended; cancelling the awaiting task stops it. Without `start`, `.stopped`.
@@ -200,14 +202,14 @@ final class LoopbackListener: Sendable {
     private func waitForCallback(until deadline: ContinuousClock.Instant) -> ListenerOutcome {
         defer {
             ListenerSockets.close(sockets)
-            socketsClosed.signal()
+            socketsClosed.open()
         }
         let loop = ConnectionLoop(
             sockets: sockets, wake: wake,
             limits: .init(maxMessage: limits.maxRequestHead, readTimeout: limits.readTimeout, maxConnections: limits.maxConnections),
             frameEnd: { RequestHead.end(in: $0, scanned: &$1) })
         return loop.run(until: deadline, admit: { fd in
-            guard LoopbackPeer.isThisUser(fd) else {
+            guard peers.isThisUser(fd) else {
                 PortalAuthLog.emit(.warning, "\(flow): the listener on \(endpoint) refused a connection that is not this user's; still waiting.")
                 return false
             }

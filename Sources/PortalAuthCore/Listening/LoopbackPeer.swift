@@ -11,14 +11,37 @@ import Glibc
 /// namespace in `/proc/net/tcp` and `/proc/net/tcp6`, with the user id of the process that
 /// made it. The peer's socket is the row whose local address is the peer's address and
 /// whose remote address is this end's.
-enum LoopbackPeer {
+///
+/// The tables are opened with the listener and read anew from their start for each
+/// connection: a process out of descriptors (a listener's hardest case) can still tell.
+final class LoopbackPeer: Sendable {
+    /// The tables' descriptors, those a listener on `host` needs (else -1): IPv4's, and
+    /// IPv6's where the system has it.
+    private let tcp: Int32
+    private let tcp6: Int32
+
+    /// Nil when a table it needs cannot be opened (no descriptor, no /proc); for `localhost`,
+    /// IPv6's may be missing, as the listener's IPv6 socket then is.
+    init?(for host: LoopbackRedirect.Host) {
+        tcp = host == .ipv6 ? -1 : open("/proc/net/tcp", O_RDONLY | O_CLOEXEC)
+        tcp6 = host == .ipv4 ? -1 : open("/proc/net/tcp6", O_RDONLY | O_CLOEXEC)
+        // Failing now, deinit closes what was opened.
+        guard host == .ipv6 ? tcp6 >= 0 : tcp >= 0 else { return nil }
+    }
+
+    deinit {
+        [tcp, tcp6].filter { $0 >= 0 }.forEach { _ = close($0) }
+    }
+
     /// Whether the other end of `fd`, a TCP connection just accepted, is a socket of this
     /// process's user that its process still holds open. False whenever that cannot be
     /// shown: no row for it, a row the kernel keeps for a socket its process has closed
     /// (its inode and user id read 0), an unreadable table.
-    static func isThisUser(_ fd: Int32) -> Bool {
+    func isThisUser(_ fd: Int32) -> Bool {
         guard let ends = Ends(fd) else { return false }
-        return owner(in: ends.isIPv6 ? "/proc/net/tcp6" : "/proc/net/tcp", local: ends.peer, remote: ends.own) == getuid()
+        let table = ends.isIPv6 ? tcp6 : tcp
+        guard table >= 0, let contents = Self.readWhole(table) else { return false }
+        return Self.owner(in: contents, local: ends.peer, remote: ends.own) == getuid()
     }
 
     /// A connection's two addresses as the kernel's tables print them.
@@ -81,11 +104,10 @@ enum LoopbackPeer {
         }
     }
 
-    /// The user id of the live socket in `table` whose addresses are `local` and `remote`;
-    /// nil when there is none. A row's fields: slot, local, remote, state, queues, timer,
-    /// retransmits, uid, timeout, inode, ...
-    static func owner(in table: String, local: [UInt8], remote: [UInt8]) -> uid_t? {
-        guard let contents = readWhole(table) else { return nil }
+    /// The user id of the live socket in a table's `contents` whose addresses are `local`
+    /// and `remote`; nil when there is none. A row's fields: slot, local, remote, state,
+    /// queues, timer, retransmits, uid, timeout, inode, ...
+    static func owner(in contents: [UInt8], local: [UInt8], remote: [UInt8]) -> uid_t? {
         for line in contents.split(separator: UInt8(ascii: "\n")).dropFirst() {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 10)
             guard fields.count >= 10, fields[1].elementsEqual(local), fields[2].elementsEqual(remote) else { continue }
@@ -97,15 +119,13 @@ enum LoopbackPeer {
         return nil
     }
 
-    /// The whole of a /proc file (whose size stat does not tell), or nil.
-    private static func readWhole(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
+    /// The whole of an open /proc table as it is now (read from its start: the kernel makes
+    /// it anew), or nil.
+    private static func readWhole(_ fd: Int32) -> [UInt8]? {
         var contents: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(contents.count)) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { return nil }
             if count == 0 { return contents }

@@ -48,12 +48,12 @@ public final class KeyringSessionStorage: SessionStorage {
 
     private init(checkedApplicationId applicationId: String) {
         self.applicationId = applicationId
-        let owner = Keyring.Owner(applicationId: applicationId, labelName: applicationId.isEmpty ? Self.processName : applicationId)
+        let owner = KeyringOwner(applicationId: applicationId, labelName: applicationId.isEmpty ? Self.processName : applicationId)
         store = BlockingSessionStorage(
             threadName: "portal-auth-key",
-            get: { environmentId in try Keyring.withService { try Keyring.lookup($0, owner, environmentId) } },
-            set: { value, environmentId in try Keyring.withService { try Keyring.store($0, value, owner, environmentId) } },
-            delete: { environmentId in try Keyring.withService { try Keyring.delete($0, owner, environmentId) } })
+            get: { environmentId in try Keyring.perform(.get, owner, environmentId) },
+            set: { value, environmentId in _ = try Keyring.perform(.set, owner, environmentId, value: value) },
+            delete: { environmentId in _ = try Keyring.perform(.delete, owner, environmentId) })
     }
 
     public func get(environmentId: String) async throws -> String? {
@@ -92,17 +92,48 @@ public final class KeyringSessionStorage: SessionStorage {
     }
 }
 
-/// The libsecret calls, blocking; only ever run on the storage's queue.
-private enum Keyring {
-    /// Whose items a store reads and writes.
-    struct Owner: Sendable {
-        /// The items' application attribute; empty for the store that names none.
-        let applicationId: String
-        /// Who the label names.
-        let labelName: String
+/// Whose items a keyring store reads and writes.
+struct KeyringOwner: Sendable {
+    /// The items' application attribute; empty for the store that names none.
+    let applicationId: String
+    /// Who the label names.
+    let labelName: String
 
-        func label(_ environmentId: String) -> String { "\(labelName): Portal session (\(environmentId))" }
-        func markerLabel(_ environmentId: String) -> String { "\(labelName): keeps its own Portal session (\(environmentId))" }
+    func label(_ environmentId: String) -> String { "\(labelName): Portal session (\(environmentId))" }
+    func markerLabel(_ environmentId: String) -> String { "\(labelName): keeps its own Portal session (\(environmentId))" }
+}
+
+/// The libsecret calls, blocking; only ever run on a storage's thread, or in the helper.
+enum Keyring {
+    typealias Owner = KeyringOwner
+
+    /// `operation` on this process's keyring: here, or, in a forked child whose GLib is its
+    /// parent's, through the helper (`KeyringHelper`). The stored text for `get`, else nil.
+    /// - Throws: `SessionStorageError`.
+    static func perform(_ operation: KeyringHelper.Operation, _ owner: Owner, _ environmentId: String,
+                        value: String? = nil) throws -> String? {
+        if helperNeeded.value { return try KeyringHelper.perform(operation, owner, environmentId, value: value) }
+        return try performHere(operation, owner, environmentId, value: value)
+    }
+
+    /// Decided by a process's first keyring call.
+    private static let helperNeeded = PerProcess { KeyringHelper.needed }
+
+    /// `operation` through libsecret in this process.
+    static func performHere(_ operation: KeyringHelper.Operation, _ owner: Owner, _ environmentId: String,
+                            value: String?) throws -> String? {
+        try withService { service in
+            switch operation {
+            case .get:
+                return try lookup(service, owner, environmentId)
+            case .set:
+                try store(service, value ?? "", owner, environmentId)
+                return nil
+            case .delete:
+                try delete(service, owner, environmentId)
+                return nil
+            }
+        }
     }
 
     /// Which of the environment's items a call is about.
@@ -120,7 +151,7 @@ private enum Keyring {
     private static var markedOwners: Locked<Set<String>> { marked.value }
     private static let marked = PerProcess { Locked(Set<String>()) }
 
-    static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) -> String? {
+    fileprivate static func lookup(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) -> String? {
         if let text = try text(service, .own(applicationId: owner.applicationId), environmentId) { return text }
         // Migration has ended for an owner that has had an item of its own.
         guard try !hasOwnItemMarker(service, owner, environmentId) else { return nil }
@@ -172,7 +203,7 @@ private enum Keyring {
         markedOwners.withLock { _ = $0.insert(key) }
     }
 
-    static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
+    fileprivate static func store(_ service: UnsafeMutablePointer<SecretService>, _ text: String, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
         try requireUnlockedDefaultCollection(service)
         try markOwnItem(service, owner, environmentId)
         let attributes = pa_session_attributes(environmentId, owner.applicationId)
@@ -188,7 +219,7 @@ private enum Keyring {
         try? deleteItems(service, .earlier, environmentId)
     }
 
-    static func delete(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
+    fileprivate static func delete(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
         try deleteItems(service, .own(applicationId: owner.applicationId), environmentId)
         try deleteItems(service, .earlier, environmentId)
     }

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from . import _calls
+from . import _calls, _threads
 
 T = TypeVar("T")
 
@@ -76,6 +76,17 @@ class _Outcome(asyncio.Future[T]):
 # no WeakSet lookup (Python code, and a weak reference made each time).
 _watching: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 _last_watched: Callable[[], asyncio.AbstractEventLoop | None] = lambda: None
+
+
+def _forked() -> None:
+    """A forked child's loops are its own (asyncio's are not fork-safe: the child makes new
+    ones), and each watches the queue anew."""
+    global _watching, _last_watched
+    _watching = weakref.WeakSet()
+    _last_watched = lambda: None  # noqa: E731
+
+
+_threads.after_fork(_forked)
 
 
 def _watch(loop: asyncio.AbstractEventLoop) -> None:

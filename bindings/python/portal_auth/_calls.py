@@ -218,6 +218,20 @@ _keys = itertools.count(1)
 _exit_waiter: _Waiter | None = None  # set while exit waits for calls in flight
 
 
+def _forked() -> None:
+    """In a forked child: the parent's calls are not the child's (the library never completes
+    them here), and its threads' waiters (their eventfds, shared with the parent) neither.
+    The queue's descriptor keeps its number: the library renews it for the child."""
+    global _registry_lock, _local, _exit_waiter
+    _registry.clear()
+    _registry_lock = _thread.allocate_lock()
+    _local = _PerThread()
+    _exit_waiter = None
+
+
+_threads.after_fork(_forked)
+
+
 def _register(call: _Call) -> int:
     with _registry_lock:
         key = next(_keys)

@@ -30,6 +30,14 @@ _passed: int | None = None  # the level the library was last given
 _passing = _thread.allocate_lock()
 
 
+def _forked() -> None:
+    global _making, _passing
+    _making, _passing = _thread.allocate_lock(), _thread.allocate_lock()
+
+
+_threads.after_fork(_forked)
+
+
 def logger() -> logging.Logger | None:
     """The `portal_auth` logger, once anything in the process has imported `logging`; None
     before. Until then no handler can have been configured, so no line could reach one, and

@@ -9,6 +9,7 @@ import _thread
 import ctypes
 import os
 
+from . import _threads
 from .errors import InvalidArgument, LibraryNotFound
 
 TYPE_CHECKING = False
@@ -214,6 +215,14 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
 
 _loaded: ctypes.CDLL | None = None
 _loading = _thread.allocate_lock()
+
+
+def _forked() -> None:
+    global _loading
+    _loading = _thread.allocate_lock()
+
+
+_threads.after_fork(_forked)
 _on_load: list[Callable[[ctypes.CDLL], None]] = []
 
 

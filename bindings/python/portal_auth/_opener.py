@@ -19,6 +19,14 @@ _openers: dict[int, Opener] = {}
 _lock = _thread.allocate_lock()
 
 
+def _forked() -> None:
+    global _lock
+    _lock = _thread.allocate_lock()
+
+
+_threads.after_fork(_forked)
+
+
 @_threads.from_library
 def _open(key: int | None, url: bytes | None, ephemeral: int) -> int:
     with _lock:

@@ -22,6 +22,14 @@ _stores: dict[int, SessionStore] = {}
 _stores_lock = _thread.allocate_lock()
 _keys = itertools.count(1)
 
+
+def _forked() -> None:
+    global _stores_lock
+    _stores_lock = _thread.allocate_lock()
+
+
+_threads.after_fork(_forked)
+
 _libc = ctypes.CDLL(None)
 _libc.malloc.restype = ctypes.c_void_p
 _libc.malloc.argtypes = [ctypes.c_size_t]

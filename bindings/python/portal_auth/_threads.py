@@ -13,12 +13,19 @@ never made to give the GIL up and ask for it again.
 Exit runs the hooks of at_exit in order (the layers above: cancel and settle the calls in
 flight, free the clients, release the sessions), then those waits. A Ctrl-C while exit
 waits ends the process at once, by SIGINT, as a second Ctrl-C does for any program.
+
+A child that os.fork() makes (multiprocessing's "fork") has only the forking thread: what
+the parent's other threads held (a lock, a count, a call in flight) is theirs, never the
+child's. The hooks of after_fork reset each module's such state there, and `generation`
+tells the objects made before the fork that they are the parent's (a client then makes its
+own handle: the library's rule, docs/desktop.md "fork()").
 """
 
 from __future__ import annotations
 
 import _thread
 import atexit
+import os
 import sys
 import time
 
@@ -75,6 +82,9 @@ held = Countdown()
 
 _exit_hooks: list[Callable[[], None]] = []
 _deadline = 0.0  # time.monotonic() by which exit stops waiting
+_fork_hooks: list[Callable[[], None]] = []
+generation = 0
+"""How many forks this process is a child of (0 in the process that imported the package)."""
 
 
 def from_library(function: Callable[P, R]) -> Callable[P, R]:
@@ -134,4 +144,19 @@ def _settle_at_exit() -> None:
         _end_now()
 
 
+def after_fork(hook: Callable[[], None]) -> None:
+    """Runs `hook` in each child of os.fork(), before anything else there uses the package."""
+    _fork_hooks.append(hook)
+
+
+def _forked() -> None:
+    global inside, held, _deadline, generation
+    generation += 1
+    inside, held = Countdown(), Countdown()
+    _deadline = 0.0
+    for hook in _fork_hooks:
+        hook()
+
+
 atexit.register(_settle_at_exit)
+os.register_at_fork(after_in_child=_forked)

@@ -60,7 +60,8 @@ def _is_store(candidate: object) -> TypeGuard[SessionStore]:
 
 def _storage_kind(storage: object, options: _native.Options) -> None:
     """Sets the options' storage from the `storage` argument, or raises InvalidArgument
-    naming what is accepted."""
+    naming what is accepted. (A store is registered anew each time: a forked child's client
+    registers it for its own handle.)"""
     if storage is None:
         options.storage = _native.STORAGE_KEYRING
     elif isinstance(storage, str):
@@ -151,23 +152,24 @@ class _Client:
             options.application_id = _native.c_text(application_id, "application_id")
         # What names the redirect channel, for forward_redirect (which needs no storage).
         self._channel = (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id)
-
-        client = ctypes.c_void_p()
-        error = ctypes.c_void_p()
-        raise_from_out(lib.portal_auth_new(ctypes.byref(options), ctypes.byref(client), ctypes.byref(error)), error)
-        # Its calls complete on the threads that wait for them (_calls), never on the library's.
-        if lib.portal_auth_set_completion_queue(client.value, _native.TRUE) != _native.OK:
-            lib.portal_auth_free(client.value)
-            raise PortalAuthError("portal-auth has no file descriptor left for its completion queue.")
-        self._handle = client.value
+        # What a forked child's handle is made from (_adopt): the options (and the bytes they
+        # keep alive), the store, and the settings made since.
+        self._options, self._storage = options, storage
+        self._opener_installed = False
+        self._ephemeral = False
+        self._generation = _threads.generation
+        self._handle = _new_handle(options)
         with _open_lock:
-            _open[self._opener_key] = client.value
+            _open[self._opener_key] = self._handle
 
     def _close(self) -> None:
         """Frees the handle (once): from close(), when the client is collected, or at exit.
         Calls in flight still complete."""
+        if self._generation != _threads.generation:
+            self._adopt()  # for the lock: a thread of the parent may have held the old one
         with self._lock:
             self._handle = None
+            self._storage = None  # the library lets go of it when done; a closed client adopts no handle
             _free(self._opener_key)
         _calls.cancel_group(self._sign_ins)
 
@@ -179,10 +181,36 @@ class _Client:
     def _with_handle(self, use: Callable[..., Any], *arguments: Any) -> int:
         """Calls `use(handle, *arguments)` under the lock: close() cannot free the handle while
         a call starts on it, or a setter runs."""
+        if self._generation != _threads.generation:
+            self._adopt()
         with self._lock:
             if self._handle is None:
                 raise PortalAuthError("This portal_auth client is closed.")
             return int(use(self._handle, *arguments))
+
+    def _adopt(self) -> None:
+        """In a child of os.fork(): the handle made before the fork is the parent's, which the
+        library refuses there (docs/desktop.md "fork()"). The child's client gets a handle of
+        its own, made from the same options, with the same opener and ephemeral flag; its lock
+        is new, since a thread of the parent may have held the old one."""
+        with _adopting:
+            if self._generation == _threads.generation:
+                return
+            self._lock = _thread.allocate_lock()
+            if self._handle is not None:
+                if self._storage is not None and not isinstance(self._storage, str):
+                    _storage_kind(self._storage, self._options)
+                handle = _new_handle(self._options)
+                lib = _native.lib()
+                if self._opener_installed:
+                    from . import _opener
+
+                    lib.portal_auth_set_browser_opener(handle, _opener.OPEN, self._opener_key)
+                lib.portal_auth_set_prefers_ephemeral_web_browser_session(handle, int(self._ephemeral))
+                self._handle = handle
+                with _open_lock:
+                    _open[self._opener_key] = handle
+            self._generation = _threads.generation
 
     def _set_browser_opener(self, opener: Opener | None) -> None:
         if opener is not None and not callable(opener):
@@ -193,6 +221,7 @@ class _Client:
 
         def install(handle: int) -> int:
             _opener.install(self._opener_key, opener)
+            self._opener_installed = opener is not None
             pointer = _opener.NONE if opener is None else _opener.OPEN
             return int(lib.portal_auth_set_browser_opener(handle, pointer, self._opener_key))
 
@@ -215,6 +244,7 @@ class _Client:
         code = self._with_handle(lib.portal_auth_set_prefers_ephemeral_web_browser_session, int(prefers))
         if code != _native.OK:
             raise from_code(code, "prefers_ephemeral_web_browser_session")
+        self._ephemeral = prefers
 
     def _call(
         self, callback: _calls.Callback[T], function: str, *arguments: Any, persists: bool = False, sign_in: bool = False
@@ -290,10 +320,33 @@ class _Client:
         return _calls.Start(_outcomes.FORWARDED, start, timeout=self._timeout)
 
 
+def _new_handle(options: _native.Options) -> int:
+    """A new portal_auth handle from `options`, its calls completing on the threads that wait
+    for them (_calls), never on the library's."""
+    lib = _native.lib()
+    client = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    raise_from_out(lib.portal_auth_new(ctypes.byref(options), ctypes.byref(client), ctypes.byref(error)), error)
+    if lib.portal_auth_set_completion_queue(client.value, _native.TRUE) != _native.OK:
+        lib.portal_auth_free(client.value)
+        raise PortalAuthError("portal-auth has no file descriptor left for its completion queue.")
+    return client.value or 0
+
+
 # The handles of the clients not freed yet, by their opener keys: exit frees them, after the
 # calls in flight are settled, so that the library lets a host store go while Python runs.
+# In a forked child the parent's stay listed: their frees free nothing there.
 _open: dict[int, int | None] = {}
 _open_lock = _thread.allocate_lock()
+_adopting = _thread.allocate_lock()
+
+
+def _forked() -> None:
+    global _open_lock, _adopting
+    _open_lock, _adopting = _thread.allocate_lock(), _thread.allocate_lock()
+
+
+_threads.after_fork(_forked)
 
 
 def _free(opener_key: int) -> None:

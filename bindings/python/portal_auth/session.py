@@ -25,6 +25,19 @@ _live: dict[int, _Held] = {}
 _live_lock = _thread.RLock()
 
 
+def _forked() -> None:
+    """In a forked child the parent's sessions are the parent's: a session the child's calls
+    return is a new object (the library's handles made before the fork are refused there)."""
+    global _live_lock
+    _live_lock = _thread.RLock()
+    for held in _live.values():
+        held.handle = 0  # the parent's to release
+    _live.clear()
+
+
+_threads.after_fork(_forked)
+
+
 def _gone(held: _Held) -> None:
     """The session object is gone (or exit releases it): lets the library's session go once."""
     with _live_lock:

@@ -826,11 +826,17 @@ portal_auth_code portal_auth_handle_redirect(portal_auth *client, const char *ur
  * @name Redirect forwarding
  * @anchor forwarding
  * A custom-scheme redirect URL (myapp://auth/callback) reaches the application through the
- * desktop, which starts the application's URL handler as a new process with the URL as its
- * argument (README.md shows the .desktop entry). That process forwards the URL with
- * portal_auth_forward_redirect to the instance that is already running, which listens with
- * portal_auth_listen_for_redirects and completes the sign-in the user is looking at; when
- * none runs, it handles the URL itself (docs/desktop.md "Redirect forwarding").
+ * desktop. The recommended way (README.md shows the .desktop entry and the D-Bus service) is
+ * a DBusActivatable application: the desktop hands the URL to the application's name on the
+ * session bus (org.freedesktop.Application.Open), which portal_auth_listen_for_redirects
+ * serves for a client with an application_id, and the session bus starts the application
+ * first when none runs (which then listens, and receives the URL); the URL is on no command
+ * line. The other way, for desktops without D-Bus activation, and weaker: the desktop starts
+ * the application's URL handler as a new process with the URL as its argument, where any
+ * local user can read it (/proc/PID/cmdline); that process forwards the URL with
+ * portal_auth_forward_redirect to the instance that is already running, which completes the
+ * sign-in the user is looking at; when none runs, it handles the URL itself (docs/desktop.md
+ * "Redirect forwarding").
  *
  * The channel is a Unix socket in the user's runtime folder ($XDG_RUNTIME_DIR, which must
  * be theirs alone, mode 0700), one per user, application_id (of the options) and
@@ -857,11 +863,15 @@ typedef void (*portal_auth_redirect_fn)(void *user_data, const portal_auth_resul
 /**
  * In the running application: listens for the redirects its next instances forward
  * (portal_auth_forward_redirect) and handles each as portal_auth_handle_redirect would. The
- * channel listens once this returns: a redirect forwarded from then on is taken. A
- * forwarded magic link completes a portal_auth_sign_in_with_magic_link that waits for it.
- * One client of an application_id and environment listens at a time (in the whole
- * session). Redirects already taken when listening ends are handled first, and reach
- * `done` before its last call.
+ * channel listens once this returns: a redirect forwarded from then on is taken. With an
+ * application_id, the client also owns that name on the session bus once this returns, and
+ * serves org.freedesktop.Application there: each URL of an Open call that targets the
+ * redirect URL is taken the same way (Activate and ActivateAction do nothing); without a
+ * session bus, or with the name owned by another process, it listens on the channel alone
+ * (a log line says why). A forwarded magic link completes a
+ * portal_auth_sign_in_with_magic_link that waits for it. One client of an application_id
+ * and environment listens at a time (in the whole session). Redirects already taken when
+ * listening ends are handled first, and reach `done` before its last call.
  *
  * @param client The client.
  * @param done Called once per forwarded redirect, one at a time in the order they came,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A private Secret Service for the demo and the tests: its own D-Bus session bus and an
 # unlocked gnome-keyring-daemon, with HOME in a temporary folder, so that no user's keyring
-# is ever touched.
+# is ever touched. Its one service folder, for a test's D-Bus activation, is in
+# PORTAL_AUTH_TEST_BUS_SERVICES.
 #
 #   scripts/private-keyring.sh run CMD [ARG...]   run CMD inside it; everything stops after
 #   scripts/private-keyring.sh run --deny-item-delete CMD [ARG...]
@@ -71,13 +72,15 @@ run)
     fi
     home=$(mktemp -d)
     trap 'rm -rf "$home"' EXIT
-    mkdir -m 700 "$home/run"
-    # A bus with no service directories: nothing is auto-started on it, so a stopped
-    # daemon stays stopped and no unlock prompt can be launched.
+    mkdir -m 700 "$home/run" "$home/services"
+    # A bus whose one service directory is the tests' own, empty until a test puts an
+    # application's .service file there (D-Bus activation): nothing else is auto-started on
+    # it, so a stopped daemon stays stopped and no unlock prompt can be launched.
     cat > "$home/bus.conf" <<CONF
 <busconfig>
   <type>session</type>
   <listen>unix:dir=$home/run</listen>
+  <servicedir>$home/services</servicedir>
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
@@ -90,6 +93,7 @@ CONF
     env -u DISPLAY -u WAYLAND_DISPLAY HOME="$home" XDG_RUNTIME_DIR="$home/run" \
         XDG_DATA_HOME="$home/data" XDG_CONFIG_HOME="$home/config" XDG_CACHE_HOME="$home/cache" \
         PORTAL_AUTH_PRIVATE_KEYRING="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" \
+        PORTAL_AUTH_TEST_BUS_SERVICES="$home/services" \
         dbus-run-session --config-file="$home/bus.conf" -- "$0" inside "$@"
     ;;
 inside)

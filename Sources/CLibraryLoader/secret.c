@@ -1,5 +1,6 @@
-/* libsecret, with the GLib, GObject and GIO functions the keyring code calls (dlsym finds
-   them among libsecret's dependencies), loaded by the first keyring access. */
+/* libsecret, with the GLib, GObject and GIO functions the keyring code and the application's
+   bus name (application_bus.c) call (dlsym finds them among libsecret's dependencies),
+   loaded by the first keyring access or the first listening for redirects. */
 #include "loader.h"
 #include "../CSecret/shim.h"
 
@@ -48,6 +49,35 @@
     V(g_error_free, (GError *error), (error)) \
     F(g_io_error_quark, GQuark, (void), (), 0) \
     F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL) \
-    F(g_dbus_proxy_get_object_path, const gchar *, (GDBusProxy *proxy), (proxy), "")
+    F(g_dbus_proxy_get_object_path, const gchar *, (GDBusProxy *proxy), (proxy), "") \
+    F(g_bus_get_sync, GDBusConnection *, (GBusType type, GCancellable *cancellable, GError **error), \
+      (type, cancellable, error), NULL) \
+    F(g_bus_own_name_on_connection, guint, \
+      (GDBusConnection *connection, const gchar *name, GBusNameOwnerFlags flags, GBusNameAcquiredCallback acquired, \
+       GBusNameLostCallback lost, gpointer user_data, GDestroyNotify free_data), \
+      (connection, name, flags, acquired, lost, user_data, free_data), 0) \
+    V(g_bus_unown_name, (guint owner), (owner)) \
+    F(g_dbus_node_info_new_for_xml, GDBusNodeInfo *, (const gchar *xml, GError **error), (xml, error), NULL) \
+    V(g_dbus_node_info_unref, (GDBusNodeInfo *info), (info)) \
+    F(g_dbus_connection_register_object, guint, \
+      (GDBusConnection *connection, const gchar *path, GDBusInterfaceInfo *interface, const GDBusInterfaceVTable *vtable, \
+       gpointer user_data, GDestroyNotify free_data, GError **error), \
+      (connection, path, interface, vtable, user_data, free_data, error), 0) \
+    F(g_dbus_connection_unregister_object, gboolean, (GDBusConnection *connection, guint registration), \
+      (connection, registration), FALSE) \
+    F(g_dbus_connection_flush_sync, gboolean, (GDBusConnection *connection, GCancellable *cancellable, GError **error), \
+      (connection, cancellable, error), FALSE) \
+    V(g_dbus_method_invocation_return_value, (GDBusMethodInvocation *invocation, GVariant *parameters), \
+      (invocation, parameters)) \
+    F(g_variant_get_child_value, GVariant *, (GVariant *value, gsize index), (value, index), NULL) \
+    F(g_variant_n_children, gsize, (GVariant *value), (value), 0) \
+    F(g_variant_get_string, const gchar *, (GVariant *value, gsize *length), (value, length), NULL) \
+    V(g_variant_unref, (GVariant *value), (value)) \
+    F(g_main_context_new, GMainContext *, (void), (), NULL) \
+    V(g_main_context_unref, (GMainContext *context), (context)) \
+    V(g_main_context_push_thread_default, (GMainContext *context), (context)) \
+    V(g_main_context_pop_thread_default, (GMainContext *context), (context)) \
+    F(g_main_context_iteration, gboolean, (GMainContext *context, gboolean may_block), (context, may_block), FALSE) \
+    V(g_main_context_wakeup, (GMainContext *context), (context))
 
 PA_LIBRARY(pa_secret_load_error, "libsecret", "libsecret-1.so.0", SECRET_FUNCTIONS)

@@ -78,6 +78,33 @@ import Testing
         #expect(try await emulator.requests().isEmpty)
     }
 
+    /// The desktop's route for a `DBusActivatable` application: it calls
+    /// org.freedesktop.Application.Open on the application's name on the session bus, which a
+    /// listening client owns (docs/desktop.md "Redirect forwarding"). A URL of this client's
+    /// redirect is handled as a forwarded one; another is refused there; once listening ends
+    /// the name is free.
+    @Test(.enabled(if: PrivateKeyring.script != nil, "needs the private session bus of scripts/private-keyring.sh"))
+    func anOpenCallOnTheSessionBusReachesTheListeningClient() async throws {
+        let emulator = try await Emulator.start()
+        let application = "com.example.Bus-\(UUID().uuidString.prefix(8))"
+        let (outcomes, listening) = try listen(try client(emulator, application: application), in: try runtimeFolder())
+        let (url, _) = try await grantRedirect(emulator, environment: Env.open)
+        let path = "/" + application.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
+        func open(_ urls: [String]) throws -> (status: Int32, output: String) {
+            let list = "[" + urls.map { "'\($0)'" }.joined(separator: ", ") + "]"
+            return try Subprocess.runReportingStatus("/usr/bin/gdbus", ["call", "--session", "--dest", application,
+                                                                        "--object-path", path, "--method",
+                                                                        "org.freedesktop.Application.Open", list, "{}"])
+        }
+        #expect(try open(["otherapp://auth/callback?token=t&authMethod=EMAIL_MAGIC_LINK", url]) == (0, "()\n"))
+        #expect(try await outcomes.next().get()?.authenticated != nil)
+        #expect(outcomes.count == 1, "the other app's URL was refused")
+        listening.cancel()
+        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
+        #expect(try open([url]).status != 0, "nobody owns the name once listening has ended")
+        #expect(try await emulator.requests("/magic-links/validations").count == 1)
+    }
+
     @Test func withNoInstanceRunningTheNextInstanceIsToldSo() async throws {
         let emulator = try await Emulator.start()
         let folder = try runtimeFolder()

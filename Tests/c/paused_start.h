@@ -36,7 +36,7 @@ static void *real_function(const char *name) {
 
 size_t portal_auth_run_completions(void) {
     static size_t (*real)(void);
-    if (!real) real = (size_t (*)(void))real_function("portal_auth_run_completions");
+    if (!real) *(void **)&real = real_function("portal_auth_run_completions");  /* POSIX's cast of dlsym */
     pthread_mutex_lock(&runs_lock);
     long run = ++runs_begun;
     pthread_mutex_unlock(&runs_lock);
@@ -50,7 +50,7 @@ size_t portal_auth_run_completions(void) {
 
 ssize_t write(int fd, const void *buffer, size_t size) {
     static ssize_t (*real)(int, const void *, size_t);
-    if (!real) real = (ssize_t (*)(int, const void *, size_t))real_function("write");
+    if (!real) *(void **)&real = real_function("write");
     ssize_t written = real(fd, buffer, size);
     if (pausing_starts && size == sizeof(uint64_t)) {
         /* Bounded: a write that no run answers (none is due) costs this thread 5 s, no more. */

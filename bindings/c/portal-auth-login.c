@@ -9,6 +9,8 @@
  *       the link may also be pasted.
  *   --redirect URL: the app's URL handler: hands the URL to the running program, or, when
  *       none runs, signs in with it here
+ *   --activated: started by D-Bus activation (a DBusActivatable desktop entry): waits for the
+ *       URL the desktop hands over on the session bus, and signs in with it
  *   --browser google|apple: signs in in the user's browser ($BROWSER, else xdg-open)
  *   --restore: prints the signed-in user;  --sign-out: forgets the session
  *
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -35,6 +38,7 @@ enum {
     EXIT_USAGE = 2,              /* the command line is wrong */
     EXIT_INPUT_ENDED = 3,        /* standard input ended before the sign-in did */
     EXIT_NOT_A_SIGN_IN_LINK = 4, /* --redirect: the URL is not a sign-in redirect of this app */
+    EXIT_NOTHING_OPENED = 5,     /* --activated: no redirect came in time */
     EXIT_LIBRARY = 10            /* plus the library's error code (PORTAL_AUTH_E_*) */
 };
 
@@ -54,12 +58,18 @@ static void usage(FILE *to) {
         "                        (default myapp://auth/callback)\n"
         "  --from-email EMAIL    magic link: the sender address (with --template-id)\n"
         "  --template-id ID      magic link: the email template\n"
+        "  --application-id ID   the app's reverse-DNS name: its own keyring item, and its name\n"
+        "                        on the session bus, where a DBusActivatable desktop entry\n"
+        "                        hands it the redirect\n"
         "  --redirect URL        the app's URL handler: hand the redirect URL it received to\n"
         "                        the running portal-auth-login, or sign in with it here\n"
+        "  --activated           started by D-Bus activation: sign in with the redirect the\n"
+        "                        desktop hands over (needs --application-id)\n"
         "  --browser PROVIDER    sign in with google or apple in the browser; needs a loopback\n"
         "                        redirect URL (http://127.0.0.1:PORT/PATH)\n"
         "  --timeout SECONDS     how long to wait for the browser (default 300 with --browser,\n"
-        "                        900 for a magic link with a loopback redirect URL)\n"
+        "                        900 for a magic link with a loopback redirect URL, 60 with\n"
+        "                        --activated)\n"
         "  --restore             print the signed-in user\n"
         "  --sign-out            forget the stored session\n"
         "  --help                show this help\n"
@@ -75,6 +85,7 @@ static void usage(FILE *to) {
         "   2  wrong command line\n"
         "   3  standard input ended before the sign-in did\n"
         "   4  --redirect: not a sign-in link of this app\n"
+        "   5  --activated: no redirect came in time\n"
         "  10 + the library's error code, for example 11 invalid argument, 12 magic link\n"
         "      not configured, 14 authentication failed, 18 keyring failure,\n"
         "      30 unauthorized (HTTP 401: a spent link, wrong codes), 31 HTTP error,\n"
@@ -549,6 +560,35 @@ static int sign_in_with_redirect(const portal_auth_options *options, portal_auth
     return complete(client, &step);
 }
 
+/* Started by D-Bus activation: the desktop is handing this program the redirect it opened,
+   on the session bus (org.freedesktop.Application.Open), which listening serves. */
+static int sign_in_when_opened(portal_auth *client, int32_t timeout_ms) {
+    listening l = {0};
+    reply_init(&l.outcome);
+    listened stop = { &l, NULL };
+    if (portal_auth_listen_for_redirects(client, on_forwarded_redirect, &l, &stop.call) != PORTAL_AUTH_OK) abort();
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (timeout_ms ? timeout_ms : 60000) / 1000;
+    pthread_mutex_lock(&l.outcome.lock);
+    int timed_out = 0;
+    while (!l.outcome.done && !timed_out) timed_out = pthread_cond_timedwait(&l.outcome.changed, &l.outcome.lock, &deadline) != 0;
+    int opened = l.outcome.done;
+    pthread_mutex_unlock(&l.outcome.lock);
+    stop_listened(&stop);
+    int status;
+    if (!opened) {
+        fprintf(stderr, "%s: no sign-in redirect was opened\n", program);
+        status = EXIT_NOTHING_OPENED;
+    } else if (l.outcome.code != PORTAL_AUTH_OK) {
+        status = failed("signing in", &l.outcome);
+    } else {
+        return complete(client, &l.outcome);
+    }
+    reply_clear(&l.outcome);
+    return status;
+}
+
 static int sign_in_with_browser(portal_auth *client, const char *provider, int32_t timeout_ms) {
     int google = strcmp(provider, "google") == 0;
     printf("Opening your browser to sign in with %s; waiting for it to come back.\n", google ? "Google" : "Apple");
@@ -619,10 +659,10 @@ static int sign_out(portal_auth *client) {
 /* ---- The command line ---- */
 
 typedef struct {
-    const char *environment, *api_host, *redirect_url, *from_email, *template_id;
+    const char *environment, *api_host, *redirect_url, *from_email, *template_id, *application_id;
     const char *redirect, *browser;
     int32_t timeout_ms;
-    int restore, sign_out;
+    int restore, sign_out, activated;
 } arguments;
 
 static int usage_error(const char *problem, const char *what) {
@@ -638,11 +678,13 @@ static int parse(int argc, char **argv, arguments *a) {
         if (strcmp(option, "--help") == 0) { usage(stdout); return 0; }
         if (strcmp(option, "--restore") == 0) { a->restore = 1; continue; }
         if (strcmp(option, "--sign-out") == 0) { a->sign_out = 1; continue; }
+        if (strcmp(option, "--activated") == 0) { a->activated = 1; continue; }
         const char **value = strcmp(option, "--environment") == 0 ? &a->environment
             : strcmp(option, "--api-host") == 0 ? &a->api_host
             : strcmp(option, "--redirect-url") == 0 ? &a->redirect_url
             : strcmp(option, "--from-email") == 0 ? &a->from_email
             : strcmp(option, "--template-id") == 0 ? &a->template_id
+            : strcmp(option, "--application-id") == 0 ? &a->application_id
             : strcmp(option, "--redirect") == 0 ? &a->redirect
             : strcmp(option, "--browser") == 0 ? &a->browser
             : NULL;
@@ -658,8 +700,9 @@ static int parse(int argc, char **argv, arguments *a) {
         a->timeout_ms = (int32_t)(seconds * 1000);
     }
     if (!a->environment) return usage_error("--environment is required", NULL);
-    if ((a->redirect != NULL) + (a->browser != NULL) + a->restore + a->sign_out > 1)
-        return usage_error("use one of --redirect, --browser, --restore and --sign-out", NULL);
+    if ((a->redirect != NULL) + (a->browser != NULL) + a->restore + a->sign_out + a->activated > 1)
+        return usage_error("use one of --redirect, --activated, --browser, --restore and --sign-out", NULL);
+    if (a->activated && !a->application_id) return usage_error("--activated needs --application-id", NULL);
     if (a->browser && strcmp(a->browser, "google") != 0 && strcmp(a->browser, "apple") != 0)
         return usage_error("--browser takes google or apple, not ", a->browser);
     if (a->timeout_ms && (a->redirect || a->restore || a->sign_out))
@@ -679,6 +722,7 @@ int main(int argc, char **argv) {
     options.api_host = a.api_host;
     options.magic_link_from_email = a.from_email;
     options.magic_link_template_id = a.template_id;
+    options.application_id = a.application_id;
     portal_auth *client = NULL;
     portal_auth_error *error = NULL;
     portal_auth_code code = portal_auth_new(&options, &client, &error);
@@ -700,6 +744,7 @@ int main(int argc, char **argv) {
     if (a.restore) status = restore(client);
     else if (a.sign_out) status = sign_out(client);
     else if (a.redirect) status = sign_in_with_redirect(&options, client, a.redirect);
+    else if (a.activated) status = sign_in_when_opened(client, a.timeout_ms);
     else if (a.browser) status = sign_in_with_browser(client, a.browser, a.timeout_ms);
     else status = sign_in_by_magic_link(client, a.timeout_ms);
 

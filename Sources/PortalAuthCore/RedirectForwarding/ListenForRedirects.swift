@@ -7,7 +7,10 @@ extension PortalAuth {
     /// Listens on the redirect channel of this user, `applicationId` and environment: from
     /// the moment this returns, the application's next instances can forward to it
     /// (`forwardRedirect`), and are answered at once; what they forward waits until
-    /// `RedirectListener.run` handles it.
+    /// `RedirectListener.run` handles it. With an `applicationId`, it also owns that name on
+    /// the session bus, where the desktop hands a `DBusActivatable` application the URLs it
+    /// opens (`ApplicationBus`), and takes those alike; without a session bus, or with the
+    /// name owned by another process, it listens on the channel alone (and logs why).
     /// - Throws: `PortalAuthSignInError.unavailable` with `noRuntimeDirectory`,
     ///   `runtimeDirectoryUnsafe`, `channelInUse` (another instance listens) or
     ///   `channelFailed`; `closed` when the client's waits have been ended (`endWaits`).
@@ -27,7 +30,13 @@ extension PortalAuth {
             PortalAuthLog.emit(.warning, "Redirect forwarding: cannot listen: \(error).")
             throw error
         }
-        guard let registration = waits.register({ receiver.close() }) else {
+        // The bus's name, once owned, goes when the listening ends, however it ends.
+        let bus = Locked<ApplicationBus?>(nil)
+        let stopBus: @Sendable () -> Void = { bus.withLock { $0 }?.stop() }
+        guard let registration = waits.register({
+            receiver.close()
+            stopBus()
+        }) else {
             receiver.close()
             throw .closed
         }
@@ -38,14 +47,31 @@ extension PortalAuth {
         do {
             try receiver.start(take: queue.offer) { how in
                 ending.how.withLock { $0 = how }
+                stopBus()
                 queue.end()
             }
         } catch {
             waits.unregister(registration)
             throw error
         }
+        if let applicationId {
+            let configured = redirectUrl
+            switch ApplicationBus.start(name: applicationId, take: { url in
+                let taken = ForwardedLine.carries(url, configured: configured) && queue.offer(url)
+                PortalAuthLog.emit(taken ? .info : .warning,
+                                   taken ? "Redirect forwarding: took a redirect the desktop opened." : "Redirect forwarding: refused a URL the desktop opened that is not a redirect of this client.")
+            }) {
+            case .success(let started):
+                bus.withLock { $0 = started }
+                // The receiver may have ended meanwhile: its ending found no bus to stop.
+                if ending.how.withLock({ $0 }) != nil { started.stop() }
+            case .failure(let failure):
+                PortalAuthLog.emit(.info, "Redirect forwarding: not on the session bus as \(applicationId) (\(failure.reason)); listening on the redirect channel alone.")
+            }
+        }
         PortalAuthLog.emit(.info, "Redirect forwarding: listening for the redirects of the application's next instances.")
-        return RedirectListener(client: self, receiver: receiver, registration: registration, queue: queue, ending: ending)
+        return RedirectListener(client: self, receiver: receiver, registration: registration, queue: queue, ending: ending,
+                                stopBus: stopBus)
     }
 }
 
@@ -58,20 +84,24 @@ public final class RedirectListener: Sendable {
     /// What the receiver took, in order, until it ended, and how it ended.
     private let queue: RedirectQueue
     private let ending: ReceiverEnding
+    /// Lets the application's name on the session bus go, if it was owned.
+    private let stopBus: @Sendable () -> Void
     /// The queue has one reader: a second `run` ends at once.
     private let ran = Locked(false)
 
     fileprivate init(client: PortalAuth, receiver: RedirectReceiver, registration: ClientWaits.Registration,
-                     queue: RedirectQueue, ending: ReceiverEnding) {
+                     queue: RedirectQueue, ending: ReceiverEnding, stopBus: @escaping @Sendable () -> Void) {
         self.client = client
         self.receiver = receiver
         self.registration = registration
         self.queue = queue
         self.ending = ending
+        self.stopBus = stopBus
     }
 
     deinit {
         receiver.close()
+        stopBus()
         client.waits.unregister(registration)
     }
 

@@ -21,6 +21,7 @@ import select
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import unittest
 import urllib.parse
@@ -409,6 +410,169 @@ class UrlHandlerTests(unittest.TestCase):
         self.assertIn("cannot reach a running portal-auth-login", errors)
         self.assertIn("XDG_RUNTIME_DIR is unset", errors)
         self.assertRegex(output, r"^Signed in as eu_\w+\.\n$")
+
+
+# The desktop's launch of a URL's handler, as a browser or a file manager that uses GIO does
+# it in its own process: the URL comes on standard input, so no command line ever holds it.
+# It ends once the handler has answered the Open call (or the launch failed).
+LAUNCHER = """
+import sys
+from gi.repository import Gio, GLib
+url = sys.stdin.readline().strip()
+loop, status = GLib.MainLoop(), []
+def launched(source, result):
+    try:
+        Gio.AppInfo.launch_default_for_uri_finish(result)
+        status.append(0)
+    except GLib.Error as error:
+        print(error.message, file=sys.stderr)
+        status.append(1)
+    loop.quit()
+Gio.AppInfo.launch_default_for_uri_async(url, None, None, launched)
+loop.run()
+sys.exit(status[0])
+"""
+
+# Reads every process's command line (/proc/PID/cmdline, which any local user can read on
+# Debian) as fast as it can, for the secret on its standard input's first line: says
+# "watching", then "seen PID" for each process it finds holding it, until its input ends;
+# then how many scans it made.
+WATCHER = """
+import os, select, sys
+secret = sys.stdin.readline().strip().encode()
+print("watching", flush=True)
+scans, seen = 0, set()
+while not select.select([sys.stdin], [], [], 0)[0]:
+    scans += 1
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or pid in seen:
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if secret in cmdline.read():
+                    seen.add(pid)
+                    print("seen", pid, flush=True)
+        except OSError:
+            pass
+print("scans", scans, flush=True)
+"""
+
+APPLICATION = "io.portalhq.SignInTest"
+
+
+class Watcher:
+    """WATCHER, running; `expect` reads its lines, `stop` ends it."""
+
+    def __init__(self, secret: str) -> None:
+        self.process = subprocess.Popen([sys.executable, "-c", WATCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(secret + "\n")
+        self.process.stdin.flush()
+        assert self.line() == "watching"
+
+    def line(self) -> str:
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], HANG_GUARD_SECONDS)
+        assert ready, "the watcher said nothing"
+        return self.process.stdout.readline().strip()
+
+    def stop(self) -> list[str]:
+        """Its lines since the last read: the PIDs it saw, then its count of scans."""
+        out, _ = self.process.communicate(timeout=HANG_GUARD_SECONDS)
+        return out.split("\n")[:-1]
+
+
+class BusDeliveryTests(unittest.TestCase):
+    """The route of a DBusActivatable desktop entry: the desktop hands the running app (or the
+    app the session bus starts for it) the URL through org.freedesktop.Application.Open on
+    the session bus, which the library serves as the app's --application-id while it listens.
+    The URL is on no command line on the way, which a watcher reading every process's command
+    line checks the whole time. The session bus is the private keyring's, whose service folder
+    is the tests' (scripts/private-keyring.sh)."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.home = tempfile.mkdtemp(prefix="portal-auth-bus-")
+        cls.desktop_env = {"XDG_DATA_HOME": os.path.join(cls.home, "data"), "XDG_CONFIG_HOME": os.path.join(cls.home, "config"),
+                           "XDG_DATA_DIRS": os.path.join(cls.home, "none"), "XDG_CURRENT_DESKTOP": "", "BROWSER": ""}
+        # What a desktop session gives the applications the bus starts: its address, and the
+        # runtime folder where the app's instances meet.
+        subprocess.run(["dbus-update-activation-environment", "DBUS_SESSION_BUS_ADDRESS", f"XDG_RUNTIME_DIR={RUNTIME}"],
+                       check=True, timeout=HANG_GUARD_SECONDS)
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        shutil.rmtree(cls.home, ignore_errors=True)
+
+    def register(self, environment: str, output: str) -> None:
+        """The app's desktop entry, DBusActivatable (its Exec line with %u is for launchers
+        without D-Bus), made the default for myapp:; and its D-Bus service, which starts the
+        app for the redirect the desktop hands over, its output going to `output`."""
+        applications = os.path.join(self.desktop_env["XDG_DATA_HOME"], "applications")
+        os.makedirs(applications, exist_ok=True)
+        os.makedirs(self.desktop_env["XDG_CONFIG_HOME"], exist_ok=True)
+        command = f"{PROGRAM} --api-host {API_HOST} --environment {environment} --application-id {APPLICATION}"
+        with open(os.path.join(applications, f"{APPLICATION}.desktop"), "w") as entry:
+            entry.write("[Desktop Entry]\nType=Application\nName=portal-auth-login\nNoDisplay=true\nDBusActivatable=true\n"
+                        f"Exec={command} --redirect %u\nMimeType=x-scheme-handler/myapp;\n")
+        with open(os.path.join(os.environ["PORTAL_AUTH_TEST_BUS_SERVICES"], f"{APPLICATION}.service"), "w") as service:
+            service.write(f"[D-BUS Service]\nName={APPLICATION}\nExec=/bin/sh -c 'exec {command} --activated > {output} 2>&1'\n")
+        subprocess.run(["xdg-mime", "default", f"{APPLICATION}.desktop", "x-scheme-handler/myapp"],
+                       env={**os.environ, **self.desktop_env}, check=True, timeout=HANG_GUARD_SECONDS)
+
+    def launch(self, url: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["/usr/bin/python3", "-c", LAUNCHER], input=url + "\n", env={**os.environ, **self.desktop_env},
+                              capture_output=True, text=True, timeout=HANG_GUARD_SECONDS)
+
+    def watch(self, url: str) -> Watcher:
+        """A watcher for the URL's grant, shown to see one: a process holding it on its
+        command line is seen."""
+        token = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["token"][0]
+        watcher = Watcher(token)
+        self.addCleanup(watcher.process.kill)
+        holder = subprocess.Popen(["/bin/sh", "-c", "read line", "sh", token], stdin=subprocess.PIPE)
+        self.assertEqual(watcher.line(), f"seen {holder.pid}")
+        holder.communicate(timeout=HANG_GUARD_SECONDS)
+        return watcher
+
+    def assert_never_seen(self, watcher: Watcher) -> None:
+        lines = watcher.stop()
+        self.assertEqual(len(lines), 1, lines)  # no "seen" since the holder's
+        self.assertRegex(lines[0], r"^scans [1-9]")
+
+    def test_the_bus_starts_the_app_which_signs_in_and_no_command_line_holds_the_grant(self) -> None:
+        environment = new_environment(totp=False)
+        url = grant_redirect(environment, "activated@example.com")
+        output = os.path.join(self.home, "activated")
+        os.mkfifo(output)
+        self.register(environment, output)
+        watcher = self.watch(url)
+        reader = subprocess.Popen(["cat", output], stdout=subprocess.PIPE, text=True)  # the app's output, to its end
+        launched = self.launch(url)
+        self.assertEqual((launched.returncode, launched.stderr), (0, ""))
+        printed, _ = reader.communicate(timeout=HANG_GUARD_SECONDS)
+        self.assertRegex(printed, r"^Signed in as eu_\w+\.\n$")
+        self.assert_never_seen(watcher)
+        status, restored, _ = run("--application-id", APPLICATION, "--restore", environment=environment)
+        self.assertEqual((status, restored), (0, printed))
+
+    def test_the_running_app_takes_the_link_the_desktop_opens(self) -> None:
+        environment, email = new_environment(totp=False), "bus-running@example.com"
+        self.register(environment, os.devnull)
+        login = Run(*MAGIC_LINK, "--application-id", APPLICATION, environment=environment)
+        login.expect("Email: ")
+        login.answer(email)
+        login.expect("Link: ")
+        url = outbox_link(email)
+        watcher = self.watch(url)
+        launched = self.launch(url)
+        self.assertEqual((launched.returncode, launched.stderr), (0, ""))
+        login.process.wait(HANG_GUARD_SECONDS)  # it ends by itself, signed in
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Signed in as eu_\w+\.\n$")
+        self.assert_never_seen(watcher)
 
 
 class RedirectTests(unittest.TestCase):

@@ -445,8 +445,7 @@ portal_auth_handle_redirect (portal_auth *client, const char *url, portal_auth_r
 {
     static portal_auth_code (*real) (portal_auth *, const char *, portal_auth_result_fn, void *, portal_auth_call **);
     if (!real)
-        real = (portal_auth_code (*) (portal_auth *, const char *, portal_auth_result_fn, void *, portal_auth_call **))
-            real_function ("portal_auth_handle_redirect");
+        *(void **) &real = real_function ("portal_auth_handle_redirect");
     pause_starts (g_atomic_int_get (&pausing_redirects));
     portal_auth_code code = real (client, url, done, user_data, out_call);
     pause_starts (0);

@@ -1,0 +1,188 @@
+/* The application's name on the session bus: see include/application_bus.h. */
+#include "application_bus.h"
+#include "loader.h"
+#include "../CSecret/shim.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pa_secret_load_error(void);
+
+/* The interface the desktop calls (the Desktop Entry Specification's D-Bus activation). */
+static const char introspection[] =
+    "<node><interface name='org.freedesktop.Application'>"
+    "<method name='Activate'><arg type='a{sv}' name='platform_data' direction='in'/></method>"
+    "<method name='Open'><arg type='as' name='uris' direction='in'/>"
+    "<arg type='a{sv}' name='platform_data' direction='in'/></method>"
+    "<method name='ActivateAction'><arg type='s' name='action_name' direction='in'/>"
+    "<arg type='av' name='parameter' direction='in'/><arg type='a{sv}' name='platform_data' direction='in'/></method>"
+    "</interface></node>";
+
+typedef enum { STARTING, OWNED, NOT_OWNED } ownership;
+
+struct pa_application_bus {
+    char *name;
+    char *path;
+    pa_application_bus_open_fn open;
+    void *context;
+    pthread_t thread;
+    GMainContext *main_context;
+    _Atomic int stopping;
+    /* Under `lock`: the start's outcome, for pa_application_bus_start to wait on. */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    ownership owned;
+    char why[256];
+};
+
+static void on_method(GDBusConnection *connection, const gchar *sender, const gchar *path, const gchar *interface,
+                      const gchar *method, GVariant *parameters, GDBusMethodInvocation *invocation, gpointer data) {
+    (void)connection;
+    (void)sender;
+    (void)path;
+    (void)interface;
+    pa_application_bus *bus = data;
+    /* GDBus has checked the arguments against the introspection data. */
+    if (strcmp(method, "Open") == 0) {
+        GVariant *uris = g_variant_get_child_value(parameters, 0);
+        for (gsize i = 0; i < g_variant_n_children(uris); i++) {
+            GVariant *uri = g_variant_get_child_value(uris, i);
+            bus->open(bus->context, g_variant_get_string(uri, NULL));
+            g_variant_unref(uri);
+        }
+        g_variant_unref(uris);
+    }
+    g_dbus_method_invocation_return_value(invocation, NULL);
+}
+
+static const GDBusInterfaceVTable vtable = { on_method, NULL, NULL, { 0 } };
+
+static void settle(pa_application_bus *bus, ownership owned, const char *why) {
+    pthread_mutex_lock(&bus->lock);
+    if (bus->owned == STARTING) {
+        bus->owned = owned;
+        if (why) snprintf(bus->why, sizeof bus->why, "%s", why);
+        pthread_cond_broadcast(&bus->changed);
+    }
+    pthread_mutex_unlock(&bus->lock);
+}
+
+static void on_acquired(GDBusConnection *connection, const gchar *name, gpointer data) {
+    (void)connection;
+    (void)name;
+    settle(data, OWNED, NULL);
+}
+
+static void on_lost(GDBusConnection *connection, const gchar *name, gpointer data) {
+    (void)name;
+    settle(data, NOT_OWNED, connection ? "another process owns the name on the session bus" : "the session bus could not be reached");
+}
+
+static ownership current(pa_application_bus *bus) {
+    pthread_mutex_lock(&bus->lock);
+    ownership owned = bus->owned;
+    pthread_mutex_unlock(&bus->lock);
+    return owned;
+}
+
+/* The bus's thread: its main context dispatches the calls and the name's news. */
+static void *serve(void *data) {
+    pa_application_bus *bus = data;
+    g_main_context_push_thread_default(bus->main_context);
+    GDBusConnection *connection = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+    GDBusNodeInfo *node = connection ? g_dbus_node_info_new_for_xml(introspection, NULL) : NULL;
+    guint registration = node ? g_dbus_connection_register_object(connection, bus->path, node->interfaces[0], &vtable,
+                                                                  bus, NULL, NULL) : 0;
+    guint owner = 0;
+    if (!connection) {
+        settle(bus, NOT_OWNED, "the session bus could not be reached");
+    } else if (!registration) {
+        settle(bus, NOT_OWNED, "the application's object is served already in this process");
+    } else {
+        /* Served before the name is owned: a call the bus held for the name (an activation)
+           finds the object. */
+        owner = g_bus_own_name_on_connection(connection, bus->name, G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE, on_acquired,
+                                             on_lost, bus, NULL);
+        while (current(bus) == STARTING) g_main_context_iteration(bus->main_context, TRUE);
+    }
+    if (current(bus) == OWNED)
+        while (!atomic_load(&bus->stopping)) g_main_context_iteration(bus->main_context, TRUE);
+    if (registration) g_dbus_connection_unregister_object(connection, registration);
+    if (owner) g_bus_unown_name(owner);
+    /* The release is on its way to the bus before the stop returns: a call made after it
+       finds the name free. */
+    if (connection) {
+        g_dbus_connection_flush_sync(connection, NULL, NULL);
+        g_object_unref(connection);
+    }
+    if (node) g_dbus_node_info_unref(node);
+    g_main_context_pop_thread_default(bus->main_context);
+    return NULL;
+}
+
+static void free_bus(pa_application_bus *bus) {
+    g_main_context_unref(bus->main_context);
+    pthread_cond_destroy(&bus->changed);
+    pthread_mutex_destroy(&bus->lock);
+    free(bus->path);
+    free(bus->name);
+    free(bus);
+}
+
+PA_HIDDEN pa_application_bus *pa_application_bus_start(const char *name, pa_application_bus_open_fn open, void *context,
+                                                       char *why, size_t size) {
+    const char *missing = pa_secret_load_error();
+    if (missing) {
+        snprintf(why, size, "%s", missing);
+        return NULL;
+    }
+    pa_application_bus *bus = calloc(1, sizeof *bus);
+    size_t length = strlen(name);
+    if (bus) {
+        bus->name = strdup(name);
+        bus->path = malloc(length + 2);
+    }
+    if (!bus || !bus->name || !bus->path) {
+        if (bus) {
+            free(bus->name);
+            free(bus->path);
+        }
+        free(bus);
+        snprintf(why, size, "out of memory");
+        return NULL;
+    }
+    bus->path[0] = '/';
+    for (size_t i = 0; i < length; i++) bus->path[i + 1] = name[i] == '.' ? '/' : name[i] == '-' ? '_' : name[i];
+    bus->path[length + 1] = 0;
+    bus->open = open;
+    bus->context = context;
+    bus->main_context = g_main_context_new();
+    pthread_mutex_init(&bus->lock, NULL);
+    pthread_cond_init(&bus->changed, NULL);
+    if (pthread_create(&bus->thread, NULL, serve, bus) != 0) {
+        free_bus(bus);
+        snprintf(why, size, "no thread for the session bus");
+        return NULL;
+    }
+    pthread_mutex_lock(&bus->lock);
+    while (bus->owned == STARTING) pthread_cond_wait(&bus->changed, &bus->lock);
+    pthread_mutex_unlock(&bus->lock);
+    if (bus->owned != OWNED) {
+        pthread_join(bus->thread, NULL);
+        snprintf(why, size, "%s", bus->why);
+        free_bus(bus);
+        return NULL;
+    }
+    return bus;
+}
+
+PA_HIDDEN void pa_application_bus_stop(pa_application_bus *bus) {
+    if (!bus) return;
+    atomic_store(&bus->stopping, 1);
+    g_main_context_wakeup(bus->main_context);
+    pthread_join(bus->thread, NULL);
+    free_bus(bus);
+}

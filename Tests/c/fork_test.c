@@ -10,34 +10,18 @@
  * child has ended, its queued completion runs, its held call completes, and the keyring
  * answers it. */
 #define _GNU_SOURCE
-#include "test_support.h"
+#include "session_support.h"
 
 #include <sys/wait.h>
 
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_session *session;
-} outcome;
-
 static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
+    finish(user_data, error);
 }
 
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->session = portal_auth_session_retain(session);
-    count_call(&out->calls);
-}
-
-static void on_done(void *user_data, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
+static void on_url(void *user_data, const char *url, const portal_auth_error *error) {
+    (void)url;
+    finish(user_data, error);
 }
 
 static int readable(int fd) {
@@ -104,16 +88,6 @@ static int in_child(int fd, portal_auth *parents, portal_auth_session *parents_s
     return failed == 0 ? 0 : 1;
 }
 
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    (void)result;
-    on_done(user_data, error);
-}
-
-static void on_url(void *user_data, const char *url, const portal_auth_error *error) {
-    (void)url;
-    on_done(user_data, error);
-}
-
 int main(int argc, char **argv) {
     if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
     int keyring_first = argc > 1 && strcmp(argv[1], "keyring-first") == 0;
@@ -129,13 +103,10 @@ int main(int argc, char **argv) {
     portal_auth *keyring = keyring_client("env-open");
     portal_auth_session *session = NULL;
     if (keyring_first) {
-        char url[512];
-        outcome signed_in = {0}, restored = {0};
-        grant_redirect("env-open", "c-fork@example.com", url, sizeof url);
-        CHECK(portal_auth_handle_redirect(keyring, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
-        CHECK(wait_count_within(&signed_in.calls, 1, 30) && signed_in.code == PORTAL_AUTH_OK);
-        CHECK(portal_auth_restore_session(keyring, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-        CHECK(wait_count_within(&restored.calls, 1, 30) && restored.code == PORTAL_AUTH_OK && restored.session);
+        outcome signed_in = sign_in(keyring, "env-open", "c-fork@example.com");
+        portal_auth_session_release(signed_in.session);
+        outcome restored = restore(keyring);
+        CHECK(restored.code == PORTAL_AUTH_OK && restored.session);
         session = restored.session;
     }
     portal_auth *client = queued_client();

@@ -6,19 +6,7 @@
  * email is never sent. The emulator holds requests until released, and the second case's
  * calls run through the completion queue, whose runs the test makes, so the order is
  * certain. */
-#include "test_support.h"
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-} outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    (void)result;
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
-}
+#include "session_support.h"
 
 static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;

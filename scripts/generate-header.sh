@@ -7,13 +7,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.build/portal_auth.generated.h}
 
+# The system-library targets' module maps, and those swift build made for the C targets.
 module_maps=()
-for map in Sources/C*/module.modulemap; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done
+for map in Sources/C*/module.modulemap .build/debug/C*.build/module.modulemap; do
+    [ -f "$map" ] && module_maps+=(-Xcc "-fmodule-map-file=$map")
+done
 include_dirs=()
 for dir in $(pkg-config --cflags-only-I libcurl libsecret-1 libqrencode libpng); do include_dirs+=(-Xcc "$dir"); done
 
+# The package's name as swift build gave it (its folder's): the core's `package` declarations
+# are visible to the package's modules alone.
+package=$(python3 -c 'import json, sys
+arguments = [a for c in json.load(open(sys.argv[1]))["swiftCommands"].values() for a in c.get("otherArguments", [])]
+print(arguments[arguments.index("-package-name") + 1])' .build/debug/description.json)
+
 mkdir -p "$(dirname "$out")"
-swiftc -parse-as-library -typecheck -module-name PortalAuthC Sources/PortalAuthC/*.swift \
+swiftc -parse-as-library -typecheck -module-name PortalAuthC -package-name "$package" Sources/PortalAuthC/*.swift \
     -I .build/debug/Modules "${module_maps[@]}" "${include_dirs[@]}" -emit-clang-header-path "$out.tmp"
 # The types module's headers are named by its module map's path: the public header as
 # installed; the completed handles are Swift's alone.

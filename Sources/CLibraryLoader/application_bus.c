@@ -88,11 +88,34 @@ static ownership current(pa_application_bus *bus) {
     return owned;
 }
 
+/* A connection of the bus's own, not the process's shared one: its objects and names are
+   the library's alone (a host's GApplication has its own), and its end does not end the
+   process (the shared one exits on close). */
+static GDBusConnection *connect_session_bus(void) {
+    gchar *address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+    if (!address) return NULL;
+    GDBusConnection *connection = g_dbus_connection_new_for_address_sync(
+        address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
+        NULL, NULL);
+    g_free(address);
+    return connection;
+}
+
+/* Releases `name` and waits for the bus's answer (5 s at most): an Open made after the stop
+   has returned finds the name free. */
+static void release_name(GDBusConnection *connection, const char *name) {
+    GVariant *argument = g_variant_new_string(name);
+    GVariant *reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                  "org.freedesktop.DBus", "ReleaseName", g_variant_new_tuple(&argument, 1),
+                                                  NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+    if (reply) g_variant_unref(reply);
+}
+
 /* The bus's thread: its main context dispatches the calls and the name's news. */
 static void *serve(void *data) {
     pa_application_bus *bus = data;
     g_main_context_push_thread_default(bus->main_context);
-    GDBusConnection *connection = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+    GDBusConnection *connection = connect_session_bus();
     GDBusNodeInfo *node = connection ? g_dbus_node_info_new_for_xml(introspection, NULL) : NULL;
     guint registration = node ? g_dbus_connection_register_object(connection, bus->path, node->interfaces[0], &vtable,
                                                                   bus, NULL, NULL) : 0;
@@ -100,7 +123,7 @@ static void *serve(void *data) {
     if (!connection) {
         settle(bus, NOT_OWNED, "the session bus could not be reached");
     } else if (!registration) {
-        settle(bus, NOT_OWNED, "the application's object is served already in this process");
+        settle(bus, NOT_OWNED, "the application's object could not be served");
     } else {
         /* Served before the name is owned: a call the bus held for the name (an activation)
            finds the object. */
@@ -108,14 +131,17 @@ static void *serve(void *data) {
                                              on_lost, bus, NULL);
         while (current(bus) == STARTING) g_main_context_iteration(bus->main_context, TRUE);
     }
-    if (current(bus) == OWNED)
+    if (current(bus) == OWNED) {
         while (!atomic_load(&bus->stopping)) g_main_context_iteration(bus->main_context, TRUE);
+        /* The name first, so that no call is routed here once the object is gone. */
+        release_name(connection, bus->name);
+    }
     if (registration) g_dbus_connection_unregister_object(connection, registration);
     if (owner) g_bus_unown_name(owner);
-    /* The release is on its way to the bus before the stop returns: a call made after it
-       finds the name free. */
+    /* What GDBus left for this context (the name's bookkeeping) is done before it goes. */
+    while (g_main_context_iteration(bus->main_context, FALSE)) {}
     if (connection) {
-        g_dbus_connection_flush_sync(connection, NULL, NULL);
+        g_dbus_connection_close_sync(connection, NULL, NULL);
         g_object_unref(connection);
     }
     if (node) g_dbus_node_info_unref(node);

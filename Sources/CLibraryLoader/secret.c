@@ -50,8 +50,21 @@
     F(g_io_error_quark, GQuark, (void), (), 0) \
     F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL) \
     F(g_dbus_proxy_get_object_path, const gchar *, (GDBusProxy *proxy), (proxy), "") \
-    F(g_bus_get_sync, GDBusConnection *, (GBusType type, GCancellable *cancellable, GError **error), \
+    F(g_dbus_address_get_for_bus_sync, gchar *, (GBusType type, GCancellable *cancellable, GError **error), \
       (type, cancellable, error), NULL) \
+    F(g_dbus_connection_new_for_address_sync, GDBusConnection *, \
+      (const gchar *address, GDBusConnectionFlags flags, GDBusAuthObserver *observer, GCancellable *cancellable, \
+       GError **error), \
+      (address, flags, observer, cancellable, error), NULL) \
+    F(g_dbus_connection_close_sync, gboolean, (GDBusConnection *connection, GCancellable *cancellable, GError **error), \
+      (connection, cancellable, error), FALSE) \
+    F(g_dbus_connection_call_sync, GVariant *, \
+      (GDBusConnection *connection, const gchar *bus_name, const gchar *path, const gchar *interface, \
+       const gchar *method, GVariant *parameters, const GVariantType *reply_type, GDBusCallFlags flags, gint timeout, \
+       GCancellable *cancellable, GError **error), \
+      (connection, bus_name, path, interface, method, parameters, reply_type, flags, timeout, cancellable, error), NULL) \
+    F(g_variant_new_string, GVariant *, (const gchar *text), (text), NULL) \
+    F(g_variant_new_tuple, GVariant *, (GVariant *const *children, gsize count), (children, count), NULL) \
     F(g_bus_own_name_on_connection, guint, \
       (GDBusConnection *connection, const gchar *name, GBusNameOwnerFlags flags, GBusNameAcquiredCallback acquired, \
        GBusNameLostCallback lost, gpointer user_data, GDestroyNotify free_data), \
@@ -65,8 +78,6 @@
       (connection, path, interface, vtable, user_data, free_data, error), 0) \
     F(g_dbus_connection_unregister_object, gboolean, (GDBusConnection *connection, guint registration), \
       (connection, registration), FALSE) \
-    F(g_dbus_connection_flush_sync, gboolean, (GDBusConnection *connection, GCancellable *cancellable, GError **error), \
-      (connection, cancellable, error), FALSE) \
     V(g_dbus_method_invocation_return_value, (GDBusMethodInvocation *invocation, GVariant *parameters), \
       (invocation, parameters)) \
     F(g_variant_get_child_value, GVariant *, (GVariant *value, gsize index), (value, index), NULL) \

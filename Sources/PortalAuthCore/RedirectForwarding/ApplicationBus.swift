@@ -14,12 +14,14 @@ final class ApplicationBus: Sendable {
         }
     }
 
-    /// The C side's bus, used by one thread at a time (`stop` takes it).
+    /// The C side's bus, which the first `stop` takes.
     private struct Served: @unchecked Sendable {
         let bus: OpaquePointer
     }
 
     private let served: Locked<Served?>
+    /// Open once the first `stop` has stopped the bus, for the others to wait on.
+    private let stopped = Latch()
     private let take: Unmanaged<Take>
 
     private init(_ bus: OpaquePointer, _ take: Unmanaged<Take>) {
@@ -33,8 +35,12 @@ final class ApplicationBus: Sendable {
     }
 
     /// Owns `name` and serves it on a thread of its own; `take` gets each URL opened there.
-    /// - Returns: the bus, or why not (no session bus, another owner, no libsecret's GIO).
+    /// - Returns: the bus, or why not (no session bus, another owner, no libsecret's GIO, a
+    ///   forked child whose GLib is its parent's: GDBus there has no thread to talk to the bus).
     static func start(name: String, take: @escaping @Sendable (String) -> Void) -> Result<ApplicationBus, ApplicationBusError> {
+        if ProcessFork.inheritsGIO {
+            return .failure(ApplicationBusError(reason: "this process was forked from one that used GLib's D-Bus"))
+        }
         let context = Unmanaged.passRetained(Take(take))
         var why = [CChar](repeating: 0, count: 256)
         let started = pa_application_bus_start(name, { context, uri in
@@ -48,13 +54,15 @@ final class ApplicationBus: Sendable {
         return .success(ApplicationBus(started, context))
     }
 
-    /// Lets the name go; no URL is taken once this returns. Again: nothing.
+    /// Lets the name go; no URL is taken once this returns, whichever thread called it first.
     func stop() {
         let stopping = served.withLock { served in
             defer { served = nil }
             return served
         }
-        if let stopping { pa_application_bus_stop(stopping.bus) }
+        guard let stopping else { return stopped.wait() }
+        pa_application_bus_stop(stopping.bus)
+        stopped.open()
     }
 }
 

@@ -13,17 +13,14 @@ import Glibc
 /// the end of that process (its socket closes).
 ///
 /// A child counts as such once GLib's GIO was loaded in it before its first keyring call
-/// there: by the parent (the library's keyring, or the host's own D-Bus), or since.
+/// there (`ProcessFork.inheritsGIO`): by the parent (the library's keyring, or the host's own
+/// D-Bus), or since.
 enum KeyringHelper {
     /// What the helper is asked.
     enum Operation: UInt8 {
         case get, set, delete
     }
 
-    /// The operations of this process go through a helper.
-    static var needed: Bool {
-        ProcessFork.generation > 0 && dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_NOLOAD) != nil
-    }
 
     /// Runs `operation` in this process's helper: the stored text for `get`, else nil.
     static func perform(_ operation: Operation, _ owner: KeyringOwner, _ environmentId: String,
@@ -226,9 +223,8 @@ enum Frame {
 
     /// Writes the message whole (retrying short writes); false on any failure.
     static func write(_ message: [UInt8], to fd: Int32) -> Bool {
-        let whole = length(message.count) + message
-        defer { var copy = whole
-            wipe(&copy) }
+        var whole = length(message.count) + message
+        defer { wipe(&whole) }
         var sent = 0
         while sent < whole.count {
             let count = whole[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

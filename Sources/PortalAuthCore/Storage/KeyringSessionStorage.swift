@@ -117,7 +117,7 @@ enum Keyring {
     }
 
     /// Decided by a process's first keyring call.
-    private static let helperNeeded = PerProcess { KeyringHelper.needed }
+    private static let helperNeeded = PerProcess { ProcessFork.inheritsGIO }
 
     /// `operation` through libsecret in this process.
     static func performHere(_ operation: KeyringHelper.Operation, _ owner: Owner, _ environmentId: String,

@@ -1,5 +1,8 @@
 import CProcess
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A value the library keeps for the whole process (the I/O thread, the completion queue, a
 /// storage's thread, the registries of sessions), made on first use, and made anew on first
@@ -73,5 +76,12 @@ package enum ProcessFork {
     package static var generation: UInt64 {
         pa_fork_watch()
         return pa_fork_generation()
+    }
+
+    /// A forked child in which GLib's GIO is loaded: by its parent, whose D-Bus connections
+    /// all went through a thread of GLib's own that the child does not have, so GDBus here
+    /// waits for ever (or by the child itself since: the same is assumed).
+    static var inheritsGIO: Bool {
+        generation > 0 && dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_NOLOAD) != nil
     }
 }

@@ -177,6 +177,19 @@ import Testing
         #expect(await listener.outcome() == .callback(url: url))
     }
 
+    /// A client of this user whose socket is IPv6 (dual-stack, as Java's are) reaches an IPv4
+    /// listener through the IPv4-mapped address: its socket is listed in the IPv6 table, where
+    /// the listener finds it, and it is served.
+    @Test func aDualStackClientOfThisUserIsServed() async throws {
+        let (listener, port) = try listener()
+        try listener.start(timeout: .seconds(120))
+        let url = "http://[::ffff:127.0.0.1]:\(port)/callback?error=x"
+        let served = try Subprocess.runReportingStatus("/usr/bin/env", ["curl", "-sg", "-o", "/dev/null", "-w", "%{http_code}",
+                                                                       "--max-time", "30", "-H", "Host: 127.0.0.1:\(port)", url])
+        #expect(served == (0, "200"))
+        #expect(await listener.outcome() == .callback(url: "http://127.0.0.1:\(port)/callback?error=x"))
+    }
+
     /// The kernel's table as LoopbackPeer reads it: the row of the peer's live socket gives
     /// its owner; a socket its process has closed (no inode, user 0) gives none, and neither
     /// does a row for other addresses.
@@ -192,6 +205,10 @@ import Testing
         }
         #expect(owner("0100007F:9C40", "0100007F:D431") == 1000)
         #expect(owner("0100007F:9C41", "0100007F:D431") == nil)
+        // A closed socket's row before a live one of the same addresses: the live one counts.
+        let reused = Array((header + rows[1] + "\n" + rows[1].replacingOccurrences(of: " 0 3 ", with: " 77 3 ")
+            .replacingOccurrences(of: "     0        0", with: "  1000        0") + "\n").utf8)
+        #expect(LoopbackPeer.owner(in: reused, local: Array("0100007F:9C41".utf8), remote: Array("0100007F:D431".utf8)) == 1000)
         #expect(owner("0100007F:9C40", "0100007F:D432") == nil)
         #expect(LoopbackPeer.owner(in: [], local: [], remote: []) == nil)
     }

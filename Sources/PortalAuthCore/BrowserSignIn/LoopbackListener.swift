@@ -208,9 +208,13 @@ final class LoopbackListener: Sendable {
             sockets: sockets, wake: wake,
             limits: .init(maxMessage: limits.maxRequestHead, readTimeout: limits.readTimeout, maxConnections: limits.maxConnections),
             frameEnd: { RequestHead.end(in: $0, scanned: &$1) })
+        // Said once at the warning level: a flood of them must not flood the log too.
+        var refusals = 0
         return loop.run(until: deadline, admit: { fd in
             guard peers.isThisUser(fd) else {
-                PortalAuthLog.emit(.warning, "\(flow): the listener on \(endpoint) refused a connection that is not this user's; still waiting.")
+                refusals += 1
+                PortalAuthLog.emit(refusals == 1 ? .warning : .debug,
+                                   "\(flow): the listener on \(endpoint) refused a connection that is not this user's (\(refusals) so far); still waiting.")
                 return false
             }
             return true

@@ -131,10 +131,13 @@ struct ConnectionLoop {
 
     private static let acceptBackoff = Duration.milliseconds(50)
 
-    /// Accepts what is pending; false when out of descriptors with no connection to give up.
+    /// Accepts what is pending, at most as many as it reads at once: a flood of connections
+    /// (each refused, or dropped for the next) must leave the loop its turn at the deadlines
+    /// and the wake-up; the rest wait for the next round. False when out of descriptors with
+    /// no connection to give up.
     private func accept(from socket: Int32, into connections: inout ListenerConnections, now: ContinuousClock.Instant,
                         admit: (Int32) -> Bool) -> Bool {
-        while true {
+        for _ in 0..<limits.maxConnections {
             let fd = pa_accept_nonblocking(socket)
             guard fd >= 0 else {
                 guard errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM else { return true }
@@ -147,6 +150,7 @@ struct ConnectionLoop {
             }
             connections.admit(fd, deadline: now.advanced(by: limits.readTimeout))
         }
+        return true
     }
 
     /// `duration` in whole milliseconds for poll, rounded up so a wait never ends early.

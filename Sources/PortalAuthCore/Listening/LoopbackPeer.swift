@@ -19,6 +19,9 @@ final class LoopbackPeer: Sendable {
     /// IPv6's where the system has it.
     private let tcp: Int32
     private let tcp6: Int32
+    /// For an IPv4 listener, IPv6's, opened by the first connection not found in IPv4's (a
+    /// dual-stack client's socket, listed there under its IPv4-mapped address).
+    private let mapped = Locked<Int32>(-1)
 
     /// Nil when a table it needs cannot be opened (no descriptor, no /proc); for `localhost`,
     /// IPv6's may be missing, as the listener's IPv6 socket then is.
@@ -30,7 +33,7 @@ final class LoopbackPeer: Sendable {
     }
 
     deinit {
-        [tcp, tcp6].filter { $0 >= 0 }.forEach { _ = close($0) }
+        [tcp, tcp6, mapped.withLock { $0 }].filter { $0 >= 0 }.forEach { _ = close($0) }
     }
 
     /// Whether the other end of `fd`, a TCP connection just accepted, is a socket of this
@@ -39,25 +42,57 @@ final class LoopbackPeer: Sendable {
     /// (its inode and user id read 0), an unreadable table.
     func isThisUser(_ fd: Int32) -> Bool {
         guard let ends = Ends(fd) else { return false }
-        let table = ends.isIPv6 ? tcp6 : tcp
-        guard table >= 0, let contents = Self.readWhole(table) else { return false }
-        return Self.owner(in: contents, local: ends.peer, remote: ends.own) == getuid()
+        if ends.isIPv6 { return owner(in: tcp6, local: ends.peer.text(), remote: ends.own.text()) == getuid() }
+        if owner(in: tcp, local: ends.peer.text(), remote: ends.own.text()) == getuid() { return true }
+        let table = mapped.withLock { fd in
+            if fd < 0 { fd = tcp6 >= 0 ? dup(tcp6) : open("/proc/net/tcp6", O_RDONLY | O_CLOEXEC) }
+            return fd
+        }
+        return owner(in: table, local: ends.peer.text(mapped: true), remote: ends.own.text(mapped: true)) == getuid()
     }
 
-    /// A connection's two addresses as the kernel's tables print them.
+    private func owner(in table: Int32, local: [UInt8], remote: [UInt8]) -> uid_t? {
+        guard table >= 0, let contents = Self.readWhole(table) else { return nil }
+        return Self.owner(in: contents, local: local, remote: remote)
+    }
+
+    /// One end of a connection: its address (4 bytes, or 16) and port.
+    private struct End {
+        let address: [UInt8]
+        let port: UInt16
+
+        /// `ADDRESS:PORT` as the kernel's table prints it, in upper-case hex: the address as
+        /// the 32-bit words the kernel stores (in the machine's byte order), the port as a
+        /// number. `mapped`: an IPv4 address as the IPv6 table lists it (::ffff:a.b.c.d).
+        func text(mapped: Bool = false) -> [UInt8] {
+            let bytes = mapped ? [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + address : address
+            let words = stride(from: 0, to: bytes.count, by: 4).map { index in
+                bytes[index..<(index + 4)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+            }
+            return words.flatMap { Self.hex($0, digits: 8) } + [UInt8(ascii: ":")] + Self.hex(UInt32(port), digits: 4)
+        }
+
+        private static func hex(_ value: UInt32, digits: Int) -> [UInt8] {
+            (0..<digits).reversed().map { shift in
+                let nibble = UInt8((value >> UInt32(shift * 4)) & 0xF)
+                return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+            }
+        }
+    }
+
+    /// A connection's two ends.
     private struct Ends {
-        let own: [UInt8]
-        let peer: [UInt8]
-        let isIPv6: Bool
+        let own: End
+        let peer: End
+        var isIPv6: Bool { own.address.count == 16 }
 
         init?(_ fd: Int32) {
             var own = sockaddr_storage()
             var peer = sockaddr_storage()
             guard Self.address(of: fd, into: &own, getsockname), Self.address(of: fd, into: &peer, getpeername),
-                  own.ss_family == peer.ss_family,
-                  let ownText = Self.tableText(own), let peerText = Self.tableText(peer)
+                  own.ss_family == peer.ss_family, let ownEnd = Self.end(own), let peerEnd = Self.end(peer)
             else { return nil }
-            (self.own, self.peer, isIPv6) = (ownText, peerText, own.ss_family == sa_family_t(AF_INET6))
+            (self.own, self.peer) = (ownEnd, peerEnd)
         }
 
         private static func address(
@@ -70,36 +105,20 @@ final class LoopbackPeer: Sendable {
             } == 0
         }
 
-        /// `ADDRESS:PORT` in upper-case hex: the address as the 32-bit words the kernel
-        /// stores (in the machine's byte order), the port as a number.
-        private static func tableText(_ storage: sockaddr_storage) -> [UInt8]? {
+        private static func end(_ storage: sockaddr_storage) -> End? {
             var storage = storage
-            let (words, port): ([UInt32], UInt16)
-            switch Int32(storage.ss_family) {
-            case AF_INET:
-                (words, port) = withUnsafeBytes(of: &storage) { raw in
+            let family = Int32(storage.ss_family)
+            return withUnsafeBytes(of: &storage) { raw -> End? in
+                switch family {
+                case AF_INET:
                     let address = raw.loadUnaligned(as: sockaddr_in.self)
-                    return ([address.sin_addr.s_addr], UInt16(bigEndian: address.sin_port))
-                }
-            case AF_INET6:
-                (words, port) = withUnsafeBytes(of: &storage) { raw in
+                    return End(address: withUnsafeBytes(of: address.sin_addr) { Array($0) }, port: UInt16(bigEndian: address.sin_port))
+                case AF_INET6:
                     let address = raw.loadUnaligned(as: sockaddr_in6.self)
-                    let bytes = withUnsafeBytes(of: address.sin6_addr) { Array($0) }
-                    let words = (0..<4).map { index in
-                        bytes[(index * 4)..<(index * 4 + 4)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-                    }
-                    return (words, UInt16(bigEndian: address.sin6_port))
+                    return End(address: withUnsafeBytes(of: address.sin6_addr) { Array($0) }, port: UInt16(bigEndian: address.sin6_port))
+                default:
+                    return nil
                 }
-            default:
-                return nil
-            }
-            return words.flatMap { hex($0, digits: 8) } + [UInt8(ascii: ":")] + hex(UInt32(port), digits: 4)
-        }
-
-        private static func hex(_ value: UInt32, digits: Int) -> [UInt8] {
-            (0..<digits).reversed().map { shift in
-                let nibble = UInt8((value >> UInt32(shift * 4)) & 0xF)
-                return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
             }
         }
     }
@@ -112,8 +131,8 @@ final class LoopbackPeer: Sendable {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 10)
             guard fields.count >= 10, fields[1].elementsEqual(local), fields[2].elementsEqual(remote) else { continue }
             // A socket its process has closed (TIME_WAIT, an orphan in FIN_WAIT2) has no inode
-            // and reads as user 0: its owner is unknown, not root.
-            guard let inode = UInt64(decimal: fields[9]), inode != 0, let uid = UInt32(decimal: fields[7]) else { return nil }
+            // and reads as user 0: its owner is unknown, not root; a live row may follow.
+            guard let inode = UInt64(decimal: fields[9]), inode != 0, let uid = UInt32(decimal: fields[7]) else { continue }
             return uid_t(uid)
         }
         return nil

@@ -304,9 +304,11 @@ portal_auth_code portal_auth_new(const portal_auth_options *options, portal_auth
  * exchanged: a browser or magic-link sign-in waiting for its redirect, and listening for
  * forwarded redirects; their ports and sockets are released before this returns, so
  * another client may listen on them at once. A sign-in still fetching its authorize URL or
- * sending its email ends the same way: from this call on, no browser opener is called and
- * no email is sent that was not on the wire already (one that is ends the sign-in when it
- * returns, with no further step). Calls in flight still complete, each calling
+ * sending its email ends the same way: no email is sent that was not on the wire already
+ * (one that is ends the sign-in when it returns, with no further step), and no browser
+ * opener is called but one whose call had already begun (the sign-in checks just before
+ * it calls; its callback comes after the opener returns, so its user_data must live until
+ * then, as ever). Calls in flight still complete, each calling
  * back exactly once, the way it was started: on the I/O thread, through the dispatcher, or
  * from the completion queue, whose runs go on with them as before (the completions already
  * queued stay there) until portal_auth_run_completions has run them all (nothing they

@@ -44,6 +44,11 @@ static void renew_queue(void) {
     }
 }
 
+/* Held across fork: the child reads the queue's descriptors whole, never half-written. */
+static void before_fork(void) { pthread_mutex_lock(&process_lock); }
+
+static void in_parent(void) { pthread_mutex_unlock(&process_lock); }
+
 /* Runs in the child before fork() returns there, on its one thread. */
 static void in_child(void) {
     make_process_lock();
@@ -53,7 +58,7 @@ static void in_child(void) {
 
 static void watch(void) {
     make_process_lock();
-    pthread_atfork(NULL, NULL, in_child);
+    pthread_atfork(before_fork, in_parent, in_child);
 }
 
 PA_HIDDEN void pa_fork_watch(void) { pthread_once(&watching, watch); }

@@ -37,7 +37,9 @@ static int program_main(int argc, char **argv, char **environment) {
     return pa_program_main(argc, argv);
 }
 
-/* From pa_program_start: `stack` as the kernel and loader left it (argc, then argv). */
+/* From pa_program_start: `stack` as the kernel and loader left it (argc, then argv). With init
+   NULL, glibc 2.34 and later run the program's initialisers (the library's own) themselves;
+   an older glibc would not, so the helper needs 2.34 (Debian 12 has 2.36). */
 PA_HIDDEN __attribute__((noreturn, used)) void pa_program_begin(long *stack, void (*loader_fini)(void)) {
     __libc_start_main(program_main, (int)stack[0], (char **)(stack + 1), NULL, NULL, loader_fini, stack);
     _exit(127);
@@ -45,14 +47,14 @@ PA_HIDDEN __attribute__((noreturn, used)) void pa_program_begin(long *stack, voi
 
 #if defined(__x86_64__)
 /* The System V ABI: the stack pointer at argc, the loader's finaliser in rdx. */
-__asm__(".text\n.globl pa_program_start\n.hidden pa_program_start\n.type pa_program_start,@function\n"
+__asm__(".pushsection .text\n.globl pa_program_start\n.hidden pa_program_start\n.type pa_program_start,@function\n"
         "pa_program_start:\n  xor %ebp, %ebp\n  mov %rsp, %rdi\n  mov %rdx, %rsi\n  and $-16, %rsp\n"
-        "  call pa_program_begin\n  hlt\n");
+        "  call pa_program_begin\n  hlt\n.popsection\n");
 #elif defined(__aarch64__)
 /* AAPCS64: the stack pointer at argc, the loader's finaliser in x0. */
-__asm__(".text\n.globl pa_program_start\n.hidden pa_program_start\n.type pa_program_start,%function\n"
+__asm__(".pushsection .text\n.globl pa_program_start\n.hidden pa_program_start\n.type pa_program_start,%function\n"
         "pa_program_start:\n  mov x29, #0\n  mov x30, #0\n  mov x1, x0\n  mov x0, sp\n"
-        "  bl pa_program_begin\n  brk #0\n");
+        "  bl pa_program_begin\n  brk #0\n.popsection\n");
 #endif
 
 PA_HIDDEN const char *pa_program_interpreter(void) { return pa_interpreter; }

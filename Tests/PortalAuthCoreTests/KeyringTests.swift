@@ -279,6 +279,23 @@ struct KeyringTests {
 
     /// A program that names no application keeps to the items without the attribute: it
     /// neither reads nor deletes an app's own.
+    /// An app whose own item a version before the marker wrote: its sign-out leaves the marker
+    /// before the item goes, and migration ends there too.
+    @Test func anAppUpgradedFromBeforeTheMarkerEndsMigrationAtItsSignOut() async throws {
+        let emulator = try await Emulator.shared.get()
+        let applicationId = "io.portalhq.auth.Fresh-\(UUID().uuidString)"
+        let value = #"{"clientSessionToken":"cst_own","endUserId":"eu_own"}"#
+        try #require(PrivateKeyring.secretTool(["store", "--label=own", "xdg:schema", "io.portalhq.auth.Session",
+                                                "auth_environment_id", Env.open, "application_id", applicationId],
+                                               input: Array(value.utf8)) != nil)
+        let auth = try makeClient(emulator, environment: Env.open, storage: try KeyringSessionStorage(applicationId: applicationId))
+        #expect(try await auth.restoreSession()?.endUserId == "eu_own")
+        try await auth.clearPersistedSession()
+        try storeItemWithoutApplication(#"{"clientSessionToken":"cst_planted","endUserId":"eu_planted"}"#)
+        #expect(try await auth.restoreSession() == nil)
+        try await KeyringSessionStorage.shared.delete(environmentId: Env.open)
+    }
+
     @Test func aProgramThatNamesNoApplicationLeavesTheAppsItemsAlone() async throws {
         let emulator = try await Emulator.shared.get()
         let unnamed = try makeClient(emulator, environment: Env.open, storage: KeyringSessionStorage.shared)

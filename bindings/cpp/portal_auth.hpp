@@ -750,9 +750,9 @@ public:
         if (portal_auth_job_fn run = std::exchange(run_, nullptr)) {
             /* The C contract runs every job once; its completion, called through this layer's
                callbacks, sees the flag and lets go of itself uncalled. */
-            detail::discarding() = true;
+            bool was = std::exchange(detail::discarding(), true);
             run(job_);
-            detail::discarding() = false;
+            detail::discarding() = was;
         }
     }
 

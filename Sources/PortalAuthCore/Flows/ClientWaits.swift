@@ -75,9 +75,10 @@ extension PortalAuth {
     /// exchanged: a browser or magic-link sign-in waiting for its redirect, or still fetching
     /// its authorize URL or sending its email, and listening for forwarded redirects. Returns
     /// once their ports and sockets are released, so another client may listen on them at
-    /// once. From then on no browser opener is called and no email is sent that was not on
-    /// the wire already; a sign-in whose request is on the wire ends as `closed` when it
-    /// returns, without a further step. Exchanges already under way complete. Every wait this
+    /// once. From then on no email is sent that was not on the wire already, and no browser
+    /// opener is called but one whose call had begun (checked just before the call); a
+    /// sign-in whose request is on the wire ends as `closed` when it returns, without a
+    /// further step. Exchanges already under way complete. Every wait this
     /// client starts from then on ends at once as `closed`: call it when letting the client
     /// go (the C ABI's `portal_auth_free` does).
     public func endWaits() {

@@ -220,7 +220,12 @@ enum Keyring {
     }
 
     fileprivate static func delete(_ service: UnsafeMutablePointer<SecretService>, _ owner: Owner, _ environmentId: String) throws(KeyringFault) {
-        try deleteItems(service, .own(applicationId: owner.applicationId), environmentId)
+        let own = try items(service, .own(applicationId: owner.applicationId), environmentId, .delete)
+        defer { pa_free_items(own) }
+        // Before its own item goes, the marker that it had one: an app whose item a version
+        // before the marker wrote has none yet.
+        if own != nil { try markOwnItem(service, owner, environmentId) }
+        try delete(own)
         try deleteItems(service, .earlier, environmentId)
     }
 
@@ -228,6 +233,10 @@ enum Keyring {
                                     _ environmentId: String) throws(KeyringFault) {
         let found = try items(service, kind, environmentId, .delete)
         defer { pa_free_items(found) }
+        try delete(found)
+    }
+
+    private static func delete(_ found: UnsafeMutablePointer<GList>?) throws(KeyringFault) {
         for item in secretItems(found) {
             guard secret_item_get_locked(item) == 0 else { throw .locked }
             var error: UnsafeMutablePointer<GError>?

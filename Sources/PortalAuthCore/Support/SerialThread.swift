@@ -58,21 +58,18 @@ final class SerialThread: Sendable {
     /// - Throws: `NoThread` when there is no thread, and none can be made (nothing queued).
     func run(_ job: @escaping @Sendable () -> Void) throws(NoThread) {
         guard let wake = core.wake else { throw NoThread() }
-        let starts = core.state.withLock { state -> Bool in
-            state.jobs.append(job)
-            defer { state.started = true }
-            return !state.started
-        }
-        if starts {
-            let core = core
-            guard DetachedThread.start(name: core.name, { core.loop() }) == 0 else {
-                core.state.withLock { state in
-                    state.jobs.removeAll()
-                    state.started = false
-                }
-                throw NoThread()
+        let core = core
+        // The thread is made under the lock: a job queued meanwhile would otherwise wait for
+        // a thread that no one goes on to make.
+        let started = core.state.withLock { state -> Bool in
+            if !state.started {
+                guard DetachedThread.start(name: core.name, { core.loop() }) == 0 else { return false }
+                state.started = true
             }
+            state.jobs.append(job)
+            return true
         }
+        guard started else { throw NoThread() }
         wake.signal()
     }
 }

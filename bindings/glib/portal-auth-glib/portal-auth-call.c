@@ -58,21 +58,27 @@ return_outcome (gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* Runs `function` from an idle source of the task's context, after what is queued there. */
+static void
+in_idle (PortalAuthCall *call, GSourceFunc function, gpointer data, const char *name)
+{
+    GSource *idle = g_idle_source_new ();
+    g_source_set_callback (idle, function, data, NULL);
+    g_source_set_static_name (idle, name);
+    g_source_attach (idle, g_task_get_context (call->task));
+    g_source_unref (idle);
+}
+
 /* Runs `function` on the task's context: at once when this thread owns it, else from an idle
    source (so that what one call delivers keeps its order). */
 static void
 on_task_context (PortalAuthCall *call, GSourceFunc function, gpointer data, const char *name)
 {
-    GMainContext *context = g_task_get_context (call->task);
-    if (g_main_context_is_owner (context)) {
+    if (g_main_context_is_owner (g_task_get_context (call->task))) {
         function (data);
         return;
     }
-    GSource *idle = g_idle_source_new ();
-    g_source_set_callback (idle, function, data, NULL);
-    g_source_set_static_name (idle, name);
-    g_source_attach (idle, context);
-    g_source_unref (idle);
+    in_idle (call, function, data, name);
 }
 
 void
@@ -86,9 +92,10 @@ portal_auth_glib_call_started (PortalAuthCall *call, portal_auth_code started, c
     GCancellable *cancellable = g_task_get_cancellable (call->task);
     if (cancellable)
         call->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel), call, NULL);
-    /* The callback came first and left the call for this thread to return. */
+    /* The callback came first and left the call for this thread to return: from an idle, after
+       the forwarded redirects it may have queued there already. */
     if (!g_atomic_int_compare_and_exchange (&call->gate, PORTAL_AUTH_CALL_STARTING, PORTAL_AUTH_CALL_STARTED))
-        on_task_context (call, return_outcome, call, "PortalAuth call returning");
+        in_idle (call, return_outcome, call, "PortalAuth call returning");
 }
 
 /* From the C callback, on the thread running the completion queue: keeps the outcome (the

@@ -166,7 +166,11 @@ class _Client:
         """Frees the handle (once): from close(), when the client is collected, or at exit.
         Calls in flight still complete."""
         if self._generation != _threads.generation:
-            self._adopt()  # for the lock: a thread of the parent may have held the old one
+            # The handle is the parent's (its free frees nothing here); the lock is new, since
+            # a thread of the parent may have held the old one.
+            with _adopting:
+                self._lock = _thread.allocate_lock()
+                self._generation = _threads.generation
         with self._lock:
             self._handle = None
             self._storage = None  # the library lets go of it when done; a closed client adopts no handle

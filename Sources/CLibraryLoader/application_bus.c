@@ -62,30 +62,10 @@ static const GDBusInterfaceVTable vtable = { on_method, NULL, NULL, { 0 } };
 
 static void settle(pa_application_bus *bus, ownership owned, const char *why) {
     pthread_mutex_lock(&bus->lock);
-    if (bus->owned == STARTING) {
-        bus->owned = owned;
-        if (why) snprintf(bus->why, sizeof bus->why, "%s", why);
-        pthread_cond_broadcast(&bus->changed);
-    }
+    bus->owned = owned;
+    if (why) snprintf(bus->why, sizeof bus->why, "%s", why);
+    pthread_cond_broadcast(&bus->changed);
     pthread_mutex_unlock(&bus->lock);
-}
-
-static void on_acquired(GDBusConnection *connection, const gchar *name, gpointer data) {
-    (void)connection;
-    (void)name;
-    settle(data, OWNED, NULL);
-}
-
-static void on_lost(GDBusConnection *connection, const gchar *name, gpointer data) {
-    (void)name;
-    settle(data, NOT_OWNED, connection ? "another process owns the name on the session bus" : "the session bus could not be reached");
-}
-
-static ownership current(pa_application_bus *bus) {
-    pthread_mutex_lock(&bus->lock);
-    ownership owned = bus->owned;
-    pthread_mutex_unlock(&bus->lock);
-    return owned;
 }
 
 /* A connection of the bus's own, not the process's shared one: its objects and names are
@@ -101,44 +81,57 @@ static GDBusConnection *connect_session_bus(void) {
     return connection;
 }
 
-/* Releases `name` and waits for the bus's answer (5 s at most): an Open made after the stop
-   has returned finds the name free. */
-static void release_name(GDBusConnection *connection, const char *name) {
-    GVariant *argument = g_variant_new_string(name);
+/* The bus's answer (a uint32) to its method `method` with `arguments` (a tuple, taken),
+   within 5 s; 0 when none came. RequestName and ReleaseName are made so, synchronously, so
+   that the name is owned when the start returns and free when the stop does. */
+static guint32 bus_call(GDBusConnection *connection, const char *method, GVariant *arguments) {
     GVariant *reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                  "org.freedesktop.DBus", "ReleaseName", g_variant_new_tuple(&argument, 1),
-                                                  NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
-    if (reply) g_variant_unref(reply);
+                                                  "org.freedesktop.DBus", method, arguments, NULL,
+                                                  G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+    if (!reply) return 0;
+    GVariant *answer = g_variant_get_child_value(reply, 0);
+    guint32 value = g_variant_get_uint32(answer);
+    g_variant_unref(answer);
+    g_variant_unref(reply);
+    return value;
 }
 
-/* The bus's thread: its main context dispatches the calls and the name's news. */
+enum { DO_NOT_QUEUE = 4, PRIMARY_OWNER = 1 };
+
+static guint32 request_name(GDBusConnection *connection, const char *name) {
+    GVariant *arguments[2] = { g_variant_new_string(name), g_variant_new_uint32(DO_NOT_QUEUE) };
+    return bus_call(connection, "RequestName", g_variant_new_tuple(arguments, 2));
+}
+
+static void release_name(GDBusConnection *connection, const char *name) {
+    GVariant *argument = g_variant_new_string(name);
+    bus_call(connection, "ReleaseName", g_variant_new_tuple(&argument, 1));
+}
+
+/* The bus's thread: its main context dispatches the calls. */
 static void *serve(void *data) {
     pa_application_bus *bus = data;
     g_main_context_push_thread_default(bus->main_context);
     GDBusConnection *connection = connect_session_bus();
     GDBusNodeInfo *node = connection ? g_dbus_node_info_new_for_xml(introspection, NULL) : NULL;
+    /* Served before the name is owned: a call the bus held for the name (an activation)
+       finds the object. */
     guint registration = node ? g_dbus_connection_register_object(connection, bus->path, node->interfaces[0], &vtable,
                                                                   bus, NULL, NULL) : 0;
-    guint owner = 0;
     if (!connection) {
         settle(bus, NOT_OWNED, "the session bus could not be reached");
     } else if (!registration) {
         settle(bus, NOT_OWNED, "the application's object could not be served");
+    } else if (request_name(connection, bus->name) != PRIMARY_OWNER) {
+        settle(bus, NOT_OWNED, "another process owns the name on the session bus");
     } else {
-        /* Served before the name is owned: a call the bus held for the name (an activation)
-           finds the object. */
-        owner = g_bus_own_name_on_connection(connection, bus->name, G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE, on_acquired,
-                                             on_lost, bus, NULL);
-        while (current(bus) == STARTING) g_main_context_iteration(bus->main_context, TRUE);
-    }
-    if (current(bus) == OWNED) {
+        settle(bus, OWNED, NULL);
         while (!atomic_load(&bus->stopping)) g_main_context_iteration(bus->main_context, TRUE);
         /* The name first, so that no call is routed here once the object is gone. */
         release_name(connection, bus->name);
     }
     if (registration) g_dbus_connection_unregister_object(connection, registration);
-    if (owner) g_bus_unown_name(owner);
-    /* What GDBus left for this context (the name's bookkeeping) is done before it goes. */
+    /* What GDBus left for this context is done before it goes. */
     while (g_main_context_iteration(bus->main_context, FALSE)) {}
     if (connection) {
         g_dbus_connection_close_sync(connection, NULL, NULL);

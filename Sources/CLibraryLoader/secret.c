@@ -65,11 +65,8 @@
       (connection, bus_name, path, interface, method, parameters, reply_type, flags, timeout, cancellable, error), NULL) \
     F(g_variant_new_string, GVariant *, (const gchar *text), (text), NULL) \
     F(g_variant_new_tuple, GVariant *, (GVariant *const *children, gsize count), (children, count), NULL) \
-    F(g_bus_own_name_on_connection, guint, \
-      (GDBusConnection *connection, const gchar *name, GBusNameOwnerFlags flags, GBusNameAcquiredCallback acquired, \
-       GBusNameLostCallback lost, gpointer user_data, GDestroyNotify free_data), \
-      (connection, name, flags, acquired, lost, user_data, free_data), 0) \
-    V(g_bus_unown_name, (guint owner), (owner)) \
+    F(g_variant_new_uint32, GVariant *, (guint32 value), (value), NULL) \
+    F(g_variant_get_uint32, guint32, (GVariant *value), (value), 0) \
     F(g_dbus_node_info_new_for_xml, GDBusNodeInfo *, (const gchar *xml, GError **error), (xml, error), NULL) \
     V(g_dbus_node_info_unref, (GDBusNodeInfo *info), (info)) \
     F(g_dbus_connection_register_object, guint, \

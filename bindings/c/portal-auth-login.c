@@ -706,7 +706,7 @@ static int parse(int argc, char **argv, arguments *a) {
     if (a->browser && strcmp(a->browser, "google") != 0 && strcmp(a->browser, "apple") != 0)
         return usage_error("--browser takes google or apple, not ", a->browser);
     if (a->timeout_ms && (a->redirect || a->restore || a->sign_out))
-        return usage_error("--timeout goes with --browser or a magic link", NULL);
+        return usage_error("--timeout goes with --browser, --activated or a magic link", NULL);
     return -1;
 }
 

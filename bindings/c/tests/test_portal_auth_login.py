@@ -678,10 +678,12 @@ class CommandLineTests(unittest.TestCase):
             ((), "--environment is required"),
             (("--environment",), "a value is missing after --environment"),
             (("--environment", "e", "--frobnicate"), "unknown option --frobnicate"),
-            (("--environment", "e", "--restore", "--sign-out"), "use one of --redirect, --browser, --restore and --sign-out"),
+            (("--environment", "e", "--restore", "--sign-out"),
+             "use one of --redirect, --activated, --browser, --restore and --sign-out"),
+            (("--environment", "e", "--activated"), "--activated needs --application-id"),
             (("--environment", "e", "--browser", "yahoo"), "--browser takes google or apple, not yahoo"),
             (("--environment", "e", "--browser", "google", "--timeout", "0"), "--timeout takes a whole number of seconds from 1, not 0"),
-            (("--environment", "e", "--restore", "--timeout", "5"), "--timeout goes with --browser or a magic link"),
+            (("--environment", "e", "--restore", "--timeout", "5"), "--timeout goes with --browser, --activated or a magic link"),
         ]
         for arguments, message in cases:
             status, output, errors = Run(*arguments).finish()

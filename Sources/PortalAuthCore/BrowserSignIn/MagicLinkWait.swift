@@ -1,4 +1,3 @@
-
 /// A magic-link sign-in waiting for its redirect, which comes one of two ways: the browser
 /// brings it to the sign-in's loopback listener, or the host hands it to `handleRedirect`
 /// (pasted by a user who opened the email on another device, or forwarded by the app's next

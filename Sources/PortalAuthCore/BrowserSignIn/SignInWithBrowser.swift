@@ -1,4 +1,3 @@
-
 /// A client's one-call sign-in settings (the browser opener, the ephemeral flag), its
 /// one-at-a-time guard, shared by the browser and magic-link sign-ins, and the magic-link
 /// wait under way, which a redirect the host handles may complete.

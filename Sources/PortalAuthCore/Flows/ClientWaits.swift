@@ -1,4 +1,3 @@
-
 /// The waits of one client that `endWaits` ends: a sign-in's loopback listener, listening
 /// for forwarded redirects. Each wait registers how to end it while it runs. Once the
 /// client's waits have been ended, no new one may begin: a host that lets its client go

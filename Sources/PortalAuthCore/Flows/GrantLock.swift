@@ -1,4 +1,3 @@
-
 /// The client's grant lock and the state it guards (docs/protocol.md §5): the replay memo
 /// and the pending writes. Memo lookup, exchange and persist; TOTP verify and persist;
 /// and clear all run under it, one at a time.

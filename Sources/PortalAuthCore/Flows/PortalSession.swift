@@ -1,4 +1,3 @@
-
 /// A signed-in user: the Client Session Token and the `endUserId` (docs/protocol.md §6).
 ///
 /// Printing a session shows only the `endUserId`, which is never secret and is what to

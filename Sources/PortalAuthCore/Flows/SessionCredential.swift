@@ -1,4 +1,3 @@
-
 /// What every `PortalSession` of one environment and one token in the process shares
 /// (docs/protocol.md §6), whichever call handed it out: whether the token may still be used,
 /// and the one invalidation under way. Invalidating one session invalidates them all.

@@ -1,4 +1,3 @@
-
 /// The running instance's side of redirect forwarding (docs/desktop.md "Redirect
 /// forwarding"): a custom-scheme redirect (`myapp://auth/callback?…`) makes the desktop
 /// start the app's URL handler as a new process, which forwards the URL here

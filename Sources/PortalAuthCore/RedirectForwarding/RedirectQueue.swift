@@ -1,4 +1,3 @@
-
 /// The URLs a receiver took and the client has not handled yet, in order. Bounded: a local
 /// client that forwards faster than the client exchanges is refused beyond `capacity`,
 /// rather than queueing requests to Portal without end.

@@ -1,4 +1,3 @@
-
 /// Where persisted sessions live: one opaque entry per `authEnvironmentId`.
 ///
 /// Implementations store and return the raw text unchanged; the library encodes and

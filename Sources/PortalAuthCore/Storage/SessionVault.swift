@@ -1,4 +1,3 @@
-
 /// One environment's persisted session over a `SessionStorage`: encoding, the fault
 /// taxonomy (docs/protocol.md §3, §6), and serialisation per environment across every
 /// client of the process, which makes compare-and-delete atomic there.

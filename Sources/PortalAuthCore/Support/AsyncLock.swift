@@ -1,4 +1,3 @@
-
 /// A FIFO mutual-exclusion lock for async code, held across suspension points.
 ///
 /// Actors re-enter at every `await`; the grant lock and the per-environment storage lock

@@ -45,9 +45,14 @@ let package = Package(
         .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix", "CProcess", "CLibraryLoader"],
                 swiftSettings: secretHeaders),
 
-        // The C ABI: @c exports over the core, declared by include/portal_auth.h. The library is
-        // also a program (Sources/CProcess/program.c): its entry point.
-        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore"], exclude: ["exports.map"], swiftSettings: secretHeaders,
+        // The library as a program (its keyring helper): its PT_INTERP and entry point, linked
+        // into the library alone. DWARF 4, for valgrind.
+        .target(name: "CProgramEntry", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+
+        // The C ABI: @c exports over the core, declared by include/portal_auth.h; the library's
+        // entry point as a program is CProgramEntry's.
+        .target(name: "PortalAuthC", dependencies: ["PortalAuthCore", "CProgramEntry"], exclude: ["exports.map"],
+                swiftSettings: secretHeaders,
                 linkerSettings: [.unsafeFlags(["-Xlinker", "-e", "-Xlinker", "pa_program_start"])]),
 
         // RFC 6238 codes, for the demo and the tests (an authenticator app's side).

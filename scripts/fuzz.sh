@@ -22,14 +22,15 @@ mkdir -p .build/fuzz
 echo "== fuzz: building $binary (swiftc -sanitize=fuzzer,address)"
 read -r -a c_flags <<< "$(pkg-config --cflags libcurl libsecret-1 libqrencode libpng)"
 swift_flags=()
-for directory in Sources/C*/; do swift_flags+=(-I "$directory"); done
+for directory in Sources/C*/ Sources/C*/include/; do swift_flags+=(-I "$directory"); done
 for flag in "${c_flags[@]}"; do swift_flags+=(-Xcc "$flag"); done
 mapfile -t sources < <(find Sources/PortalAuthCore -name '*.swift' | sort)
-# The system libraries' functions the core calls: CLibraryLoader, which opens them on first use.
+# The system libraries' functions the core calls: CLibraryLoader, which opens them on first
+# use; and CProcess, the core's view of the process.
 loader_objects=()
-for source in Sources/CLibraryLoader/*.c; do
+for source in Sources/CLibraryLoader/*.c Sources/CProcess/*.c; do
     object=.build/fuzz/$(basename "$source" .c).o
-    gcc -c -g -ISources/CLibraryLoader/include "${c_flags[@]}" "$source" -o "$object"
+    gcc -c -g -I"$(dirname "$source")/include" "${c_flags[@]}" "$source" -o "$object"
     loader_objects+=("$object")
 done
 # ld.gold warns about every ASan helper it cannot export; those lines are noise.

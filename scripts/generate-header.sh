@@ -7,9 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.build/portal_auth.generated.h}
 
-# The system-library targets' module maps, and those swift build made for the C targets.
+# The module maps of the system-library targets, and of the C targets the core imports.
 module_maps=()
-for map in Sources/C*/module.modulemap .build/debug/C*.build/module.modulemap; do
+for map in Sources/C*/module.modulemap Sources/C*/include/module.modulemap; do
     [ -f "$map" ] && module_maps+=(-Xcc "-fmodule-map-file=$map")
 done
 include_dirs=()

@@ -30,9 +30,9 @@ void pa_process_unlock(void);
 void pa_fork_keep_queue(int epoll, int eventfd);
 int pa_fork_kept_queue(int *epoll, int *eventfd);
 
-/* The library as a program (program.c): the dynamic loader that runs it, and its own file
-   (an absolute path), or NULL where either is unknown (another architecture; a library not
-   loaded from a file by its path, or statically linked into a program). */
+/* The library as a program (Sources/CProgramEntry): the dynamic loader that runs it, and its
+   own file (an absolute path), or NULL where either is unknown (another architecture; a
+   library not loaded from a file by its path; a program the core is linked into). */
 const char *pa_program_interpreter(void);
 const char *pa_program_path(void);
 

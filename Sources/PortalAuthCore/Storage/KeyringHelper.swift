@@ -7,8 +7,8 @@ import Glibc
 /// The keyring of a forked child whose GLib is its parent's (docs/desktop.md "fork()"). GLib's
 /// D-Bus connections all go through one thread of GLib's own, which a child does not have:
 /// libsecret there waits for ever, on a new connection too. So such a child keeps its
-/// sessions through a helper, the library itself run as a program (`Sources/CProcess/
-/// program.c`), a process with a GLib of its own, which runs the very same keyring code and
+/// sessions through a helper, the library itself run as a program (`Sources/CProgramEntry/
+/// entry.c`), a process with a GLib of its own, which runs the very same keyring code and
 /// answers over a socket pair. One per process, started by its first keyring call, ended by
 /// the end of that process (its socket closes).
 ///
@@ -160,7 +160,7 @@ enum KeyringHelper {
     }
 }
 
-/// The library run as a program (`Sources/CProcess/program.c`): only ever as the keyring's
+/// The library run as a program (`Sources/CProgramEntry/entry.c`): only ever as the keyring's
 /// helper.
 @c(pa_program_main)
 func programMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {

@@ -51,16 +51,8 @@ static int run_until_seen(int fd, const char *path, int count) {
     return 0;
 }
 
-static void environment(const char *id, const char *redirect) {
-    char json[512], answer[256];
-    snprintf(json, sizeof json, "{\"id\":\"%s\",\"allowedMethods\":[\"EMAIL_MAGIC_LINK\",\"GOOGLE\"],"
-             "\"redirectUrls\":[\"%s\"],\"totpRequired\":false,\"accountAbstraction\":false,\"autoCreateWallet\":false}",
-             id, redirect);
-    emulator_request("/_emulator/environments", json, answer, sizeof answer);
-}
-
 static portal_auth *client_of(const char *id, const char *redirect) {
-    environment(id, redirect);
+    emulator_environment(id, redirect, 0);
     portal_auth_options options = emulator_options(id);
     options.redirect_url = redirect;
     portal_auth *client = NULL;

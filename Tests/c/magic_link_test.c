@@ -79,15 +79,6 @@ static void mail(const char *email, int count, const char *key, char *out, size_
     json_string(answer, key, out, size);
 }
 
-/* A new environment allowing `redirect`, with or without TOTP. */
-static void environment(const char *id, const char *redirect, int totp) {
-    char json[512], answer[256];
-    snprintf(json, sizeof json, "{\"id\":\"%s\",\"allowedMethods\":[\"EMAIL_MAGIC_LINK\",\"GOOGLE\"],"
-             "\"redirectUrls\":[\"%s\"],\"totpRequired\":%s,\"accountAbstraction\":false,\"autoCreateWallet\":false}",
-             id, redirect, totp ? "true" : "false");
-    emulator_request("/_emulator/environments", json, answer, sizeof answer);
-}
-
 static portal_auth *client_of(const char *id, const char *redirect) {
     portal_auth_options options = emulator_options(id);
     options.redirect_url = redirect;
@@ -199,7 +190,7 @@ int main(void) {
     int port = free_port();
     char redirect[128];
     snprintf(redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
-    environment("env-c-magic", redirect, 0);
+    emulator_environment("env-c-magic", redirect, 0);
     portal_auth *client = client_of("env-c-magic", redirect);
 
     /* The email opened in Chromium: signed in, and the page says so. */
@@ -219,7 +210,7 @@ int main(void) {
     int totp_port = free_port();
     char totp_redirect[128];
     snprintf(totp_redirect, sizeof totp_redirect, "http://127.0.0.1:%d/callback", totp_port);
-    environment("env-c-magic-totp", totp_redirect, 1);
+    emulator_environment("env-c-magic-totp", totp_redirect, 1);
     portal_auth *totp_client = client_of("env-c-magic-totp", totp_redirect);
     outcome step = {0};
     CHECK(portal_auth_sign_in_with_magic_link(totp_client, "c-totp@example.com", 0, on_result, &step, NULL) == PORTAL_AUTH_OK);

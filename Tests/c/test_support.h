@@ -247,6 +247,16 @@ static inline portal_auth_options emulator_options(const char *environment) {
     return options;
 }
 
+/* A new environment `id` at the emulator allowing `redirect` (magic links and Google), with
+   or without TOTP. */
+static inline void emulator_environment(const char *id, const char *redirect, int totp) {
+    char json[512], answer[256];
+    snprintf(json, sizeof json, "{\"id\":\"%s\",\"allowedMethods\":[\"EMAIL_MAGIC_LINK\",\"GOOGLE\"],"
+             "\"redirectUrls\":[\"%s\"],\"totpRequired\":%s,\"accountAbstraction\":false,\"autoCreateWallet\":false}",
+             id, redirect, totp ? "true" : "false");
+    emulator_request("/_emulator/environments", json, answer, sizeof answer);
+}
+
 /* A magic-link redirect URL carrying a fresh grant made at the emulator. */
 static inline void grant_redirect(const char *environment, const char *email, char *url, size_t size) {
     char json[256], answer[1024], token[256];

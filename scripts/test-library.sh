@@ -142,7 +142,6 @@ run_c_test() {
     local memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite
                     --suppressions=Tests/c/valgrind.supp)
     [ "$name" = wipe_test ] && memcheck=()
-    [ "$name" = fork_test ] && memcheck+=(--suppressions=Tests/c/fork.supp)
     "${wrapper[@]}" env LD_LIBRARY_PATH="${library_path:-$prefix/lib}" "${memcheck[@]}" "$work/$name" "${arguments[@]}" > "$work/$name.out" \
         || { cat "$work/$name.out"; fail "$label failed under valgrind"; }
     cat "$work/$name.out"

@@ -13,6 +13,20 @@
 #include "session_support.h"
 
 #include <sys/wait.h>
+#include <valgrind/valgrind.h>
+
+/* Ends the child with `status`. Under valgrind, by exec, after the errors it found so far have
+   counted (3): its leak check at exit would read as lost whatever only the parent's other
+   threads referenced (valgrind does not scan their stacks in a child, where they do not
+   exist), which the child never touches, nor frees. */
+static void end_child(int status) {
+    if (RUNNING_ON_VALGRIND) {
+        char command[32];
+        snprintf(command, sizeof command, "exit %d", VALGRIND_COUNT_ERRORS ? 3 : status);
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+    }
+    _exit(status);
+}
 
 static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;
@@ -122,7 +136,7 @@ int main(int argc, char **argv) {
     CHECK(readable(fd));  /* the queued call's work, or its completion (the I/O thread may have done the work) */
 
     pid_t child = fork();
-    if (child == 0) _exit(in_child(fd, client, session, &queued));
+    if (child == 0) end_child(in_child(fd, client, session, &queued));
     int status = 0;
     CHECK(child > 0 && waitpid(child, &status, 0) == child);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -260,6 +260,16 @@ typedef struct portal_auth_options {
      * storage.
      */
     const char *application_id;
+    /**
+     * With PORTAL_AUTH_STORAGE_KEYRING: whether the keyring's dialogs are shown (an unlock,
+     * KeePassXC's access confirmation). Zero or less (the default): never; a call that
+     * would show one fails at once with PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION (or
+     * _KEYRING_LOCKED for an unlock), its prompt dismissed. Else the dialog shows and the
+     * call waits for the user's answer up to this many milliseconds (then
+     * _KEYRING_NEEDS_CONFIRMATION), or until it is cancelled. Whatever opens without a
+     * dialog (a KDE wallet opened at login) is opened either way.
+     */
+    int32_t keyring_prompt_timeout_ms;
 } portal_auth_options;
 
 /**
@@ -268,7 +278,7 @@ typedef struct portal_auth_options {
  */
 #define PORTAL_AUTH_OPTIONS_INIT                                                      \
     { sizeof(portal_auth_options), NULL, NULL, NULL, NULL, NULL, PORTAL_AUTH_UNSET,   \
-      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL }
+      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL, 0 }
 
 /**
  * Fills options with the defaults and sets its `size`.
@@ -1242,6 +1252,16 @@ enum {
     /** The stored entry cannot be decoded and deleting it failed: it is still stored, and
         the user is not reported signed out. The message names the delete's own cause. */
     PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED = 7,
+    /** The keyring asks the user to confirm the access in a dialog (KeePassXC's access
+        confirmation) and the client does not show keyring prompts
+        (portal_auth_options.keyring_prompt_timeout_ms), or nobody answered in time: let
+        the app show them, or turn the confirmation off in the keyring. */
+    PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION = 8,
+    /** The user dismissed the keyring's dialog, or the wait for it was cancelled. */
+    PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED = 9,
+    /** The keyring could not set up the encrypted transfer of secrets (KWallet without
+        its encryption plugins): the keyring's installation needs fixing. */
+    PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED = 10,
     /* PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE: nothing was exchanged. */
     /** The redirect URL is not an http loopback URL (127.0.0.1, [::1] or localhost) with an
         explicit port; no request was made. */

@@ -1,6 +1,7 @@
 /* libsecret, with the GLib, GObject and GIO functions the keyring code and the application's
    bus name (application_bus.c) call (dlsym finds them among libsecret's dependencies),
    loaded by the first keyring access or the first listening for redirects. */
+#define SECRET_API_SUBJECT_TO_CHANGE
 #include "loader.h"
 #include "../CSecret/shim.h"
 
@@ -86,6 +87,47 @@
     V(g_main_context_push_thread_default, (GMainContext *context), (context)) \
     V(g_main_context_pop_thread_default, (GMainContext *context), (context)) \
     F(g_main_context_iteration, gboolean, (GMainContext *context, gboolean may_block), (context, may_block), FALSE) \
-    V(g_main_context_wakeup, (GMainContext *context), (context))
+    V(g_main_context_wakeup, (GMainContext *context), (context)) \
+    F(g_dbus_proxy_get_connection, GDBusConnection *, (GDBusProxy *proxy), (proxy), NULL) \
+    F(g_dbus_proxy_get_name_owner, gchar *, (GDBusProxy *proxy), (proxy), NULL) \
+    F(g_variant_new_objv, GVariant *, (const gchar *const *paths, gssize length), (paths, length), NULL) \
+    F(g_variant_dup_objv, gchar **, (GVariant *value, gsize *length), (value, length), NULL) \
+    F(g_variant_new_object_path, GVariant *, (const gchar *path), (path), NULL) \
+    F(g_variant_new_boolean, GVariant *, (gboolean value), (value), NULL) \
+    F(g_variant_get_boolean, gboolean, (GVariant *value), (value), TRUE) \
+    F(g_variant_get_uint64, guint64, (GVariant *value), (value), 0) \
+    F(g_variant_new_variant, GVariant *, (GVariant *value), (value), NULL) \
+    F(g_variant_get_variant, GVariant *, (GVariant *value), (value), NULL) \
+    F(g_variant_new_dict_entry, GVariant *, (GVariant *key, GVariant *value), (key, value), NULL) \
+    F(g_variant_is_of_type, gboolean, (GVariant *value, const GVariantType *type), (value, type), FALSE) \
+    F(g_variant_take_ref, GVariant *, (GVariant *value), (value), NULL) \
+    V(g_variant_builder_init, (GVariantBuilder *builder, const GVariantType *type), (builder, type)) \
+    V(g_variant_builder_add_value, (GVariantBuilder *builder, GVariant *value), (builder, value)) \
+    F(g_variant_builder_end, GVariant *, (GVariantBuilder *builder), (builder), NULL) \
+    V(g_hash_table_iter_init, (GHashTableIter *iter, GHashTable *table), (iter, table)) \
+    F(g_hash_table_iter_next, gboolean, (GHashTableIter *iter, gpointer *key, gpointer *value), (iter, key, value), FALSE) \
+    F(g_hash_table_lookup, gpointer, (GHashTable *table, gconstpointer key), (table, key), NULL) \
+    V(g_strfreev, (gchar **strings), (strings)) \
+    F(g_dbus_connection_signal_subscribe, guint, \
+      (GDBusConnection *connection, const gchar *sender, const gchar *interface, const gchar *member, \
+       const gchar *path, const gchar *arg0, GDBusSignalFlags flags, GDBusSignalCallback callback, gpointer user_data, \
+       GDestroyNotify free_data), \
+      (connection, sender, interface, member, path, arg0, flags, callback, user_data, free_data), 0) \
+    V(g_dbus_connection_signal_unsubscribe, (GDBusConnection *connection, guint subscription), (connection, subscription)) \
+    F(g_timeout_source_new, GSource *, (guint interval), (interval), NULL) \
+    F(g_cancellable_source_new, GSource *, (GCancellable *cancellable), (cancellable), NULL) \
+    V(g_source_set_callback, (GSource *source, GSourceFunc callback, gpointer data, GDestroyNotify notify), \
+      (source, callback, data, notify)) \
+    F(g_source_attach, guint, (GSource *source, GMainContext *context), (source, context), 0) \
+    V(g_source_destroy, (GSource *source), (source)) \
+    V(g_source_unref, (GSource *source), (source)) \
+    F(g_cancellable_new, GCancellable *, (void), (), NULL) \
+    V(g_cancellable_cancel, (GCancellable *cancellable), (cancellable)) \
+    F(g_cancellable_is_cancelled, gboolean, (GCancellable *cancellable), (cancellable), FALSE) \
+    F(secret_service_ensure_session_sync, gboolean, (SecretService *service, GCancellable *cancellable, GError **error), \
+      (service, cancellable, error), FALSE) \
+    F(secret_service_get_session_dbus_path, const gchar *, (SecretService *service), (service), "/") \
+    F(secret_service_encode_dbus_secret, GVariant *, (SecretService *service, SecretValue *value), (service, value), NULL) \
+    F(secret_service_decode_dbus_secret, SecretValue *, (SecretService *service, GVariant *value), (service, value), NULL)
 
 PA_LIBRARY(pa_secret_load_error, "libsecret", "libsecret-1.so.0", SECRET_FUNCTIONS)

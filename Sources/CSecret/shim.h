@@ -10,6 +10,9 @@
 /* Loads libsecret (once): NULL, or why it could not be loaded. */
 const char *pa_secret_load_error(void);
 
+/* The attribute libsecret gives every item of a schema its name in (secret-tool shows it). */
+#define PA_SCHEMA_ATTRIBUTE "xdg:schema"
+
 /* The schema of the project's persisted sessions: one item per application and auth
    environment. libsecret also stores its name as the xdg:schema attribute, so
    `secret-tool search xdg:schema io.portalhq.auth.Session` lists every such item. Items
@@ -48,6 +51,7 @@ static inline const SecretSchema *pa_own_item_marker_schema(void) {
 
 static inline GHashTable *pa_marker_attributes(const char *environment_id, const char *application_id) {
     GHashTable *attributes = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    g_hash_table_insert(attributes, (gpointer)PA_SCHEMA_ATTRIBUTE, g_strdup(PA_OWN_ITEM_MARKER_SCHEMA_NAME));
     g_hash_table_insert(attributes, (gpointer)PA_MARKER_ENVIRONMENT_ATTRIBUTE, g_strdup(environment_id));
     g_hash_table_insert(attributes, (gpointer)PA_MARKER_APPLICATION_ATTRIBUTE, g_strdup(application_id));
     return attributes;
@@ -57,38 +61,10 @@ static inline GHashTable *pa_marker_attributes(const char *environment_id, const
    The table keeps its own copies (a string bridged from Swift lives only for the call). */
 static inline GHashTable *pa_session_attributes(const char *environment_id, const char *application_id) {
     GHashTable *attributes = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    g_hash_table_insert(attributes, (gpointer)PA_SCHEMA_ATTRIBUTE, g_strdup(PA_SESSION_SCHEMA_NAME));
     g_hash_table_insert(attributes, (gpointer)PA_ENVIRONMENT_ATTRIBUTE, g_strdup(environment_id));
     if (application_id) g_hash_table_insert(attributes, (gpointer)PA_APPLICATION_ATTRIBUTE, g_strdup(application_id));
     return attributes;
-}
-
-/* Whether the item carries an application attribute (items of before it do not). */
-static inline gboolean pa_item_has_application(SecretItem *item) {
-    GHashTable *attributes = secret_item_get_attributes(item);
-    gboolean has = attributes && g_hash_table_contains(attributes, PA_APPLICATION_ATTRIBUTE);
-    if (attributes) g_hash_table_unref(attributes);
-    return has;
-}
-
-/* The items of `items` that are in `collection` (their object paths are under its own) and,
-   when `earlier`, carry no application attribute: a new list with references of its own.
-   (Plain casts: GLib's checked-cast macros call functions the loader does not provide.) */
-static inline GList *pa_items_in_collection(GList *items, SecretCollection *collection, gboolean earlier) {
-    const gchar *path = g_dbus_proxy_get_object_path((GDBusProxy *)collection);
-    size_t length = strlen(path);
-    GList *kept = NULL;
-    for (GList *node = items; node; node = node->next) {
-        const gchar *item_path = g_dbus_proxy_get_object_path((GDBusProxy *)node->data);
-        if (strncmp(item_path, path, length) != 0 || item_path[length] != '/') continue;
-        if (earlier && pa_item_has_application(node->data)) continue;
-        kept = g_list_prepend(kept, g_object_ref(node->data));
-    }
-    return kept;
-}
-
-/* Frees a list of SecretItem (a GDestroyNotify that Swift cannot name). */
-static inline void pa_free_items(GList *items) {
-    g_list_free_full(items, g_object_unref);
 }
 
 #endif

@@ -36,7 +36,7 @@ public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_op
         size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
         magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: PORTAL_AUTH_UNSET,
         storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil,
-        application_id: nil)
+        application_id: nil, keyring_prompt_timeout_ms: 0)
     let raw = UnsafeMutableRawPointer(options)
     let known = min(size, MemoryLayout<portal_auth_options>.size)
     withUnsafeBytes(of: &defaults) { bytes in
@@ -139,9 +139,11 @@ struct ClientOptions {
         let defaults = Timeouts()
         let timeouts = Timeouts(connect: timeout(milliseconds: field(\.connect_timeout_ms, or: 0), default: defaults.connect),
                                 total: timeout(milliseconds: field(\.request_timeout_ms, or: 0), default: defaults.total))
+        let promptTimeout = field(\.keyring_prompt_timeout_ms, or: 0)
         return try PortalAuth(
             authEnvironmentId: environment, redirectUrl: redirect, apiHost: apiHost,
             magicLink: fromEmail.flatMap { from in templateId.map { MagicLinkConfig(fromEmail: from, templateId: $0) } },
-            isAccountAbstracted: abstracted, applicationId: applicationId, storage: storage, timeouts: timeouts)
+            isAccountAbstracted: abstracted, applicationId: applicationId, storage: storage, timeouts: timeouts,
+            keyringPrompts: promptTimeout > 0 ? .allowed(timeout: .milliseconds(promptTimeout)) : .never)
     }
 }

@@ -114,6 +114,9 @@ final class ErrorBox {
         case .libsecretMissing: return portal_auth_reason(PORTAL_AUTH_REASON_LIBSECRET_MISSING)
         case .hostStorageFailed: return portal_auth_reason(PORTAL_AUTH_REASON_HOST_STORAGE_FAILED)
         case .entryNotCleared: return portal_auth_reason(PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED)
+        case .keyringNeedsConfirmation: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION)
+        case .keyringPromptDismissed: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED)
+        case .keyringEncryptionFailed: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED)
         }
     }
 

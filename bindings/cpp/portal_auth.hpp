@@ -92,6 +92,9 @@ enum class Reason : std::int32_t {
     libsecret_missing = PORTAL_AUTH_REASON_LIBSECRET_MISSING,
     host_storage_failed = PORTAL_AUTH_REASON_HOST_STORAGE_FAILED,
     entry_not_cleared = PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED,
+    keyring_needs_confirmation = PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION,
+    keyring_prompt_dismissed = PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED,
+    keyring_encryption_failed = PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED,
     redirect_not_loopback = PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK,
     port_in_use = PORTAL_AUTH_REASON_PORT_IN_USE,
     listener_failed = PORTAL_AUTH_REASON_LISTENER_FAILED,
@@ -731,6 +734,9 @@ struct Options {
     /* With the keyring: the application's reverse-DNS name ("com.example.App"), which makes
        the keyring item the application's own. nullopt: none (portal_auth_options). */
     std::optional<std::string> application_id;
+    /* With the keyring: the longest wait for the user to answer the keyring's dialog; 0:
+       never show one (portal_auth_options). */
+    std::int32_t keyring_prompt_timeout_ms = 0;
 };
 
 /* ---- Completion models ------------------------------------------------------------------ */
@@ -830,6 +836,7 @@ inline portal_auth_options c_options(const Options &options) {
     raw.connect_timeout_ms = options.connect_timeout_ms;
     raw.request_timeout_ms = options.request_timeout_ms;
     raw.application_id = c_string(options.application_id, "application_id");
+    raw.keyring_prompt_timeout_ms = options.keyring_prompt_timeout_ms;
     return raw;
 }
 

@@ -106,6 +106,8 @@ extension PortalAuth {
         let listener = try bindListener(flow, answer: .atOnce)
         let registration = try register(listener)
         defer { waits.unregister(registration) }
+        // Nothing is spent that cannot be kept: the store is asked before the browser opens.
+        try await waits.step { [vault] in try await vault.checkCanStore() }
 
         let authorizeUrl = try await waits.step { [self] in try await self.authorizeUrl(for: method).authorizeUrl }
         guard AuthorizeURLRule.accepts(authorizeUrl, apiIsLoopback: api.base.isLoopback) else {

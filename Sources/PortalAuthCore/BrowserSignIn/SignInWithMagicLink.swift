@@ -37,6 +37,8 @@ extension PortalAuth {
         let listener = try bindListener(flow, answer: .whenComplete)
         let registration = try register(listener)
         defer { waits.unregister(registration) }
+        // Nothing is spent that cannot be kept: the store is asked before the email goes.
+        try await waits.step { [vault] in try await vault.checkCanStore() }
         // Before the email goes: its link may come back through handleRedirect as soon as it
         // is sent, before this call has heard that it was.
         let wait = MagicLinkWait(listener)

@@ -17,6 +17,15 @@ public enum StorageFailureReason: Sendable, CaseIterable {
     /// An entry that cannot be decoded could not be cleared: it is still stored, and the
     /// user is not signed out.
     case entryNotCleared
+    /// The keyring asks the user to confirm the access in a dialog (KeePassXC's access
+    /// confirmation), and the client does not show keyring prompts, or nobody answered in
+    /// time: let the app show them, or turn the confirmation off in the keyring.
+    case keyringNeedsConfirmation
+    /// The user dismissed the keyring's dialog, or the wait for it was cancelled.
+    case keyringPromptDismissed
+    /// The keyring could not agree on the encrypted transfer of secrets (KWallet without its
+    /// encryption plugins): fix the keyring's installation.
+    case keyringEncryptionFailed
 }
 
 /// Why a one-call sign-in (browser or magic link), or the redirect channel between an app's

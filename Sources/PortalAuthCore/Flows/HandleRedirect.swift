@@ -67,6 +67,9 @@ extension PortalAuth {
             if let memo = grants.current.memo, memo.grant.hasSameBytes(as: grant) {
                 return try await replay(memo)
             }
+            // Nothing is spent that cannot be kept: a grant is exchanged only for a store
+            // that can take the session now.
+            try await vault.checkCanStore()
             let data = try await api.exchangeGrant(grant, at: path)
             let outcome = try resolve(data, path: Endpoint.fullPath(path))
             switch outcome {

@@ -41,6 +41,7 @@ public final class PortalAuth: Sendable {
     ///     nil for the desktop keyring (the application's own item), or
     ///     `MemorySessionStorage` to forget it at exit, or a store of the application's.
     ///   - timeouts: connect and overall limits of each request.
+    ///   - keyringPrompts: whether the keyring's dialogs are shown (the default store's).
     /// - Throws: `PortalAuthError.invalidArgument` for a blank `authEnvironmentId` (checked
     ///   first), a blank `redirectUrl`, an unusable `apiHost`, or an `applicationId` that is
     ///   not a reverse-DNS name.
@@ -52,7 +53,8 @@ public final class PortalAuth: Sendable {
         isAccountAbstracted: Bool? = nil,
         applicationId: String? = nil,
         storage: (any SessionStorage)? = nil,
-        timeouts: Timeouts = Timeouts()
+        timeouts: Timeouts = Timeouts(),
+        keyringPrompts: KeyringPrompts = .never
     ) throws(PortalAuthError) {
         // Control characters would break the header the id travels in.
         guard !authEnvironmentId.isBlank,
@@ -60,7 +62,7 @@ public final class PortalAuth: Sendable {
         else { throw .invalidArgument(name: "authEnvironmentId") }
         guard !redirectUrl.isBlank else { throw .invalidArgument(name: "redirectUrl") }
         let base = try BaseURL(apiHost: apiHost)
-        let keyring = try applicationId.map(KeyringSessionStorage.init(applicationId:))
+        let keyring = try applicationId.map { id throws(PortalAuthError) in try KeyringSessionStorage(applicationId: id, prompts: keyringPrompts) }
 
         self.authEnvironmentId = authEnvironmentId
         self.redirectUrl = redirectUrl.trimmed
@@ -68,7 +70,7 @@ public final class PortalAuth: Sendable {
         self.isAccountAbstracted = isAccountAbstracted
         self.applicationId = applicationId
         self.api = PortalAPI(base: base, environmentId: authEnvironmentId, timeouts: timeouts)
-        self.vault = SessionVault(storage: storage ?? keyring ?? KeyringSessionStorage.shared, environmentId: authEnvironmentId)
+        self.vault = SessionVault(storage: storage ?? keyring ?? KeyringSessionStorage.unnamed(prompts: keyringPrompts), environmentId: authEnvironmentId)
     }
 
     /// The sign-in methods the environment has enabled; unknown method names are dropped.

@@ -16,6 +16,8 @@ extension PortalAuth {
                 try await persist(pending.result.session)
                 return pending.result
             }
+            // Nothing is spent that cannot be kept (see exchange).
+            try await vault.checkCanStore()
             let data = try await api.verifyTotp(code: code, userJwt: userJwt)
             guard let token = data.clientSessionToken.nonBlank else {
                 throw PortalAuthError.malformedResponse(

@@ -20,24 +20,14 @@ public final class BlockingSessionStorage: SessionStorage {
     }
 
     public func get(environmentId: String) async throws -> String? {
-        try await perform { [getValue] in try getValue(environmentId) }
+        try await thread.value.perform { [getValue] in try getValue(environmentId) }
     }
 
     public func set(_ value: String, environmentId: String) async throws {
-        try await perform { [setValue] in try setValue(value, environmentId) }
+        try await thread.value.perform { [setValue] in try setValue(value, environmentId) }
     }
 
     public func delete(environmentId: String) async throws {
-        try await perform { [deleteValue] in try deleteValue(environmentId) }
-    }
-
-    private func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            do {
-                try thread.value.run { continuation.resume(with: Result(catching: work)) }
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+        try await thread.value.perform { [deleteValue] in try deleteValue(environmentId) }
     }
 }

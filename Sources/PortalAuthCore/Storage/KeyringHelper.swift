@@ -19,13 +19,16 @@ enum KeyringHelper {
     /// What the helper is asked.
     enum Operation: UInt8 {
         case get, set, delete
+        /// Whether a session could be stored now (`StorageReadiness`).
+        case check
     }
 
-
     /// Runs `operation` in this process's helper: the stored text for `get`, else nil.
+    /// A dialog is waited for there as `prompts` allow; the wait is not cancellable.
     static func perform(_ operation: Operation, _ owner: KeyringOwner, _ environmentId: String,
-                        value: String? = nil) throws -> String? {
-        try connection.value.exchange(Request(operation: operation, owner: owner, environmentId: environmentId, value: value))
+                        value: String? = nil, prompts: KeyringPrompts) throws -> String? {
+        try connection.value.exchange(Request(operation: operation, owner: owner, environmentId: environmentId, value: value,
+                                              promptMilliseconds: prompts.timeoutMilliseconds))
     }
 
     private static let connection = PerProcess { Connection() }
@@ -37,24 +40,30 @@ enum KeyringHelper {
         let owner: KeyringOwner
         let environmentId: String
         let value: String?
+        /// `KeyringPrompts.timeoutMilliseconds`.
+        let promptMilliseconds: Int64
+
+        var prompts: KeyringPrompts { promptMilliseconds > 0 ? .allowed(timeout: .milliseconds(promptMilliseconds)) : .never }
 
         var bytes: [UInt8] {
             [operation.rawValue] + Frame.field(owner.applicationId) + Frame.field(owner.labelName)
-                + Frame.field(environmentId) + Frame.field(value ?? "")
+                + Frame.field(environmentId) + Frame.field(value ?? "") + Frame.field(String(promptMilliseconds))
         }
 
-        init(operation: Operation, owner: KeyringOwner, environmentId: String, value: String?) {
+        init(operation: Operation, owner: KeyringOwner, environmentId: String, value: String?, promptMilliseconds: Int64) {
             (self.operation, self.owner, self.environmentId, self.value) = (operation, owner, environmentId, value)
+            self.promptMilliseconds = promptMilliseconds
         }
 
         init?(_ bytes: [UInt8]) {
             var reader = Frame.Reader(bytes)
             guard let raw = reader.byte(), let operation = Operation(rawValue: raw),
                   let applicationId = reader.text(), let labelName = reader.text(),
-                  let environmentId = reader.text(), let value = reader.text(), reader.atEnd
+                  let environmentId = reader.text(), let value = reader.text(),
+                  let prompt = reader.text().flatMap({ Int64($0) }), reader.atEnd
             else { return nil }
             self.init(operation: operation, owner: KeyringOwner(applicationId: applicationId, labelName: labelName),
-                      environmentId: environmentId, value: operation == .set ? value : nil)
+                      environmentId: environmentId, value: operation == .set ? value : nil, promptMilliseconds: prompt)
         }
     }
 
@@ -93,15 +102,18 @@ enum KeyringHelper {
 
         private let state = Locked(State())
 
-        /// How long the helper may take to answer: libsecret's own D-Bus timeout, and more.
-        private static let patience: Int32 = 60_000
+        /// How long the helper may take to answer: D-Bus's own timeout, and more, beside the
+        /// longest wait on a dialog the request allows.
+        private static func patience(_ request: Request) -> Int32 {
+            Int32(clamping: 60_000 + request.promptMilliseconds)
+        }
 
         func exchange(_ request: Request) throws -> String? {
             try state.withLock { state in
                 if state.socket < 0 { state.socket = try Self.start() }
                 var message = request.bytes
                 defer { Frame.wipe(&message) }
-                guard Frame.write(message, to: state.socket), var reply = Frame.read(from: state.socket, waiting: Self.patience) else {
+                guard Frame.write(message, to: state.socket), var reply = Frame.read(from: state.socket, waiting: Self.patience(request)) else {
                     _ = close(state.socket)
                     state.socket = -1
                     throw SessionStorageError(reason: .dbusFailure, message: "The keyring's helper process did not answer; try again.")
@@ -147,7 +159,8 @@ enum KeyringHelper {
             let outcome: Result<String?, SessionStorageError>
             do {
                 guard let request = Request(message) else { throw SessionStorageError(reason: .dbusFailure, message: "The keyring's helper process was asked nonsense.") }
-                outcome = .success(try Keyring.performHere(request.operation, request.owner, request.environmentId, value: request.value))
+                outcome = .success(try Keyring.performHere(request.operation, request.owner, request.environmentId, value: request.value,
+                                                            prompts: request.prompts))
             } catch let error as SessionStorageError {
                 outcome = .failure(error)
             } catch {

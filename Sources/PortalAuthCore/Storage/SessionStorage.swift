@@ -12,6 +12,15 @@ public protocol SessionStorage: Sendable {
     func delete(environmentId: String) async throws
 }
 
+/// A store of the library's own that can tell, before a grant is spent, whether it could
+/// keep the session (docs/protocol.md's storage rules are unchanged for a host's store,
+/// which is never asked).
+protocol StorageReadiness: SessionStorage {
+    /// Returns when a session could be stored now.
+    /// - Throws: `SessionStorageError`, as a write would.
+    func checkCanStore(environmentId: String) async throws
+}
+
 /// A failure a storage backend reports: which failure it was, and a message for the user
 /// (what to do about it). The message must not carry the stored value.
 public struct SessionStorageError: Error, Sendable {

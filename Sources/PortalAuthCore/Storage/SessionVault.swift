@@ -30,6 +30,15 @@ struct SessionVault: Sendable {
         }.value
     }
 
+    /// Returns when the store can take a session now; asked before a grant or a `userJwt`
+    /// is spent. Only a store of the library's own is asked: a host's is called exactly as
+    /// the protocol's storage rules say.
+    /// - Throws: `sessionStorageFailure`, as the write would.
+    func checkCanStore() async throws {
+        guard let storage = storage as? any StorageReadiness else { return }
+        try await guarded("write", { try await storage.checkCanStore(environmentId: environmentId) })
+    }
+
     func delete() async throws {
         try await serialised {
             try await guarded("delete", { try await storage.delete(environmentId: environmentId) })

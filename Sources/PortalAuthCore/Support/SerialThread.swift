@@ -73,3 +73,16 @@ final class SerialThread: Sendable {
         wake.signal()
     }
 }
+
+extension SerialThread {
+    /// Runs `work` on the thread, its outcome returned to the awaiting task.
+    func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                try run { continuation.resume(with: Result(catching: work)) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+}

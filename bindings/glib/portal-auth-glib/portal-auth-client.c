@@ -38,6 +38,7 @@ struct _PortalAuthClient {
     int connect_timeout_ms;
     int request_timeout_ms;
     char *application_id;
+    int keyring_prompt_timeout_ms;
     gboolean prefers_ephemeral;
 
     /* Set by g_initable_init: the C client, or the error that kept it from being made. */
@@ -72,6 +73,7 @@ enum {
     PROP_CONNECT_TIMEOUT_MS,
     PROP_REQUEST_TIMEOUT_MS,
     PROP_APPLICATION_ID,
+    PROP_KEYRING_PROMPT_TIMEOUT_MS,
     PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION,
     PROP_SESSION,
     N_PROPERTIES
@@ -134,6 +136,7 @@ portal_auth_client_set_property (GObject *object, guint id, const GValue *value,
     case PROP_CONNECT_TIMEOUT_MS: self->connect_timeout_ms = g_value_get_int (value); break;
     case PROP_REQUEST_TIMEOUT_MS: self->request_timeout_ms = g_value_get_int (value); break;
     case PROP_APPLICATION_ID: self->application_id = g_value_dup_string (value); break;
+    case PROP_KEYRING_PROMPT_TIMEOUT_MS: self->keyring_prompt_timeout_ms = g_value_get_int (value); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION:
         portal_auth_client_set_prefers_ephemeral_web_browser_session (self, g_value_get_boolean (value));
         break;
@@ -156,6 +159,7 @@ portal_auth_client_get_property (GObject *object, guint id, GValue *value, GPara
     case PROP_CONNECT_TIMEOUT_MS: g_value_set_int (value, self->connect_timeout_ms); break;
     case PROP_REQUEST_TIMEOUT_MS: g_value_set_int (value, self->request_timeout_ms); break;
     case PROP_APPLICATION_ID: g_value_set_string (value, self->application_id); break;
+    case PROP_KEYRING_PROMPT_TIMEOUT_MS: g_value_set_int (value, self->keyring_prompt_timeout_ms); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION: g_value_set_boolean (value, self->prefers_ephemeral); break;
     case PROP_SESSION: g_value_set_object (value, portal_auth_client_get_session (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, spec);
@@ -257,6 +261,15 @@ portal_auth_client_class_init (PortalAuthClientClass *klass)
      */
     properties[PROP_APPLICATION_ID] = construct_string ("application-id");
     /**
+     * PortalAuthClient:keyring-prompt-timeout-ms:
+     *
+     * With the keyring: how long a call waits for the user to answer the keyring's dialog
+     * (an unlock, KeePassXC's access confirmation), in milliseconds; zero or less (the
+     * default): no dialog is shown, and such a call fails with
+     * %PORTAL_AUTH_ERROR_REASON_KEYRING_NEEDS_CONFIRMATION (or _KEYRING_LOCKED).
+     */
+    properties[PROP_KEYRING_PROMPT_TIMEOUT_MS] = construct_timeout ("keyring-prompt-timeout-ms");
+    /**
      * PortalAuthClient:prefers-ephemeral-web-browser-session:
      *
      * Whether the browser sign-ins ask the browser for a private window.
@@ -332,6 +345,7 @@ portal_auth_client_initable_init (GInitable *initable, GCancellable *cancellable
         options.connect_timeout_ms = self->connect_timeout_ms;
         options.request_timeout_ms = self->request_timeout_ms;
         options.application_id = self->application_id;
+        options.keyring_prompt_timeout_ms = self->keyring_prompt_timeout_ms;
         portal_auth_error *failure = NULL;
         if (portal_auth_new (&options, &self->native, &failure) != PORTAL_AUTH_OK)
             portal_auth_glib_propagate (&self->init_error, failure);

@@ -131,6 +131,7 @@ class Options(ctypes.Structure):
         ("request_timeout_ms", ctypes.c_int32),
         ("host_storage", ctypes.POINTER(StorageCallbacks)),
         ("application_id", ctypes.c_char_p),
+        ("keyring_prompt_timeout_ms", ctypes.c_int32),
     ]
 
 

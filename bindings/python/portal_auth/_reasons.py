@@ -28,6 +28,15 @@ class StorageFailureReason(enum.IntEnum):
     ENTRY_NOT_CLEARED = 7
     """The stored entry cannot be decoded and deleting it failed: it is still stored, and the
     user is not reported signed out."""
+    KEYRING_NEEDS_CONFIRMATION = 8
+    """The keyring asks the user to confirm the access in a dialog (KeePassXC's access
+    confirmation) and the client does not show keyring prompts (keyring_prompt_timeout), or
+    nobody answered in time."""
+    KEYRING_PROMPT_DISMISSED = 9
+    """The user dismissed the keyring's dialog, or the wait for it was cancelled."""
+    KEYRING_ENCRYPTION_FAILED = 10
+    """The keyring could not set up the encrypted transfer of secrets (KWallet without its
+    encryption plugins): the keyring's installation needs fixing."""
 
 
 class SignInUnavailableReason(enum.IntEnum):

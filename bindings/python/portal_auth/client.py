@@ -102,6 +102,7 @@ class _Client:
         connect_timeout: float | None = None,
         request_timeout: float | None = None,
         application_id: str | None = None,
+        keyring_prompt_timeout: float | None = None,
     ) -> None:
         """A client of the auth environment `auth_environment_id`, checked at once (no
         network or keyring I/O).
@@ -118,6 +119,10 @@ class _Client:
         - `application_id`: with the keyring, your app's reverse-DNS name (as its desktop
           file's), which keeps its item apart from other apps' of the same environment;
           None: the item is shared by every program of the environment that names none.
+        - `keyring_prompt_timeout`: with the keyring, seconds to wait for the user to answer
+          the keyring's dialog (an unlock, KeePassXC's access confirmation); None, zero or
+          less: never show one (the call fails with KEYRING_NEEDS_CONFIRMATION, or
+          KEYRING_LOCKED for an unlock).
 
         Raises InvalidArgument naming the first unusable argument."""
         self._lock = _thread.allocate_lock()
@@ -144,6 +149,7 @@ class _Client:
         options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
         options.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
         options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
+        options.keyring_prompt_timeout_ms = _milliseconds(keyring_prompt_timeout, "keyring_prompt_timeout")
         # How long exit waits at most for an exchange of this client (the library's timeout).
         timeout_ms = options.request_timeout_ms if options.request_timeout_ms > 0 else _native.DEFAULT_REQUEST_TIMEOUT_MS
         self._timeout = timeout_ms / 1000

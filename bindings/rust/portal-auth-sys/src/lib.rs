@@ -146,6 +146,12 @@ pub const PORTAL_AUTH_REASON_LIBSECRET_MISSING: portal_auth_reason = 5;
 pub const PORTAL_AUTH_REASON_HOST_STORAGE_FAILED: portal_auth_reason = 6;
 /// An entry that cannot be decoded could not be deleted: it is still stored.
 pub const PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED: portal_auth_reason = 7;
+/// The keyring asks the user to confirm the access in a dialog, and prompts are not shown.
+pub const PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION: portal_auth_reason = 8;
+/// The user dismissed the keyring's dialog, or the wait for it was cancelled.
+pub const PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED: portal_auth_reason = 9;
+/// The keyring could not set up the encrypted transfer of secrets.
+pub const PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED: portal_auth_reason = 10;
 /// The redirect URL is not an http loopback URL with an explicit port.
 pub const PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK: portal_auth_reason = 20;
 /// Another program listens on the redirect URL's port.
@@ -283,6 +289,8 @@ pub struct portal_auth_options {
     /// The application's reverse-DNS name (`com.example.App`), which names its keyring item;
     /// NULL: none, and the item is shared by every program of the environment that names none.
     pub application_id: *const c_char,
+    /// Zero or less: the keyring's dialogs are never shown; else the longest wait for one, in ms.
+    pub keyring_prompt_timeout_ms: i32,
 }
 
 extern "C" {

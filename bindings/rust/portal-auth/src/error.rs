@@ -283,6 +283,16 @@ pub enum StorageFailureReason {
     /// The stored entry cannot be decoded and deleting it failed: it is still stored, and the
     /// user is not reported signed out.
     EntryNotCleared,
+    /// The keyring asks the user to confirm the access in a dialog (KeePassXC's access
+    /// confirmation) and the client does not show keyring prompts
+    /// ([`Options::keyring_prompt_timeout`](crate::Options::keyring_prompt_timeout)), or nobody
+    /// answered in time.
+    KeyringNeedsConfirmation,
+    /// The user dismissed the keyring's dialog, or the wait for it was cancelled.
+    KeyringPromptDismissed,
+    /// The keyring could not set up the encrypted transfer of secrets (KWallet without its
+    /// encryption plugins): the keyring's installation needs fixing.
+    KeyringEncryptionFailed,
     /// A reason of a newer library than this crate knows, by its number.
     Other(i32),
 }
@@ -298,6 +308,9 @@ impl StorageFailureReason {
             sys::PORTAL_AUTH_REASON_LIBSECRET_MISSING => LibsecretMissing,
             sys::PORTAL_AUTH_REASON_HOST_STORAGE_FAILED => HostStorageFailed,
             sys::PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED => EntryNotCleared,
+            sys::PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION => KeyringNeedsConfirmation,
+            sys::PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED => KeyringPromptDismissed,
+            sys::PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED => KeyringEncryptionFailed,
             other => Other(other),
         }
     }

@@ -70,6 +70,12 @@ pub struct Options {
     /// a session, the instances of one do. None: no name, and the item is shared by every
     /// program of the environment that names none.
     pub application_id: Option<String>,
+    /// With [`Storage::Keyring`]: how long to wait for the user to answer the keyring's
+    /// dialog (an unlock, KeePassXC's access confirmation). None or zero: never show one;
+    /// the call fails with
+    /// [`KeyringNeedsConfirmation`](crate::StorageFailureReason::KeyringNeedsConfirmation)
+    /// (or `KeyringLocked` for an unlock).
+    pub keyring_prompt_timeout: Option<Duration>,
 }
 
 impl Options {
@@ -100,6 +106,7 @@ impl Options {
         let connect_timeout_ms = milliseconds(self.connect_timeout, "connect_timeout")?;
         let request_timeout_ms = milliseconds(self.request_timeout, "request_timeout")?;
         let application_id = optional(self.application_id.as_deref(), "application_id")?;
+        let keyring_prompt_timeout_ms = milliseconds(self.keyring_prompt_timeout, "keyring_prompt_timeout")?;
         let pointer = |value: &Option<CString>| value.as_ref().map_or(ptr::null(), |value| value.as_ptr());
 
         // SAFETY: options_init fills the struct this crate knows.
@@ -118,6 +125,7 @@ impl Options {
         raw.connect_timeout_ms = connect_timeout_ms;
         raw.request_timeout_ms = request_timeout_ms;
         raw.application_id = pointer(&application_id);
+        raw.keyring_prompt_timeout_ms = keyring_prompt_timeout_ms;
         let (storage, host) = self.storage.to_raw();
         raw.storage = storage;
         raw.host_storage = host.as_ref().map_or(ptr::null(), |host| host as *const _);

@@ -1,0 +1,157 @@
+import CSecret
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What went wrong with the keyring, as libsecret, D-Bus and the provider tell it: the retry
+/// and the reason an app sees are decided on these kinds, the message follows from them and
+/// from the provider, so that it says what to do there.
+enum KeyringFault: Error, Equatable {
+    enum Action: String {
+        case reach, read, write, delete
+    }
+
+    case libsecretMissing(String)
+    /// Nothing owns the Secret Service's bus name.
+    case serviceUnknown
+    /// The provider does not know the connection's transfer session: it was restarted, or
+    /// replaced by another, since the connection was made.
+    case sessionGone
+    case locked
+    case noDefaultCollection
+    case timeout
+    /// DBUS_SESSION_BUS_ADDRESS is unset.
+    case noSessionBus
+    /// The session bus is set but could not be connected to.
+    case busUnreachable
+    /// The provider could not agree on the transfer encryption libsecret asks for.
+    case encryptionFailed
+    /// The provider wants the user to confirm `Action` in a dialog, and prompts are not
+    /// allowed (or nobody answered in time).
+    case needsConfirmation(Action)
+    /// The user dismissed the provider's dialog.
+    case promptRefused
+    /// Nobody answered the provider's dialog within the timeout.
+    case promptTimedOut
+    /// The wait for the provider's dialog was cancelled.
+    case promptCancelled
+    /// Another failure of `action`; the D-Bus error's name when the service sent one.
+    case failed(Action, remoteName: String?)
+
+    /// The fault a GError stands for, from its kind only: D-Bus error texts are not shown.
+    /// libsecret's shared connection, and what was known of it, is dropped, so the next call
+    /// reaches a restarted service.
+    init(_ error: UnsafeMutablePointer<GError>?, _ action: Action) {
+        defer {
+            if let error { g_error_free(error) }
+            secret_service_disconnect()
+            SecretServiceFacts.forget()
+        }
+        var remoteName = ""
+        if let error, let name = g_dbus_error_get_remote_error(error) {
+            remoteName = String(cString: name)
+            g_free(name)
+        }
+        switch remoteName {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+            self = .serviceUnknown
+        case "org.freedesktop.Secret.Error.NoSession":
+            self = .sessionGone
+        case "org.freedesktop.Secret.Error.IsLocked":
+            self = .locked
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
+            self = .timeout
+        case "":
+            if let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
+                self = .timeout
+            } else if getenv("DBUS_SESSION_BUS_ADDRESS") == nil {
+                self = .noSessionBus
+            } else {
+                self = action == .reach ? .busUnreachable : .failed(action, remoteName: nil)
+            }
+        default:
+            self = .failed(action, remoteName: remoteName)
+        }
+    }
+
+    /// Whether a fresh connection may succeed where this one failed: tried once.
+    var isStaleConnection: Bool { self == .serviceUnknown || self == .sessionGone }
+
+    /// The error an app sees, its message for the user of `provider` (nil: unknown).
+    func storageError(_ provider: SecretServiceProvider?) -> SessionStorageError {
+        let keyring = provider?.name ?? "the keyring"
+        switch self {
+        case .libsecretMissing(let loaderMessage):
+            return SessionStorageError(reason: .libsecretMissing, message: "\(loaderMessage); install libsecret (Debian: libsecret-1-0) to keep sessions in the keyring.")
+        case .sessionGone:
+            return SessionStorageError(reason: .dbusFailure, message: "The Secret Service (\(keyring)) restarted during the call; try again.")
+        case .serviceUnknown:
+            return SessionStorageError(reason: .noSecretService, message: "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration, or KWallet with its Secret Service API) and try again.")
+        case .locked:
+            let message = switch provider {
+            case .keePassXC: "The KeePassXC database that keeps the session is locked; unlock it in KeePassXC and try again."
+            case .kWallet: "The KDE wallet is closed; open it (for example by logging in to Plasma, or with KWalletManager) and try again."
+            case .gnomeKeyring, nil: "The login keyring is locked; unlock it (for example with Seahorse, or by logging in to the desktop) and try again."
+            case .other: "The keyring (\(keyring)) is locked; unlock it and try again."
+            }
+            return SessionStorageError(reason: .keyringLocked, message: message)
+        case .noDefaultCollection:
+            let message = switch provider {
+            case .keePassXC: "KeePassXC offers no database to the Secret Service; in KeePassXC's settings enable the Secret Service integration, expose a group of an open database, and try again."
+            case .kWallet: "KWallet offers no default wallet to the Secret Service; create one (KWalletManager) and try again."
+            case .gnomeKeyring, nil: "The keyring has no default collection; create a login keyring (for example with Seahorse) and try again."
+            case .other: "The keyring (\(keyring)) has no default collection; create one and try again."
+            }
+            return SessionStorageError(reason: .noSecretService, message: message)
+        case .timeout:
+            return SessionStorageError(reason: .dbusFailure, message: "The Secret Service (\(keyring)) did not answer in time; check that it is running and try again.")
+        case .noSessionBus:
+            return SessionStorageError(reason: .noSessionBus, message: "No D-Bus session bus was found (DBUS_SESSION_BUS_ADDRESS is unset); run the app inside a desktop session with a Secret Service.")
+        case .busUnreachable:
+            return SessionStorageError(reason: .noSessionBus, message: "The D-Bus session bus could not be reached; check that the desktop session (and its Secret Service) is running and try again.")
+        case .encryptionFailed:
+            let fix = provider == .kWallet ? "install its encryption plugins (Debian: libqca-qt5-2-plugins), restart it" : "update or restart it"
+            return SessionStorageError(reason: .keyringEncryptionFailed, message: "The Secret Service (\(keyring)) could not set up the encrypted transfer of secrets; \(fix) and try again.")
+        case .needsConfirmation(let action):
+            let where_ = provider == .keePassXC ? "turn off the confirmation in KeePassXC's Secret Service settings" : "confirm it in \(keyring)"
+            return SessionStorageError(reason: .keyringNeedsConfirmation, message: "\(keyring.capitalisedFirst) asks the user to confirm that this app may \(action.verb) its session, and the app does not show keyring prompts; let it show them, or \(where_), and try again.")
+        case .promptRefused:
+            return SessionStorageError(reason: .keyringPromptDismissed, message: "The request of \(keyring) was dismissed in its dialog; try again and allow it.")
+        case .promptTimedOut:
+            return SessionStorageError(reason: .keyringNeedsConfirmation, message: "The dialog of \(keyring) was not answered in time; try again and answer it.")
+        case .promptCancelled:
+            return SessionStorageError(reason: .keyringPromptDismissed, message: "The wait for the dialog of \(keyring) was cancelled.")
+        case .failed(let action, let remoteName):
+            let name = remoteName.map { " (\($0))" } ?? ""
+            return SessionStorageError(reason: .dbusFailure, message: "The keyring could not \(action.rawValue) the session\(name); the stored session was left untouched.")
+        }
+    }
+}
+
+extension KeyringFault.Action {
+    var verb: String {
+        switch self {
+        case .reach, .read: "read"
+        case .write: "store"
+        case .delete: "remove"
+        }
+    }
+}
+
+extension SecretServiceProvider {
+    var name: String {
+        switch self {
+        case .gnomeKeyring: "GNOME Keyring"
+        case .keePassXC: "KeePassXC"
+        case .kWallet: "KWallet"
+        case .other(let program): program.escapingControlCharacters().truncated(to: 40)
+        }
+    }
+}
+
+private extension String {
+    var capitalisedFirst: String {
+        guard let first else { return self }
+        return first.uppercased() + dropFirst()
+    }
+}

@@ -1,0 +1,237 @@
+import CLibraryLoader
+import CSecret
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Secret Service as the keyring store calls it: one method, one round trip
+/// (`CLibraryLoader/secret_service.c`), on libsecret's connection with its negotiated
+/// transfer encryption, and a prompt handled as the store's `KeyringPrompts` say. Blocking:
+/// only ever used on a storage's thread, or in the keyring helper.
+struct SecretServiceConnection {
+    let service: UnsafeMutablePointer<SecretService>
+    /// What a call that returns a prompt does with it.
+    let prompting: pa_secret_prompting
+    /// The process's facts of this connection (provider, default collection).
+    let facts: SecretServiceFacts
+
+    /// Connects (libsecret keeps one connection per process) and negotiates the transfer
+    /// encryption, apart, so that a provider that cannot encrypt is told from one that is gone.
+    static func open(prompting: pa_secret_prompting) throws(KeyringFault) -> SecretServiceConnection {
+        if let missing = pa_secret_load_error() { throw .libsecretMissing(String(cString: missing)) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
+            throw KeyringFault(error, .reach)
+        }
+        if secret_service_ensure_session_sync(service, nil, &error) == 0 {
+            g_object_unref(UnsafeMutableRawPointer(service))
+            let fault = KeyringFault(error, .reach)
+            switch fault {
+            case .serviceUnknown, .timeout, .noSessionBus, .busUnreachable: throw fault
+            default: throw .encryptionFailed
+            }
+        }
+        return SecretServiceConnection(service: service, prompting: prompting, facts: SecretServiceFacts.current)
+    }
+
+    func close() {
+        g_object_unref(UnsafeMutableRawPointer(service))
+    }
+
+    /// The object path of the default collection, or nil when there is none. Read once per
+    /// connection: a provider's default changes only by the user's hand, and a store in a
+    /// collection no longer the default is still found by its path.
+    func defaultCollection() throws(KeyringFault) -> String? {
+        if let known = facts.defaultCollection.withLock({ $0 }) { return known.path }
+        var path: UnsafeMutablePointer<CChar>?
+        var error: UnsafeMutablePointer<GError>?
+        if pa_secret_read_alias(service, "default", &path, &error) != PA_SECRET_DONE { throw KeyringFault(error, .reach) }
+        defer { g_free(path) }
+        let found = path.map { String(cString: $0) }
+        facts.defaultCollection.withLock { $0 = .init(path: found) }
+        return found
+    }
+
+    /// The items that carry every attribute of `attributes` (consumed), in `collection`.
+    func search(_ attributes: OpaquePointer, in collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> (unlocked: [String], locked: [String]) {
+        defer { g_hash_table_unref(attributes) }
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var locked: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var error: UnsafeMutablePointer<GError>?
+        if pa_secret_search(service, attributes, &unlocked, &locked, &error) != PA_SECRET_DONE { throw KeyringFault(error, action) }
+        defer {
+            g_strfreev(unlocked)
+            g_strfreev(locked)
+        }
+        // The search covers every collection: only the default one's items are the store's.
+        let prefix = collection + "/"
+        let inCollection = { (paths: [String]) in paths.filter { $0.hasPrefix(prefix) } }
+        return (inCollection(Self.strings(unlocked)), inCollection(Self.strings(locked)))
+    }
+
+    func isLocked(collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> Bool {
+        var locked: Int32 = 1
+        var error: UnsafeMutablePointer<GError>?
+        if pa_secret_is_locked(service, collection, 1, &locked, &error) != PA_SECRET_DONE { throw KeyringFault(error, action) }
+        return locked != 0
+    }
+
+    /// Whether the item carries an application attribute (items of before it do not).
+    func hasApplication(_ item: String, _ action: KeyringFault.Action) throws(KeyringFault) -> Bool {
+        var has: Int32 = 0
+        var error: UnsafeMutablePointer<GError>?
+        if pa_secret_has_attribute(service, item, PA_APPLICATION_ATTRIBUTE, &has, &error) != PA_SECRET_DONE {
+            throw KeyringFault(error, action)
+        }
+        return has != 0
+    }
+
+    /// Unlocks `paths`; a prompt as `prompting` says. `locked` is the fault of a prompt that
+    /// was not shown.
+    func unlock(_ paths: [String], unshown: KeyringFault, _ action: KeyringFault.Action) throws(KeyringFault) {
+        var error: UnsafeMutablePointer<GError>?
+        let status = Self.withPaths(paths) { pa_secret_unlock(service, $0, [prompting], &error) }
+        try check(status, error, unshown: unshown, action)
+    }
+
+    /// The newest text of `items` (duplicates can only come from other tools); nil when none
+    /// has one. Bytes that are not UTF-8 cannot be ours: returned as "" (undecodable), the
+    /// library deletes the item, rather than repairing a token into something else.
+    func newestText(_ items: [String]) throws(KeyringFault) -> String? {
+        var table: OpaquePointer?
+        var error: UnsafeMutablePointer<GError>?
+        let status = Self.withPaths(items) { pa_secret_get_secrets(service, $0, &table, &error) }
+        if status != PA_SECRET_DONE { throw KeyringFault(error, .read) }
+        defer { g_hash_table_unref(table) }
+        var newest: (modified: UInt64, text: String)?
+        for item in items {
+            guard let value = g_hash_table_lookup(table, item) else { continue }
+            var length = 0
+            guard let bytes = secret_value_get(OpaquePointer(value), &length) else { continue }
+            let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) ?? ""
+            // Only duplicates cost a read of their times.
+            let modified = items.count == 1 ? 0 : try self.modified(item)
+            if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
+        }
+        return newest?.text
+    }
+
+    private func modified(_ item: String) throws(KeyringFault) -> UInt64 {
+        var modified: UInt64 = 0
+        var error: UnsafeMutablePointer<GError>?
+        if pa_secret_modified(service, item, &modified, &error) != PA_SECRET_DONE { throw KeyringFault(error, .read) }
+        return modified
+    }
+
+    /// Stores `text` in `collection` under `attributes` (consumed), replacing the item of
+    /// the same attributes.
+    func createItem(in collection: String, label: String, _ attributes: OpaquePointer, text: String) throws(KeyringFault) {
+        defer { g_hash_table_unref(attributes) }
+        let value = secret_value_new(text, -1, "text/plain")
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var error: UnsafeMutablePointer<GError>?
+        let status = pa_secret_create_item(service, collection, label, attributes, value, [prompting], &error)
+        try check(status, error, unshown: unshownWriteFault(collection), .write)
+    }
+
+    func delete(_ item: String) throws(KeyringFault) {
+        var error: UnsafeMutablePointer<GError>?
+        let status = pa_secret_delete_item(service, item, [prompting], &error)
+        try check(status, error, unshown: .needsConfirmation(.delete), .delete)
+    }
+
+    /// Why a write's prompt was wanted: the collection is locked, or the provider asks the
+    /// user to confirm the write.
+    private func unshownWriteFault(_ collection: String) -> KeyringFault {
+        (try? isLocked(collection: collection, .write)) == false ? .needsConfirmation(.write) : .locked
+    }
+
+    private func check(_ status: pa_secret_status, _ error: UnsafeMutablePointer<GError>?, unshown: @autoclosure () -> KeyringFault,
+                       _ action: KeyringFault.Action) throws(KeyringFault) {
+        switch status {
+        case PA_SECRET_DONE: return
+        case PA_SECRET_PROMPT_DISMISSED: throw unshown()
+        case PA_SECRET_PROMPT_REFUSED: throw .promptRefused
+        case PA_SECRET_PROMPT_TIMED_OUT: throw .promptTimedOut
+        case PA_SECRET_PROMPT_CANCELLED: throw .promptCancelled
+        default: throw KeyringFault(error, action)
+        }
+    }
+
+    private static func strings(_ array: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> [String] {
+        var strings: [String] = []
+        var index = 0
+        while let array, let string = array[index] {
+            strings.append(String(cString: string))
+            index += 1
+        }
+        return strings
+    }
+
+    /// `body` with `paths` as a NULL-terminated C array.
+    private static func withPaths<T>(_ paths: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies = paths.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let array = copies.map { UnsafePointer($0) } + [nil]
+        return array.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+/// What a process knows of its Secret Service connection; forgotten with the connection
+/// (`KeyringFault.init` drops it on any failure).
+final class SecretServiceFacts: Sendable {
+    struct Collection {
+        let path: String?
+    }
+
+    let defaultCollection = Locked<Collection?>(nil)
+    let provider = Locked<SecretServiceProvider?>(nil)
+
+    static var current: SecretServiceFacts { facts.value.withLock { $0 } }
+    private static let facts = PerProcess { Locked(SecretServiceFacts()) }
+
+    /// A new connection will be made: what was known of the old one goes.
+    static func forget() {
+        facts.value.withLock { $0 = SecretServiceFacts() }
+    }
+}
+
+/// Which program serves the Secret Service: its messages say what to do there.
+enum SecretServiceProvider: Equatable, Sendable {
+    case gnomeKeyring, keePassXC, kWallet
+    /// Another program, by its name.
+    case other(String)
+
+    /// The owner of the Secret Service's bus name, once per connection; nil when the bus
+    /// does not say (another pid namespace, no `/proc`).
+    static func of(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
+        if let known = connection.facts.provider.withLock({ $0 }) { return known }
+        let pid = pa_secret_provider_pid(connection.service)
+        guard pid != 0, let name = Self.processName(pid) else { return nil }
+        let provider: SecretServiceProvider = switch name {
+        case "gnome-keyring-d", "gnome-keyring-daemon": .gnomeKeyring
+        case "keepassxc": .keePassXC
+        case "kwalletd5", "kwalletd6", "ksecretd": .kWallet
+        default: .other(name)
+        }
+        connection.facts.provider.withLock { $0 = provider }
+        return provider
+    }
+
+    private static func processName(_ pid: UInt32) -> String? {
+        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let line = bytes[0..<count].split(separator: UInt8(ascii: "\n")).first ?? []
+        return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+    }
+
+    /// Whether a search can be trusted to list a locked collection's items as locked, and
+    /// never waits on a user: gnome-keyring's does. KeePassXC hides a locked database's
+    /// items, and with its default `UnlockBeforeSearch` answers a search only once its unlock
+    /// dialog does; another provider is not trusted.
+    var searchShowsLockedItems: Bool { self == .gnomeKeyring }
+}

@@ -5,7 +5,9 @@
 # GObject Introspection's and GTK 4's for bindings/glib and bindings/gtk, with GJS,
 # PyGObject and libsoup's typelib for their tests; Xvfb, xdotool, pyatspi, the accessibility
 # bus, xdg-utils and libX11 with XDamage to drive the GTK app; xdg-utils and xvfb also for the
-# desktop starting an app's URL handler, in the forwarding tests).
+# desktop starting an app's URL handler, in the forwarding tests; KeePassXC and KWallet with
+# its encryption plugins, the Secret Service providers the keyring is tested on beside
+# gnome-keyring).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
@@ -16,7 +18,8 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           clang gdb abigail-tools doxygen cmake meson ninja-build
           libglib2.0-dev gobject-introspection libgirepository1.0-dev
           gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
-          xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1)
+          xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1
+          keepassxc libkf5wallet-bin libqca-qt5-2-plugins)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 

@@ -27,7 +27,9 @@ echo "== Python: mypy --strict"
 "$log/venv/bin/mypy" --config-file bindings/python/pyproject.toml \
     bindings/python/portal_auth bindings/python/examples
 echo "== Python: pytest (the binding end to end, inside a private D-Bus session with gnome-keyring; the emulator)"
+# (The provider tests run in their own stage, once inside each provider.)
 scripts/private-keyring.sh run "$log/venv/bin/python" -m pytest -p no:cacheprovider -q bindings/python/tests \
+    --ignore=bindings/python/tests/providers \
     2>&1 | tee "$log/python"
 # Every test ran and passed: a skipped one (a missing keyring) counts as a failure here.
 python_count=$(sed -n 's/^\([0-9]*\) passed\(, [0-9]* subtests passed\)\{0,1\} in .*/\1/p' "$log/python")
@@ -51,6 +53,8 @@ run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a 
 run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh
 run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline, the C tests" \
     scripts/test-library.sh
+run_stage providers "The keyring on each Secret Service provider (gnome-keyring, KeePassXC, KWallet), Python and C" \
+    scripts/test-providers.sh "$log/venv/bin/python"
 run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \
     scripts/test-header.sh
 run_stage consumers "Consumer projects: pkg-config, CMake and Meson, against the installed library" \

@@ -1,5 +1,6 @@
 /* The application's name on the session bus: see include/application_bus.h. */
 #include "application_bus.h"
+#include "bus_daemon.h"
 #include "loader.h"
 #include "../CSecret/shim.h"
 
@@ -85,14 +86,10 @@ static GDBusConnection *connect_session_bus(void) {
    within 5 s; 0 when none came. RequestName and ReleaseName are made so, synchronously, so
    that the name is owned when the start returns and free when the stop does. */
 static guint32 bus_call(GDBusConnection *connection, const char *method, GVariant *arguments) {
-    GVariant *reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                  "org.freedesktop.DBus", method, arguments, NULL,
-                                                  G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
-    if (!reply) return 0;
-    GVariant *answer = g_variant_get_child_value(reply, 0);
+    GVariant *answer = pa_bus_daemon_answer(connection, method, arguments, 5000);
+    if (!answer) return 0;
     guint32 value = g_variant_get_uint32(answer);
     g_variant_unref(answer);
-    g_variant_unref(reply);
     return value;
 }
 

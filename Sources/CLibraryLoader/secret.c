@@ -89,7 +89,6 @@
     F(g_main_context_iteration, gboolean, (GMainContext *context, gboolean may_block), (context, may_block), FALSE) \
     V(g_main_context_wakeup, (GMainContext *context), (context)) \
     F(g_dbus_proxy_get_connection, GDBusConnection *, (GDBusProxy *proxy), (proxy), NULL) \
-    F(g_dbus_proxy_get_name_owner, gchar *, (GDBusProxy *proxy), (proxy), NULL) \
     F(g_variant_new_objv, GVariant *, (const gchar *const *paths, gssize length), (paths, length), NULL) \
     F(g_variant_dup_objv, gchar **, (GVariant *value, gsize *length), (value, length), NULL) \
     F(g_variant_new_object_path, GVariant *, (const gchar *path), (path), NULL) \

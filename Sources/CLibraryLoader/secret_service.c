@@ -2,6 +2,7 @@
 #define SECRET_API_SUBJECT_TO_CHANGE
 #include "secret_service.h"
 #include "../CSecret/shim.h"
+#include "bus_daemon.h"
 
 #define SERVICE_NAME "org.freedesktop.secrets"
 #define SERVICE_PATH "/org/freedesktop/secrets"
@@ -100,11 +101,25 @@ static void drop(GSource *source) {
     g_source_unref(source);
 }
 
+/* The unique name that owns the service now, asked of the bus: the proxy's own record is
+   updated only by a main loop this thread does not run, and a provider restarted since the
+   connection was made signals from a new name. NULL (any sender) when the bus does not say. */
+gchar *pa_secret_service_owner(SecretService *service) {
+    GVariant *answer = pa_bus_daemon_answer(connection_of(service), "GetNameOwner", tuple1(g_variant_new_string(SERVICE_NAME)),
+                                            CALL_TIMEOUT_MS);
+    if (!answer) return NULL;
+    gchar *owner = g_variant_is_of_type(answer, TYPE("s")) ? g_strdup(g_variant_get_string(answer, NULL)) : NULL;
+    g_variant_unref(answer);
+    return owner;
+}
+
 /* Handles the prompt a method returned ("/" for none). */
 static pa_secret_status perform_prompt(SecretService *service, const char *prompt, const pa_secret_prompting *prompting,
                                        GError **error) {
     if (!prompt || strcmp(prompt, "/") == 0) return PA_SECRET_DONE;
-    if (!prompting || prompting->timeout_ms <= 0) {
+    int allowed = prompting && prompting->timeout_ms > 0;
+    int64_t bound = !prompting ? 0 : allowed ? prompting->timeout_ms : prompting->unattended_ms;
+    if (bound <= 0) {
         dismiss(service, prompt);
         return PA_SECRET_PROMPT_DISMISSED;
     }
@@ -118,11 +133,11 @@ static pa_secret_status perform_prompt(SecretService *service, const char *promp
     GMainContext *context = g_main_context_new();
     g_main_context_push_thread_default(context);
     GDBusConnection *connection = connection_of(service);
-    gchar *owner = g_dbus_proxy_get_name_owner((GDBusProxy *)service);
+    gchar *owner = pa_secret_service_owner(service);
     guint subscription = g_dbus_connection_signal_subscribe(connection, owner, PROMPT_INTERFACE, "Completed", prompt,
                                                             NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_completed, &wait, NULL);
     g_free(owner);
-    guint timeout = prompting->timeout_ms > G_MAXUINT ? G_MAXUINT : (guint)prompting->timeout_ms;
+    guint timeout = bound > G_MAXUINT ? G_MAXUINT : (guint)bound;
     GSource *timer = attach(g_timeout_source_new(timeout), on_timeout, &wait, context);
     GSource *cancelled = prompting->cancellable
         ? attach(g_cancellable_source_new(prompting->cancellable), (GSourceFunc)(void (*)(void))on_cancelled, &wait,
@@ -138,6 +153,8 @@ static pa_secret_status perform_prompt(SecretService *service, const char *promp
         while (!wait.ended) g_main_context_iteration(context, TRUE);
         status = wait.status;
         if (status == PA_SECRET_PROMPT_TIMED_OUT || status == PA_SECRET_PROMPT_CANCELLED) dismiss(service, prompt);
+        /* Not allowed, and it waited on the user: as if dismissed unshown. */
+        if (status == PA_SECRET_PROMPT_TIMED_OUT && !allowed) status = PA_SECRET_PROMPT_DISMISSED;
     }
     drop(timer);
     drop(cancelled);
@@ -273,7 +290,7 @@ pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const
 }
 
 pa_secret_status pa_secret_create_item(SecretService *service, const char *collection, const char *label,
-                                       GHashTable *attributes, SecretValue *value,
+                                       GHashTable *attributes, SecretValue *value, int replace,
                                        const pa_secret_prompting *prompting, GError **error) {
     GVariantBuilder properties;
     g_variant_builder_init(&properties, TYPE("a{sv}"));
@@ -283,7 +300,7 @@ pa_secret_status pa_secret_create_item(SecretService *service, const char *colle
         g_variant_new_string(ITEM_INTERFACE ".Attributes"), g_variant_new_variant(string_dictionary(attributes))));
     /* Held as a full reference whether libsecret returns it floating or not. */
     GVariant *secret = g_variant_take_ref(secret_service_encode_dbus_secret(service, value));
-    GVariant *arguments[3] = { g_variant_builder_end(&properties), secret, g_variant_new_boolean(TRUE) };
+    GVariant *arguments[3] = { g_variant_builder_end(&properties), secret, g_variant_new_boolean(replace != 0) };
     GVariant *reply = call(service, collection, COLLECTION_INTERFACE, "CreateItem", g_variant_new_tuple(arguments, 3),
                            "(oo)", error);
     g_variant_unref(secret);
@@ -299,14 +316,10 @@ pa_secret_status pa_secret_delete_item(SecretService *service, const char *path,
 }
 
 uint32_t pa_secret_provider_pid(SecretService *service) {
-    GVariant *reply = g_dbus_connection_call_sync(
-        connection_of(service), "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-        "GetConnectionUnixProcessID", tuple1(g_variant_new_string(SERVICE_NAME)), TYPE("(u)"),
-        G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, NULL);
-    if (!reply) return 0;
-    GVariant *child = g_variant_get_child_value(reply, 0);
-    uint32_t pid = g_variant_get_uint32(child);
-    g_variant_unref(child);
-    g_variant_unref(reply);
+    GVariant *answer = pa_bus_daemon_answer(connection_of(service), "GetConnectionUnixProcessID",
+                                            tuple1(g_variant_new_string(SERVICE_NAME)), CALL_TIMEOUT_MS);
+    if (!answer) return 0;
+    uint32_t pid = g_variant_is_of_type(answer, TYPE("u")) ? g_variant_get_uint32(answer) : 0;
+    g_variant_unref(answer);
     return pid;
 }

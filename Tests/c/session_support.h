@@ -1,11 +1,16 @@
 /* What the C tests of persisted sessions share (host_storage_test, keyring_test,
- * dispatcher_test): the outcome
- * of a call that lends a session or ends with an error, the calls that wait for theirs, a
- * sign-in at the emulator, and 8 threads invalidating at once. */
+ * dispatcher_test, providers_test): the outcome of a call that lends a session or ends with
+ * an error, the calls that wait for theirs, a sign-in at the emulator, 8 threads
+ * invalidating at once, and programs run to their end (the private keyring's control). */
 #ifndef PORTAL_AUTH_SESSION_SUPPORT_H
 #define PORTAL_AUTH_SESSION_SUPPORT_H
 
 #include "test_support.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 typedef struct {
     int calls;
@@ -110,6 +115,48 @@ static inline int is_invalidated(const portal_auth_session *session) {
     portal_auth_string_free(token);
     portal_auth_error_free(error);
     return code == PORTAL_AUTH_E_SESSION_INVALIDATED;
+}
+
+/* Runs a program to its end (standard output to `output` when given, else /dev/null) and
+   returns its exit status; -1 when it did not exit. */
+static inline int run(const char *const argv[], const char *input, char *output, size_t size) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) abort();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    for (int i = 0; i < 2; i++) {
+        posix_spawn_file_actions_addclose(&actions, in[i]);
+        posix_spawn_file_actions_addclose(&actions, out[i]);
+    }
+    pid_t pid;
+    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]);
+    close(out[1]);
+    if (input && write(in[1], input, strlen(input)) < 0) abort();
+    close(in[1]);
+    size_t length = 0;
+    char chunk[256];
+    ssize_t got;
+    while ((got = read(out[0], chunk, sizeof chunk)) > 0) {
+        size_t kept = output && length + 1 < size ? size - 1 - length : 0;
+        if (kept > (size_t)got) kept = (size_t)got;
+        if (kept) memcpy(output + length, chunk, kept);
+        length += kept;
+    }
+    if (output) output[length] = 0;
+    close(out[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static inline void keyring(const char *command) {
+    const char *const argv[] = { getenv("PORTAL_AUTH_PRIVATE_KEYRING"), command, NULL };
+    if (run(argv, NULL, NULL, 0) != 0) abort();
 }
 
 #endif

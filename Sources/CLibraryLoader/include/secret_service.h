@@ -32,8 +32,14 @@ typedef enum {
 
 /* What to do with a prompt. */
 typedef struct pa_secret_prompting {
-    /* Zero or less: dismiss it. Else show the provider's dialog and wait up to this long. */
+    /* Zero or less: prompts are not allowed (below). Else show the provider's dialog and wait
+       up to this long. */
     int64_t timeout_ms;
+    /* Where prompts are not allowed: zero or less, dismiss it unshown; else perform it all the
+       same and wait this long for it to complete without the user (KeePassXC answers each
+       write with a prompt it completes itself; KWallet opens a wallet opened at login through
+       one), then dismiss it: PA_SECRET_PROMPT_DISMISSED. */
+    int64_t unattended_ms;
     /* Ends a wait on a dialog early; may be NULL. */
     GCancellable *cancellable;
 } pa_secret_prompting;
@@ -67,14 +73,17 @@ pa_secret_status pa_secret_unlock(SecretService *service, const char *const *pat
 pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const *paths, GHashTable **secrets,
                                        GError **error);
 
-/* Collection.CreateItem, replacing an item of the same attributes. */
+/* Collection.CreateItem; with `replace`, in place of an item of the same attributes. */
 pa_secret_status pa_secret_create_item(SecretService *service, const char *collection, const char *label,
-                                       GHashTable *attributes, SecretValue *value,
+                                       GHashTable *attributes, SecretValue *value, int replace,
                                        const pa_secret_prompting *prompting, GError **error);
 
 /* Item.Delete. */
 pa_secret_status pa_secret_delete_item(SecretService *service, const char *path, const pa_secret_prompting *prompting,
                                        GError **error);
+
+/* The unique bus name of the provider now (g_free it), or NULL when none owns the name. */
+char *pa_secret_service_owner(SecretService *service);
 
 /* The process id of the bus name's owner (the provider), or 0 when the bus does not say. */
 uint32_t pa_secret_provider_pid(SecretService *service);

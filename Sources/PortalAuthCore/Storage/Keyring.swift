@@ -33,7 +33,7 @@ enum Keyring {
     /// `operation` through libsecret in this process.
     static func performHere(_ operation: KeyringHelper.Operation, _ owner: Owner, _ environmentId: String,
                             value: String?, prompts: KeyringPrompts, cancellable: UnsafeMutablePointer<GCancellable>? = nil) throws -> String? {
-        let prompting = pa_secret_prompting(timeout_ms: prompts.timeoutMilliseconds, cancellable: cancellable)
+        let prompting = pa_secret_prompting(timeout_ms: prompts.timeoutMilliseconds, unattended_ms: 0, cancellable: cancellable)
         return try withConnection(prompting) { connection throws(KeyringFault) in
             let store = KeyringStore(connection: connection, owner: owner, environmentId: environmentId)
             switch operation {
@@ -168,9 +168,10 @@ private struct KeyringStore {
         return true
     }
 
-    /// Leaves the marker of a named owner before its first item, once per process.
+    /// Leaves the marker of a named owner before its first item, once per process (one
+    /// already there is not written again).
     private func markOwnItem(_ collection: String) throws(KeyringFault) {
-        guard !owner.applicationId.isEmpty, !Self.marked.withLock({ $0.contains(key) }) else { return }
+        guard !owner.applicationId.isEmpty, try !hasOwnItemMarker(collection) else { return }
         try connection.createItem(in: collection, label: owner.markerLabel(environmentId), attributes(.ownItemMarker), text: "1")
         Self.marked.withLock { _ = $0.insert(key) }
     }
@@ -179,7 +180,14 @@ private struct KeyringStore {
         // Creating a default collection goes through a dialog: the user is told to create one.
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
         try markOwnItem(collection)
-        try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
+        if SecretServiceProvider.of(connection)?.replacesByNewItem == true {
+            // The new item first, then the old ones: there is never a moment without one.
+            let old = try openItems(.own, collection, .write)
+            try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
+            for item in old { try connection.delete(item) }
+        } else {
+            try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
+        }
         // Migrated: an item of before the attribute goes, once per process. Should that fail,
         // the new item is found first all the same, and a delete removes both.
         guard !Self.migrated.withLock({ $0.contains(key) }) else { return }

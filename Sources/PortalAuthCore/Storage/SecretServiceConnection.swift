@@ -20,8 +20,25 @@ struct SecretServiceConnection {
     static func open(prompting: pa_secret_prompting) throws(KeyringFault) -> SecretServiceConnection {
         if let missing = pa_secret_load_error() { throw .libsecretMissing(String(cString: missing)) }
         var error: UnsafeMutablePointer<GError>?
-        guard let service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
+        guard var service = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else {
             throw KeyringFault(error, .reach)
+        }
+        // A provider restarted (or replaced) since the last call knows neither the transfer
+        // session nor its prompts' sender: asked of the bus each time (not a Secret Service
+        // call), and the connection made anew when it changed.
+        let owner = pa_secret_service_owner(service).map { name in
+            defer { g_free(name) }
+            return String(cString: name)
+        }
+        let known = SecretServiceFacts.current.owner
+        if known != owner {
+            if known != nil {
+                g_object_unref(UnsafeMutableRawPointer(service))
+                secret_service_disconnect()
+                guard let fresh = secret_service_get_sync(SECRET_SERVICE_NONE, nil, &error) else { throw KeyringFault(error, .reach) }
+                service = fresh
+            }
+            SecretServiceFacts.forget(owner: owner)
         }
         if secret_service_ensure_session_sync(service, nil, &error) == 0 {
             g_object_unref(UnsafeMutableRawPointer(service))
@@ -90,6 +107,7 @@ struct SecretServiceConnection {
     /// was not shown.
     func unlock(_ paths: [String], unshown: KeyringFault, _ action: KeyringFault.Action) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
+        let prompting = prompting(unattended: provider == .kWallet)
         let status = Self.withPaths(paths) { pa_secret_unlock(service, $0, [prompting], &error) }
         try check(status, error, unshown: unshown, action)
     }
@@ -123,21 +141,39 @@ struct SecretServiceConnection {
         return modified
     }
 
-    /// Stores `text` in `collection` under `attributes` (consumed), replacing the item of
-    /// the same attributes.
-    func createItem(in collection: String, label: String, _ attributes: OpaquePointer, text: String) throws(KeyringFault) {
+    /// Stores `text` in `collection` under `attributes` (consumed); with `replace`, in place
+    /// of the item of the same attributes, else beside it.
+    func createItem(in collection: String, label: String, _ attributes: OpaquePointer, text: String,
+                    replace: Bool = true) throws(KeyringFault) {
         defer { g_hash_table_unref(attributes) }
         let value = secret_value_new(text, -1, "text/plain")
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var error: UnsafeMutablePointer<GError>?
-        let status = pa_secret_create_item(service, collection, label, attributes, value, [prompting], &error)
+        let status = pa_secret_create_item(service, collection, label, attributes, value, replace ? 1 : 0,
+                                           [prompting(unattended: provider == .keePassXC)], &error)
         try check(status, error, unshown: unshownWriteFault(collection), .write)
     }
 
     func delete(_ item: String) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
-        let status = pa_secret_delete_item(service, item, [prompting], &error)
+        let status = pa_secret_delete_item(service, item, [prompting(unattended: provider == .keePassXC)], &error)
         try check(status, error, unshown: .needsConfirmation(.delete), .delete)
+    }
+
+    private var provider: SecretServiceProvider? { SecretServiceProvider.of(self) }
+
+    /// How long a prompt that is not allowed may take to complete without the user, where
+    /// the provider answers a call with a prompt that needs nobody: KeePassXC every write and
+    /// delete (a dialog only for a confirmation), KWallet the unlock of a wallet opened at
+    /// login (a dialog only for a closed one). Those complete at once; one that has not
+    /// after a second waits on a dialog, which is then dismissed. Elsewhere (gnome-keyring's
+    /// prompts are all dialogs) such a prompt is dismissed unshown.
+    private static let unattendedPromptMilliseconds: Int64 = 1000
+
+    private func prompting(unattended: Bool) -> pa_secret_prompting {
+        var prompting = self.prompting
+        prompting.unattended_ms = unattended ? Self.unattendedPromptMilliseconds : 0
+        return prompting
     }
 
     /// Why a write's prompt was wanted: the collection is locked, or the provider asks the
@@ -184,15 +220,21 @@ final class SecretServiceFacts: Sendable {
         let path: String?
     }
 
+    /// The provider's unique bus name these facts are of; nil until known.
+    let owner: String?
     let defaultCollection = Locked<Collection?>(nil)
     let provider = Locked<SecretServiceProvider?>(nil)
 
+    init(owner: String?) {
+        self.owner = owner
+    }
+
     static var current: SecretServiceFacts { facts.value.withLock { $0 } }
-    private static let facts = PerProcess { Locked(SecretServiceFacts()) }
+    private static let facts = PerProcess { Locked(SecretServiceFacts(owner: nil)) }
 
     /// A new connection will be made: what was known of the old one goes.
-    static func forget() {
-        facts.value.withLock { $0 = SecretServiceFacts() }
+    static func forget(owner: String? = nil) {
+        facts.value.withLock { $0 = SecretServiceFacts(owner: owner) }
     }
 }
 
@@ -234,4 +276,10 @@ enum SecretServiceProvider: Equatable, Sendable {
     /// items, and with its default `UnlockBeforeSearch` answers a search only once its unlock
     /// dialog does; another provider is not trusted.
     var searchShowsLockedItems: Bool { self == .gnomeKeyring }
+
+    /// Whether an item is replaced by a write of its own, not by `CreateItem`'s replace:
+    /// KeePassXC 2.7.4 completes the prompt of a replace, for a client that has not touched
+    /// the item since KeePassXC started, on another prompt's path, never its own (seen on
+    /// the bus here), so the write cannot be told done.
+    var replacesByNewItem: Bool { self == .keePassXC }
 }

@@ -398,8 +398,8 @@ fn the_checks_see_a_header_that_differs() {
         ("typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);",
          "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);"),
         // a field added at the end, a field's type, a storage callback's parameter
-        ("    const char *application_id;\n} portal_auth_options;",
-         "    const char *application_id;\n    const char *added_field;\n} portal_auth_options;"),
+        ("    int32_t keyring_prompt_timeout_ms;\n} portal_auth_options;",
+         "    int32_t keyring_prompt_timeout_ms;\n    const char *added_field;\n} portal_auth_options;"),
         ("    int32_t connect_timeout_ms;", "    int64_t connect_timeout_ms;"),
         ("int (*remove)(void *user_data, const char *environment_id);", "int (*remove)(void *user_data, char *environment_id);"),
         // a constant's value, a constant added

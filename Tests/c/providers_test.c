@@ -1,0 +1,166 @@
+/* C test of the keyring on the Secret Service provider scripts/private-keyring.sh runs
+ * (`run --provider NAME`, the name in PORTAL_AUTH_TEST_PROVIDER; scripts/test-providers.sh
+ * runs it inside each), with the Portal emulator in PORTAL_AUTH_TEST_API_HOST:
+ * - a sign-in persists, a new process restores it (KeePassXC with its access confirmation:
+ *   refused at once with PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION, never a hang), and a
+ *   sign-out removes it;
+ * - locked, restore, sign-out and a redirect each fail with _KEYRING_LOCKED, and the
+ *   redirect's grant is never sent; unlocked, the session is still there;
+ * - with no Secret Service, or no default collection, a redirect spends no grant; KeePassXC
+ *   started anew asks again before the item is replaced: a redirect spends nothing then.
+ * With the arguments "restore APP_ID" it is the new process: it prints what a restore gave. */
+#include "session_support.h"
+
+static const char *const ENVIRONMENT = "env-open";
+
+static const char *provider(void) {
+    const char *name = getenv("PORTAL_AUTH_TEST_PROVIDER");
+    return name ? name : "gnome";
+}
+
+static portal_auth *client_of(const char *application_id) {
+    portal_auth_options options = emulator_options(ENVIRONMENT);
+    options.storage = PORTAL_AUTH_STORAGE_KEYRING;
+    options.application_id = application_id;
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
+/* The new process: "none", "session <end user id>" or "failure <reason>". */
+static int print_restore(const char *application_id) {
+    portal_auth *client = client_of(application_id);
+    outcome restored = restore(client);
+    if (restored.code != PORTAL_AUTH_OK) printf("failure %d\n", (int)restored.reason);
+    else if (!restored.session) printf("none\n");
+    else printf("session %s\n", portal_auth_session_end_user_id(restored.session));
+    portal_auth_session_release(restored.session);
+    portal_auth_free(client);
+    return 0;
+}
+
+static void restore_in_new_process(const char *self, const char *application_id, char *seen, size_t size) {
+    const char *const argv[] = { self, "restore", application_id, NULL };
+    CHECK(run(argv, NULL, seen, size) == 0);
+}
+
+static outcome clear(portal_auth *client) {
+    outcome out = {0};
+    CHECK(portal_auth_clear_persisted_session(client, on_done, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+static outcome deliver(portal_auth *client, const char *url) {
+    outcome out = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+/* How many grants the emulator was sent since the last clear_requests. */
+static int exchanges(void) {
+    char text[65536];
+    emulator_request("/_emulator/requests", NULL, text, sizeof text);
+    int count = 0;
+    for (const char *at = strstr(text, "magic-links/validations"); at; at = strstr(at + 1, "magic-links/validations")) count++;
+    return count;
+}
+
+/* A redirect the store cannot take fails with `reason`, and its grant is never sent. */
+static void spends_nothing(portal_auth *client, const char *url, portal_auth_reason reason) {
+    clear_requests();
+    outcome refused = deliver(client, url);
+    CHECK(refused.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && refused.reason == reason && refused.session == NULL);
+    CHECK(exchanges() == 0);
+}
+
+static void on_a_store(const char *self, const char *application_id, int confirms_access) {
+    portal_auth *client = client_of(application_id);
+    char seen[256], expected[256];
+
+    /* Persisted; restored here, and in a new process. */
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-provider-1@example.com");
+    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(signed_in.session));
+    outcome here = restore(client);
+    CHECK(here.code == PORTAL_AUTH_OK && here.session != NULL);
+    portal_auth_session_release(here.session);
+    restore_in_new_process(self, application_id, seen, sizeof seen);
+    if (confirms_access) snprintf(expected, sizeof expected, "failure %d\n", (int)PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
+    CHECK(strcmp(seen, expected) == 0);
+
+    /* Locked: every path says so; nothing is spent or lost. */
+    char url[512];
+    grant_redirect(ENVIRONMENT, "c-provider-2@example.com", url, sizeof url);
+    keyring("lock");
+    outcome locked = restore(client);
+    CHECK(locked.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && locked.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
+    outcome kept = clear(client);
+    CHECK(kept.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && kept.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
+    spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_LOCKED);
+    keyring("unlock");
+    restore_in_new_process(self, application_id, seen, sizeof seen);
+    CHECK(strcmp(seen, expected) == 0);
+
+    /* No Secret Service: nothing spent; the same redirect signs in once it is back. */
+    keyring("stop");
+    spends_nothing(client, url, PORTAL_AUTH_REASON_NO_SECRET_SERVICE);
+    keyring("start");
+    if (confirms_access) {
+        /* A KeePassXC started anew asks again before this process may replace (or delete) the
+           item: nothing is spent, and the item stays. */
+        spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
+        outcome confirm = clear(client);
+        CHECK(confirm.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && confirm.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
+        portal_auth_session_release(signed_in.session);
+        portal_auth_free(client);
+        return;
+    }
+    outcome later = deliver(client, url);
+    if (later.code) fprintf(stderr, "later: code %d reason %d\n", (int)later.code, (int)later.reason);
+    CHECK(later.code == PORTAL_AUTH_OK && later.session != NULL);
+    portal_auth_session_release(later.session);
+
+    /* Signed out: gone, here and for a new process. */
+    CHECK(clear(client).code == PORTAL_AUTH_OK);
+    outcome gone = restore(client);
+    CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
+    restore_in_new_process(self, application_id, seen, sizeof seen);
+    CHECK(strcmp(seen, "none\n") == 0);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
+
+static void without_a_collection(const char *application_id) {
+    portal_auth *client = client_of(application_id);
+    char url[512];
+    grant_redirect(ENVIRONMENT, "c-provider-3@example.com", url, sizeof url);
+    spends_nothing(client, url, PORTAL_AUTH_REASON_NO_SECRET_SERVICE);
+    outcome nothing = restore(client);
+    CHECK(nothing.code == PORTAL_AUTH_OK && nothing.session == NULL);
+    portal_auth_free(client);
+}
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST") || !getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
+        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST and a private keyring (scripts/private-keyring.sh run --provider NAME)\n");
+        return 2;
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    if (argc == 3 && strcmp(argv[1], "restore") == 0) {
+        int status = print_restore(argv[2]);
+        curl_global_cleanup();
+        return status;
+    }
+    /* An application of this run's own: the provider's earlier items are not its. */
+    char application_id[64];
+    snprintf(application_id, sizeof application_id, "io.portalhq.auth.CProviders-%ld", (long)getpid());
+    if (strcmp(provider(), "gnome-no-login") == 0) {
+        without_a_collection(application_id);
+    } else {
+        on_a_store(argv[0], application_id, strcmp(provider(), "keepassxc") == 0);
+    }
+    curl_global_cleanup();
+    return report("providers_test");
+}

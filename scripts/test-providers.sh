@@ -19,7 +19,7 @@ start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
 # shellcheck disable=SC2046
 gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -g -pthread -ITests/c Tests/c/providers_test.c \
-    $(pkg-config --cflags --libs portal-auth) -o "$work/providers_test" || fail "providers_test does not build"
+    $(pkg-config --cflags --libs portal-auth libcurl) -o "$work/providers_test" || fail "providers_test does not build"
 
 for provider in "${providers[@]}"; do
     scripts/private-keyring.sh run --provider "$provider" "$python" -m pytest -p no:cacheprovider -q \

@@ -61,6 +61,8 @@ GNOME_METRICS = (
     ("restore_median_ms", "keyring restore, median (ms)"),
     ("restore_p99_ms", "keyring restore, p99 (ms)"),
     ("rss_end_mb", "RSS at the end (MB)"),
+    ("persist_calls", "Secret Service calls per exchange + persist"),
+    ("restore_calls", "Secret Service calls per restore"),
 )
 
 # The calls mode again on one CPU (run.sh's one-cpu mode: figures named one_cpu_*), and the

@@ -228,10 +228,27 @@ if [[ $modes == *" soak "* ]]; then
     run "$python" bench/python_bench.py soak
     [ ${#thread_model[@]} -eq 0 ] || run "${thread_model[@]}" bench/python_bench.py soak
 fi
-# The GNOME contenders, interleaved, three runs each (the report takes the medians).
+# The GNOME contenders, interleaved, three runs each (the report takes the medians); then the
+# Secret Service calls of each one's exchange (with its persist) and restore, as dbus-monitor
+# sees them: the calls between the contender's marks (bench/gnome.c), per operation.
 if [[ $modes == *" gnome "* ]]; then
     for _ in 1 2 3; do
         for name in "${gnome_contenders[@]}"; do run "$work/$name"; done
+    done
+    for name in "${gnome_contenders[@]}"; do
+        dbus-monitor --session "type='method_call',destination='org.freedesktop.secrets'" > "$work/calls-$name" 2>/dev/null &
+        monitor=$!
+        # A monitor gives up the name it got once it sees everything: bounded, no sleep.
+        for _ in $(seq 100000); do grep -q "member=NameLost" "$work/calls-$name" && break; done
+        "$work/$name" keyring-calls > /dev/null
+        # The last mark's call is on the bus before its reply reached the contender.
+        for _ in $(seq 100000); do [ "$(grep -c "member=Ping" "$work/calls-$name")" -ge 3 ] && break; done
+        kill "$monitor"
+        awk -v contender="$name" '
+            /^method call / && /member=Ping/ { phase++; next }
+            /^method call / && phase >= 1 && phase <= 2 { calls[phase]++ }
+            END { printf "%s\tpersist_calls\t%.1f\n%s\trestore_calls\t%.1f\n", contender, calls[1] / 10, contender, calls[2] / 10 }
+        ' "$work/calls-$name" | tee -a "$results"
     done
 fi
 [ -z "${BENCH_MODES:-}" ] || exit 0

@@ -1257,7 +1257,7 @@ enum {
         (portal_auth_options.keyring_prompt_timeout_ms), or nobody answered in time: let
         the app show them, or turn the confirmation off in the keyring. */
     PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION = 8,
-    /** The user dismissed the keyring's dialog, or the wait for it was cancelled. */
+    /** The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled). */
     PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED = 9,
     /** The keyring could not set up the encrypted transfer of secrets (KWallet without
         its encryption plugins): the keyring's installation needs fixing. */

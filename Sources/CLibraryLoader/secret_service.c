@@ -143,6 +143,7 @@ static pa_secret_status perform_prompt(SecretService *service, const char *promp
         ? attach(g_cancellable_source_new(prompting->cancellable), (GSourceFunc)(void (*)(void))on_cancelled, &wait,
                  context)
         : NULL;
+    if (allowed && prompting->showing) prompting->showing(bound);
     /* An empty window id: the provider shows a dialog of its own. */
     GVariant *reply = call(service, prompt, PROMPT_INTERFACE, "Prompt", tuple1(g_variant_new_string("")), NULL, error);
     pa_secret_status status;

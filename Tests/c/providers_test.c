@@ -8,7 +8,11 @@
  *   redirect's grant is never sent; unlocked, the session is still there;
  * - with no Secret Service, or no default collection, a redirect spends no grant; KeePassXC
  *   started anew asks again before the item is replaced: a redirect spends nothing then.
- * With the arguments "restore APP_ID" it is the new process: it prints what a restore gave. */
+ * - KeePassXC with its confirmation, keyring prompts allowed: the restore of a new process
+ *   waits on the access dialog until it is cancelled, and then ends at once.
+ * With the arguments "restore APP_ID" it is the new process: it prints what a restore gave;
+ * with "restore-cancelled APP_ID", the same with prompts allowed for a minute, the restore
+ * cancelled once the library says the dialog shows. */
 #include "session_support.h"
 
 static const char *const ENVIRONMENT = "env-open";
@@ -39,8 +43,45 @@ static int print_restore(const char *application_id) {
     return 0;
 }
 
-static void restore_in_new_process(const char *self, const char *application_id, char *seen, size_t size) {
-    const char *const argv[] = { self, "restore", application_id, NULL };
+/* The restore whose dialog is waited for, and the log line that says so. */
+static portal_auth_call *waiting_call;
+static const char DIALOG_SHOWN[] = "Keyring: the provider's dialog is shown";
+
+static void cancel_once_shown(void *user_data, portal_auth_log_level level, const char *message) {
+    audit_log_line(user_data, level, message);
+    if (strncmp(message, DIALOG_SHOWN, strlen(DIALOG_SHOWN)) != 0) return;
+    pthread_mutex_lock(&lock);
+    portal_auth_call_cancel(waiting_call);
+    pthread_mutex_unlock(&lock);
+}
+
+/* The new process whose restore is cancelled while the dialog waits: "ended <code> <reason>". */
+static int print_cancelled_restore(const char *application_id) {
+    portal_auth_options options = emulator_options(ENVIRONMENT);
+    options.storage = PORTAL_AUTH_STORAGE_KEYRING;
+    options.application_id = application_id;
+    options.keyring_prompt_timeout_ms = 60000;
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
+    portal_auth_set_log_handler(cancel_once_shown, NULL);
+    outcome restored = {0};
+    pthread_mutex_lock(&lock);
+    CHECK(portal_auth_restore_session(client, on_session, &restored, &waiting_call) == PORTAL_AUTH_OK);
+    pthread_mutex_unlock(&lock);
+    wait_calls(&restored.calls);
+    printf("ended %d %d\n", (int)restored.code, (int)restored.reason);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    portal_auth_call_free(waiting_call);
+    portal_auth_session_release(restored.session);
+    portal_auth_free(client);
+    return 0;
+}
+
+static void restore_in_new_process(const char *self, const char *mode, const char *application_id, char *seen,
+                                   size_t size) {
+    /* Bounded: a wait on a dialog that never ends fails the test rather than hanging it. */
+    const char *const argv[] = { "timeout", "60", self, mode, application_id, NULL };
     CHECK(run(argv, NULL, seen, size) == 0);
 }
 
@@ -85,7 +126,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     outcome here = restore(client);
     CHECK(here.code == PORTAL_AUTH_OK && here.session != NULL);
     portal_auth_session_release(here.session);
-    restore_in_new_process(self, application_id, seen, sizeof seen);
+    restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
     if (confirms_access) snprintf(expected, sizeof expected, "failure %d\n", (int)PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
     CHECK(strcmp(seen, expected) == 0);
 
@@ -99,7 +140,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     CHECK(kept.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && kept.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
     spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_LOCKED);
     keyring("unlock");
-    restore_in_new_process(self, application_id, seen, sizeof seen);
+    restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
     CHECK(strcmp(seen, expected) == 0);
 
     /* No Secret Service: nothing spent; the same redirect signs in once it is back. */
@@ -112,6 +153,11 @@ static void on_a_store(const char *self, const char *application_id, int confirm
         spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
         outcome confirm = clear(client);
         CHECK(confirm.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && confirm.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
+        /* Prompts allowed: the dialog's wait ends when the call is cancelled (last: KeePassXC
+           2.7.4 keeps its dialog open once the prompt is dismissed). */
+        restore_in_new_process(self, "restore-cancelled", application_id, seen, sizeof seen);
+        CHECK(strcmp(seen, "ended 31 0\n") == 0);
+        if (strcmp(seen, "ended 31 0\n") != 0) fprintf(stderr, "  the cancelled restore: %s", seen);
         portal_auth_session_release(signed_in.session);
         portal_auth_free(client);
         return;
@@ -125,7 +171,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     CHECK(clear(client).code == PORTAL_AUTH_OK);
     outcome gone = restore(client);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
-    restore_in_new_process(self, application_id, seen, sizeof seen);
+    restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
     CHECK(strcmp(seen, "none\n") == 0);
     portal_auth_session_release(signed_in.session);
     portal_auth_free(client);
@@ -148,8 +194,8 @@ int main(int argc, char **argv) {
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     portal_auth_set_log_handler(audit_log_line, NULL);
-    if (argc == 3 && strcmp(argv[1], "restore") == 0) {
-        int status = print_restore(argv[2]);
+    if (argc == 3 && (strcmp(argv[1], "restore") == 0 || strcmp(argv[1], "restore-cancelled") == 0)) {
+        int status = strcmp(argv[1], "restore") == 0 ? print_restore(argv[2]) : print_cancelled_restore(argv[2]);
         curl_global_cleanup();
         return status;
     }

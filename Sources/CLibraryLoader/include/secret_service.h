@@ -42,6 +42,8 @@ typedef struct pa_secret_prompting {
     int64_t unattended_ms;
     /* Ends a wait on a dialog early; may be NULL. */
     GCancellable *cancellable;
+    /* Told, when a prompt is allowed, that the provider's dialog is being shown; may be NULL. */
+    void (*showing)(int64_t timeout_ms);
 } pa_secret_prompting;
 
 /* Service.ReadAlias: the collection's object path (g_free it), or NULL for none. */

@@ -21,7 +21,7 @@ public enum StorageFailureReason: Sendable, CaseIterable {
     /// confirmation), and the client does not show keyring prompts, or nobody answered in
     /// time: let the app show them, or turn the confirmation off in the keyring.
     case keyringNeedsConfirmation
-    /// The user dismissed the keyring's dialog, or the wait for it was cancelled.
+    /// The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled).
     case keyringPromptDismissed
     /// The keyring could not agree on the encrypted transfer of secrets (KWallet without its
     /// encryption plugins): fix the keyring's installation.

@@ -33,7 +33,8 @@ enum Keyring {
     /// `operation` through libsecret in this process.
     static func performHere(_ operation: KeyringHelper.Operation, _ owner: Owner, _ environmentId: String,
                             value: String?, prompts: KeyringPrompts, cancellable: UnsafeMutablePointer<GCancellable>? = nil) throws -> String? {
-        let prompting = pa_secret_prompting(timeout_ms: prompts.timeoutMilliseconds, unattended_ms: 0, cancellable: cancellable)
+        let prompting = pa_secret_prompting(timeout_ms: prompts.timeoutMilliseconds, unattended_ms: 0, cancellable: cancellable,
+                                            showing: { PortalAuthLog.emit(.debug, "Keyring: the provider's dialog is shown; waiting up to \($0) ms for the user.") })
         return try withConnection(prompting) { connection throws(KeyringFault) in
             let store = KeyringStore(connection: connection, owner: owner, environmentId: environmentId)
             switch operation {

@@ -81,12 +81,17 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness {
     /// is cancelled.
     private func perform(_ operation: KeyringHelper.Operation, _ environmentId: String, value: String? = nil) async throws -> String? {
         let cancel = PromptCancellation(prompts)
-        return try await withTaskCancellationHandler {
-            try await thread.value.perform { [owner, prompts] in
-                try Keyring.perform(operation, owner, environmentId, value: value, prompts: prompts, cancellable: cancel.cancellable)
+        do {
+            return try await withTaskCancellationHandler {
+                try await thread.value.perform { [owner, prompts] in
+                    try Keyring.perform(operation, owner, environmentId, value: value, prompts: prompts, cancellable: cancel.cancellable)
+                }
+            } onCancel: {
+                cancel.cancel()
             }
-        } onCancel: {
-            cancel.cancel()
+        } catch let error as SessionStorageError where error.reason == .keyringPromptDismissed && cancel.wasCancelled {
+            // The caller's cancel ended the dialog's wait: the call was cancelled.
+            throw CancellationError()
         }
     }
 
@@ -144,6 +149,8 @@ private final class PromptCancellation: @unchecked Sendable {
     func cancel() {
         if let cancellable { g_cancellable_cancel(cancellable) }
     }
+
+    var wasCancelled: Bool { cancellable.map { g_cancellable_is_cancelled($0) != 0 } ?? false }
 
     deinit {
         if let cancellable { g_object_unref(UnsafeMutableRawPointer(cancellable)) }

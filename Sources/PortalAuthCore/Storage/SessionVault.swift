@@ -83,14 +83,18 @@ struct SessionVault: Sendable {
     }
 
     /// Maps any backend failure to `sessionStorageFailure`. A backend's own reason and
-    /// message are kept; other errors are the application's store failing, and are not
-    /// described, as they might quote the stored value.
+    /// message are kept; the cancellation of a cancelled task stays one; other errors are the
+    /// application's store failing, and are not described, as they might quote the stored
+    /// value.
     @discardableResult
     private func guarded<T>(_ action: String, _ operation: () async throws -> T) async throws -> T {
         do {
             return try await operation()
         } catch let error as SessionStorageError {
             throw PortalAuthError.sessionStorageFailure(reason: error.reason, message: error.message)
+        } catch let cancelled as CancellationError where Task.isCancelled {
+            // The caller cancelled a call the store was waiting in (a keyring dialog).
+            throw cancelled
         } catch {
             throw PortalAuthError.sessionStorageFailure(
                 reason: .hostStorageFailed,

@@ -82,7 +82,7 @@ typedef enum {
  * @PORTAL_AUTH_ERROR_REASON_HOST_STORAGE_FAILED: The host's own store failed.
  * @PORTAL_AUTH_ERROR_REASON_ENTRY_NOT_CLEARED: An undecodable entry could not be deleted: it is still stored.
  * @PORTAL_AUTH_ERROR_REASON_KEYRING_NEEDS_CONFIRMATION: The keyring asks to confirm the access in a dialog, and prompts are not shown (#PortalAuthClient:keyring-prompt-timeout-ms), or nobody answered in time.
- * @PORTAL_AUTH_ERROR_REASON_KEYRING_PROMPT_DISMISSED: The user dismissed the keyring's dialog, or the wait was cancelled.
+ * @PORTAL_AUTH_ERROR_REASON_KEYRING_PROMPT_DISMISSED: The user dismissed the keyring's dialog.
  * @PORTAL_AUTH_ERROR_REASON_KEYRING_ENCRYPTION_FAILED: The keyring could not set up the encrypted transfer of secrets.
  * @PORTAL_AUTH_ERROR_REASON_REDIRECT_NOT_LOOPBACK: The redirect URL is not a loopback URL with an explicit port.
  * @PORTAL_AUTH_ERROR_REASON_PORT_IN_USE: Another program listens on the redirect URL's port.

@@ -33,7 +33,7 @@ class StorageFailureReason(enum.IntEnum):
     confirmation) and the client does not show keyring prompts (keyring_prompt_timeout), or
     nobody answered in time."""
     KEYRING_PROMPT_DISMISSED = 9
-    """The user dismissed the keyring's dialog, or the wait for it was cancelled."""
+    """The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled)."""
     KEYRING_ENCRYPTION_FAILED = 10
     """The keyring could not set up the encrypted transfer of secrets (KWallet without its
     encryption plugins): the keyring's installation needs fixing."""

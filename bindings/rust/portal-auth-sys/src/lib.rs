@@ -148,7 +148,7 @@ pub const PORTAL_AUTH_REASON_HOST_STORAGE_FAILED: portal_auth_reason = 6;
 pub const PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED: portal_auth_reason = 7;
 /// The keyring asks the user to confirm the access in a dialog, and prompts are not shown.
 pub const PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION: portal_auth_reason = 8;
-/// The user dismissed the keyring's dialog, or the wait for it was cancelled.
+/// The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled).
 pub const PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED: portal_auth_reason = 9;
 /// The keyring could not set up the encrypted transfer of secrets.
 pub const PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED: portal_auth_reason = 10;

@@ -288,7 +288,7 @@ pub enum StorageFailureReason {
     /// ([`Options::keyring_prompt_timeout`](crate::Options::keyring_prompt_timeout)), or nobody
     /// answered in time.
     KeyringNeedsConfirmation,
-    /// The user dismissed the keyring's dialog, or the wait for it was cancelled.
+    /// The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled).
     KeyringPromptDismissed,
     /// The keyring could not set up the encrypted transfer of secrets (KWallet without its
     /// encryption plugins): the keyring's installation needs fixing.

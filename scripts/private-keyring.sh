@@ -27,6 +27,8 @@
 #   kwallet              libkf5wallet-bin (kwalletd5), libqca-qt5-2-plugins (its Secret
 #                        Service's encrypted sessions), python3: the wallet "kdewallet" opened
 #                        as pam_kwallet5 opens it at login (scripts/providers/kwallet-pam-login.py)
+#   kwallet-noqca        the same, with QCA's crypto plugins hidden from kwalletd5 (a private
+#                        mount namespace; as root): its Secret Service cannot encrypt
 # The Qt daemons run with QT_QPA_PLATFORM=offscreen: a dialog they open is never seen, so a
 # call that waits on one waits until its caller's timeout.
 set -euo pipefail
@@ -211,7 +213,9 @@ kwallet_open() {
 
 kwallet_login() {
     local pid
-    pid=$(QT_QPA_PLATFORM=offscreen python3 "$here/providers/kwallet-pam-login.py" \
+    local hide=""
+    [ "$provider" = kwallet-noqca ] && hide=/usr/lib/x86_64-linux-gnu/qca-qt5/crypto
+    pid=$(QT_QPA_PLATFORM=offscreen PORTAL_AUTH_KWALLET_HIDE="$hide" python3 "$here/providers/kwallet-pam-login.py" \
         start "$password" "$state/kwalletd5.log")
     echo "$pid" > "$state/pid"
     gdbus wait --session --timeout "$deadline_seconds" org.freedesktop.secrets
@@ -244,14 +248,14 @@ start() {
     gnome) start_gnome ;;
     gnome-no-login) start_gnome_no_login ;;
     keepassxc|keepassxc-noconfirm) start_keepassxc ;;
-    kwallet) start_kwallet ;;
+    kwallet|kwallet-noqca) start_kwallet ;;
     esac
 }
 
 stop() {
     local pid tracked=""
     # KWallet writes its wallet on a timer: closing it first keeps what was stored.
-    if [ "$provider" = kwallet ] && has_owner org.kde.kwalletd5; then
+    if [ "${provider%-noqca}" = kwallet ] && has_owner org.kde.kwalletd5; then
         bus_call org.kde.kwalletd5 /modules/kwalletd5 org.kde.KWallet.close \
             string:kdewallet boolean:true >/dev/null 2>&1 || true
     fi
@@ -267,7 +271,7 @@ stop() {
     # within a few round trips.
     for pid in $pid $tracked; do kill -KILL "$pid" 2>/dev/null || true; done
     local tries=0
-    while has_owner || { [ "$provider" = kwallet ] && has_owner org.kde.kwalletd5; }; do
+    while has_owner || { [ "${provider%-noqca}" = kwallet ] && has_owner org.kde.kwalletd5; }; do
         tries=$((tries + 1))
         [ "$tries" -lt 1000 ] || { echo "$0: the keyring daemon did not leave the bus" >&2; return 1; }
     done
@@ -310,7 +314,7 @@ unlock() {
             "string:$(keepassxc_db)" "string:$password" string: >/dev/null
         wait_until "the KeePassXC database to unlock" default_unlocked
         ;;
-    kwallet)
+    kwallet|kwallet-noqca)
         # What the login does once kwalletd5 runs: KWalletD::pamOpen with the login key (a
         # no-reply method). It does nothing while kwalletd5 has a dialog pending (a client
         # that asked for the closed wallet): then the login itself is done again.
@@ -327,7 +331,7 @@ unlock() {
 }
 
 usage() {
-    echo "usage: $0 run [--provider gnome|gnome-no-login|keepassxc|keepassxc-noconfirm|kwallet]" \
+    echo "usage: $0 run [--provider gnome|gnome-no-login|keepassxc|keepassxc-noconfirm|kwallet|kwallet-noqca]" \
         "[--deny-item-delete] CMD [ARG...] | start | stop | lock | unlock" >&2
     exit 2
 }
@@ -348,7 +352,7 @@ run)
             provider=$2
             shift 2
             case "$provider" in
-            gnome|gnome-no-login|keepassxc|keepassxc-noconfirm|kwallet) ;;
+            gnome|gnome-no-login|keepassxc|keepassxc-noconfirm|kwallet|kwallet-noqca) ;;
             *) echo "$0: unknown provider '$provider'" >&2; usage ;;
             esac
             ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The keyring on every Secret Service provider a Linux desktop ships, each started on a
 # private bus by scripts/private-keyring.sh (gnome-keyring with and without a login
-# collection, KeePassXC with its confirmations and without, KWallet opened as at login):
+# collection, KeePassXC with its confirmations and without, KWallet opened as at login, and
+# without the plugins its encryption needs):
 # the Python binding's provider tests (bindings/python/tests/providers) and the C test
 # (Tests/c/providers_test.c) inside each. Ends with a count line.
 #   scripts/test-providers.sh PYTHON   (an interpreter with portal_auth and the tests'
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 source scripts/stage.sh providers
 python=${1:?usage: $0 PYTHON}
 install_prefix
-providers=(gnome gnome-no-login keepassxc keepassxc-noconfirm kwallet)
+providers=(gnome gnome-no-login keepassxc keepassxc-noconfirm kwallet kwallet-noqca)
 
 # The C test calls a Portal emulator on loopback; it stops when this script exits.
 source scripts/emulator.sh

@@ -6,6 +6,7 @@
  *   sign-out removes it;
  * - locked, restore, sign-out and a redirect each fail with _KEYRING_LOCKED, and the
  *   redirect's grant is never sent; unlocked, the session is still there;
+ * - KWallet that cannot encrypt: _KEYRING_ENCRYPTION_FAILED on every path, nothing spent;
  * - with no Secret Service, or no default collection, a redirect spends no grant; KeePassXC
  *   started anew asks again before the item is replaced: a redirect spends nothing then.
  * - KeePassXC with its confirmation, keyring prompts allowed: the restore of a new process
@@ -187,6 +188,19 @@ static void without_a_collection(const char *application_id) {
     portal_auth_free(client);
 }
 
+/* KWallet without its encryption plugins: its own reason, on every path, nothing spent. */
+static void without_encryption(const char *application_id) {
+    portal_auth *client = client_of(application_id);
+    outcome restored = restore(client);
+    CHECK(restored.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && restored.reason == PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED);
+    outcome cleared = clear(client);
+    CHECK(cleared.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && cleared.reason == PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED);
+    char url[512];
+    grant_redirect(ENVIRONMENT, "c-provider-4@example.com", url, sizeof url);
+    spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED);
+    portal_auth_free(client);
+}
+
 int main(int argc, char **argv) {
     if (!getenv("PORTAL_AUTH_TEST_API_HOST") || !getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
         fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST and a private keyring (scripts/private-keyring.sh run --provider NAME)\n");
@@ -204,6 +218,8 @@ int main(int argc, char **argv) {
     snprintf(application_id, sizeof application_id, "io.portalhq.auth.CProviders-%ld", (long)getpid());
     if (strcmp(provider(), "gnome-no-login") == 0) {
         without_a_collection(application_id);
+    } else if (strcmp(provider(), "kwallet-noqca") == 0) {
+        without_encryption(application_id);
     } else {
         on_a_store(argv[0], application_id, strcmp(provider(), "keepassxc") == 0);
     }

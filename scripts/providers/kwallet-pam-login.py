@@ -41,8 +41,14 @@ def start(password, log):
     listener.listen(1)
     key_read, key_write = os.pipe()
     with open(os.devnull, "rb") as null, open(log, "ab") as out:
+        # PORTAL_AUTH_KWALLET_HIDE names a folder kwalletd5 is not to see (QCA's plugins): an
+        # empty tmpfs over it, in a mount namespace of its own; unshare and sh exec, so the pid
+        # is kwalletd5's.
+        hide = os.environ.get("PORTAL_AUTH_KWALLET_HIDE", "")
+        hiding = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                  'mount -t tmpfs none "$0" && exec "$@"', hide] if hide else []
         daemon = subprocess.Popen(
-            ["kwalletd5", "--pam-login", str(key_read), str(listener.fileno())],
+            hiding + ["kwalletd5", "--pam-login", str(key_read), str(listener.fileno())],
             env=dict(os.environ, PAM_KWALLET5_LOGIN="1"),
             stdin=null, stdout=out, stderr=out,
             pass_fds=(key_read, listener.fileno()),

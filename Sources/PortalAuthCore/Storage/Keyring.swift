@@ -65,6 +65,7 @@ enum Keyring {
             }
             defer { connection.close() }
             do {
+                try connection.negotiateTransferSession()
                 return try body(connection)
             } catch {
                 if error.isStaleConnection && !retried { retried = true; continue }

@@ -15,8 +15,8 @@ struct SecretServiceConnection {
     /// The process's facts of this connection (provider, default collection).
     let facts: SecretServiceFacts
 
-    /// Connects (libsecret keeps one connection per process) and negotiates the transfer
-    /// encryption, apart, so that a provider that cannot encrypt is told from one that is gone.
+    /// Connects (libsecret keeps one connection per process); the transfer encryption is
+    /// negotiated apart (`negotiateTransferSession`).
     static func open(prompting: pa_secret_prompting) throws(KeyringFault) -> SecretServiceConnection {
         if let missing = pa_secret_load_error() { throw .libsecretMissing(String(cString: missing)) }
         var error: UnsafeMutablePointer<GError>?
@@ -40,15 +40,19 @@ struct SecretServiceConnection {
             }
             SecretServiceFacts.forget(owner: owner)
         }
-        if secret_service_ensure_session_sync(service, nil, &error) == 0 {
-            g_object_unref(UnsafeMutableRawPointer(service))
-            let fault = KeyringFault(error, .reach)
-            switch fault {
-            case .serviceUnknown, .timeout, .noSessionBus, .busUnreachable: throw fault
-            default: throw .encryptionFailed
-            }
-        }
         return SecretServiceConnection(service: service, prompting: prompting, facts: SecretServiceFacts.current)
+    }
+
+    /// Agrees on the transfer encryption (once per connection), apart from connecting, so
+    /// that a provider that cannot encrypt is told from one that is gone.
+    func negotiateTransferSession() throws(KeyringFault) {
+        var error: UnsafeMutablePointer<GError>?
+        guard secret_service_ensure_session_sync(service, nil, &error) == 0 else { return }
+        let fault = KeyringFault(error, .reach)
+        switch fault {
+        case .serviceUnknown, .timeout, .noSessionBus, .busUnreachable: throw fault
+        default: throw .encryptionFailed
+        }
     }
 
     func close() {

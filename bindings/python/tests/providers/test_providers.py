@@ -25,14 +25,19 @@ from portal_auth import AuthenticatedResult, PortalAuth, SessionStorageFailure, 
 PROVIDER = os.environ.get("PORTAL_AUTH_TEST_PROVIDER", "")
 # Providers that ask the user before a new client reads an item (KeePassXC's default).
 CONFIRMS_ACCESS = PROVIDER == "keepassxc"
+# What a locked store's message calls it, by provider.
+LOCKED_NAMES = {"gnome": "login keyring", "keepassxc": "KeePassXC database", "keepassxc-noconfirm": "KeePassXC database",
+                "kwallet": "KDE wallet"}
 # Each call of this module must end well within this (no call waits on a dialog unbounded).
 BOUND = 20.0
 
-# gnome-keyring without a login collection: nothing can be stored (its own test, below).
+# gnome-keyring without a login collection, KWallet without its encryption plugins: nothing
+# can be stored (their own tests, below).
 NO_COLLECTION = PROVIDER == "gnome-no-login"
+NO_ENCRYPTION = PROVIDER == "kwallet-noqca"
 
 pytestmark = pytest.mark.skipif(not PROVIDER, reason="runs inside scripts/private-keyring.sh run --provider NAME")
-needs_a_collection = pytest.mark.skipif(NO_COLLECTION, reason="the provider has no default collection")
+needs_a_collection = pytest.mark.skipif(NO_COLLECTION or NO_ENCRYPTION, reason="the provider can store nothing")
 
 
 @pytest.fixture
@@ -161,8 +166,9 @@ def test_a_locked_store_is_locked_on_every_path_and_spends_nothing(
                 call()
             assert raised.value.reason is StorageFailureReason.KEYRING_LOCKED, raised.value
             assert time.monotonic() - started < BOUND
-            # The message names what to do on this provider.
-            assert "Seahorse" not in str(raised.value) or PROVIDER.startswith("gnome"), raised.value
+            # The message names the provider, and what to do there (Seahorse is GNOME's).
+            assert LOCKED_NAMES[PROVIDER] in str(raised.value), raised.value
+            assert "Seahorse" not in str(raised.value) or PROVIDER == "gnome", raised.value
         # The grant was never sent.
         assert emu.requests("/validations") == []
         # The item is still there: once unlocked, a new process of the app finds it (this one
@@ -227,3 +233,20 @@ def test_a_restore_and_a_persist_cost_libsecrets_own_round_trips(
     assert secret_service_calls.counted() == {
         "org.freedesktop.DBus.Properties.Get": 1, "org.freedesktop.Secret.Service.SearchItems": 1,
         "org.freedesktop.Secret.Collection.CreateItem": 1}
+
+
+@pytest.mark.skipif(not NO_ENCRYPTION, reason="for KWallet without its encryption plugins")
+def test_a_provider_that_cannot_encrypt_says_so_and_nothing_is_spent(
+    make_client, emu: Emulator, open_env: str, app_id: str
+) -> None:
+    auth = make_client(open_env, application_id=app_id)
+    for call in (auth.restore_session, auth.clear_persisted_session):
+        with pytest.raises(SessionStorageFailure, match="libqca-qt5-2-plugins") as raised:
+            call()
+        assert raised.value.reason is StorageFailureReason.KEYRING_ENCRYPTION_FAILED
+    redirect = emu.grant_redirect(open_env, "unencrypted@example.com")
+    emu.call("DELETE", "requests")
+    with pytest.raises(SessionStorageFailure) as raised:
+        auth.handle_redirect(redirect)
+    assert raised.value.reason is StorageFailureReason.KEYRING_ENCRYPTION_FAILED
+    assert emu.requests("/validations") == []

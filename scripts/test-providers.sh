@@ -22,15 +22,17 @@ trap 'stop_emulator; rm -rf "$work"' EXIT
 gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -g -pthread -ITests/c Tests/c/providers_test.c \
     $(pkg-config --cflags --libs portal-auth libcurl) -o "$work/providers_test" || fail "providers_test does not build"
 
+# Each run is bounded: a call that waited on a dialog for ever would fail the stage, not hang it.
+bounded=(timeout 600)
 for provider in "${providers[@]}"; do
-    scripts/private-keyring.sh run --provider "$provider" "$python" -m pytest -p no:cacheprovider -q \
+    "${bounded[@]}" scripts/private-keyring.sh run --provider "$provider" "$python" -m pytest -p no:cacheprovider -q \
         bindings/python/tests/providers > "$work/python-$provider" 2>&1 \
         || { cat "$work/python-$provider"; fail "the Python provider tests on $provider"; }
     summary=$(tail -n 1 "$work/python-$provider")
     # Each provider runs the tests that apply to it; the rest are skipped by design.
     grep -qE "^[0-9]+ passed(, [0-9]+ skipped)? in " <<< "$summary" || fail "the Python provider tests on $provider: $summary"
     pass "Python on $provider: ${summary%% in *}"
-    env LD_LIBRARY_PATH="$prefix/lib" scripts/private-keyring.sh run --provider "$provider" \
+    "${bounded[@]}" env LD_LIBRARY_PATH="$prefix/lib" scripts/private-keyring.sh run --provider "$provider" \
         "$work/providers_test" > "$work/c-$provider" 2>&1 || { cat "$work/c-$provider"; fail "providers_test on $provider"; }
     grep -q "^providers_test: [0-9]* passed, 0 failed\$" "$work/c-$provider" || { cat "$work/c-$provider"; fail "providers_test on $provider printed no result"; }
     pass "C on $provider: $(tail -n 1 "$work/c-$provider")"

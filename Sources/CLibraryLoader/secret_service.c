@@ -101,11 +101,11 @@ static void drop(GSource *source) {
     g_source_unref(source);
 }
 
-/* The unique name that owns the service now, asked of the bus: the proxy's own record is
-   updated only by a main loop this thread does not run, and a provider restarted since the
-   connection was made signals from a new name. NULL (any sender) when the bus does not say. */
-gchar *pa_secret_service_owner(SecretService *service) {
-    GVariant *answer = pa_bus_daemon_answer(connection_of(service), "GetNameOwner", tuple1(g_variant_new_string(SERVICE_NAME)),
+/* The unique name that owns `name` now, asked of the bus: the proxy's own record of the
+   provider is updated only by a main loop this thread does not run, and a provider restarted
+   since the connection was made signals from a new name. NULL when none owns it. */
+gchar *pa_bus_name_owner(SecretService *service, const char *name) {
+    GVariant *answer = pa_bus_daemon_answer(connection_of(service), "GetNameOwner", tuple1(g_variant_new_string(name)),
                                             CALL_TIMEOUT_MS);
     if (!answer) return NULL;
     gchar *owner = g_variant_is_of_type(answer, TYPE("s")) ? g_strdup(g_variant_get_string(answer, NULL)) : NULL;
@@ -129,11 +129,16 @@ static pa_secret_status perform_prompt(SecretService *service, const char *promp
     }
     /* The signal is delivered to the context that is the thread's default when subscribing:
        a context of this wait's own, iterated here until the prompt ends. */
+    gchar *owner = pa_bus_name_owner(service, SERVICE_NAME);
+    if (!owner) {
+        /* No sender to hold the signal to (anyone could answer for the provider): not shown. */
+        dismiss(service, prompt);
+        return PA_SECRET_PROMPT_DISMISSED;
+    }
     prompt_wait wait = { 0, PA_SECRET_DONE };
     GMainContext *context = g_main_context_new();
     g_main_context_push_thread_default(context);
     GDBusConnection *connection = connection_of(service);
-    gchar *owner = pa_secret_service_owner(service);
     guint subscription = g_dbus_connection_signal_subscribe(connection, owner, PROMPT_INTERFACE, "Completed", prompt,
                                                             NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_completed, &wait, NULL);
     g_free(owner);

@@ -84,8 +84,8 @@ pa_secret_status pa_secret_create_item(SecretService *service, const char *colle
 pa_secret_status pa_secret_delete_item(SecretService *service, const char *path, const pa_secret_prompting *prompting,
                                        GError **error);
 
-/* The unique bus name of the provider now (g_free it), or NULL when none owns the name. */
-char *pa_secret_service_owner(SecretService *service);
+/* The unique bus name that owns `name` now (g_free it), or NULL when none does. */
+char *pa_bus_name_owner(SecretService *service, const char *name);
 
 /* The process id of the bus name's owner (the provider), or 0 when the bus does not say. */
 uint32_t pa_secret_provider_pid(SecretService *service);

@@ -81,13 +81,11 @@ private struct KeyringStore {
     let owner: KeyringOwner
     let environmentId: String
 
-    /// The owners (application id, a line feed, environment id) whose marker this process has
-    /// written or found, and those whose items of before the application attribute this
-    /// process has removed: a persist need do neither again.
-    private static var marked: Locked<Set<String>> { markedOwners.value }
-    private static let markedOwners = PerProcess { Locked(Set<String>()) }
-    private static var migrated: Locked<Set<String>> { migratedOwners.value }
-    private static let migratedOwners = PerProcess { Locked(Set<String>()) }
+    /// The owners (application id, a line feed, environment id) whose marker was written or
+    /// found on this connection's provider, and those whose items of before the application
+    /// attribute were removed there: a persist need do neither again.
+    private var marked: Locked<Set<String>> { connection.facts.markedOwners }
+    private var migrated: Locked<Set<String>> { connection.facts.migratedOwners }
 
     private var key: String { owner.applicationId + "\n" + environmentId }
 
@@ -155,18 +153,23 @@ private struct KeyringStore {
         try requireUnlocked(collection, action)
     }
 
-    /// The collection opened (without a dialog, or with one the prompts allow), or `locked`.
+    /// The collection opened (without a dialog, or with one the prompts allow), or `locked`:
+    /// an unlock dialog that was refused or not answered leaves it locked.
     private func requireUnlocked(_ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) {
         guard try connection.isLocked(collection: collection, action) else { return }
-        try connection.unlock([collection], unshown: .locked, action)
+        do {
+            try connection.unlock([collection], unshown: .locked, action)
+        } catch .promptRefused, .promptTimedOut {
+            throw .locked
+        }
     }
 
     private func hasOwnItemMarker(_ collection: String) throws(KeyringFault) -> Bool {
         guard !owner.applicationId.isEmpty else { return false }
-        if Self.marked.withLock({ $0.contains(key) }) { return true }
+        if marked.withLock({ $0.contains(key) }) { return true }
         let found = try connection.search(attributes(.ownItemMarker), in: collection, .read)
         guard !(found.unlocked + found.locked).isEmpty else { return false }
-        Self.marked.withLock { _ = $0.insert(key) }
+        marked.withLock { _ = $0.insert(key) }
         return true
     }
 
@@ -175,25 +178,30 @@ private struct KeyringStore {
     private func markOwnItem(_ collection: String) throws(KeyringFault) {
         guard !owner.applicationId.isEmpty, try !hasOwnItemMarker(collection) else { return }
         try connection.createItem(in: collection, label: owner.markerLabel(environmentId), attributes(.ownItemMarker), text: "1")
-        Self.marked.withLock { _ = $0.insert(key) }
+        marked.withLock { _ = $0.insert(key) }
     }
 
     func store(_ text: String) throws(KeyringFault) {
         // Creating a default collection goes through a dialog: the user is told to create one.
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
+        try requireUnlockedBeforeSearch(collection, .write)
         try markOwnItem(collection)
         if SecretServiceProvider.of(connection)?.replacesByNewItem == true {
             // The new item first, then the old ones: there is never a moment without one.
             let old = try openItems(.own, collection, .write)
             try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
-            for item in old { try connection.delete(item) }
+            // The session is stored: an old item that stays (its delete refused) is older,
+            // and a restore takes the newest.
+            for item in old where (try? connection.delete(item)) == nil {
+                PortalAuthLog.emit(.warning, "Keyring: an older item of the session could not be deleted; the new one is stored and is read first.")
+            }
         } else {
             try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
         }
         // Migrated: an item of before the attribute goes, once per process. Should that fail,
         // the new item is found first all the same, and a delete removes both.
-        guard !Self.migrated.withLock({ $0.contains(key) }) else { return }
-        if (try? deleteItems(.earlier, collection)) != nil { Self.migrated.withLock { _ = $0.insert(key) } }
+        guard !migrated.withLock({ $0.contains(key) }) else { return }
+        if (try? deleteItems(.earlier, collection)) != nil { migrated.withLock { _ = $0.insert(key) } }
     }
 
     func delete() throws(KeyringFault) {

@@ -125,14 +125,17 @@ public enum KeyringPrompts: Sendable, Equatable {
     /// A call that would show one fails at once (`keyringNeedsConfirmation`, or
     /// `keyringLocked` for an unlock), its prompt dismissed.
     case never
-    /// The dialog shows, and the call waits for the user's answer up to `timeout`, or until
-    /// its task is cancelled.
+    /// The dialog shows, and the call waits for the user's answer up to `timeout` (a day at
+    /// most; zero or less is `never`), or until its task is cancelled.
     case allowed(timeout: Duration)
 
-    /// As `pa_secret_prompting` has it: zero for never.
+    /// As `pa_secret_prompting` has it: zero for never (a timeout of zero or less is never),
+    /// at most a day.
     var timeoutMilliseconds: Int64 {
-        guard case .allowed(let timeout) = self else { return 0 }
+        guard case .allowed(let timeout) = self, timeout > .zero else { return 0 }
+        let day: Int64 = 86_400_000
         let (seconds, attoseconds) = timeout.components
+        guard seconds < day / 1000 else { return day }
         return max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 }

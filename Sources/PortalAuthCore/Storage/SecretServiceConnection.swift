@@ -26,7 +26,7 @@ struct SecretServiceConnection {
         // A provider restarted (or replaced) since the last call knows neither the transfer
         // session nor its prompts' sender: asked of the bus each time (not a Secret Service
         // call), and the connection made anew when it changed.
-        let owner = pa_secret_service_owner(service).map { name in
+        let owner = pa_bus_name_owner(service, "org.freedesktop.secrets").map { name in
             defer { g_free(name) }
             return String(cString: name)
         }
@@ -50,8 +50,8 @@ struct SecretServiceConnection {
         guard secret_service_ensure_session_sync(service, nil, &error) == 0 else { return }
         let fault = KeyringFault(error, .reach)
         switch fault {
-        case .serviceUnknown, .timeout, .noSessionBus, .busUnreachable: throw fault
-        default: throw .encryptionFailed
+        case .failed(_, let remoteName) where remoteName != "org.freedesktop.DBus.Error.AccessDenied": throw .encryptionFailed
+        default: throw fault
         }
     }
 
@@ -59,17 +59,17 @@ struct SecretServiceConnection {
         g_object_unref(UnsafeMutableRawPointer(service))
     }
 
-    /// The object path of the default collection, or nil when there is none. Read once per
-    /// connection: a provider's default changes only by the user's hand, and a store in a
-    /// collection no longer the default is still found by its path.
+    /// The object path of the default collection, or nil when there is none. A path is read
+    /// once per connection (a provider's default changes only by the user's hand); none is
+    /// asked again each time, so that one the user creates is found at once.
     func defaultCollection() throws(KeyringFault) -> String? {
-        if let known = facts.defaultCollection.withLock({ $0 }) { return known.path }
+        if let known = facts.defaultCollection.withLock({ $0 }) { return known }
         var path: UnsafeMutablePointer<CChar>?
         var error: UnsafeMutablePointer<GError>?
         if pa_secret_read_alias(service, "default", &path, &error) != PA_SECRET_DONE { throw KeyringFault(error, .reach) }
         defer { g_free(path) }
         let found = path.map { String(cString: $0) }
-        facts.defaultCollection.withLock { $0 = .init(path: found) }
+        if let found { facts.defaultCollection.withLock { $0 = found } }
         return found
     }
 
@@ -116,10 +116,9 @@ struct SecretServiceConnection {
         try check(status, error, unshown: unshown, action)
     }
 
-    /// The newest text of `items` (duplicates can only come from other tools); nil when none
-    /// has one. Bytes that are not UTF-8 cannot be ours: returned as "" (undecodable), the
+    /// The newest text of `items` (duplicates can only come from other tools). Bytes that are not UTF-8 cannot be ours: returned as "" (undecodable), the
     /// library deletes the item, rather than repairing a token into something else.
-    func newestText(_ items: [String]) throws(KeyringFault) -> String? {
+    func newestText(_ items: [String]) throws(KeyringFault) -> String {
         var table: OpaquePointer?
         var error: UnsafeMutablePointer<GError>?
         let status = Self.withPaths(items) { pa_secret_get_secrets(service, $0, &table, &error) }
@@ -135,7 +134,10 @@ struct SecretServiceConnection {
             let modified = items.count == 1 ? 0 : try self.modified(item)
             if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
         }
-        return newest?.text
+        // Items were found and none gave its secret (left out as locked, or not decoded):
+        // not "no session".
+        guard let newest else { throw .failed(.read, remoteName: nil) }
+        return newest.text
     }
 
     private func modified(_ item: String) throws(KeyringFault) -> UInt64 {
@@ -165,6 +167,14 @@ struct SecretServiceConnection {
     }
 
     private var provider: SecretServiceProvider? { SecretServiceProvider.of(self) }
+
+    /// The unique name that owns `name` on the bus now, or nil.
+    func owner(of name: String) -> String? {
+        pa_bus_name_owner(service, name).map { owner in
+            defer { g_free(owner) }
+            return String(cString: owner)
+        }
+    }
 
     /// How long a prompt that is not allowed may take to complete without the user, where
     /// the provider answers a call with a prompt that needs nobody: KeePassXC every write and
@@ -220,14 +230,13 @@ struct SecretServiceConnection {
 /// What a process knows of its Secret Service connection; forgotten with the connection
 /// (`KeyringFault.init` drops it on any failure).
 final class SecretServiceFacts: Sendable {
-    struct Collection {
-        let path: String?
-    }
-
     /// The provider's unique bus name these facts are of; nil until known.
     let owner: String?
-    let defaultCollection = Locked<Collection?>(nil)
-    let provider = Locked<SecretServiceProvider?>(nil)
+    let defaultCollection = Locked<String?>(nil)
+    /// nil until asked; then the provider, or `.some(nil)` when the bus could not tell.
+    let provider = Locked<SecretServiceProvider??>(nil)
+    let markedOwners = Locked(Set<String>())
+    let migratedOwners = Locked(Set<String>())
 
     init(owner: String?) {
         self.owner = owner
@@ -248,20 +257,36 @@ enum SecretServiceProvider: Equatable, Sendable {
     /// Another program, by its name.
     case other(String)
 
-    /// The owner of the Secret Service's bus name, once per connection; nil when the bus
-    /// does not say (another pid namespace, no `/proc`).
+    /// The owner of the Secret Service's bus name, once per connection: by its process's
+    /// name, else (another pid namespace, no `/proc`) by the other names the known providers
+    /// own on the bus; nil when neither tells.
     static func of(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
         if let known = connection.facts.provider.withLock({ $0 }) { return known }
+        let provider = byProcess(connection) ?? byBusName(connection)
+        connection.facts.provider.withLock { $0 = .some(provider) }
+        return provider
+    }
+
+    private static func byProcess(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
         let pid = pa_secret_provider_pid(connection.service)
-        guard pid != 0, let name = Self.processName(pid) else { return nil }
-        let provider: SecretServiceProvider = switch name {
+        guard pid != 0, let name = processName(pid) else { return nil }
+        return switch name {
         case "gnome-keyring-d", "gnome-keyring-daemon": .gnomeKeyring
         case "keepassxc": .keePassXC
         case "kwalletd5", "kwalletd6", "ksecretd": .kWallet
         default: .other(name)
         }
-        connection.facts.provider.withLock { $0 = provider }
-        return provider
+    }
+
+    /// The names each provider owns beside the Secret Service's.
+    private static let busNames: [(String, SecretServiceProvider)] = [
+        ("org.gnome.keyring", .gnomeKeyring), ("org.keepassxc.KeePassXC.MainWindow", .keePassXC),
+        ("org.kde.kwalletd5", .kWallet), ("org.kde.kwalletd6", .kWallet),
+    ]
+
+    private static func byBusName(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
+        guard let owner = connection.owner(of: "org.freedesktop.secrets") else { return nil }
+        return busNames.first { connection.owner(of: $0.0) == owner }?.1
     }
 
     private static func processName(_ pid: UInt32) -> String? {

@@ -329,3 +329,21 @@ uint32_t pa_secret_provider_pid(SecretService *service) {
     g_variant_unref(answer);
     return pid;
 }
+
+int pa_kwallet_is_open(SecretService *service, const char *wallet, int *open) {
+    static const char *const daemons[][2] = { { "org.kde.kwalletd5", "/modules/kwalletd5" },
+                                              { "org.kde.kwalletd6", "/modules/kwalletd6" } };
+    for (size_t i = 0; i < sizeof daemons / sizeof daemons[0]; i++) {
+        GVariant *reply = g_dbus_connection_call_sync(connection_of(service), daemons[i][0], daemons[i][1],
+                                                      "org.kde.KWallet", "isOpen", tuple1(g_variant_new_string(wallet)),
+                                                      TYPE("(b)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, CALL_TIMEOUT_MS,
+                                                      NULL, NULL);
+        if (!reply) continue;
+        GVariant *answer = g_variant_get_child_value(reply, 0);
+        *open = g_variant_get_boolean(answer);
+        g_variant_unref(answer);
+        g_variant_unref(reply);
+        return 1;
+    }
+    return 0;
+}

@@ -87,6 +87,10 @@ pa_secret_status pa_secret_delete_item(SecretService *service, const char *path,
 /* The unique bus name that owns `name` now (g_free it), or NULL when none does. */
 char *pa_bus_name_owner(SecretService *service, const char *name);
 
+/* KWallet's own answer (org.kde.KWallet.isOpen, kwalletd5's or kwalletd6's) to whether
+   `wallet` is open: 1 with `open` set, or 0 when no KWallet daemon answers. */
+int pa_kwallet_is_open(SecretService *service, const char *wallet, int *open);
+
 /* The process id of the bus name's owner (the provider), or 0 when the bus does not say. */
 uint32_t pa_secret_provider_pid(SecretService *service);
 

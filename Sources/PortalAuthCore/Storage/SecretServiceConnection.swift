@@ -111,7 +111,7 @@ struct SecretServiceConnection {
     /// was not shown.
     func unlock(_ paths: [String], unshown: KeyringFault, _ action: KeyringFault.Action) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
-        let prompting = prompting(unattended: provider == .kWallet)
+        let prompting = prompting(unattended: provider == .kWallet && paths.allSatisfy(isInOpenWallet))
         let status = Self.withPaths(paths) { pa_secret_unlock(service, $0, [prompting], &error) }
         try check(status, error, unshown: unshown, action)
     }
@@ -176,13 +176,23 @@ struct SecretServiceConnection {
         }
     }
 
-    /// How long a prompt that is not allowed may take to complete without the user, where
-    /// the provider answers a call with a prompt that needs nobody: KeePassXC every write and
-    /// delete (a dialog only for a confirmation), KWallet the unlock of a wallet opened at
-    /// login (a dialog only for a closed one). Those complete at once; one that has not
-    /// after a second waits on a dialog, which is then dismissed. Elsewhere (gnome-keyring's
-    /// prompts are all dialogs) such a prompt is dismissed unshown.
-    private static let unattendedPromptMilliseconds: Int64 = 1000
+    /// How long a prompt that is not allowed may take all the same, where the provider
+    /// answers a call with a prompt that needs nobody: KeePassXC every write and delete,
+    /// KWallet the unlock of an open wallet (asked of KWallet first: a closed one's prompt
+    /// would ask for its password, and is dismissed unshown). Such a prompt ends when the
+    /// provider has done the work, so its bound is D-Bus's own for a call; it only ends one
+    /// that shows a dialog after all (KeePassXC's confirmation of a delete). Elsewhere
+    /// (gnome-keyring's prompts are all dialogs) a prompt not allowed is dismissed unshown.
+    private static let unattendedPromptMilliseconds: Int64 = 25_000
+
+    /// Whether the KWallet wallet `path` (a collection's, or an item's in it) lives in is open,
+    /// as KWallet says.
+    private func isInOpenWallet(_ path: String) -> Bool {
+        let prefix = "/org/freedesktop/secrets/collection/"
+        guard path.hasPrefix(prefix), let wallet = path.dropFirst(prefix.count).split(separator: "/").first else { return false }
+        var open: Int32 = 0
+        return pa_kwallet_is_open(service, String(wallet), &open) != 0 && open != 0
+    }
 
     private func prompting(unattended: Bool) -> pa_secret_prompting {
         var prompting = self.prompting

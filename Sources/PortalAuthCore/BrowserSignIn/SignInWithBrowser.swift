@@ -103,11 +103,12 @@ extension PortalAuth {
         // another meanwhile may let go of this one once the sign-in has called back.
         let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
         let ephemeral = browserSignIn.ephemeral
+        // Nothing is spent that cannot be kept: the store is asked before a port is taken or
+        // the browser opens.
+        try await waits.step { [vault] in try await vault.checkCanStore() }
         let listener = try bindListener(flow, answer: .atOnce)
         let registration = try register(listener)
         defer { waits.unregister(registration) }
-        // Nothing is spent that cannot be kept: the store is asked before the browser opens.
-        try await waits.step { [vault] in try await vault.checkCanStore() }
 
         let authorizeUrl = try await waits.step { [self] in try await self.authorizeUrl(for: method).authorizeUrl }
         guard AuthorizeURLRule.accepts(authorizeUrl, apiIsLoopback: api.base.isLoopback) else {

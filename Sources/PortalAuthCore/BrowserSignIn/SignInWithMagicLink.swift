@@ -34,11 +34,12 @@ extension PortalAuth {
         var holdsGuard = true
         defer { if holdsGuard { browserSignIn.end() } }
         let request = try magicLinkRequest(to: email)
+        // Nothing is spent that cannot be kept: the store is asked before a port is taken or
+        // the email goes.
+        try await waits.step { [vault] in try await vault.checkCanStore() }
         let listener = try bindListener(flow, answer: .whenComplete)
         let registration = try register(listener)
         defer { waits.unregister(registration) }
-        // Nothing is spent that cannot be kept: the store is asked before the email goes.
-        try await waits.step { [vault] in try await vault.checkCanStore() }
         // Before the email goes: its link may come back through handleRedirect as soon as it
         // is sent, before this call has heard that it was.
         let wait = MagicLinkWait(listener)

@@ -20,7 +20,7 @@ import uuid
 import pytest
 
 from conftest import CALLBACK, Emulator, SecretServiceCalls
-from portal_auth import AuthenticatedResult, PortalAuth, SessionStorageFailure, StorageFailureReason
+from portal_auth import AuthenticatedResult, MagicLinkConfig, PortalAuth, SessionStorageFailure, StorageFailureReason
 
 PROVIDER = os.environ.get("PORTAL_AUTH_TEST_PROVIDER", "")
 # Providers that ask the user before a new client reads an item (KeePassXC's default).
@@ -190,13 +190,25 @@ def test_no_secret_service_spends_no_grant(make_client, emu: Emulator, open_env:
     auth = make_client(open_env, application_id=app_id)
     redirect = emu.grant_redirect(open_env, "stopped@example.com")
     emu.call("DELETE", "requests")
+    # The one-call sign-ins, on a loopback redirect URL: no browser opens, no email goes.
+    opened: list[str] = []
+    loopback = PortalAuth(auth_environment_id=open_env, redirect_url="http://127.0.0.1:9/callback", api_host=emu.url,
+                          magic_link=MagicLinkConfig(from_email="hello@auth.example.com", template_id="tmpl"),
+                          application_id=app_id)
+    loopback.set_browser_opener(lambda url, ephemeral: opened.append(url))
     control(keyring, "stop")
     try:
         with pytest.raises(SessionStorageFailure) as raised:
             auth.handle_redirect(redirect)
         assert raised.value.reason is StorageFailureReason.NO_SECRET_SERVICE
-        assert emu.requests("/validations") == []
+        for sign_in in (loopback.sign_in_with_google, lambda: loopback.sign_in_with_magic_link("stopped@example.com")):
+            with pytest.raises(SessionStorageFailure) as raised:
+                sign_in()
+            assert raised.value.reason is StorageFailureReason.NO_SECRET_SERVICE
+        assert opened == []
+        assert emu.requests("/validations") == [] and emu.requests("/oauth/urls") == [] and emu.requests("/magic-links") == []
     finally:
+        loopback.close()
         control(keyring, "start")
     assert isinstance(auth.handle_redirect(redirect), AuthenticatedResult)
 

@@ -86,6 +86,12 @@ static void restore_in_new_process(const char *self, const char *mode, const cha
     CHECK(run(argv, NULL, seen, size) == 0);
 }
 
+/* Checks what the new process printed, and shows it when it is not `expected`. */
+#define CHECK_SEEN(seen, expected) do { \
+        CHECK(strcmp((seen), (expected)) == 0); \
+        if (strcmp((seen), (expected)) != 0) fprintf(stderr, "  the new process printed: %s", (seen)); \
+    } while (0)
+
 static outcome clear(portal_auth *client) {
     outcome out = {0};
     CHECK(portal_auth_clear_persisted_session(client, on_done, &out, NULL) == PORTAL_AUTH_OK);
@@ -129,7 +135,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     portal_auth_session_release(here.session);
     restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
     if (confirms_access) snprintf(expected, sizeof expected, "failure %d\n", (int)PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
-    CHECK(strcmp(seen, expected) == 0);
+    CHECK_SEEN(seen, expected);
 
     /* Locked: every path says so; nothing is spent or lost. */
     char url[512];
@@ -142,7 +148,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_LOCKED);
     keyring("unlock");
     restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
-    CHECK(strcmp(seen, expected) == 0);
+    CHECK_SEEN(seen, expected);
 
     /* No Secret Service: nothing spent; the same redirect signs in once it is back. */
     keyring("stop");
@@ -157,8 +163,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
         /* Prompts allowed: the dialog's wait ends when the call is cancelled (last: KeePassXC
            2.7.4 keeps its dialog open once the prompt is dismissed). */
         restore_in_new_process(self, "restore-cancelled", application_id, seen, sizeof seen);
-        CHECK(strcmp(seen, "ended 31 0\n") == 0);
-        if (strcmp(seen, "ended 31 0\n") != 0) fprintf(stderr, "  the cancelled restore: %s", seen);
+        CHECK_SEEN(seen, "ended 31 0\n");
         portal_auth_session_release(signed_in.session);
         portal_auth_free(client);
         return;
@@ -173,7 +178,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     outcome gone = restore(client);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
     restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
-    CHECK(strcmp(seen, "none\n") == 0);
+    CHECK_SEEN(seen, "none\n");
     portal_auth_session_release(signed_in.session);
     portal_auth_free(client);
 }

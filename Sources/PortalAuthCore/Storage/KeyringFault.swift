@@ -47,12 +47,7 @@ enum KeyringFault: Error, Equatable {
             secret_service_disconnect()
             SecretServiceFacts.forget()
         }
-        var remoteName = ""
-        if let error, let name = g_dbus_error_get_remote_error(error) {
-            remoteName = String(cString: name)
-            g_free(name)
-        }
-        switch remoteName {
+        switch Self.remoteName(of: error) ?? "" {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
             self = .serviceUnknown
         case "org.freedesktop.Secret.Error.NoSession":
@@ -69,9 +64,16 @@ enum KeyringFault: Error, Equatable {
             } else {
                 self = action == .reach ? .busUnreachable : .failed(action, remoteName: nil)
             }
-        default:
+        case let remoteName:
             self = .failed(action, remoteName: remoteName)
         }
+    }
+
+    /// The D-Bus error name a GError carries from the remote end, if any.
+    static func remoteName(of error: UnsafeMutablePointer<GError>?) -> String? {
+        guard let error, let name = g_dbus_error_get_remote_error(error) else { return nil }
+        defer { g_free(name) }
+        return String(cString: name)
     }
 
     /// Whether a fresh connection may succeed where this one failed: tried once.

@@ -46,14 +46,26 @@ struct SecretServiceConnection {
     /// Agrees on the transfer encryption (once per connection), apart from connecting, so
     /// that a provider that cannot encrypt is told from one that is gone.
     func negotiateTransferSession() throws(KeyringFault) {
-        var error: UnsafeMutablePointer<GError>?
-        guard secret_service_ensure_session_sync(service, nil, &error) == 0 else { return }
-        let fault = KeyringFault(error, .reach)
-        switch fault {
-        case .failed(_, let remoteName) where remoteName != "org.freedesktop.DBus.Error.AccessDenied": throw .encryptionFailed
-        default: throw fault
+        // Each try is a new key pair: kwalletd5 refuses some of libsecret's keys with
+        // InvalidArgs (seen here: about one session in 200), so a refusal is tried again.
+        for tries in 1...Self.sessionTries {
+            var error: UnsafeMutablePointer<GError>?
+            guard secret_service_ensure_session_sync(service, nil, &error) == 0 else { return }
+            if tries < Self.sessionTries, KeyringFault.remoteName(of: error) == "org.freedesktop.DBus.Error.InvalidArgs" {
+                g_error_free(error)
+                PortalAuthLog.emit(.debug, "Keyring: the provider refused the transfer session's key; trying a new one.")
+                continue
+            }
+            let fault = KeyringFault(error, .reach)
+            switch fault {
+            case .failed(_, let remoteName) where remoteName != "org.freedesktop.DBus.Error.AccessDenied": throw .encryptionFailed
+            default: throw fault
+            }
         }
     }
+
+    /// Three refusals in a row are a provider that cannot agree on the encryption.
+    private static let sessionTries = 3
 
     func close() {
         g_object_unref(UnsafeMutableRawPointer(service))

@@ -75,7 +75,8 @@ NEW_PROCESS = (
     "            auth.clear_persisted_session()\n"
     "            print('cleared')\n"
     "    except SessionStorageFailure as failure:\n"
-    "        print('failure', failure.reason.name)\n"
+    "        print('failure', failure.reason.name, file=sys.stdout)\n"
+    "        print(failure, file=sys.stderr)\n"
 )
 
 
@@ -86,6 +87,8 @@ def in_new_process(emu: Emulator, env: str, app: str, action: str = "restore", t
         capture_output=True, text=True, timeout=BOUND + prompt,
     )
     assert ran.returncode == 0, ran.stderr
+    # The failure's message, shown with a failing test's output.
+    sys.stderr.write(ran.stderr)
     return ran.stdout.strip()
 
 

@@ -270,8 +270,9 @@ pa_secret_status pa_secret_unlock(SecretService *service, const char *const *pat
 }
 
 pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const *paths, GHashTable **secrets,
-                                       GError **error) {
+                                       int *undecodable, GError **error) {
     *secrets = NULL;
+    *undecodable = 0;
     GVariant *arguments[2] = { object_paths(paths),
                                g_variant_new_object_path(secret_service_get_session_dbus_path(service)) };
     GVariant *reply = call(service, SERVICE_PATH, SERVICE_INTERFACE, "GetSecrets", g_variant_new_tuple(arguments, 2),
@@ -282,9 +283,10 @@ pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const
     for (gsize i = 0; i < g_variant_n_children(entries); i++) {
         GVariant *entry = g_variant_get_child_value(entries, i);
         GVariant *path = g_variant_get_child_value(entry, 0), *encoded = g_variant_get_child_value(entry, 1);
-        /* A value that does not decode (a provider's bad encryption) is left out: not ours. */
+        /* A value that does not decode is left out, and counted. */
         SecretValue *value = secret_service_decode_dbus_secret(service, encoded);
         if (value) g_hash_table_insert(table, g_strdup(g_variant_get_string(path, NULL)), value);
+        else (*undecodable)++;
         g_variant_unref(encoded);
         g_variant_unref(path);
         g_variant_unref(entry);

@@ -71,9 +71,10 @@ pa_secret_status pa_secret_unlock(SecretService *service, const char *const *pat
                                   const pa_secret_prompting *prompting, GError **error);
 
 /* Service.GetSecrets of `paths` (NULL-terminated): a table of path to SecretValue
-   (g_hash_table_unref it; it unrefs its values). */
+   (g_hash_table_unref it; it unrefs its values), and how many values did not decode (the
+   provider's end of the transfer session disagrees with libsecret's). */
 pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const *paths, GHashTable **secrets,
-                                       GError **error);
+                                       int *undecodable, GError **error);
 
 /* Collection.CreateItem; with `replace`, in place of an item of the same attributes. */
 pa_secret_status pa_secret_create_item(SecretService *service, const char *collection, const char *label,

@@ -68,7 +68,14 @@ enum Keyring {
                 try connection.negotiateTransferSession()
                 return try body(connection)
             } catch {
-                if error.isStaleConnection && !retried { retried = true; continue }
+                if error.isStaleConnection && !retried {
+                    // A new connection, with a new transfer session.
+                    PortalAuthLog.emit(.debug, "Keyring: trying again on a new connection (\(error)).")
+                    retried = true
+                    secret_service_disconnect()
+                    SecretServiceFacts.forget()
+                    continue
+                }
                 throw error.storageError(SecretServiceProvider.of(connection))
             }
         }
@@ -197,6 +204,11 @@ private struct KeyringStore {
             }
         } else {
             try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
+        }
+        if SecretServiceProvider.of(connection)?.storesUndecodedSecrets == true {
+            // Read back: a value stored through a transfer session the provider got wrong
+            // would be garbage, and lose the session at the next restore.
+            guard try self.text(.own, collection) == text else { throw .transferSessionBroken }
         }
         // Migrated: an item of before the attribute goes, once per process. Should that fail,
         // the new item is found first all the same, and a delete removes both.

@@ -26,6 +26,10 @@ enum KeyringFault: Error, Equatable {
     case busUnreachable
     /// The provider could not agree on the transfer encryption libsecret asks for.
     case encryptionFailed
+    /// The provider agreed on a transfer session but encrypts or decrypts with another key
+    /// than libsecret's: its secrets do not decode, and kwalletd5 then refuses writes with
+    /// QtDBus's InvalidObjectPath (both seen here, about one session in 200).
+    case transferSessionBroken
     /// The provider wants the user to confirm `Action` in a dialog, and prompts are not
     /// allowed (or nobody answered in time).
     case needsConfirmation(Action)
@@ -76,8 +80,15 @@ enum KeyringFault: Error, Equatable {
         return String(cString: name)
     }
 
-    /// Whether a fresh connection may succeed where this one failed: tried once.
-    var isStaleConnection: Bool { self == .serviceUnknown || self == .sessionGone }
+    /// Whether a fresh connection (a new transfer session) may succeed where this one failed:
+    /// tried once.
+    var isStaleConnection: Bool {
+        switch self {
+        case .serviceUnknown, .sessionGone, .transferSessionBroken: true
+        case .failed(.write, "org.qtproject.QtDBus.Error.InvalidObjectPath"): true
+        default: false
+        }
+    }
 
     /// The error an app sees, its message for the user of `provider` (nil: unknown).
     func storageError(_ provider: SecretServiceProvider?) -> SessionStorageError {
@@ -87,6 +98,8 @@ enum KeyringFault: Error, Equatable {
             return SessionStorageError(reason: .libsecretMissing, message: "\(loaderMessage); install libsecret (Debian: libsecret-1-0) to keep sessions in the keyring.")
         case .sessionGone:
             return SessionStorageError(reason: .dbusFailure, message: "The Secret Service (\(keyring)) restarted during the call; try again.")
+        case .transferSessionBroken:
+            return SessionStorageError(reason: .dbusFailure, message: "The Secret Service (\(keyring)) sent secrets that do not decode; the stored session was left untouched; try again.")
         case .serviceUnknown:
             return SessionStorageError(reason: .noSecretService, message: "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration, or KWallet with its Secret Service API) and try again.")
         case .locked:

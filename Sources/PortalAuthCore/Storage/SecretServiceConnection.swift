@@ -132,8 +132,9 @@ struct SecretServiceConnection {
     /// library deletes the item, rather than repairing a token into something else.
     func newestText(_ items: [String]) throws(KeyringFault) -> String {
         var table: OpaquePointer?
+        var undecodable: Int32 = 0
         var error: UnsafeMutablePointer<GError>?
-        let status = Self.withPaths(items) { pa_secret_get_secrets(service, $0, &table, &error) }
+        let status = Self.withPaths(items) { pa_secret_get_secrets(service, $0, &table, &undecodable, &error) }
         if status != PA_SECRET_DONE { throw KeyringFault(error, .read) }
         defer { g_hash_table_unref(table) }
         var newest: (modified: UInt64, text: String)?
@@ -146,9 +147,10 @@ struct SecretServiceConnection {
             let modified = items.count == 1 ? 0 : try self.modified(item)
             if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
         }
-        // Items were found and none gave its secret (left out as locked, or not decoded):
-        // not "no session".
-        guard let newest else { throw .failed(.read, remoteName: nil) }
+        // Items were found and none gave its secret: not "no session". Values that did not
+        // decode are a transfer session the provider got wrong (kwalletd5 does, about one in
+        // 200): a new one is tried.
+        guard let newest else { throw undecodable > 0 ? .transferSessionBroken : .failed(.read, remoteName: nil) }
         return newest.text
     }
 
@@ -333,4 +335,8 @@ enum SecretServiceProvider: Equatable, Sendable {
     /// the item since KeePassXC started, on another prompt's path, never its own (seen on
     /// the bus here), so the write cannot be told done.
     var replacesByNewItem: Bool { self == .keePassXC }
+
+    /// Whether a write is read back: kwalletd5 gets about one transfer session in 200 wrong
+    /// (its secrets do not decode, its writes fail or could store what it decrypted wrongly).
+    var storesUndecodedSecrets: Bool { self == .kWallet }
 }

@@ -211,7 +211,10 @@ int32_t portal_auth_version_number(void);
 typedef enum portal_auth_storage_kind {
     PORTAL_AUTH_STORAGE_KEYRING = 0, /**< The desktop keyring (Secret Service), the default. */
     PORTAL_AUTH_STORAGE_MEMORY = 1,  /**< This process only, forgotten at exit. */
-    PORTAL_AUTH_STORAGE_HOST = 2     /**< The host's own, through portal_auth_storage_callbacks. */
+    PORTAL_AUTH_STORAGE_HOST = 2,    /**< The host's own, through portal_auth_storage_callbacks. */
+    /** Plain files (not encrypted), for machines with no keyring: chosen by the host, for
+        example after PORTAL_AUTH_REASON_NO_SESSION_BUS; see portal_auth_options.file_storage_path. */
+    PORTAL_AUTH_STORAGE_FILE = 3
 } portal_auth_storage_kind;
 
 /** Host-supplied storage, described in @ref storage. */
@@ -270,6 +273,14 @@ typedef struct portal_auth_options {
      * dialog (a KDE wallet opened at login) is opened either way.
      */
     int32_t keyring_prompt_timeout_ms;
+    /**
+     * With PORTAL_AUTH_STORAGE_FILE: the folder of the session files, an absolute path, which
+     * must be the user's alone (mode 0700, not a symlink; made so when missing). NULL:
+     * $XDG_STATE_HOME/portal-auth, by default ~/.local/state/portal-auth. One file per
+     * application_id and environment, mode 0600, replaced whole on each write (a crash
+     * leaves the old session or the new one); the file is not encrypted.
+     */
+    const char *file_storage_path;
 } portal_auth_options;
 
 /**
@@ -278,7 +289,7 @@ typedef struct portal_auth_options {
  */
 #define PORTAL_AUTH_OPTIONS_INIT                                                      \
     { sizeof(portal_auth_options), NULL, NULL, NULL, NULL, NULL, PORTAL_AUTH_UNSET,   \
-      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL, 0 }
+      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL, 0, NULL }
 
 /**
  * Fills options with the defaults and sets its `size`.
@@ -1262,6 +1273,12 @@ enum {
     /** The keyring could not set up the encrypted transfer of secrets (KWallet without
         its encryption plugins): the keyring's installation needs fixing. */
     PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED = 10,
+    /** The file store's folder or file is not the user's alone (a symlink, another user's,
+        mode open to others): fix its owner and mode (0700), or choose another folder. */
+    PORTAL_AUTH_REASON_FILE_STORE_UNSAFE = 11,
+    /** The file store could not read, write or remove its file (a full disk, a read-only
+        folder); the message names the system's error. */
+    PORTAL_AUTH_REASON_FILE_STORE_FAILED = 12,
     /* PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE: nothing was exchanged. */
     /** The redirect URL is not an http loopback URL (127.0.0.1, [::1] or localhost) with an
         explicit port; no request was made. */

@@ -36,7 +36,7 @@ public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_op
         size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
         magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: PORTAL_AUTH_UNSET,
         storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil,
-        application_id: nil, keyring_prompt_timeout_ms: 0)
+        application_id: nil, keyring_prompt_timeout_ms: 0, file_storage_path: nil)
     let raw = UnsafeMutableRawPointer(options)
     let known = min(size, MemoryLayout<portal_auth_options>.size)
     withUnsafeBytes(of: &defaults) { bytes in
@@ -134,6 +134,8 @@ struct ClientOptions {
         case PORTAL_AUTH_STORAGE_KEYRING: storage = nil  // the application's own item
         case PORTAL_AUTH_STORAGE_MEMORY: storage = MemorySessionStorage.shared
         case PORTAL_AUTH_STORAGE_HOST: storage = try HostStorage.make(field(\.host_storage, or: nil))
+        case PORTAL_AUTH_STORAGE_FILE:
+            storage = try FileSessionStorage(applicationId: applicationId, directory: try text(\.file_storage_path, "file_storage_path"))
         default: throw PortalAuthError.invalidArgument(name: "storage")
         }
         let defaults = Timeouts()

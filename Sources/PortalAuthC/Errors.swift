@@ -101,6 +101,7 @@ final class ErrorBox {
         case "redirectUrl": return "redirect_url"
         case "apiHost": return "api_host"
         case "applicationId": return "application_id"
+        case "directory": return "file_storage_path"
         default: return name
         }
     }
@@ -117,6 +118,8 @@ final class ErrorBox {
         case .keyringNeedsConfirmation: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION)
         case .keyringPromptDismissed: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED)
         case .keyringEncryptionFailed: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED)
+        case .fileStoreUnsafe: return portal_auth_reason(PORTAL_AUTH_REASON_FILE_STORE_UNSAFE)
+        case .fileStoreFailed: return portal_auth_reason(PORTAL_AUTH_REASON_FILE_STORE_FAILED)
         }
     }
 

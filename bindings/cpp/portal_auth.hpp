@@ -95,6 +95,8 @@ enum class Reason : std::int32_t {
     keyring_needs_confirmation = PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION,
     keyring_prompt_dismissed = PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED,
     keyring_encryption_failed = PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED,
+    file_store_unsafe = PORTAL_AUTH_REASON_FILE_STORE_UNSAFE,
+    file_store_failed = PORTAL_AUTH_REASON_FILE_STORE_FAILED,
     redirect_not_loopback = PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK,
     port_in_use = PORTAL_AUTH_REASON_PORT_IN_USE,
     listener_failed = PORTAL_AUTH_REASON_LISTENER_FAILED,
@@ -640,9 +642,18 @@ public:
     static Storage host(std::shared_ptr<SessionStore> store) noexcept {
         return Storage(PORTAL_AUTH_STORAGE_HOST, std::move(store));
     }
+    /* A plain file per application and environment (not encrypted), for machines with no
+       keyring, in `folder` (the user's alone), or nullopt: $XDG_STATE_HOME/portal-auth. */
+    static Storage file(std::optional<std::string> folder = std::nullopt) {
+        Storage storage(PORTAL_AUTH_STORAGE_FILE, nullptr);
+        storage.folder_ = std::move(folder);
+        return storage;
+    }
 
     portal_auth_storage_kind kind() const noexcept { return kind_; }
     const std::shared_ptr<SessionStore> &store() const noexcept { return store_; }
+    /* With file(): the folder given, if any. */
+    const std::optional<std::string> &folder() const noexcept { return folder_; }
 
 private:
     Storage(portal_auth_storage_kind kind, std::shared_ptr<SessionStore> store) noexcept
@@ -650,6 +661,7 @@ private:
 
     portal_auth_storage_kind kind_;
     std::shared_ptr<SessionStore> store_;
+    std::optional<std::string> folder_;
 };
 
 namespace detail {
@@ -837,6 +849,7 @@ inline portal_auth_options c_options(const Options &options) {
     raw.request_timeout_ms = options.request_timeout_ms;
     raw.application_id = c_string(options.application_id, "application_id");
     raw.keyring_prompt_timeout_ms = options.keyring_prompt_timeout_ms;
+    raw.file_storage_path = c_string(options.storage.folder(), "file_storage_path");
     return raw;
 }
 

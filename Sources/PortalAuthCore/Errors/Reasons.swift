@@ -26,6 +26,12 @@ public enum StorageFailureReason: Sendable, CaseIterable {
     /// The keyring could not agree on the encrypted transfer of secrets (KWallet without its
     /// encryption plugins): fix the keyring's installation.
     case keyringEncryptionFailed
+    /// The file store's folder (or file) is not the user's alone: a symlink, another user's,
+    /// or open to others. Fix its owner and mode (0700), or choose another folder.
+    case fileStoreUnsafe
+    /// The file store could not read, write or remove its file (a full disk, a read-only
+    /// folder): the message names the system's error.
+    case fileStoreFailed
 }
 
 /// Why a one-call sign-in (browser or magic link), or the redirect channel between an app's

@@ -76,10 +76,15 @@ struct SessionVault: Sendable {
         PortalAuthLog.emit(.warning, "An undecodable stored session of environment \(environmentId) was cleared.")
     }
 
-    /// Runs under the environment's process-wide lock. Not cancellable: a write whose
+    /// Runs under the environment's process-wide lock, and under its entry's lock across
+    /// processes for a store that has one (`EntryLocking`). Not cancellable: a write whose
     /// request already went out must land even if its caller stopped waiting.
     private func serialised<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await EnvironmentLocks.lock(for: environmentId).withLock(cancellable: false, body)
+        try await EnvironmentLocks.lock(for: environmentId).withLock(cancellable: false) {
+            // A store other processes share holds its entry's lock too.
+            guard let storage = storage as? any EntryLocking else { return try await body() }
+            return try await guarded("lock", { try await storage.withEntryLock(environmentId: environmentId, body) })
+        }
     }
 
     /// Maps any backend failure to `sessionStorageFailure`. A backend's own reason and

@@ -39,6 +39,7 @@ struct _PortalAuthClient {
     int request_timeout_ms;
     char *application_id;
     int keyring_prompt_timeout_ms;
+    char *file_storage_path;
     gboolean prefers_ephemeral;
 
     /* Set by g_initable_init: the C client, or the error that kept it from being made. */
@@ -74,6 +75,7 @@ enum {
     PROP_REQUEST_TIMEOUT_MS,
     PROP_APPLICATION_ID,
     PROP_KEYRING_PROMPT_TIMEOUT_MS,
+    PROP_FILE_STORAGE_PATH,
     PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION,
     PROP_SESSION,
     N_PROPERTIES
@@ -115,6 +117,7 @@ portal_auth_client_finalize (GObject *object)
     g_free (self->magic_link_from_email);
     g_free (self->magic_link_template_id);
     g_free (self->application_id);
+    g_free (self->file_storage_path);
     g_clear_error (&self->init_error);
     g_ptr_array_unref (self->calls);
     g_mutex_clear (&self->lock);
@@ -137,6 +140,7 @@ portal_auth_client_set_property (GObject *object, guint id, const GValue *value,
     case PROP_REQUEST_TIMEOUT_MS: self->request_timeout_ms = g_value_get_int (value); break;
     case PROP_APPLICATION_ID: self->application_id = g_value_dup_string (value); break;
     case PROP_KEYRING_PROMPT_TIMEOUT_MS: self->keyring_prompt_timeout_ms = g_value_get_int (value); break;
+    case PROP_FILE_STORAGE_PATH: self->file_storage_path = g_value_dup_string (value); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION:
         portal_auth_client_set_prefers_ephemeral_web_browser_session (self, g_value_get_boolean (value));
         break;
@@ -160,6 +164,7 @@ portal_auth_client_get_property (GObject *object, guint id, GValue *value, GPara
     case PROP_REQUEST_TIMEOUT_MS: g_value_set_int (value, self->request_timeout_ms); break;
     case PROP_APPLICATION_ID: g_value_set_string (value, self->application_id); break;
     case PROP_KEYRING_PROMPT_TIMEOUT_MS: g_value_set_int (value, self->keyring_prompt_timeout_ms); break;
+    case PROP_FILE_STORAGE_PATH: g_value_set_string (value, self->file_storage_path); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION: g_value_set_boolean (value, self->prefers_ephemeral); break;
     case PROP_SESSION: g_value_set_object (value, portal_auth_client_get_session (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, spec);
@@ -270,6 +275,13 @@ portal_auth_client_class_init (PortalAuthClientClass *klass)
      */
     properties[PROP_KEYRING_PROMPT_TIMEOUT_MS] = construct_timeout ("keyring-prompt-timeout-ms");
     /**
+     * PortalAuthClient:file-storage-path:
+     *
+     * With %PORTAL_AUTH_STORAGE_KIND_FILE: the folder of the session files, an absolute path
+     * of the user's alone; %NULL: `$XDG_STATE_HOME/portal-auth`. The files are not encrypted.
+     */
+    properties[PROP_FILE_STORAGE_PATH] = construct_string ("file-storage-path");
+    /**
      * PortalAuthClient:prefers-ephemeral-web-browser-session:
      *
      * Whether the browser sign-ins ask the browser for a private window.
@@ -341,7 +353,9 @@ portal_auth_client_initable_init (GInitable *initable, GCancellable *cancellable
         options.magic_link_template_id = self->magic_link_template_id;
         options.is_account_abstracted = (portal_auth_bool) self->is_account_abstracted;
         options.storage = self->storage == PORTAL_AUTH_STORAGE_KIND_MEMORY ? PORTAL_AUTH_STORAGE_MEMORY
-                                                                           : PORTAL_AUTH_STORAGE_KEYRING;
+                          : self->storage == PORTAL_AUTH_STORAGE_KIND_FILE ? PORTAL_AUTH_STORAGE_FILE
+                                                                            : PORTAL_AUTH_STORAGE_KEYRING;
+        options.file_storage_path = self->file_storage_path;
         options.connect_timeout_ms = self->connect_timeout_ms;
         options.request_timeout_ms = self->request_timeout_ms;
         options.application_id = self->application_id;

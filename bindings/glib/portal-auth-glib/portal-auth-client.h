@@ -19,12 +19,15 @@ G_BEGIN_DECLS
  * PortalAuthStorageKind:
  * @PORTAL_AUTH_STORAGE_KIND_KEYRING: The desktop keyring (Secret Service), the default.
  * @PORTAL_AUTH_STORAGE_KIND_MEMORY: This process only, forgotten at exit.
+ * @PORTAL_AUTH_STORAGE_KIND_FILE: A plain file per application and environment (not
+ *   encrypted), for machines with no keyring, in #PortalAuthClient:file-storage-path.
  *
  * Where a client keeps the session of its environment.
  */
 typedef enum {
     PORTAL_AUTH_STORAGE_KIND_KEYRING = 0,
-    PORTAL_AUTH_STORAGE_KIND_MEMORY = 1
+    PORTAL_AUTH_STORAGE_KIND_MEMORY = 1,
+    PORTAL_AUTH_STORAGE_KIND_FILE = 3
 } PortalAuthStorageKind;
 
 #define PORTAL_AUTH_TYPE_CLIENT (portal_auth_client_get_type ())

@@ -84,6 +84,8 @@ typedef enum {
  * @PORTAL_AUTH_ERROR_REASON_KEYRING_NEEDS_CONFIRMATION: The keyring asks to confirm the access in a dialog, and prompts are not shown (#PortalAuthClient:keyring-prompt-timeout-ms), or nobody answered in time.
  * @PORTAL_AUTH_ERROR_REASON_KEYRING_PROMPT_DISMISSED: The user dismissed the keyring's dialog.
  * @PORTAL_AUTH_ERROR_REASON_KEYRING_ENCRYPTION_FAILED: The keyring could not set up the encrypted transfer of secrets.
+ * @PORTAL_AUTH_ERROR_REASON_FILE_STORE_UNSAFE: The file store's folder or file is not the user's alone.
+ * @PORTAL_AUTH_ERROR_REASON_FILE_STORE_FAILED: The file store could not read, write or remove its file.
  * @PORTAL_AUTH_ERROR_REASON_REDIRECT_NOT_LOOPBACK: The redirect URL is not a loopback URL with an explicit port.
  * @PORTAL_AUTH_ERROR_REASON_PORT_IN_USE: Another program listens on the redirect URL's port.
  * @PORTAL_AUTH_ERROR_REASON_LISTENER_FAILED: The loopback listener could not start.
@@ -111,6 +113,8 @@ typedef enum {
     PORTAL_AUTH_ERROR_REASON_KEYRING_NEEDS_CONFIRMATION = 8,
     PORTAL_AUTH_ERROR_REASON_KEYRING_PROMPT_DISMISSED = 9,
     PORTAL_AUTH_ERROR_REASON_KEYRING_ENCRYPTION_FAILED = 10,
+    PORTAL_AUTH_ERROR_REASON_FILE_STORE_UNSAFE = 11,
+    PORTAL_AUTH_ERROR_REASON_FILE_STORE_FAILED = 12,
     PORTAL_AUTH_ERROR_REASON_REDIRECT_NOT_LOOPBACK = 20,
     PORTAL_AUTH_ERROR_REASON_PORT_IN_USE = 21,
     PORTAL_AUTH_ERROR_REASON_LISTENER_FAILED = 22,

@@ -70,7 +70,7 @@ FORWARD_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_vo
 # Constants of portal_auth.h (the reasons are errors.StorageFailureReason and
 # SignInUnavailableReason, checked against the header too).
 UNSET, FALSE, TRUE = -1, 0, 1
-STORAGE_KEYRING, STORAGE_MEMORY, STORAGE_HOST = 0, 1, 2
+STORAGE_KEYRING, STORAGE_MEMORY, STORAGE_HOST, STORAGE_FILE = 0, 1, 2, 3
 RESULT_AUTHENTICATED, RESULT_TOTP_REQUIRED = 1, 2
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR, LOG_NONE = 0, 1, 2, 3, 4
 TERMINAL_LIGHT_ON_DARK, TERMINAL_DARK_ON_LIGHT = 0, 1
@@ -132,6 +132,7 @@ class Options(ctypes.Structure):
         ("host_storage", ctypes.POINTER(StorageCallbacks)),
         ("application_id", ctypes.c_char_p),
         ("keyring_prompt_timeout_ms", ctypes.c_int32),
+        ("file_storage_path", ctypes.c_char_p),
     ]
 
 

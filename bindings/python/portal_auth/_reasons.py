@@ -37,6 +37,12 @@ class StorageFailureReason(enum.IntEnum):
     KEYRING_ENCRYPTION_FAILED = 10
     """The keyring could not set up the encrypted transfer of secrets (KWallet without its
     encryption plugins): the keyring's installation needs fixing."""
+    FILE_STORE_UNSAFE = 11
+    """The file store's folder or file is not the user's alone (a symlink, another user's,
+    open to others): fix its owner and mode (0700), or choose another folder."""
+    FILE_STORE_FAILED = 12
+    """The file store could not read, write or remove its file (a full disk, a read-only
+    folder)."""
 
 
 class SignInUnavailableReason(enum.IntEnum):

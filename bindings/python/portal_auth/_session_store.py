@@ -32,6 +32,7 @@ class SessionStore(Protocol):
         ...
 
 
-Storage = None | Literal["memory"] | SessionStore
+Storage = None | Literal["memory", "file"] | SessionStore
 """Where a client keeps the session: None (the desktop keyring), "memory" (this process
-only, forgotten at exit), or a SessionStore of the application's."""
+only, forgotten at exit), "file" (a plain file per application and environment, not
+encrypted, for machines with no keyring), or a SessionStore of the application's."""

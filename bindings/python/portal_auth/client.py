@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 DEFAULT_API_HOST = "api.portalhq.io"
 _opener_keys = itertools.count(1)
-_STORAGE_ACCEPTED = 'None (the desktop keyring), "memory", or a SessionStore (an object with get, set and delete)'
+_STORAGE_ACCEPTED = 'None (the desktop keyring), "memory", "file", or a SessionStore (an object with get, set and delete)'
 
 
 def _milliseconds(seconds: float | None, name: str) -> int:
@@ -65,9 +65,10 @@ def _storage_kind(storage: object, options: _native.Options) -> None:
     if storage is None:
         options.storage = _native.STORAGE_KEYRING
     elif isinstance(storage, str):
-        if storage != "memory":
+        kinds = {"memory": _native.STORAGE_MEMORY, "file": _native.STORAGE_FILE}
+        if storage not in kinds:
             raise InvalidArgument("storage", f"Invalid argument: storage is {storage!r}; it takes {_STORAGE_ACCEPTED}.")
-        options.storage = _native.STORAGE_MEMORY
+        options.storage = kinds[storage]
     elif _is_store(storage):
         from . import _storage  # its C callbacks, made for the first store
 
@@ -103,6 +104,7 @@ class _Client:
         request_timeout: float | None = None,
         application_id: str | None = None,
         keyring_prompt_timeout: float | None = None,
+        file_storage_path: str | None = None,
     ) -> None:
         """A client of the auth environment `auth_environment_id`, checked at once (no
         network or keyring I/O).
@@ -123,6 +125,9 @@ class _Client:
           the keyring's dialog (an unlock, KeePassXC's access confirmation); None, zero or
           less: never show one (the call fails with KEYRING_NEEDS_CONFIRMATION, or
           KEYRING_LOCKED for an unlock).
+        - `file_storage_path`: with storage="file", the folder of the session files (an
+          absolute path, the user's alone); None: $XDG_STATE_HOME/portal-auth, by default
+          ~/.local/state/portal-auth. The file is not encrypted.
 
         Raises InvalidArgument naming the first unusable argument."""
         self._lock = _thread.allocate_lock()
@@ -156,6 +161,8 @@ class _Client:
         _storage_kind(storage, options)
         if application_id is not None:
             options.application_id = _native.c_text(application_id, "application_id")
+        if file_storage_path is not None:
+            options.file_storage_path = _native.c_text(file_storage_path, "file_storage_path")
         # What names the redirect channel, for forward_redirect (which needs no storage).
         self._channel = (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id)
         # What a forked child's handle is made from (_adopt): the options (and the bytes they

@@ -79,6 +79,8 @@ pub const PORTAL_AUTH_STORAGE_KEYRING: portal_auth_storage_kind = 0;
 pub const PORTAL_AUTH_STORAGE_MEMORY: portal_auth_storage_kind = 1;
 /// The host's own, through portal_auth_storage_callbacks.
 pub const PORTAL_AUTH_STORAGE_HOST: portal_auth_storage_kind = 2;
+/// Plain files (not encrypted), for machines with no keyring.
+pub const PORTAL_AUTH_STORAGE_FILE: portal_auth_storage_kind = 3;
 
 /// Signed in: a session, already persisted.
 pub const PORTAL_AUTH_RESULT_AUTHENTICATED: portal_auth_result_type = 1;
@@ -152,6 +154,10 @@ pub const PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION: portal_auth_reason = 8;
 pub const PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED: portal_auth_reason = 9;
 /// The keyring could not set up the encrypted transfer of secrets.
 pub const PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED: portal_auth_reason = 10;
+/// The file store's folder or file is not the user's alone.
+pub const PORTAL_AUTH_REASON_FILE_STORE_UNSAFE: portal_auth_reason = 11;
+/// The file store could not read, write or remove its file.
+pub const PORTAL_AUTH_REASON_FILE_STORE_FAILED: portal_auth_reason = 12;
 /// The redirect URL is not an http loopback URL with an explicit port.
 pub const PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK: portal_auth_reason = 20;
 /// Another program listens on the redirect URL's port.
@@ -291,6 +297,8 @@ pub struct portal_auth_options {
     pub application_id: *const c_char,
     /// Zero or less: the keyring's dialogs are never shown; else the longest wait for one, in ms.
     pub keyring_prompt_timeout_ms: i32,
+    /// With PORTAL_AUTH_STORAGE_FILE: the folder of the session files; NULL: the default.
+    pub file_storage_path: *const c_char,
 }
 
 extern "C" {

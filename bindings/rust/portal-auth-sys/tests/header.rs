@@ -244,7 +244,7 @@ fn rust_constants() -> BTreeMap<String, String> {
     let mut values: BTreeMap<String, String> = constants![
         PORTAL_AUTH_VERSION_MAJOR, PORTAL_AUTH_VERSION_MINOR, PORTAL_AUTH_VERSION_PATCH, PORTAL_AUTH_VERSION_NUMBER,
         PORTAL_AUTH_SOVERSION, PORTAL_AUTH_UNSET, PORTAL_AUTH_FALSE, PORTAL_AUTH_TRUE, PORTAL_AUTH_STORAGE_KEYRING,
-        PORTAL_AUTH_STORAGE_MEMORY, PORTAL_AUTH_STORAGE_HOST, PORTAL_AUTH_RESULT_AUTHENTICATED,
+        PORTAL_AUTH_STORAGE_MEMORY, PORTAL_AUTH_STORAGE_HOST, PORTAL_AUTH_STORAGE_FILE, PORTAL_AUTH_RESULT_AUTHENTICATED,
         PORTAL_AUTH_RESULT_TOTP_REQUIRED, PORTAL_AUTH_OK, PORTAL_AUTH_E_INVALID_ARGUMENT,
         PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED, PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE,
         PORTAL_AUTH_E_AUTHENTICATION_FAILED, PORTAL_AUTH_E_MALFORMED_RESPONSE, PORTAL_AUTH_E_INVALID_GRANT_RESPONSE,
@@ -257,7 +257,8 @@ fn rust_constants() -> BTreeMap<String, String> {
         PORTAL_AUTH_REASON_NO_SESSION_BUS, PORTAL_AUTH_REASON_DBUS_FAILURE, PORTAL_AUTH_REASON_LIBSECRET_MISSING,
         PORTAL_AUTH_REASON_HOST_STORAGE_FAILED, PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED,
         PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION, PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED,
-        PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED, PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK, PORTAL_AUTH_REASON_PORT_IN_USE, PORTAL_AUTH_REASON_LISTENER_FAILED,
+        PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED, PORTAL_AUTH_REASON_FILE_STORE_UNSAFE,
+        PORTAL_AUTH_REASON_FILE_STORE_FAILED, PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK, PORTAL_AUTH_REASON_PORT_IN_USE, PORTAL_AUTH_REASON_LISTENER_FAILED,
         PORTAL_AUTH_REASON_NO_BROWSER, PORTAL_AUTH_REASON_OPENER_FAILED, PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
         PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE, PORTAL_AUTH_REASON_CHANNEL_IN_USE, PORTAL_AUTH_REASON_CHANNEL_FAILED,
         PORTAL_AUTH_FORWARD_TAKEN, PORTAL_AUTH_FORWARD_NO_INSTANCE, PORTAL_AUTH_FORWARD_REFUSED, PORTAL_AUTH_LOG_DEBUG, PORTAL_AUTH_LOG_INFO,
@@ -399,8 +400,8 @@ fn the_checks_see_a_header_that_differs() {
         ("typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);",
          "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);"),
         // a field added at the end, a field's type, a storage callback's parameter
-        ("    int32_t keyring_prompt_timeout_ms;\n} portal_auth_options;",
-         "    int32_t keyring_prompt_timeout_ms;\n    const char *added_field;\n} portal_auth_options;"),
+        ("    const char *file_storage_path;\n} portal_auth_options;",
+         "    const char *file_storage_path;\n    const char *added_field;\n} portal_auth_options;"),
         ("    int32_t connect_timeout_ms;", "    int64_t connect_timeout_ms;"),
         ("int (*remove)(void *user_data, const char *environment_id);", "int (*remove)(void *user_data, char *environment_id);"),
         // a constant's value, a constant added

@@ -293,6 +293,12 @@ pub enum StorageFailureReason {
     /// The keyring could not set up the encrypted transfer of secrets (KWallet without its
     /// encryption plugins): the keyring's installation needs fixing.
     KeyringEncryptionFailed,
+    /// The file store's folder or file is not the user's alone (a symlink, another user's,
+    /// open to others): fix its owner and mode (0700), or choose another folder.
+    FileStoreUnsafe,
+    /// The file store could not read, write or remove its file (a full disk, a read-only
+    /// folder).
+    FileStoreFailed,
     /// A reason of a newer library than this crate knows, by its number.
     Other(i32),
 }
@@ -311,6 +317,8 @@ impl StorageFailureReason {
             sys::PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION => KeyringNeedsConfirmation,
             sys::PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED => KeyringPromptDismissed,
             sys::PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED => KeyringEncryptionFailed,
+            sys::PORTAL_AUTH_REASON_FILE_STORE_UNSAFE => FileStoreUnsafe,
+            sys::PORTAL_AUTH_REASON_FILE_STORE_FAILED => FileStoreFailed,
             other => Other(other),
         }
     }

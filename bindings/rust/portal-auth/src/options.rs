@@ -107,6 +107,10 @@ impl Options {
         let request_timeout_ms = milliseconds(self.request_timeout, "request_timeout")?;
         let application_id = optional(self.application_id.as_deref(), "application_id")?;
         let keyring_prompt_timeout_ms = milliseconds(self.keyring_prompt_timeout, "keyring_prompt_timeout")?;
+        let file_storage_path = match &self.storage {
+            Storage::File(folder) => optional(folder.as_deref(), "file_storage_path")?,
+            _ => None,
+        };
         let pointer = |value: &Option<CString>| value.as_ref().map_or(ptr::null(), |value| value.as_ptr());
 
         // SAFETY: options_init fills the struct this crate knows.
@@ -126,6 +130,7 @@ impl Options {
         raw.request_timeout_ms = request_timeout_ms;
         raw.application_id = pointer(&application_id);
         raw.keyring_prompt_timeout_ms = keyring_prompt_timeout_ms;
+        raw.file_storage_path = pointer(&file_storage_path);
         let (storage, host) = self.storage.to_raw();
         raw.storage = storage;
         raw.host_storage = host.as_ref().map_or(ptr::null(), |host| host as *const _);

@@ -76,6 +76,10 @@ pub enum Storage {
     /// A store of the application's, shared with the client (and kept by the library until
     /// the client and every session it made are gone).
     Host(Arc<dyn SessionStore>),
+    /// A plain file per application and environment (not encrypted), for machines with no
+    /// keyring, in a folder of the user's alone: the folder (an absolute path), or None for
+    /// `$XDG_STATE_HOME/portal-auth` (by default `~/.local/state/portal-auth`).
+    File(Option<String>),
 }
 
 impl fmt::Debug for Storage {
@@ -84,6 +88,7 @@ impl fmt::Debug for Storage {
             Storage::Keyring => f.write_str("Keyring"),
             Storage::Memory => f.write_str("Memory"),
             Storage::Host(_) => f.write_str("Host(..)"), // the store may hold a session
+            Storage::File(folder) => f.debug_tuple("File").field(folder).finish(),
         }
     }
 }
@@ -93,6 +98,7 @@ impl PartialEq for Storage {
     fn eq(&self, other: &Storage) -> bool {
         match (self, other) {
             (Storage::Keyring, Storage::Keyring) | (Storage::Memory, Storage::Memory) => true,
+            (Storage::File(a), Storage::File(b)) => a == b,
             // The data's addresses: a trait object's vtable address is not unique.
             (Storage::Host(a), Storage::Host(b)) => std::ptr::eq(Arc::as_ptr(a) as *const u8, Arc::as_ptr(b) as *const u8),
             _ => false,
@@ -107,6 +113,7 @@ impl Storage {
         match self {
             Storage::Keyring => (sys::PORTAL_AUTH_STORAGE_KEYRING, None),
             Storage::Memory => (sys::PORTAL_AUTH_STORAGE_MEMORY, None),
+            Storage::File(_) => (sys::PORTAL_AUTH_STORAGE_FILE, None),
             Storage::Host(store) => {
                 let user_data = Box::into_raw(Box::new(Arc::clone(store))) as *mut c_void;
                 (sys::PORTAL_AUTH_STORAGE_HOST, Some(sys::portal_auth_storage_callbacks {

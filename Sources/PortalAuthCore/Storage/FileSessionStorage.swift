@@ -1,0 +1,261 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sessions in plain files, for machines with no keyring (a script over SSH, a server, a
+/// container): chosen by the application, never instead of the keyring on its own. One file
+/// per application and environment, `<application id or "shared">@<environment>.json`, in a
+/// folder that must be the user's alone (`$XDG_STATE_HOME/portal-auth`, else
+/// `~/.local/state/portal-auth`, created with mode 0700, or a folder the application names).
+/// The file is not encrypted: whoever can read it as the user holds the session.
+///
+/// - A folder that is a symlink, another user's, or open to others (any group or other mode
+///   bit) is refused (`fileStoreUnsafe`), and so is an entry that is not a regular file of
+///   the user's.
+/// - A write goes to a temporary file in the folder (mode 0600), is flushed to disk, renamed
+///   over the entry, and the folder flushed: a crash leaves the old entry or the new one,
+///   never a part of one (a temporary file it may leave is never read, and is replaced).
+/// - Before a grant is spent, the folder is made or checked, and must be writable.
+/// - Each environment's entry has a lock file beside it: the vault holds it (`flock`) around
+///   each of its operations, so that compare-and-delete is atomic across processes too.
+public final class FileSessionStorage: SessionStorage, EntryLocking, StorageReadiness {
+    /// The folder the files are in.
+    public let directory: String
+    private let applicationId: String?
+    private let thread = PerProcess { SerialThread(name: "portal-auth-file") }
+
+    /// - Parameters:
+    ///   - applicationId: the application's reverse-DNS name (`KeyringSessionStorage`'s
+    ///     rule), or nil: the entry of every program of the environment that names none.
+    ///   - directory: the folder; nil for `$XDG_STATE_HOME/portal-auth` (default
+    ///     `~/.local/state/portal-auth`). It is checked, and made, on first use.
+    /// - Throws: `invalidArgument` for an application id that is not a reverse-DNS name, or a
+    ///   folder that is empty, relative or holds a NUL.
+    public init(applicationId: String? = nil, directory: String? = nil) throws(PortalAuthError) {
+        if let applicationId, !KeyringSessionStorage.isReverseDNS(applicationId) {
+            throw .invalidArgument(name: "applicationId")
+        }
+        let folder = directory ?? Self.defaultDirectory
+        guard folder.hasPrefix("/"), !folder.utf8.contains(0) else { throw .invalidArgument(name: "directory") }
+        self.applicationId = applicationId
+        self.directory = folder
+    }
+
+    /// `$XDG_STATE_HOME/portal-auth`, else `$HOME/.local/state/portal-auth` (the XDG Base
+    /// Directory default); the passwd entry's home when HOME is unset.
+    static var defaultDirectory: String {
+        if let state = environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/portal-auth" }
+        let home = environment("HOME") ?? getpwuid(geteuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } } ?? "/"
+        return home + "/.local/state/portal-auth"
+    }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    public func get(environmentId: String) async throws -> String? {
+        try await perform { [self] in try FileEntry(self, environmentId).read() }
+    }
+
+    public func set(_ value: String, environmentId: String) async throws {
+        try await perform { [self] in try FileEntry(self, environmentId).write(value) }
+    }
+
+    public func delete(environmentId: String) async throws {
+        try await perform { [self] in try FileEntry(self, environmentId).remove() }
+    }
+
+    func checkCanStore(environmentId: String) async throws {
+        try await perform { [self] in try FileEntry(self, environmentId).checkCanWrite() }
+    }
+
+    func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
+        let lock = try await perform { [self] in try FileEntry(self, environmentId).lock() }
+        defer { _ = close(lock) }
+        return try await body()
+    }
+
+    private func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await thread.value.perform(work)
+    }
+
+    /// The entry's file name: `<application id>@<environment id>.json`, "shared" for no
+    /// application id (a reverse-DNS name starts with a letter and holds no `@` or `/`), each
+    /// byte of the environment id that is not a letter, digit, `-` or `_` as `%XX` (so the
+    /// name holds no `/`, and two environments never share one).
+    fileprivate func fileName(_ environmentId: String) -> String {
+        "\(applicationId ?? "shared")@\(Self.escaped(environmentId)).json"
+    }
+
+    private static func escaped(_ text: String) -> String {
+        var name = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                name += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+            }
+        }
+        return name
+    }
+}
+
+/// A store whose entries a process can lock against other processes; the vault holds the
+/// lock of an environment's entry around each of its operations.
+protocol EntryLocking: SessionStorage {
+    func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T
+}
+
+/// One environment's entry, on the store's thread.
+private struct FileEntry {
+    let directory: String
+    let name: String
+
+    /// The longest entry read: far beyond a session's JSON.
+    static let maxLength = 1 << 20
+
+    init(_ store: FileSessionStorage, _ environmentId: String) {
+        directory = store.directory
+        name = store.fileName(environmentId)
+    }
+
+    private var path: String { directory + "/" + name }
+
+    func read() throws(SessionStorageError) -> String? {
+        let folder = try openFolder(creating: false)
+        guard folder >= 0 else { return nil }
+        defer { _ = close(folder) }
+        let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw errno == ELOOP ? unsafe("the session file is a symlink") : failure("read")
+        }
+        defer { _ = close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("read") }
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
+            throw unsafe("the session file is not a file of this user's")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        defer { FileEntry.wipe(&chunk) }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { FileEntry.wipe(&bytes); throw failure("read") }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+            guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw failure("read") }
+        }
+        defer { FileEntry.wipe(&bytes) }
+        // Bytes that are not UTF-8 cannot be ours: "" reads as undecodable, and is deleted.
+        return String(validating: bytes, as: UTF8.self) ?? ""
+    }
+
+    func write(_ text: String) throws(SessionStorageError) {
+        let folder = try openFolder(creating: true)
+        defer { _ = close(folder) }
+        let temporary = "." + name + ".tmp"
+        _ = unlinkat(folder, temporary, 0)
+        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("write") }
+        var bytes = Array(text.utf8)
+        defer { FileEntry.wipe(&bytes) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
+        }
+        let flushed = written == bytes.count && fsync(fd) == 0
+        _ = close(fd)
+        guard flushed, renameat(folder, temporary, folder, name) == 0 else {
+            _ = unlinkat(folder, temporary, 0)
+            throw failure("write")
+        }
+        _ = fsync(folder)
+    }
+
+    /// Whether a write could be made now: the folder made or found safe, and writable.
+    func checkCanWrite() throws(SessionStorageError) {
+        let folder = try openFolder(creating: true)
+        defer { _ = close(folder) }
+        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw failure("write") }
+    }
+
+    func remove() throws(SessionStorageError) {
+        let folder = try openFolder(creating: false)
+        guard folder >= 0 else { return }
+        defer { _ = close(folder) }
+        guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw failure("delete") }
+        _ = fsync(folder)
+        PortalAuthLog.emit(.debug, "File store: the session file \(name) was removed.")
+    }
+
+    /// The entry's lock file, locked (`flock`, waiting for another process's operation):
+    /// the descriptor, whose close releases it.
+    func lock() throws(SessionStorageError) -> Int32 {
+        let folder = try openFolder(creating: true)
+        defer { _ = close(folder) }
+        let fd = openat(folder, "." + name + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("lock") }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                _ = close(fd)
+                throw failure("lock")
+            }
+        }
+        return fd
+    }
+
+    /// The folder, checked to be the user's alone; made (0700, its parents as needed) when
+    /// `creating`, else -1 when it does not exist.
+    private func openFolder(creating: Bool) throws(SessionStorageError) -> Int32 {
+        var fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT {
+            guard creating else { return -1 }
+            try makeFolder()
+            fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        }
+        guard fd >= 0 else {
+            throw errno == ELOOP || errno == ENOTDIR ? unsafe("it is a symlink or not a folder") : failure("open the folder of")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            _ = close(fd)
+            throw failure("open the folder of")
+        }
+        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            _ = close(fd)
+            throw unsafe(info.st_uid == geteuid() ? "others may enter it (its mode is not 0700)" : "it is another user's")
+        }
+        return fd
+    }
+
+    /// Makes the folder 0700, and any missing parent 0700 too (as XDG asks of its folders).
+    private func makeFolder() throws(SessionStorageError) {
+        var partial = ""
+        for component in directory.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, 0o700) != 0 && errno != EEXIST { throw failure("create the folder of") }
+        }
+    }
+
+    private func unsafe(_ why: String) -> SessionStorageError {
+        SessionStorageError(reason: .fileStoreUnsafe,
+                            message: "The session folder \(directory) is refused: \(why). Make it a folder of this user's with mode 0700, or choose another.")
+    }
+
+    private func failure(_ action: String) -> SessionStorageError {
+        SessionStorageError(reason: .fileStoreFailed,
+                            message: "The file store could not \(action) the session (\(String(cString: strerror(errno)))); the stored session was left as it was.")
+    }
+
+    static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { if let start = $0.baseAddress { explicit_bzero(start, $0.count) } }
+    }
+}

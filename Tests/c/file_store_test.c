@@ -1,0 +1,219 @@
+/* C test of the file store (PORTAL_AUTH_STORAGE_FILE) with no session bus at all, against
+ * the Portal emulator in PORTAL_AUTH_TEST_API_HOST:
+ * - a sign-in persists (the folder made 0700, the file 0600), a new process restores it,
+ *   and a sign-out removes the file;
+ * - a folder that is a symlink, open to others (0777) or another user's (as root) is
+ *   refused with PORTAL_AUTH_REASON_FILE_STORE_UNSAFE, and a redirect then spends no grant;
+ * - two processes invalidating one token at once remove the file once;
+ * - a temporary file a crash left beside the entry is never read, and the next write
+ *   replaces it.
+ * With the arguments "restore FOLDER" it is the new process: it prints what a restore gave;
+ * with "invalidate FOLDER", it restores, waits for a line on stdin, invalidates, and prints
+ * how many times it removed the file. */
+#include "session_support.h"
+
+#include <sys/stat.h>
+
+static const char *const ENVIRONMENT = "env-open";
+static const char *const APPLICATION = "io.portalhq.auth.FileStoreTest";
+static const char *const FILE_NAME = "io.portalhq.auth.FileStoreTest@env-open.json";
+
+static portal_auth *client_in(const char *folder) {
+    portal_auth_options options = emulator_options(ENVIRONMENT);
+    options.storage = PORTAL_AUTH_STORAGE_FILE;
+    options.application_id = APPLICATION;
+    options.file_storage_path = folder;
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
+static outcome clear(portal_auth *client) {
+    outcome out = {0};
+    CHECK(portal_auth_clear_persisted_session(client, on_done, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+static int mode_of(const char *path) {
+    struct stat info;
+    return lstat(path, &info) == 0 ? (int)(info.st_mode & 07777) : -1;
+}
+
+/* The new process: "none", "session <end user id>" or "failure <reason>". */
+static int print_restore(const char *folder) {
+    portal_auth *client = client_in(folder);
+    outcome restored = restore(client);
+    if (restored.code != PORTAL_AUTH_OK) printf("failure %d\n", (int)restored.reason);
+    else if (!restored.session) printf("none\n");
+    else printf("session %s\n", portal_auth_session_end_user_id(restored.session));
+    portal_auth_session_release(restored.session);
+    portal_auth_free(client);
+    return 0;
+}
+
+/* The removals this process made, as the library logs them. */
+static int removals;
+
+static void count_removals(void *user_data, portal_auth_log_level level, const char *message) {
+    audit_log_line(user_data, level, message);
+    if (strncmp(message, "File store: the session file", 28) == 0) {
+        pthread_mutex_lock(&lock);
+        removals++;
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+static int print_invalidate(const char *folder) {
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
+    portal_auth_set_log_handler(count_removals, NULL);
+    portal_auth *client = client_in(folder);
+    outcome restored = restore(client);
+    printf("ready\n");
+    fflush(stdout);
+    char go[8];
+    if (!restored.session || !fgets(go, sizeof go, stdin)) return 1;
+    CHECK(invalidate(restored.session).code == PORTAL_AUTH_OK);
+    pthread_mutex_lock(&lock);
+    printf("removed %d\n", removals);
+    pthread_mutex_unlock(&lock);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    portal_auth_session_release(restored.session);
+    portal_auth_free(client);
+    return 0;
+}
+
+static void restore_in_new_process(const char *self, const char *folder, char *seen, size_t size) {
+    const char *const argv[] = { "timeout", "60", self, "restore", folder, NULL };
+    CHECK(run(argv, NULL, seen, size) == 0);
+}
+
+/* Two processes holding sessions of one token invalidate at once: one removes the file. */
+static void two_invalidate_at_once(const char *self, const char *folder) {
+    FILE *pipes[2][2];
+    pid_t pids[2];
+    for (int i = 0; i < 2; i++) {
+        int in[2], out[2];
+        if (pipe(in) != 0 || pipe(out) != 0) abort();
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            dup2(in[0], 0);
+            dup2(out[1], 1);
+            close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+            execlp("timeout", "timeout", "60", self, "invalidate", folder, (char *)NULL);
+            _exit(127);
+        }
+        close(in[0]), close(out[1]);
+        pipes[i][0] = fdopen(out[0], "r");
+        pipes[i][1] = fdopen(in[1], "w");
+    }
+    char line[64];
+    for (int i = 0; i < 2; i++) CHECK(fgets(line, sizeof line, pipes[i][0]) && strcmp(line, "ready\n") == 0);
+    for (int i = 0; i < 2; i++) fputs("go\n", pipes[i][1]), fflush(pipes[i][1]);
+    int total = 0;
+    for (int i = 0; i < 2; i++) {
+        int count = -1;
+        CHECK(fgets(line, sizeof line, pipes[i][0]) && sscanf(line, "removed %d", &count) == 1);
+        total += count;
+        fclose(pipes[i][0]), fclose(pipes[i][1]);
+        int status;
+        waitpid(pids[i], &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    CHECK(total == 1);
+}
+
+static void refused(const char *folder, const char *what) {
+    portal_auth *client = client_in(folder);
+    outcome restored = restore(client);
+    CHECK(restored.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && restored.reason == PORTAL_AUTH_REASON_FILE_STORE_UNSAFE);
+    char url[512];
+    grant_redirect(ENVIRONMENT, "c-file-refused@example.com", url, sizeof url);
+    clear_requests();
+    outcome out = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    CHECK(out.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && out.reason == PORTAL_AUTH_REASON_FILE_STORE_UNSAFE);
+    char requests[65536];
+    emulator_request("/_emulator/requests", NULL, requests, sizeof requests);
+    CHECK(strstr(requests, "magic-links/validations") == NULL);
+    if (out.reason != PORTAL_AUTH_REASON_FILE_STORE_UNSAFE) fprintf(stderr, "  %s: not refused\n", what);
+    portal_auth_free(client);
+}
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) {
+        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST\n");
+        return 2;
+    }
+    /* No session bus: the file store needs none. */
+    unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "invalidate") == 0) return print_invalidate(argv[2]);
+
+    char base[] = "/tmp/portal-auth-file-store-XXXXXX", folder[256], file[512], seen[256], expected[256];
+    if (!mkdtemp(base)) abort();
+    snprintf(folder, sizeof folder, "%s/state/portal-auth", base);
+    snprintf(file, sizeof file, "%s/%s", folder, FILE_NAME);
+
+    /* Persisted: the folder made 0700, the file 0600; a new process restores it. */
+    portal_auth *client = client_in(folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-1@example.com");
+    CHECK(mode_of(folder) == 0700 && mode_of(file) == 0600);
+    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(signed_in.session));
+    restore_in_new_process(argv[0], folder, seen, sizeof seen);
+    CHECK(strcmp(seen, expected) == 0);
+
+    /* A crash's temporary file is never read; the next write replaces it. */
+    char temporary[512];
+    snprintf(temporary, sizeof temporary, "%s/.%s.tmp", folder, FILE_NAME);
+    FILE *partial = fopen(temporary, "w");
+    if (!partial) abort();
+    fputs("{\"clientSessionTok", partial);
+    fclose(partial);
+    restore_in_new_process(argv[0], folder, seen, sizeof seen);
+    CHECK(strcmp(seen, expected) == 0);
+    outcome second = sign_in(client, ENVIRONMENT, "c-file-2@example.com");
+    CHECK(mode_of(temporary) == -1);
+    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(second.session));
+    restore_in_new_process(argv[0], folder, seen, sizeof seen);
+    CHECK(strcmp(seen, expected) == 0);
+
+    /* Two processes invalidate at once: one removal; then there is no session. */
+    two_invalidate_at_once(argv[0], folder);
+    CHECK(mode_of(file) == -1);
+    restore_in_new_process(argv[0], folder, seen, sizeof seen);
+    CHECK(strcmp(seen, "none\n") == 0);
+
+    /* Signed in again, then out: the file goes. */
+    outcome third = sign_in(client, ENVIRONMENT, "c-file-3@example.com");
+    CHECK(mode_of(file) == 0600);
+    CHECK(clear(client).code == PORTAL_AUTH_OK);
+    CHECK(mode_of(file) == -1);
+
+    /* Hostile folders are refused, and spend nothing. */
+    char link[256], open_folder[256], foreign[256];
+    snprintf(link, sizeof link, "%s/link", base);
+    if (symlink(folder, link) != 0) abort();
+    refused(link, "a symlink");
+    snprintf(open_folder, sizeof open_folder, "%s/open", base);
+    if (mkdir(open_folder, 0700) != 0 || chmod(open_folder, 0777) != 0) abort();
+    refused(open_folder, "a folder of mode 0777");
+    if (geteuid() == 0) {
+        snprintf(foreign, sizeof foreign, "%s/foreign", base);
+        if (mkdir(foreign, 0700) != 0 || chown(foreign, 65534, 65534) != 0) abort();
+        refused(foreign, "another user's folder");
+    }
+
+    portal_auth_session_release(signed_in.session);
+    portal_auth_session_release(second.session);
+    portal_auth_session_release(third.session);
+    portal_auth_free(client);
+    char cleanup[512];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", base);
+    if (system(cleanup) != 0) abort();
+    curl_global_cleanup();
+    return report("file_store_test");
+}

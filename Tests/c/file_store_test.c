@@ -28,29 +28,12 @@ static portal_auth *client_in(const char *folder) {
     return client;
 }
 
-static outcome clear(portal_auth *client) {
-    outcome out = {0};
-    CHECK(portal_auth_clear_persisted_session(client, on_done, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
 
 static int mode_of(const char *path) {
     struct stat info;
     return lstat(path, &info) == 0 ? (int)(info.st_mode & 07777) : -1;
 }
 
-/* The new process: "none", "session <end user id>" or "failure <reason>". */
-static int print_restore(const char *folder) {
-    portal_auth *client = client_in(folder);
-    outcome restored = restore(client);
-    if (restored.code != PORTAL_AUTH_OK) printf("failure %d\n", (int)restored.reason);
-    else if (!restored.session) printf("none\n");
-    else printf("session %s\n", portal_auth_session_end_user_id(restored.session));
-    portal_auth_session_release(restored.session);
-    portal_auth_free(client);
-    return 0;
-}
 
 /* The removals this process made, as the library logs them. */
 static int removals;
@@ -150,7 +133,7 @@ int main(int argc, char **argv) {
     unsetenv("DBUS_SESSION_BUS_ADDRESS");
     curl_global_init(CURL_GLOBAL_DEFAULT);
     portal_auth_set_log_handler(audit_log_line, NULL);
-    if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore_of(client_in(argv[2]));
     if (argc == 3 && strcmp(argv[1], "invalidate") == 0) return print_invalidate(argv[2]);
 
     char base[] = "/tmp/portal-auth-file-store-XXXXXX", folder[256], file[512], seen[256], expected[256];
@@ -190,7 +173,7 @@ int main(int argc, char **argv) {
     /* Signed in again, then out: the file goes. */
     outcome third = sign_in(client, ENVIRONMENT, "c-file-3@example.com");
     CHECK(mode_of(file) == 0600);
-    CHECK(clear(client).code == PORTAL_AUTH_OK);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
     CHECK(mode_of(file) == -1);
 
     /* Hostile folders are refused, and spend nothing. */

@@ -32,17 +32,6 @@ static portal_auth *client_of(const char *application_id) {
     return client;
 }
 
-/* The new process: "none", "session <end user id>" or "failure <reason>". */
-static int print_restore(const char *application_id) {
-    portal_auth *client = client_of(application_id);
-    outcome restored = restore(client);
-    if (restored.code != PORTAL_AUTH_OK) printf("failure %d\n", (int)restored.reason);
-    else if (!restored.session) printf("none\n");
-    else printf("session %s\n", portal_auth_session_end_user_id(restored.session));
-    portal_auth_session_release(restored.session);
-    portal_auth_free(client);
-    return 0;
-}
 
 /* The restore whose dialog is waited for, and the log line that says so. */
 static portal_auth_call *waiting_call;
@@ -92,12 +81,6 @@ static void restore_in_new_process(const char *self, const char *mode, const cha
         if (strcmp((seen), (expected)) != 0) fprintf(stderr, "  the new process printed: %s", (seen)); \
     } while (0)
 
-static outcome clear(portal_auth *client) {
-    outcome out = {0};
-    CHECK(portal_auth_clear_persisted_session(client, on_done, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
 
 static outcome deliver(portal_auth *client, const char *url) {
     outcome out = {0};
@@ -143,7 +126,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     keyring("lock");
     outcome locked = restore(client);
     CHECK(locked.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && locked.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
-    outcome kept = clear(client);
+    outcome kept = clear_persisted(client);
     CHECK(kept.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && kept.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
     spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_LOCKED);
     keyring("unlock");
@@ -158,7 +141,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
         /* A KeePassXC started anew asks again before this process may replace (or delete) the
            item: nothing is spent, and the item stays. */
         spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
-        outcome confirm = clear(client);
+        outcome confirm = clear_persisted(client);
         CHECK(confirm.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && confirm.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
         /* Prompts allowed: the dialog's wait ends when the call is cancelled (last: KeePassXC
            2.7.4 keeps its dialog open once the prompt is dismissed). */
@@ -174,7 +157,7 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     portal_auth_session_release(later.session);
 
     /* Signed out: gone, here and for a new process. */
-    CHECK(clear(client).code == PORTAL_AUTH_OK);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
     outcome gone = restore(client);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
     restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
@@ -198,7 +181,7 @@ static void without_encryption(const char *application_id) {
     portal_auth *client = client_of(application_id);
     outcome restored = restore(client);
     CHECK(restored.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && restored.reason == PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED);
-    outcome cleared = clear(client);
+    outcome cleared = clear_persisted(client);
     CHECK(cleared.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && cleared.reason == PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED);
     char url[512];
     grant_redirect(ENVIRONMENT, "c-provider-4@example.com", url, sizeof url);
@@ -214,7 +197,7 @@ int main(int argc, char **argv) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     portal_auth_set_log_handler(audit_log_line, NULL);
     if (argc == 3 && (strcmp(argv[1], "restore") == 0 || strcmp(argv[1], "restore-cancelled") == 0)) {
-        int status = strcmp(argv[1], "restore") == 0 ? print_restore(argv[2]) : print_cancelled_restore(argv[2]);
+        int status = strcmp(argv[1], "restore") == 0 ? print_restore_of(client_of(argv[2])) : print_cancelled_restore(argv[2]);
         curl_global_cleanup();
         return status;
     }

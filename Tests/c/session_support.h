@@ -57,6 +57,25 @@ static inline outcome invalidate(portal_auth_session *session) {
     return out;
 }
 
+static inline outcome clear_persisted(portal_auth *client) {
+    outcome out = {0};
+    CHECK(portal_auth_clear_persisted_session(client, on_done, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+/* What a restore gave, as a new process of a test prints it: "none", "session <end user
+   id>" or "failure <reason>". Frees the client. */
+static inline int print_restore_of(portal_auth *client) {
+    outcome restored = restore(client);
+    if (restored.code != PORTAL_AUTH_OK) printf("failure %d\n", (int)restored.reason);
+    else if (!restored.session) printf("none\n");
+    else printf("session %s\n", portal_auth_session_end_user_id(restored.session));
+    portal_auth_session_release(restored.session);
+    portal_auth_free(client);
+    return 0;
+}
+
 /* Delivers a fresh magic-link grant of `environment` to the client: its outcome. */
 static inline outcome sign_in(portal_auth *client, const char *environment, const char *email) {
     char url[512];

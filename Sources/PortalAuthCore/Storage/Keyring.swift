@@ -224,14 +224,17 @@ private struct KeyringStore {
         // before the marker wrote has none yet.
         if !own.isEmpty { try markOwnItem(collection) }
         for item in own { try connection.delete(item) }
-        let earlier = try openItems(.earlier, collection, .delete)
-        for item in earlier { try connection.delete(item) }
+        let earlier = try deleteItems(.earlier, collection)
         // Nothing found: a hidden, locked collection still holds the item.
-        if own.isEmpty && earlier.isEmpty { try requireUnlocked(collection, .delete) }
+        if own.isEmpty && earlier == 0 { try requireUnlocked(collection, .delete) }
     }
 
-    private func deleteItems(_ kind: Kind, _ collection: String) throws(KeyringFault) {
-        for item in try openItems(kind, collection, .delete) { try connection.delete(item) }
+    /// Deletes the items of `kind`: how many there were.
+    @discardableResult
+    private func deleteItems(_ kind: Kind, _ collection: String) throws(KeyringFault) -> Int {
+        let items = try openItems(kind, collection, .delete)
+        for item in items { try connection.delete(item) }
+        return items.count
     }
 
     /// Whether a session could be stored now, asked before a grant is spent: the provider,

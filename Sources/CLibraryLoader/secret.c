@@ -9,26 +9,10 @@
     F(secret_service_get_sync, SecretService *, (SecretServiceFlags flags, GCancellable *cancellable, GError **error), \
       (flags, cancellable, error), NULL) \
     V(secret_service_disconnect, (void), ()) \
-    F(secret_service_search_sync, GList *, \
-      (SecretService *service, const SecretSchema *schema, GHashTable *attributes, SecretSearchFlags flags, \
-       GCancellable *cancellable, GError **error), \
-      (service, schema, attributes, flags, cancellable, error), NULL) \
     F(secret_service_store_sync, gboolean, \
       (SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection, \
        const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error), \
       (service, schema, attributes, collection, label, value, cancellable, error), FALSE) \
-    F(secret_collection_for_alias_sync, SecretCollection *, \
-      (SecretService *service, const gchar *alias, SecretCollectionFlags flags, GCancellable *cancellable, GError **error), \
-      (service, alias, flags, cancellable, error), NULL) \
-    F(secret_collection_get_locked, gboolean, (SecretCollection *collection), (collection), TRUE) \
-    F(secret_item_get_attributes, GHashTable *, (SecretItem *item), (item), NULL) \
-    F(secret_item_load_secrets_sync, gboolean, (GList *items, GCancellable *cancellable, GError **error), \
-      (items, cancellable, error), FALSE) \
-    F(secret_item_get_locked, gboolean, (SecretItem *item), (item), TRUE) \
-    F(secret_item_get_secret, SecretValue *, (SecretItem *item), (item), NULL) \
-    F(secret_item_get_modified, guint64, (SecretItem *item), (item), 0) \
-    F(secret_item_delete_sync, gboolean, (SecretItem *item, GCancellable *cancellable, GError **error), \
-      (item, cancellable, error), FALSE) \
     F(secret_value_new, SecretValue *, (const gchar *secret, gssize length, const gchar *content_type), \
       (secret, length, content_type), NULL) \
     F(secret_value_get, const gchar *, (SecretValue *value, gsize *length), (value, length), NULL) \
@@ -38,19 +22,14 @@
       (hash, equal, free_key, free_value), NULL) \
     F(g_hash_table_insert, gboolean, (GHashTable *table, gpointer key, gpointer value), (table, key, value), FALSE) \
     V(g_hash_table_unref, (GHashTable *table), (table)) \
-    F(g_hash_table_contains, gboolean, (GHashTable *table, gconstpointer key), (table, key), FALSE) \
     F(g_str_hash, guint, (gconstpointer text), (text), 0) \
     F(g_str_equal, gboolean, (gconstpointer a, gconstpointer b), (a, b), FALSE) \
     F(g_strdup, gchar *, (const gchar *text), (text), NULL) \
     V(g_free, (gpointer memory), (memory)) \
-    V(g_list_free_full, (GList *list, GDestroyNotify free_item), (list, free_item)) \
-    F(g_list_prepend, GList *, (GList *list, gpointer data), (list, data), NULL) \
-    F(g_object_ref, gpointer, (gpointer object), (object), NULL) \
     V(g_object_unref, (gpointer object), (object)) \
     V(g_error_free, (GError *error), (error)) \
     F(g_io_error_quark, GQuark, (void), (), 0) \
     F(g_dbus_error_get_remote_error, gchar *, (const GError *error), (error), NULL) \
-    F(g_dbus_proxy_get_object_path, const gchar *, (GDBusProxy *proxy), (proxy), "") \
     F(g_dbus_address_get_for_bus_sync, gchar *, (GBusType type, GCancellable *cancellable, GError **error), \
       (type, cancellable, error), NULL) \
     F(g_dbus_connection_new_for_address_sync, GDBusConnection *, \

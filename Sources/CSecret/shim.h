@@ -14,40 +14,21 @@ const char *pa_secret_load_error(void);
 #define PA_SCHEMA_ATTRIBUTE "xdg:schema"
 
 /* The schema of the project's persisted sessions: one item per application and auth
-   environment. libsecret also stores its name as the xdg:schema attribute, so
+   environment. Its name is the xdg:schema attribute of each (as libsecret writes it), so
    `secret-tool search xdg:schema io.portalhq.auth.Session` lists every such item. Items
    written before the application attribute existed carry the environment alone. */
 #define PA_SESSION_SCHEMA_NAME "io.portalhq.auth.Session"
 #define PA_ENVIRONMENT_ATTRIBUTE "auth_environment_id"
 #define PA_APPLICATION_ATTRIBUTE "application_id"
 
-static inline const SecretSchema *pa_session_schema(void) {
-    static const SecretSchema schema = {
-        PA_SESSION_SCHEMA_NAME, SECRET_SCHEMA_NONE,
-        { { PA_ENVIRONMENT_ATTRIBUTE, SECRET_SCHEMA_ATTRIBUTE_STRING },
-          { PA_APPLICATION_ATTRIBUTE, SECRET_SCHEMA_ATTRIBUTE_STRING }, { NULL, 0 } },
-        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    };
-    return &schema;
-}
-
 /* The marker an application that names itself leaves before it writes its own item of an
    environment: from then on it never adopts an item without the application attribute again (someone else's,
    or planted), even once its own is deleted. Its attributes are named apart from the
-   session's, so no search for sessions (secret-tool's either) ever finds it. */
+   session's, so no search for sessions (secret-tool's either) ever finds it; its name is
+   its items' xdg:schema. */
 #define PA_OWN_ITEM_MARKER_SCHEMA_NAME "io.portalhq.auth.OwnItemMarker"
 #define PA_MARKER_ENVIRONMENT_ATTRIBUTE "own_item_environment_id"
 #define PA_MARKER_APPLICATION_ATTRIBUTE "own_item_application_id"
-
-static inline const SecretSchema *pa_own_item_marker_schema(void) {
-    static const SecretSchema schema = {
-        PA_OWN_ITEM_MARKER_SCHEMA_NAME, SECRET_SCHEMA_NONE,
-        { { PA_MARKER_ENVIRONMENT_ATTRIBUTE, SECRET_SCHEMA_ATTRIBUTE_STRING },
-          { PA_MARKER_APPLICATION_ATTRIBUTE, SECRET_SCHEMA_ATTRIBUTE_STRING }, { NULL, 0 } },
-        0, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    };
-    return &schema;
-}
 
 static inline GHashTable *pa_marker_attributes(const char *environment_id, const char *application_id) {
     GHashTable *attributes = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);

@@ -20,7 +20,7 @@ import CSecret
 /// before it named itself, or before the attribute existed). Its next write stores its own
 /// item and removes that one; a delete removes both. An application that names itself
 /// leaves a marker before its first write (an item of a schema of its own,
-/// `pa_own_item_marker_schema`), and from then on never adopts an item without the attribute
+/// `io.portalhq.auth.OwnItemMarker`), and from then on never adopts an item without the attribute
 /// again, even once its own item is gone (a sign-out): any such item is another program's,
 /// or planted. (The store that names none shares its item with every such program anyway,
 /// so it keeps migrating.)

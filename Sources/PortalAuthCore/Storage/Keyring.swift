@@ -136,7 +136,7 @@ private struct KeyringStore {
         let found = try connection.search(attributes(kind), in: collection, action)
         if !found.locked.isEmpty {
             // KWallet and KeePassXC open items this way without a dialog, when they can.
-            try connection.unlock(found.locked, unshown: try lockedOrConfirmation(collection, action), action)
+            try connection.unlock(found.locked, unshown: try connection.unshownFault(collection, action), action)
         }
         var items = found.unlocked + found.locked
         if case .earlier = kind {
@@ -145,12 +145,6 @@ private struct KeyringStore {
             items = kept
         }
         return items
-    }
-
-    /// Why an unlock's prompt was wanted: the collection is locked, or the provider asks the
-    /// user to confirm access to its items.
-    private func lockedOrConfirmation(_ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> KeyringFault {
-        try connection.isLocked(collection: collection, action) ? .locked : .needsConfirmation(action)
     }
 
     /// Before a search, on a provider whose search of a locked collection hides its items or

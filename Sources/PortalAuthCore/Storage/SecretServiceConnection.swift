@@ -119,13 +119,14 @@ struct SecretServiceConnection {
         return has != 0
     }
 
-    /// Unlocks `paths`; a prompt as `prompting` says. `locked` is the fault of a prompt that
-    /// was not shown.
-    func unlock(_ paths: [String], unshown: KeyringFault, _ action: KeyringFault.Action) throws(KeyringFault) {
+    /// Unlocks `paths`; a prompt as `prompting` says. `unshown` is the fault of a prompt that
+    /// was not shown, asked only then.
+    func unlock(_ paths: [String], unshown: @autoclosure () throws(KeyringFault) -> KeyringFault,
+                _ action: KeyringFault.Action) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
         let prompting = prompting(unattended: provider == .kWallet && paths.allSatisfy(isInOpenWallet))
         let status = Self.withPaths(paths) { pa_secret_unlock(service, $0, [prompting], &error) }
-        try check(status, error, unshown: unshown, action)
+        try check(status, error, unshown: try unshown(), action)
     }
 
     /// The newest text of `items` (duplicates can only come from other tools). Bytes that are not UTF-8 cannot be ours: returned as "" (undecodable), the
@@ -171,7 +172,8 @@ struct SecretServiceConnection {
         var error: UnsafeMutablePointer<GError>?
         let status = pa_secret_create_item(service, collection, label, attributes, value, replace ? 1 : 0,
                                            [prompting(unattended: provider == .keePassXC)], &error)
-        try check(status, error, unshown: unshownWriteFault(collection), .write)
+        // A failed question of the lock is taken as locked.
+        try check(status, error, unshown: (try? unshownFault(collection, .write)) ?? .locked, .write)
     }
 
     func delete(_ item: String) throws(KeyringFault) {
@@ -214,17 +216,18 @@ struct SecretServiceConnection {
         return prompting
     }
 
-    /// Why a write's prompt was wanted: the collection is locked, or the provider asks the
-    /// user to confirm the write.
-    private func unshownWriteFault(_ collection: String) -> KeyringFault {
-        (try? isLocked(collection: collection, .write)) == false ? .needsConfirmation(.write) : .locked
+    /// Why a prompt not shown was wanted, asked only once one was: the collection is
+    /// locked, or the provider asks the user to confirm `action`.
+    func unshownFault(_ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> KeyringFault {
+        try isLocked(collection: collection, action) ? .locked : .needsConfirmation(action)
     }
 
-    private func check(_ status: pa_secret_status, _ error: UnsafeMutablePointer<GError>?, unshown: @autoclosure () -> KeyringFault,
+    private func check(_ status: pa_secret_status, _ error: UnsafeMutablePointer<GError>?,
+                       unshown: @autoclosure () throws(KeyringFault) -> KeyringFault,
                        _ action: KeyringFault.Action) throws(KeyringFault) {
         switch status {
         case PA_SECRET_DONE: return
-        case PA_SECRET_PROMPT_DISMISSED: throw unshown()
+        case PA_SECRET_PROMPT_DISMISSED: throw try unshown()
         case PA_SECRET_PROMPT_REFUSED: throw .promptRefused
         case PA_SECRET_PROMPT_TIMED_OUT: throw .promptTimedOut
         case PA_SECRET_PROMPT_CANCELLED: throw .promptCancelled

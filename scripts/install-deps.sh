@@ -7,7 +7,8 @@
 # bus, xdg-utils and libX11 with XDamage to drive the GTK app; xdg-utils and xvfb also for the
 # desktop starting an app's URL handler, in the forwarding tests; KeePassXC and KWallet with
 # its encryption plugins, the Secret Service providers the keyring is tested on beside
-# gnome-keyring).
+# gnome-keyring; bubblewrap, xdg-dbus-proxy and xdg-desktop-portal for the Flatpak-like
+# sandbox the sandbox's store is tested in).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
@@ -19,7 +20,8 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           libglib2.0-dev gobject-introspection libgirepository1.0-dev
           gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
           xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1
-          keepassxc libkf5wallet-bin libqca-qt5-2-plugins)
+          keepassxc libkf5wallet-bin libqca-qt5-2-plugins
+          bubblewrap xdg-dbus-proxy xdg-desktop-portal)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 

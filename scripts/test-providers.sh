@@ -4,7 +4,8 @@
 # collection, KeePassXC with its confirmations and without, KWallet opened as at login, and
 # without the plugins its encryption needs):
 # the Python binding's provider tests (bindings/python/tests/providers) and the C test
-# (Tests/c/providers_test.c) inside each. Ends with a count line.
+# (Tests/c/providers_test.c) inside each; then the store of a Flatpak sandbox, on
+# gnome-keyring's Secret portal (bindings/python/tests/sandbox). Ends with a count line.
 #   scripts/test-providers.sh PYTHON   (an interpreter with portal_auth and the tests'
 #                                      requirements installed)
 set -euo pipefail
@@ -37,4 +38,12 @@ for provider in "${providers[@]}"; do
     grep -q "^providers_test: [0-9]* passed, 0 failed\$" "$work/c-$provider" || { cat "$work/c-$provider"; fail "providers_test on $provider printed no result"; }
     pass "C on $provider: $(tail -n 1 "$work/c-$provider")"
 done
+
+# The sandbox's store: a Flatpak-like sandbox per application id, on gnome-keyring's Secret
+# portal (bindings/python/tests/sandbox).
+"${bounded[@]}" scripts/private-keyring.sh run "$python" -m pytest -p no:cacheprovider -q bindings/python/tests/sandbox \
+    > "$work/python-sandbox" 2>&1 || { cat "$work/python-sandbox"; fail "the Python sandbox tests"; }
+summary=$(tail -n 1 "$work/python-sandbox")
+grep -qE "^[0-9]+ passed in " <<< "$summary" || fail "the Python sandbox tests: $summary"
+pass "Python in a Flatpak sandbox (Secret portal on gnome-keyring): ${summary%% in *}"
 finish

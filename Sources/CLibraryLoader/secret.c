@@ -106,6 +106,24 @@
       (service, cancellable, error), FALSE) \
     F(secret_service_get_session_dbus_path, const gchar *, (SecretService *service), (service), "/") \
     F(secret_service_encode_dbus_secret, GVariant *, (SecretService *service, SecretValue *value), (service, value), NULL) \
-    F(secret_service_decode_dbus_secret, SecretValue *, (SecretService *service, GVariant *value), (service, value), NULL)
+    F(secret_service_decode_dbus_secret, SecretValue *, (SecretService *service, GVariant *value), (service, value), NULL) \
+    V(secret_password_lookupv, \
+      (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GAsyncReadyCallback callback, \
+       gpointer data), \
+      (schema, attributes, cancellable, callback, data)) \
+    F(secret_password_lookup_binary_finish, SecretValue *, (GAsyncResult *result, GError **error), (result, error), NULL) \
+    V(secret_password_storev_binary, \
+      (const SecretSchema *schema, GHashTable *attributes, const gchar *collection, const gchar *label, \
+       SecretValue *value, GCancellable *cancellable, GAsyncReadyCallback callback, gpointer data), \
+      (schema, attributes, collection, label, value, cancellable, callback, data)) \
+    F(secret_password_store_finish, gboolean, (GAsyncResult *result, GError **error), (result, error), FALSE) \
+    V(secret_password_clearv, \
+      (const SecretSchema *schema, GHashTable *attributes, GCancellable *cancellable, GAsyncReadyCallback callback, \
+       gpointer data), \
+      (schema, attributes, cancellable, callback, data)) \
+    F(secret_password_clear_finish, gboolean, (GAsyncResult *result, GError **error), (result, error), FALSE) \
+    F(g_object_ref, gpointer, (gpointer object), (object), NULL) \
+    F(g_bus_get_sync, GDBusConnection *, (GBusType type, GCancellable *cancellable, GError **error), \
+      (type, cancellable, error), NULL)
 
 PA_LIBRARY(pa_secret_load_error, "libsecret", "libsecret-1.so.0", SECRET_FUNCTIONS)

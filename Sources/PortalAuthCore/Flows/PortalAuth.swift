@@ -35,10 +35,11 @@ public final class PortalAuth: Sendable {
     ///
     /// - Parameters:
     ///   - applicationId: the application's reverse-DNS name (see `KeyringSessionStorage`),
-    ///     or nil for none. It keeps the application's keyring item apart from other
+    ///     or nil for none (inside a Flatpak sandbox: its `FLATPAK_ID`). It keeps the application's keyring item apart from other
     ///     applications' of the environment, and names its redirect channel.
     ///   - storage: where the session persists, shared by every client of the environment:
-    ///     nil for the desktop keyring (the application's own item), or
+    ///     nil for the desktop keyring (the application's own item; inside a Flatpak
+    ///     sandbox, the file keyring of the Secret portal, `SandboxSessionStorage`), or
     ///     `MemorySessionStorage` to forget it at exit, or a store of the application's.
     ///   - timeouts: connect and overall limits of each request.
     ///   - keyringPrompts: whether the keyring's dialogs are shown (the default store's).
@@ -62,7 +63,8 @@ public final class PortalAuth: Sendable {
         else { throw .invalidArgument(name: "authEnvironmentId") }
         guard !redirectUrl.isBlank else { throw .invalidArgument(name: "redirectUrl") }
         let base = try BaseURL(apiHost: apiHost)
-        let keyring = try applicationId.map { id throws(PortalAuthError) in try KeyringSessionStorage(applicationId: id, prompts: keyringPrompts) }
+        let applicationId = applicationId ?? FlatpakSandbox.applicationId
+        let keyring = try Self.keyring(applicationId: applicationId, prompts: keyringPrompts)
 
         self.authEnvironmentId = authEnvironmentId
         self.redirectUrl = redirectUrl.trimmed
@@ -70,7 +72,20 @@ public final class PortalAuth: Sendable {
         self.isAccountAbstracted = isAccountAbstracted
         self.applicationId = applicationId
         self.api = PortalAPI(base: base, environmentId: authEnvironmentId, timeouts: timeouts)
-        self.vault = SessionVault(storage: storage ?? keyring ?? KeyringSessionStorage.unnamed(prompts: keyringPrompts), environmentId: authEnvironmentId)
+        self.vault = SessionVault(storage: storage ?? keyring, environmentId: authEnvironmentId)
+    }
+
+    /// The keyring store of `applicationId`: inside a Flatpak sandbox, the portal's file
+    /// keyring (no Secret Service is reachable there), else the desktop keyring.
+    private static func keyring(applicationId: String?, prompts: KeyringPrompts) throws(PortalAuthError) -> any SessionStorage {
+        if let applicationId, !KeyringSessionStorage.isReverseDNS(applicationId) {
+            throw .invalidArgument(name: "applicationId")
+        }
+        if FlatpakSandbox.isInside {
+            return SandboxSessionStorage(applicationId: applicationId ?? "", prompts: prompts)
+        }
+        return try applicationId.map { id throws(PortalAuthError) in try KeyringSessionStorage(applicationId: id, prompts: prompts) }
+            ?? KeyringSessionStorage.unnamed(prompts: prompts)
     }
 
     /// The sign-in methods the environment has enabled; unknown method names are dropped.

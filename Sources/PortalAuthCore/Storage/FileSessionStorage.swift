@@ -26,7 +26,8 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
 
     /// - Parameters:
     ///   - applicationId: the application's reverse-DNS name (`KeyringSessionStorage`'s
-    ///     rule), or nil: the entry of every program of the environment that names none.
+    ///     rule), or nil: inside a Flatpak sandbox its `FLATPAK_ID`, elsewhere the entry of
+    ///     every program of the environment that names none.
     ///   - directory: the folder; nil for `$XDG_STATE_HOME/portal-auth` (default
     ///     `~/.local/state/portal-auth`). It is checked, and made, on first use.
     /// - Throws: `invalidArgument` for an application id that is not a reverse-DNS name, or a
@@ -37,7 +38,7 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
         }
         let folder = directory ?? Self.defaultDirectory
         guard folder.hasPrefix("/"), !folder.utf8.contains(0) else { throw .invalidArgument(name: "directory") }
-        self.applicationId = applicationId
+        self.applicationId = applicationId ?? FlatpakSandbox.applicationId
         self.directory = folder
     }
 

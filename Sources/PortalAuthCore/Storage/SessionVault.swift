@@ -83,8 +83,21 @@ struct SessionVault: Sendable {
         try await EnvironmentLocks.lock(for: environmentId).withLock(cancellable: false) {
             // A store other processes share holds its entry's lock too.
             guard let storage = storage as? any EntryLocking else { return try await body() }
-            return try await guarded("lock", { try await storage.withEntryLock(environmentId: environmentId, body) })
+            do {
+                return try await storage.withEntryLock(environmentId: environmentId) {
+                    do { return try await body() } catch { throw UnderEntryLock(error: error) }
+                }
+            } catch let failure as UnderEntryLock {
+                throw failure.error   // the body's, mapped there already
+            } catch {
+                return try await guarded("lock", { throw error })
+            }
         }
+    }
+
+    /// A failure of the work done under a store's entry lock, told apart from the lock's own.
+    private struct UnderEntryLock: Error {
+        let error: any Error
     }
 
     /// Maps any backend failure to `sessionStorageFailure`. A backend's own reason and

@@ -1,0 +1,127 @@
+"""Sessions inside a Flatpak sandbox (flatpak.py): kept in libsecret's file keyring with the
+Secret portal's key, never in the host's login collection, restored by a second sandboxed
+process, signed out, and apart for another application id; the portal's absence said so."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import CALLBACK, Emulator
+from flatpak import Sandbox, desktop_portal, have_sandbox_tools
+
+APP = "io.portalhq.auth.SandboxedApp"
+OTHER_APP = "io.portalhq.auth.OtherSandboxedApp"
+
+pytestmark = pytest.mark.skipif(not have_sandbox_tools(), reason="bubblewrap, xdg-dbus-proxy or xdg-desktop-portal missing")
+
+# What a sandboxed process does: one step (with the file store for "file-sign-in"), its
+# outcome printed as one JSON line. No application id is given: inside the sandbox it is
+# FLATPAK_ID.
+IN_SANDBOX = """
+import json, sys
+from portal_auth import AuthenticatedResult, PortalAuth, SessionStorageFailure
+step, env, host = sys.argv[1:4]
+storage = {"storage": "file"} if step.startswith("file-") else {}
+with PortalAuth(auth_environment_id=env, redirect_url=sys.argv[4], api_host=host, **storage) as auth:
+    try:
+        if step.endswith("sign-in"):
+            result = auth.handle_redirect(sys.argv[5])
+            outcome = {"user": result.session.end_user_id} if isinstance(result, AuthenticatedResult) else {"other": type(result).__name__}
+        elif step == "restore":
+            session = auth.restore_session()
+            outcome = {"user": None if session is None else session.end_user_id}
+        else:
+            auth.clear_persisted_session()
+            outcome = {"signed_out": True}
+    except SessionStorageFailure as failure:
+        outcome = {"reason": failure.reason.name, "message": str(failure)}
+print(json.dumps(outcome))
+"""
+
+
+def step(sandbox: Sandbox, emu: Emulator, env: str, name: str, *extra: str) -> dict[str, object]:
+    ran = sandbox.run([sys.executable, "-c", IN_SANDBOX, name, env, emu.url, CALLBACK, *extra])
+    assert ran.returncode == 0, ran.stderr
+    outcome: dict[str, object] = json.loads(ran.stdout.strip().splitlines()[-1])
+    return outcome
+
+
+def host_items(name: str, value: str) -> str:
+    """The paths of the host keyring's items (on the test's bus) whose attribute `name` is
+    `value`, unlocked and locked, as the Secret Service's SearchItems answers."""
+    ran = subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path",
+                          "/org/freedesktop/secrets", "--method", "org.freedesktop.Secret.Service.SearchItems",
+                          f"{{'{name}': '{value}'}}"], capture_output=True, text=True, timeout=30)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def portal() -> Iterator[None]:
+    with desktop_portal("GNOME"):
+        yield
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+def test_a_session_is_kept_in_the_sandbox_restored_by_a_second_process_and_signed_out(
+        portal: None, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    with Sandbox(APP, home) as sandbox:
+        signed_in = step(sandbox, emu, env, "sign-in", emu.grant_redirect(env, "boxed@example.com"))
+        assert "user" in signed_in, signed_in
+        # In the app's own file keyring, encrypted: the session's JSON is not in it as text.
+        assert sandbox.keyring_file.is_file()
+        assert b"end_user" not in sandbox.keyring_file.read_bytes() and b"Session" not in sandbox.keyring_file.read_bytes()
+        assert step(sandbox, emu, env, "restore") == signed_in
+        assert step(sandbox, emu, env, "sign-out") == {"signed_out": True}
+        assert step(sandbox, emu, env, "restore") == {"user": None}
+    # The host's login collection holds no session: only the portal's key of the app.
+    assert host_items("xdg:schema", "io.portalhq.auth.Session") == "(@ao [], @ao [])"
+    assert "/org/freedesktop/secrets/collection/login/" in host_items("app_id", APP)
+
+
+def test_another_application_id_does_not_see_the_session_even_with_the_file(
+        portal: None, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    with Sandbox(APP, home) as first, Sandbox(OTHER_APP, home) as second:
+        signed_in = step(first, emu, env, "sign-in", emu.grant_redirect(env, "first@example.com"))
+        assert "user" in signed_in, signed_in
+        assert step(second, emu, env, "restore") == {"user": None}
+        # The first app's file in the second's place: the second's key does not open it.
+        second.keyring_file.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(first.keyring_file, second.keyring_file)
+        outcome = step(second, emu, env, "restore")
+        assert outcome.get("user") is None, outcome
+        assert step(first, emu, env, "restore") == signed_in
+
+
+def test_a_sandbox_without_the_portal_is_told_so_and_spends_no_grant(portal: None, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    redirect = emu.grant_redirect(env, "noportal@example.com")
+    emu.call("DELETE", "requests")
+    with Sandbox(APP, home, talk=()) as sandbox:
+        for outcome in (step(sandbox, emu, env, "restore"), step(sandbox, emu, env, "sign-in", redirect)):
+            assert outcome.get("reason") == "NO_SECRET_SERVICE", outcome
+            assert "Secret portal" in str(outcome["message"]) and "Flatpak" in str(outcome["message"])
+    assert emu.requests("/validations") == []
+
+
+def test_the_file_store_in_a_sandbox_is_the_apps_own_under_its_state_folder(portal: None, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    with Sandbox(APP, home) as sandbox:
+        signed_in = step(sandbox, emu, env, "file-sign-in", emu.grant_redirect(env, "filed@example.com"))
+        assert "user" in signed_in, signed_in
+        # Named by FLATPAK_ID, in the app's $XDG_STATE_HOME; the keyring file untouched.
+        entry = sandbox.app_home / ".local" / "state" / "portal-auth" / f"{APP}@{env.replace('.', '%2E')}.json"
+        assert entry.is_file() and not sandbox.keyring_file.exists()

@@ -209,7 +209,9 @@ int32_t portal_auth_version_number(void);
 
 /** Where a client keeps the session of its environment. */
 typedef enum portal_auth_storage_kind {
-    PORTAL_AUTH_STORAGE_KEYRING = 0, /**< The desktop keyring (Secret Service), the default. */
+    /** The desktop keyring (Secret Service), the default; inside a Flatpak sandbox, libsecret's
+        file keyring of the application, encrypted with the key the Secret portal hands it. */
+    PORTAL_AUTH_STORAGE_KEYRING = 0,
     PORTAL_AUTH_STORAGE_MEMORY = 1,  /**< This process only, forgotten at exit. */
     PORTAL_AUTH_STORAGE_HOST = 2,    /**< The host's own, through portal_auth_storage_callbacks. */
     /** Plain files (not encrypted), for machines with no keyring: chosen by the host, for
@@ -259,7 +261,7 @@ typedef struct portal_auth_options {
      * beside the environment id, and its label. Two applications of one environment never
      * share (or sign each other out of) a session; the instances of one share theirs.
      * NULL: none, and the item is shared by every program of the environment that names
-     * none. Anything but a reverse-DNS name is PORTAL_AUTH_E_INVALID_ARGUMENT, whatever the
+     * none (inside a Flatpak sandbox: $FLATPAK_ID). Anything but a reverse-DNS name is PORTAL_AUTH_E_INVALID_ARGUMENT, whatever the
      * storage.
      */
     const char *application_id;

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The Flatpak sandbox the process may run in (docs/desktop.md "Inside a Flatpak sandbox").
+/// The Flatpak sandbox the process may run in (docs/desktop.md "Sandbox store").
 enum FlatpakSandbox {
     /// Whether the process runs in one: Flatpak puts `/.flatpak-info` in every sandbox (as
     /// libsecret and xdg-desktop-portal tell one, too).

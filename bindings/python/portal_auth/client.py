@@ -114,13 +114,16 @@ class _Client:
         - `api_host`: Portal's API host, or a base URL such as `http://127.0.0.1:8787`.
         - `magic_link`: the sender and template of send_magic_link; None: no magic links.
         - `is_account_abstracted`: sent to Portal when not None.
-        - `storage`: where the session is kept: None (the desktop keyring), "memory"
-          (this process only), or a SessionStore of your own.
+        - `storage`: where the session is kept: None (the desktop keyring; inside a
+          Flatpak sandbox, the app's file keyring under the Secret portal's key), "memory"
+          (this process only), "file" (a plain file, not encrypted: see
+          `file_storage_path`), or a SessionStore of your own.
         - `connect_timeout`, `request_timeout`: seconds for a connection to open and for
           a whole request; None, zero or less: the library's 10 s and 30 s.
         - `application_id`: with the keyring, your app's reverse-DNS name (as its desktop
           file's), which keeps its item apart from other apps' of the same environment;
-          None: the item is shared by every program of the environment that names none.
+          None: the item is shared by every program of the environment that names none
+          (inside a Flatpak sandbox, None is its FLATPAK_ID).
         - `keyring_prompt_timeout`: with the keyring, seconds to wait for the user to answer
           the keyring's dialog (an unlock, KeePassXC's access confirmation); None, zero or
           less: never show one (the call fails with KEYRING_NEEDS_CONFIRMATION, or

@@ -69,18 +69,6 @@ static void settle(pa_application_bus *bus, ownership owned, const char *why) {
     pthread_mutex_unlock(&bus->lock);
 }
 
-/* A connection of the bus's own, not the process's shared one: its objects and names are
-   the library's alone (a host's GApplication has its own), and its end does not end the
-   process (the shared one exits on close). */
-static GDBusConnection *connect_session_bus(void) {
-    gchar *address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, NULL, NULL);
-    if (!address) return NULL;
-    GDBusConnection *connection = g_dbus_connection_new_for_address_sync(
-        address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
-        NULL, NULL);
-    g_free(address);
-    return connection;
-}
 
 /* The bus's answer (a uint32) to its method `method` with `arguments` (a tuple, taken),
    within 5 s; 0 when none came. RequestName and ReleaseName are made so, synchronously, so
@@ -109,7 +97,9 @@ static void release_name(GDBusConnection *connection, const char *name) {
 static void *serve(void *data) {
     pa_application_bus *bus = data;
     g_main_context_push_thread_default(bus->main_context);
-    GDBusConnection *connection = connect_session_bus();
+    /* Its own connection: its objects and names are the library's alone (a host's
+       GApplication has its own), and its end does not end the process. */
+    GDBusConnection *connection = pa_session_bus_connect();
     GDBusNodeInfo *node = connection ? g_dbus_node_info_new_for_xml(introspection, NULL) : NULL;
     /* Served before the name is owned: a call the bus held for the name (an activation)
        finds the object. */

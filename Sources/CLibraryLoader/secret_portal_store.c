@@ -1,7 +1,7 @@
 /* The keyring inside a Flatpak sandbox: see include/secret_portal_store.h. */
 #define SECRET_API_SUBJECT_TO_CHANGE
 #include "secret_portal_store.h"
-#include "../CSecret/shim.h"
+#include "bus_daemon.h"
 #include <stdlib.h>
 
 enum {
@@ -14,12 +14,7 @@ enum {
 };
 
 pa_portal_status pa_portal_secret_check(void) {
-    gchar *address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, NULL, NULL);
-    if (!address) return PA_PORTAL_NO_BUS;
-    GDBusConnection *connection = g_dbus_connection_new_for_address_sync(
-        address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
-        NULL, NULL);
-    g_free(address);
+    GDBusConnection *connection = pa_session_bus_connect();
     if (!connection) return PA_PORTAL_NO_BUS;
     GVariant *arguments[2] = { g_variant_new_string("org.freedesktop.portal.Secret"), g_variant_new_string("version") };
     GVariant *reply = g_dbus_connection_call_sync(

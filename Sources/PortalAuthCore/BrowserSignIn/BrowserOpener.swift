@@ -1,3 +1,4 @@
+import CLibraryLoader
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,8 @@ public typealias BrowserOpener = @Sendable (_ url: String, _ ephemeral: Bool) th
 
 /// The default opener: each command of `$BROWSER` in turn (a `:`-separated list; `%s` in a
 /// command stands for the URL, `%%` for `%`, and without `%s` the URL is the last argument),
-/// then `xdg-open`. Each is spawned, never through a shell. One that ends with a failure
+/// then `xdg-open`, then (inside a Flatpak sandbox) the OpenURI portal. Each command is
+/// spawned, never through a shell. One that ends with a failure
 /// within a short grace (xdg-open with no browser configured, no display) gives way to the
 /// next; one still running then is taken as the launched browser (a browser may run for
 /// hours) and reaped by a thread of its own when it exits. There is no generic private
@@ -49,6 +51,11 @@ struct SystemBrowser: Sendable {
                 continue
             }
             PortalAuthLog.emit(.info, "Browser sign-in: opened the browser with \(program).")
+            return
+        }
+        // Inside a Flatpak sandbox the desktop starts the user's browser through the portal.
+        if FlatpakSandbox.isInside, pa_portal_open_uri(url) != 0 {
+            PortalAuthLog.emit(.info, "Browser sign-in: opened the browser through the OpenURI portal.")
             return
         }
         PortalAuthLog.emit(.warning, "Browser sign-in: no browser was found; set $BROWSER or install xdg-utils (xdg-open), or show the user the URL of loginWithGoogle or loginWithApple.")

@@ -66,7 +66,8 @@ def desktop_portal(desktop: str = "GNOME") -> Iterator[None]:
 class Sandbox:
     """The sandbox of one application id, under `home` (the user's home folder)."""
 
-    def __init__(self, app_id: str, home: Path, talk: Sequence[str] = ("org.freedesktop.portal.Desktop",)) -> None:
+    def __init__(self, app_id: str, home: Path, talk: Sequence[str] = ("org.freedesktop.portal.Desktop",),
+                 path: str | None = None) -> None:
         self.app_id = app_id
         self.home = home
         self.app_home = home / ".var" / "app" / app_id
@@ -75,6 +76,7 @@ class Sandbox:
         # Short: the proxy's socket is in it, and a socket's path holds 107 bytes at most.
         self.host_side = Path(tempfile.mkdtemp(prefix="sandbox-"))
         self.talk = talk
+        self.path = path   # the sandbox's PATH, when not the host's
         self._proxy: subprocess.Popen[bytes] | None = None
         self._proxy_ready: int | None = None
 
@@ -129,6 +131,7 @@ class Sandbox:
             "--setenv", "XDG_CONFIG_HOME", str(self.app_home / "config"),
             "--setenv", "XDG_CACHE_HOME", str(self.app_home / "cache"),
             "--setenv", "XDG_STATE_HOME", str(self.app_home / ".local" / "state"),
+            "--unsetenv", "BROWSER", *(["--setenv", "PATH", self.path] if self.path else []),
             "--die-with-parent", *argv,
         ]
 

@@ -5,6 +5,7 @@ process, signed out, and apart for another application id; the portal's absence 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from conftest import CALLBACK, Emulator
 from flatpak import Sandbox, desktop_portal, have_sandbox_tools
+from test_browser import loopback_environment
 
 APP = "io.portalhq.auth.SandboxedApp"
 OTHER_APP = "io.portalhq.auth.OtherSandboxedApp"
@@ -31,7 +33,10 @@ step, env, host = sys.argv[1:4]
 storage = {"storage": "file"} if step.startswith("file-") else {}
 with PortalAuth(auth_environment_id=env, redirect_url=sys.argv[4], api_host=host, **storage) as auth:
     try:
-        if step.endswith("sign-in"):
+        if step == "browser-sign-in":
+            result = auth.sign_in_with_google()
+            outcome = {"user": result.session.end_user_id} if isinstance(result, AuthenticatedResult) else {"other": type(result).__name__}
+        elif step.endswith("sign-in"):
             result = auth.handle_redirect(sys.argv[5])
             outcome = {"user": result.session.end_user_id} if isinstance(result, AuthenticatedResult) else {"other": type(result).__name__}
         elif step == "restore":
@@ -46,8 +51,8 @@ print(json.dumps(outcome))
 """
 
 
-def step(sandbox: Sandbox, emu: Emulator, env: str, name: str, *extra: str) -> dict[str, object]:
-    ran = sandbox.run([sys.executable, "-c", IN_SANDBOX, name, env, emu.url, CALLBACK, *extra])
+def step(sandbox: Sandbox, emu: Emulator, env: str, name: str, *extra: str, redirect: str = CALLBACK) -> dict[str, object]:
+    ran = sandbox.run([sys.executable, "-c", IN_SANDBOX, name, env, emu.url, redirect, *extra])
     assert ran.returncode == 0, ran.stderr
     outcome: dict[str, object] = json.loads(ran.stdout.strip().splitlines()[-1])
     return outcome
@@ -64,9 +69,28 @@ def host_items(name: str, value: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def portal() -> Iterator[None]:
+def portal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The portal, with the host's default handler of http and https URLs a browser of the
+    test's (a script that loads the URL, following its redirects): it records each URL it
+    was started with in the file this yields."""
+    opened = tmp_path_factory.mktemp("browser") / "opened"
+    browser = opened.with_name("browser")
+    browser.write_text(f"#!{sys.executable}\nimport sys, urllib.request\n"
+                       f"open({str(opened)!r}, 'a').write(sys.argv[1] + '\\n')\n"
+                       "urllib.request.urlopen(sys.argv[1], timeout=30).read()\n")
+    browser.chmod(0o755)
+    applications = Path(os.environ["XDG_DATA_HOME"]) / "applications"
+    applications.mkdir(parents=True, exist_ok=True)
+    (applications / "portal-auth-test-browser.desktop").write_text(
+        f"[Desktop Entry]\nType=Application\nName=Test browser\nExec={browser} %u\n"
+        "MimeType=x-scheme-handler/http;x-scheme-handler/https;\n")
+    config = Path(os.environ["XDG_CONFIG_HOME"])
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "mimeapps.list").write_text("[Default Applications]\n"
+                                          "x-scheme-handler/http=portal-auth-test-browser.desktop\n"
+                                          "x-scheme-handler/https=portal-auth-test-browser.desktop\n")
     with desktop_portal("GNOME"):
-        yield
+        yield opened
 
 
 @pytest.fixture
@@ -75,7 +99,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_a_session_is_kept_in_the_sandbox_restored_by_a_second_process_and_signed_out(
-        portal: None, emu: Emulator, home: Path) -> None:
+        portal: Path, emu: Emulator, home: Path) -> None:
     env = emu.environment(totp=False)
     with Sandbox(APP, home) as sandbox:
         signed_in = step(sandbox, emu, env, "sign-in", emu.grant_redirect(env, "boxed@example.com"))
@@ -92,7 +116,7 @@ def test_a_session_is_kept_in_the_sandbox_restored_by_a_second_process_and_signe
 
 
 def test_another_application_id_does_not_see_the_session_even_with_the_file(
-        portal: None, emu: Emulator, home: Path) -> None:
+        portal: Path, emu: Emulator, home: Path) -> None:
     env = emu.environment(totp=False)
     with Sandbox(APP, home) as first, Sandbox(OTHER_APP, home) as second:
         signed_in = step(first, emu, env, "sign-in", emu.grant_redirect(env, "first@example.com"))
@@ -106,7 +130,7 @@ def test_another_application_id_does_not_see_the_session_even_with_the_file(
         assert step(first, emu, env, "restore") == signed_in
 
 
-def test_a_sandbox_without_the_portal_is_told_so_and_spends_no_grant(portal: None, emu: Emulator, home: Path) -> None:
+def test_a_sandbox_without_the_portal_is_told_so_and_spends_no_grant(portal: Path, emu: Emulator, home: Path) -> None:
     env = emu.environment(totp=False)
     redirect = emu.grant_redirect(env, "noportal@example.com")
     emu.call("DELETE", "requests")
@@ -117,7 +141,7 @@ def test_a_sandbox_without_the_portal_is_told_so_and_spends_no_grant(portal: Non
     assert emu.requests("/validations") == []
 
 
-def test_the_file_store_in_a_sandbox_is_the_apps_own_under_its_state_folder(portal: None, emu: Emulator, home: Path) -> None:
+def test_the_file_store_in_a_sandbox_is_the_apps_own_under_its_state_folder(portal: Path, emu: Emulator, home: Path) -> None:
     env = emu.environment(totp=False)
     with Sandbox(APP, home) as sandbox:
         signed_in = step(sandbox, emu, env, "file-sign-in", emu.grant_redirect(env, "filed@example.com"))
@@ -125,3 +149,15 @@ def test_the_file_store_in_a_sandbox_is_the_apps_own_under_its_state_folder(port
         # Named by FLATPAK_ID, in the app's $XDG_STATE_HOME; the keyring file untouched.
         entry = sandbox.app_home / ".local" / "state" / "portal-auth" / f"{APP}@{env.replace('.', '%2E')}.json"
         assert entry.is_file() and not sandbox.keyring_file.exists()
+
+
+def test_a_browser_sign_in_in_a_sandbox_opens_the_browser_through_the_openuri_portal(
+        portal: Path, emu: Emulator, home: Path) -> None:
+    env, redirect = loopback_environment(emu)
+    # No $BROWSER and no xdg-open in the sandbox: the portal is the way out.
+    with Sandbox(APP, home, path="/nonexistent") as sandbox:
+        signed_in = step(sandbox, emu, env, "browser-sign-in", redirect=redirect)
+        assert "user" in signed_in, signed_in
+        assert step(sandbox, emu, env, "restore") == signed_in
+    # The host's browser, started by the portal, was given the authorize URL.
+    assert portal.read_text().startswith(emu.url)

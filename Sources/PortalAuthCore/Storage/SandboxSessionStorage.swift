@@ -127,7 +127,13 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
                name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
                 throw SandboxFault.noSecretPortal.storageError
             }
-            throw SandboxFault.failed(action).storageError
+            // The file backend's plain G_IO_ERROR_FAILED is the portal's refusal ("user
+            // interaction failed": refused, or the host's keyring locked); any other code is
+            // the file's (GIO's error for a write that failed).
+            guard let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_FAILED.rawValue) else {
+                throw SandboxFault.fileFailed(action, code: error.map { Int($0.pointee.code) }).storageError
+            }
+            throw SandboxFault.keyRefused(action).storageError
         }
     }
 }
@@ -139,7 +145,9 @@ enum SandboxFault {
     case noSecretPortal
     case timedOut
     case cancelled
-    case failed(KeyringFault.Action)
+    case keyRefused(KeyringFault.Action)
+    /// libsecret could not read or write the file; GIO's error code when it gave one.
+    case fileFailed(KeyringFault.Action, code: Int?)
 
     var storageError: SessionStorageError {
         switch self {
@@ -153,8 +161,10 @@ enum SandboxFault {
             SessionStorageError(reason: .keyringLocked, message: "The Secret portal did not hand this app its key in time: the host's keyring may be locked, waiting for its unlock dialog; unlock it and try again.")
         case .cancelled:
             SessionStorageError(reason: .keyringPromptDismissed, message: "The wait for the Secret portal was cancelled.")
-        case .failed(let action):
-            SessionStorageError(reason: .keyringPromptDismissed, message: "The Secret portal did not hand this app its key, so the session could not be \(action.pastParticiple) (the request may have been refused, or the host's keyring is locked); the stored session was left untouched; try again and allow it.")
+        case .keyRefused(let action):
+            SessionStorageError(reason: .keyringPromptDismissed, message: "The Secret portal did not hand this app its key, so the session could not be \(action.pastParticiple) (the request was refused, or the host's keyring is locked); the stored session was left untouched; unlock the keyring, allow the request and try again.")
+        case .fileFailed(let action, let code):
+            SessionStorageError(reason: .dbusFailure, message: "The app's keyring file could not be \(action == .read ? "read" : "written")\(code.map { " (GIO error \($0))" } ?? ""), so the session could not be \(action.pastParticiple); the stored session was left untouched; try again.")
         }
     }
 }

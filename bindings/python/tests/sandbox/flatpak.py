@@ -67,7 +67,7 @@ class Sandbox:
     """The sandbox of one application id, under `home` (the user's home folder)."""
 
     def __init__(self, app_id: str, home: Path, talk: Sequence[str] = ("org.freedesktop.portal.Desktop",),
-                 path: str | None = None) -> None:
+                 path: str | None = None, bus: bool = True) -> None:
         self.app_id = app_id
         self.home = home
         self.app_home = home / ".var" / "app" / app_id
@@ -77,6 +77,7 @@ class Sandbox:
         self.host_side = Path(tempfile.mkdtemp(prefix="sandbox-"))
         self.talk = talk
         self.path = path   # the sandbox's PATH, when not the host's
+        self.bus = bus     # False: no session bus in the sandbox at all
         self._proxy: subprocess.Popen[bytes] | None = None
         self._proxy_ready: int | None = None
 
@@ -124,9 +125,10 @@ class Sandbox:
             "bwrap", *host_root(), "--ro-bind", str(self.info), "/.flatpak-info",
             "--perms", "0700", "--tmpfs", runtime,
             "--bind", str(self.app_runtime), f"{runtime}/app/{self.app_id}",
-            "--bind", str(self.proxy_socket), f"{runtime}/bus",
+            *(["--bind", str(self.proxy_socket), f"{runtime}/bus",
+                "--setenv", "DBUS_SESSION_BUS_ADDRESS", f"unix:path={runtime}/bus"] if self.bus
+              else ["--unsetenv", "DBUS_SESSION_BUS_ADDRESS"]),
             "--setenv", "FLATPAK_ID", self.app_id,
-            "--setenv", "DBUS_SESSION_BUS_ADDRESS", f"unix:path={runtime}/bus",
             "--setenv", "XDG_DATA_HOME", str(self.data_home),
             "--setenv", "XDG_CONFIG_HOME", str(self.app_home / "config"),
             "--setenv", "XDG_CACHE_HOME", str(self.app_home / "cache"),

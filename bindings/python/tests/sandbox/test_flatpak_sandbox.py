@@ -130,6 +130,30 @@ def test_another_application_id_does_not_see_the_session_even_with_the_file(
         assert step(first, emu, env, "restore") == signed_in
 
 
+def test_a_locked_host_keyring_refuses_the_key_and_no_grant_is_spent(portal: Path, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    redirect = emu.grant_redirect(env, "locked@example.com")
+    emu.call("DELETE", "requests")
+    with Sandbox(APP, home) as sandbox:
+        subprocess.run(["scripts/private-keyring.sh", "lock"], check=True, timeout=60)
+        try:
+            for outcome in (step(sandbox, emu, env, "restore"), step(sandbox, emu, env, "sign-in", redirect)):
+                assert outcome.get("reason") == "KEYRING_PROMPT_DISMISSED", outcome
+                assert "did not hand this app its key" in str(outcome["message"])
+            assert emu.requests("/validations") == []
+        finally:
+            subprocess.run(["scripts/private-keyring.sh", "unlock"], check=True, timeout=60)
+        assert "user" in step(sandbox, emu, env, "sign-in", redirect)
+
+
+def test_a_sandbox_with_no_session_bus_is_told_so(portal: Path, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    with Sandbox(APP, home, bus=False) as sandbox:
+        outcome = step(sandbox, emu, env, "restore")
+    assert outcome.get("reason") == "NO_SESSION_BUS", outcome
+    assert "Flatpak sandbox has no D-Bus session bus" in str(outcome["message"])
+
+
 def test_a_sandbox_without_the_portal_is_told_so_and_spends_no_grant(portal: Path, emu: Emulator, home: Path) -> None:
     env = emu.environment(totp=False)
     redirect = emu.grant_redirect(env, "noportal@example.com")

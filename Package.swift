@@ -40,9 +40,12 @@ let package = Package(
         // The process through fork(): the generation count, the lock of per-process state, the
         // completion queue's descriptors renewed in a child. DWARF 4, for valgrind (above).
         .target(name: "CProcess", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
+        // What keeps the library's glibc floor (random bytes without arc4random_buf, hypotf).
+        .target(name: "CGlibcFloor", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
 
         // The Client Auth client: wire protocol, transport, flows, storage, browser sign-in, QR codes.
-        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix", "CProcess", "CLibraryLoader"],
+        .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix", "CProcess", "CLibraryLoader",
+                                                         "CGlibcFloor"],
                 swiftSettings: secretHeaders),
 
         // The library as a program (its keyring helper): its PT_INTERP and entry point, linked

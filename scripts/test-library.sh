@@ -46,14 +46,15 @@ gdb -batch -nx -ex 'info line portal_auth_version' "$prefix/lib/$soname" > "$wor
 grep -q '^Line [0-9]* of ".*Sources/PortalAuthC/Version\.swift"' "$work/gdb" || { cat "$work/gdb"; fail "gdb finds no line of portal_auth_version"; }
 pass "stripped to $(stat -c %s "$library") bytes; gdb reads its lines from lib/.debug/$file.debug"
 
-# The glibc floor: the newest GLIBC_ version of any symbol the library imports is the one its
-# source names (Sources/CGlibcFloor), so that a new call cannot raise it unnoticed.
+# The glibc floor: no symbol the library imports is of a newer GLIBC_ version than the floor
+# its source names (Sources/CGlibcFloor), so that a new call cannot raise it unnoticed.
 floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
 [ -n "$floor" ] || fail "PORTAL_AUTH_GLIBC_FLOOR not found"
 objdump -T "$library" | grep -o '(GLIBC_[0-9.]*)' | tr -d '()' | sed 's/^GLIBC_//' | sort -u -V > "$work/glibc"
 newest=$(tail -n 1 "$work/glibc")
-[ "$newest" = "$floor" ] || fail "the library needs glibc $newest (objdump -T: $(objdump -T "$library" | grep -F "(GLIBC_$newest)" | awk '{ print $NF }' | tr '\n' ' ')), not its floor $floor"
-pass "the newest glibc symbol version the library imports is its floor, $floor"
+[ "$(printf '%s\n' "$newest" "$floor" | sort -V | tail -n 1)" = "$floor" ] \
+    || fail "the library needs glibc $newest (objdump -T: $(objdump -T "$library" | grep -F "(GLIBC_$newest)" | awk '{ print $NF }' | tr '\n' ' ')), above its floor $floor"
+pass "the newest glibc symbol version the library imports, $newest, is not above its floor, $floor"
 
 # Declared: the portal_auth_* functions of the preprocessed header. Exported: the library's
 # global defined dynamic symbols, without their version.

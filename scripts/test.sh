@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Every test: the Python binding (installed into a fresh virtual environment, type-checked,
 # tested end to end with the emulator, fault injection included; its wheel built from its
-# sdist and installed where no toolchain is), the Swift suite (which
-# starts the emulators it needs on loopback and stops them) inside a private keyring, the C
-# ABI's packaging checks (soname, versioned symbols, debug information, the ABI baseline) and
-# C tests, the header's checks, the consumer projects, the documentation and its citations,
-# the C sample and the Rust crate against the installed library, the C++ layer's test (under
-# valgrind, built by g++ and by clang++) and example, the GLib layer (C, PyGObject, GJS) and
-# the GTK app driven end to end under Xvfb, the fuzzers for a bounded
-# time, the Swift suite again under ThreadSanitizer and AddressSanitizer, and an audit of
-# every log line the library wrote during all of it. Ends with one summary line.
+# sdist and installed where no toolchain is), the Swift suite (which starts the emulators it
+# needs on loopback and stops them) inside a private keyring, the C ABI's packaging checks
+# (soname, versioned symbols, its glibc floor, debug information, the ABI baseline) and C
+# tests, the library signing in on Debian 11, the header's checks, the consumer projects,
+# the documentation and its citations, the C sample and the Rust crate against the
+# installed library, the C++ layer's test (under valgrind, built by g++ and by clang++) and
+# example, the GLib layer (C, PyGObject, GJS) and the GTK app driven end to end under Xvfb,
+# the fuzzers for a bounded time, the Swift suite again under ThreadSanitizer and
+# AddressSanitizer, and an audit of every log line the library wrote during all of it. Ends
+# with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp -d)
@@ -54,6 +55,8 @@ run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a 
 run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh
 run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline, the C tests" \
     scripts/test-library.sh
+run_stage old-glibc "The library on Debian 11 (its glibc floor, 2.31, and libcurl 7.74), in a root of its own" \
+    scripts/test-old-glibc.sh
 run_stage providers "The keyring on each Secret Service provider (gnome-keyring, KeePassXC, KWallet), Python and C" \
     scripts/test-providers.sh "$log/venv/bin/python"
 run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \

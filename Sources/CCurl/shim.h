@@ -23,6 +23,8 @@ CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value)
 CURLcode pa_easy_setopt_pointer(CURL *easy, CURLoption option, void *value);
 CURLcode pa_easy_setopt_write_function(CURL *easy, pa_curl_write_fn fn);
 CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn);
+/* CURLOPT_PROTOCOLS (libcurl before 7.85): http and https only (curl.c). */
+CURLcode pa_easy_setopt_http_protocols_mask(CURL *easy);
 /* CURLOPT_OPENSOCKETFUNCTION: connection sockets made close-on-exec (curl.c). */
 CURLcode pa_easy_setopt_close_on_exec_sockets(CURL *easy);
 CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);

@@ -39,6 +39,11 @@ PA_CALLING(pa_easy_setopt_write_function, CURLcode, (CURL *easy, pa_curl_write_f
            curl_easy_setopt, (easy, CURLOPT_WRITEFUNCTION, fn), CURLE_FAILED_INIT)
 PA_CALLING(pa_easy_setopt_prereq_function, CURLcode, (CURL *easy, pa_curl_prereq_fn fn),
            curl_easy_setopt, (easy, CURLOPT_PREREQFUNCTION, fn), CURLE_FAILED_INIT)
+/* CURLOPT_PROTOCOLS, the bit mask CURLOPT_PROTOCOLS_STR replaced in 7.85 (its number, as the
+   headers mark the name deprecated): http and https only, for an older libcurl. */
+PA_CALLING(pa_easy_setopt_http_protocols_mask, CURLcode, (CURL *easy),
+           curl_easy_setopt, (easy, (CURLoption)(CURLOPTTYPE_LONG + 181), (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)),
+           CURLE_FAILED_INIT)
 /* Connection sockets are close-on-exec from the start (libcurl's own are not), so that no
    program the host starts, on any thread, inherits the library's connection to the API. */
 static curl_socket_t pa_open_close_on_exec_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {

@@ -26,10 +26,6 @@ static inline int pa_accept_nonblocking(int fd) {
    spawned meanwhile never inherits them. */
 extern int pipe2(int fds[2], int flags);
 
-/* A GNU extension (glibc 2.34): the spawned process starts with every descriptor from
-   `from` up closed, whoever opened it and whether or not it was close-on-exec. */
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
-
 /* The user id of the process at the other end of a connected Unix socket, as the kernel
    recorded it (SO_PEERCRED): 0 on success. struct ucred is a GNU declaration, so its layout
    is spelled here. */

@@ -7,8 +7,9 @@ the sdist being built (which carries it), else from the repository this folder i
 library it was made with, so that a wheel builds from it anywhere.
 
 The wheel is not tied to one CPython (the binding is ctypes only): it is tagged
-py3-none-manylinux_<glibc>_<machine>, where the glibc is the newest version the library's
-symbols need, read from the library (readelf) as the wheel is made."""
+py3-none-manylinux_<glibc>_<machine>, where the glibc is the first manylinux policy's at or
+above the newest version the library's symbols need, read from the library (readelf) as the
+wheel is made."""
 
 from __future__ import annotations
 
@@ -51,8 +52,15 @@ def copy_library(target: Path) -> None:
     target.chmod(0o755)
 
 
+# The glibc versions of the manylinux policies auditwheel checks wheels against (each a
+# distribution's): a wheel is tagged with the first at or above what its library needs.
+POLICY_GLIBCS = [(2, 17), (2, 24), (2, 26), (2, 27), (2, 28), (2, 31), (2, 34), (2, 35), (2, 36), (2, 37),
+                 (2, 38), (2, 39), (2, 40), (2, 41)]
+
+
 def platform_tag(built: Path) -> str:
-    """manylinux_<major>_<minor>_<machine>: the newest GLIBC_ version the library needs."""
+    """manylinux_<major>_<minor>_<machine>: the first policy's glibc at or above the newest
+    GLIBC_ version the library needs."""
     with built.open("rb") as elf:
         header = elf.read(20)
     if header[:4] != b"\x7fELF":
@@ -62,7 +70,8 @@ def platform_tag(built: Path) -> str:
     versions = {tuple(map(int, found)) for found in re.findall(r"Name: GLIBC_(\d+)\.(\d+)", needs.stdout)}
     if machine is None or not versions:
         raise RuntimeError(f"cannot tell the platform {built} needs")
-    major, minor = max(versions)
+    need = max(versions)
+    major, minor = next((glibc for glibc in POLICY_GLIBCS if glibc >= need), need)
     return f"manylinux_{major}_{minor}_{machine}"
 
 

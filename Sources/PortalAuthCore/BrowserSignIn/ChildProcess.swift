@@ -1,3 +1,4 @@
+import CGlibcFloor
 import CPosix
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ struct ChildProcess: Sendable {
         let input = standardInput.map { posix_spawn_file_actions_adddup2(&actions, $0, STDIN_FILENO) }
             ?? posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         guard input == 0,
-              posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1) == 0
+              pa_spawn_close_from(&actions, STDERR_FILENO + 1) == 0
         else { return nil }
 
         let argv = arguments.map { strdup($0) } + [nil]

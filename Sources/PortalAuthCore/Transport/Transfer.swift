@@ -79,23 +79,35 @@ final class Transfer: @unchecked Sendable {
 
     /// Sets the transfer up on `easy`. Every option is checked: a libcurl that cannot honour
     /// one (an older one) fails the request with a message naming it, before anything is
-    /// sent. The protections above all must never be silently missing: the restriction to
+    /// sent, unless an older option gives the same protection. The protections above all must never be silently missing: the restriction to
     /// http and https, TLS verification, the refusal to resend, close-on-exec connections
     /// and, to a loopback host, no proxy.
     /// - Throws: `PortalRequestsError.network`, also when a header cannot be added (out of
     ///   memory), since a request missing its environment id or bearer must not go out.
     func configure(_ easy: UnsafeMutableRawPointer) throws(PortalRequestsError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
-        try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
+        // libcurl before 7.85 (Debian 11, Ubuntu 22.04) says the same with a bit mask.
+        let protocols = pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        try CurlOptions.set(protocols == CURLE_UNKNOWN_OPTION ? pa_easy_setopt_http_protocols_mask(easy) : protocols,
                             "CURLOPT_PROTOCOLS_STR", "restrict requests to http and https")
         try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1),
                             "CURLOPT_SSL_VERIFYPEER", "verify the server's TLS certificate")
         try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2),
                             "CURLOPT_SSL_VERIFYHOST", "verify that the TLS certificate names the server")
-        try CurlOptions.set(pa_easy_setopt_prereq_function(easy, transferPrereqCallback),
-                            "CURLOPT_PREREQFUNCTION", "refuse to send a request twice")
-        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me),
-                            "CURLOPT_PREREQDATA", "refuse to send a request twice")
+        let prerequest = pa_easy_setopt_prereq_function(easy, transferPrereqCallback)
+        if prerequest == CURLE_UNKNOWN_OPTION {
+            // libcurl before 7.80 (Debian 11) has no pre-request callback. It resends a request
+            // only on a reused connection it finds dead: with each connection fresh and closed
+            // after, never.
+            try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1),
+                                "CURLOPT_FRESH_CONNECT", "refuse to send a request twice")
+            try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_FORBID_REUSE, 1),
+                                "CURLOPT_FORBID_REUSE", "refuse to send a request twice")
+        } else {
+            try CurlOptions.set(prerequest, "CURLOPT_PREREQFUNCTION", "refuse to send a request twice")
+            try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, me),
+                                "CURLOPT_PREREQDATA", "refuse to send a request twice")
+        }
         try CurlOptions.set(pa_easy_setopt_close_on_exec_sockets(easy),
                             "CURLOPT_OPENSOCKETFUNCTION", "keep its connections from the programs the app starts")
         if request.direct {

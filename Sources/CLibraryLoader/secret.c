@@ -124,6 +124,7 @@
     F(secret_password_clear_finish, gboolean, (GAsyncResult *result, GError **error), (result, error), FALSE) \
     F(g_object_ref, gpointer, (gpointer object), (object), NULL) \
     F(g_bus_get_sync, GDBusConnection *, (GBusType type, GCancellable *cancellable, GError **error), \
-      (type, cancellable, error), NULL)
+      (type, cancellable, error), NULL) \
+    F(g_dbus_connection_get_unique_name, const gchar *, (GDBusConnection *connection), (connection), NULL)
 
 PA_LIBRARY(pa_secret_load_error, "libsecret", "libsecret-1.so.0", SECRET_FUNCTIONS)

@@ -7,8 +7,9 @@
 enum {
     CHECK_TIMEOUT_MS = 5000,
     /* How long libsecret has to end its call once the portal has answered (it reads the key
-       from a pipe and the file from disk); past it, the answer was lost (below). */
-    AFTER_ANSWER_MS = 2000,
+       from a pipe, derives the file's key from it and reads, or writes and flushes, the
+       file); past it, the answer was lost (below). */
+    AFTER_ANSWER_MS = 5000,
     /* Calls made anew after a lost answer. */
     RETRIES = 4
 };
@@ -27,8 +28,8 @@ pa_portal_status pa_portal_secret_check(void) {
     return PA_PORTAL_DONE;
 }
 
-/* One call's wait. Freed by the waiter, or, when the waiter gave up on it before libsecret
-   answered, by the answer (if one ever comes). */
+/* One call's wait. Freed by the waiter; one given up on (below) is left with its call, a few
+   objects and descriptors of libsecret's, as the price of a call that cannot be cancelled. */
 typedef struct {
     GAsyncResult *result;
     int ended;        /* the bound passed, the caller cancelled, or the answer was lost */
@@ -140,7 +141,8 @@ static pa_portal_status attempt(const call *call, int64_t timeout_ms, GCancellab
                              : 0;
     /* No cancellable for libsecret: its file backend's cancel handler disconnects itself from
        the cancellable inside the cancel, a deadlock in GLib. A call given up on is left
-       pending on this context, which is never iterated again. */
+       pending on this context, which is never iterated again (the steps GIO runs on its own
+       threads, a file write's among them, may still end). */
     start(call, wait);
     GSource *bound = attach(g_timeout_source_new(timeout_ms > G_MAXUINT ? G_MAXUINT : (guint)timeout_ms), on_bound,
                             wait, context);

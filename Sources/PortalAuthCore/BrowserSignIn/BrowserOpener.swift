@@ -58,7 +58,8 @@ struct SystemBrowser: Sendable {
             PortalAuthLog.emit(.info, "Browser sign-in: opened the browser through the OpenURI portal.")
             return
         }
-        PortalAuthLog.emit(.warning, "Browser sign-in: no browser was found; set $BROWSER or install xdg-utils (xdg-open), or show the user the URL of loginWithGoogle or loginWithApple.")
+        let remedy = FlatpakSandbox.isInside ? "the OpenURI portal did not start one" : "set $BROWSER or install xdg-utils (xdg-open)"
+        PortalAuthLog.emit(.warning, "Browser sign-in: no browser was found (\(remedy)); show the user the URL of loginWithGoogle or loginWithApple.")
         throw NoBrowser(detail: lastFailure)
     }
 

@@ -21,10 +21,13 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
     private let prompts: KeyringPrompts
     private let owner: KeyringOwner
     private let locks: FileSessionStorage?
-    private let thread = PerProcess { SerialThread(name: "portal-auth-box") }
+    /// One for the process: libsecret's backend, which each call drops, is the process's.
+    private static let thread = PerProcess { SerialThread(name: "portal-auth-box") }
 
     /// How long a call waits on the portal when no dialog is allowed: D-Bus's own default.
     static let unattendedBound: Int64 = 25_000
+    /// The name of the file store's lock entry that stands for the whole keyring file.
+    private static let lockName = "sandbox-keyring"
 
     /// - Parameter applicationId: a reverse-DNS name (the sandbox's `FLATPAK_ID`), or empty.
     init(applicationId: String, prompts: KeyringPrompts) {
@@ -74,16 +77,18 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
         }
     }
 
-    /// The key handed over and the file read: what a write needs but the write itself.
+    /// The key handed over, the file read and the lock's folder usable: what a write needs
+    /// but the write itself.
     func checkCanStore(environmentId: String) async throws {
         _ = try await get(environmentId: environmentId)
+        try await locks?.checkCanStore(environmentId: Self.lockName)
     }
 
     func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
         guard let locks else { return try await body() }
         // One lock for the whole file: libsecret refuses a write to a file that changed since
         // it read it, whichever environment's item changed.
-        return try await locks.withEntryLock(environmentId: "sandbox-keyring", body)
+        return try await locks.withEntryLock(environmentId: Self.lockName, body)
     }
 
     private var bound: Int64 {
@@ -97,8 +102,18 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
             throw SandboxFault.libsecretMissing(String(cString: loadError)).storageError
         }
         let cancellable = SandboxCancellable()
-        return try await withTaskCancellationHandler {
-            try await thread.value.perform { () throws -> String? in
+        do {
+            return try await call(work, cancellable)
+        } catch is SessionStorageError where g_cancellable_is_cancelled(cancellable.pointer) != 0 {
+            // The caller's cancel ended the wait: the call was cancelled.
+            throw CancellationError()
+        }
+    }
+
+    private func call(_ work: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws(SessionStorageError) -> String?,
+                      _ cancellable: SandboxCancellable) async throws -> String? {
+        try await withTaskCancellationHandler {
+            try await Self.thread.value.perform { () throws -> String? in
                 switch pa_portal_secret_check() {
                 case PA_PORTAL_DONE: break
                 case PA_PORTAL_NO_BUS: throw SandboxFault.noSessionBus.storageError
@@ -127,13 +142,16 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
                name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
                 throw SandboxFault.noSecretPortal.storageError
             }
-            // The file backend's plain G_IO_ERROR_FAILED is the portal's refusal ("user
-            // interaction failed": refused, or the host's keyring locked); any other code is
-            // the file's (GIO's error for a write that failed).
-            guard let error, error.pointee.domain == g_io_error_quark(), error.pointee.code == Int32(G_IO_ERROR_FAILED.rawValue) else {
-                throw SandboxFault.fileFailed(action, code: error.map { Int($0.pointee.code) }).storageError
+            // libsecret's file backend gets no cancellable: G_IO_ERROR_CANCELLED is the portal's
+            // "cancelled by the user", and its plain G_IO_ERROR_FAILED "user interaction
+            // failed" (the host's keyring locked, and no unlock dialog answered); any other
+            // code is the file's (GIO's error for a write that failed).
+            let code = error.flatMap { $0.pointee.domain == g_io_error_quark() ? $0.pointee.code : nil }
+            switch code {
+            case Int32(G_IO_ERROR_CANCELLED.rawValue): throw SandboxFault.keyRefused(action).storageError
+            case Int32(G_IO_ERROR_FAILED.rawValue): throw SandboxFault.keyringLocked(action).storageError
+            default: throw SandboxFault.fileFailed(action, code: error.map { Int($0.pointee.code) }).storageError
             }
-            throw SandboxFault.keyRefused(action).storageError
         }
     }
 }
@@ -146,6 +164,7 @@ enum SandboxFault {
     case timedOut
     case cancelled
     case keyRefused(KeyringFault.Action)
+    case keyringLocked(KeyringFault.Action)
     /// libsecret could not read or write the file; GIO's error code when it gave one.
     case fileFailed(KeyringFault.Action, code: Int?)
 
@@ -162,7 +181,9 @@ enum SandboxFault {
         case .cancelled:
             SessionStorageError(reason: .keyringPromptDismissed, message: "The wait for the Secret portal was cancelled.")
         case .keyRefused(let action):
-            SessionStorageError(reason: .keyringPromptDismissed, message: "The Secret portal did not hand this app its key, so the session could not be \(action.pastParticiple) (the request was refused, or the host's keyring is locked); the stored session was left untouched; unlock the keyring, allow the request and try again.")
+            SessionStorageError(reason: .keyringPromptDismissed, message: "The request for this app's key was dismissed in the Secret portal's dialog, so the session could not be \(action.pastParticiple); the stored session was left untouched; try again and allow it.")
+        case .keyringLocked(let action):
+            SessionStorageError(reason: .keyringLocked, message: "The Secret portal did not hand this app its key, so the session could not be \(action.pastParticiple): the desktop's keyring is locked; unlock it (for example by logging in to the desktop) and try again. The stored session was left untouched.")
         case .fileFailed(let action, let code):
             SessionStorageError(reason: .dbusFailure, message: "The app's keyring file could not be \(action == .read ? "read" : "written")\(code.map { " (GIO error \($0))" } ?? ""), so the session could not be \(action.pastParticiple); the stored session was left untouched; try again.")
         }

@@ -149,12 +149,11 @@ def test_another_application_id_does_not_see_the_session_even_with_the_file(
         # The first app's file in the second's place: the second's key does not open it.
         second.keyring_file.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(first.keyring_file, second.keyring_file)
-        outcome = step(second, emu, env, "restore")
-        assert outcome.get("user") is None, outcome
+        assert step(second, emu, env, "restore") == {"user": None}
         assert step(first, emu, env, "restore") == signed_in
 
 
-def test_a_locked_host_keyring_refuses_the_key_and_no_grant_is_spent(portal: Path, emu: Emulator, home: Path) -> None:
+def test_a_locked_host_keyring_is_keyring_locked_and_no_grant_is_spent(portal: Path, emu: Emulator, home: Path) -> None:
     env = emu.environment(totp=False)
     redirect = emu.grant_redirect(env, "locked@example.com")
     emu.call("DELETE", "requests")
@@ -162,8 +161,8 @@ def test_a_locked_host_keyring_refuses_the_key_and_no_grant_is_spent(portal: Pat
         subprocess.run(["scripts/private-keyring.sh", "lock"], check=True, timeout=60)
         try:
             for outcome in (step(sandbox, emu, env, "restore"), step(sandbox, emu, env, "sign-in", redirect)):
-                assert outcome.get("reason") == "KEYRING_PROMPT_DISMISSED", outcome
-                assert "did not hand this app its key" in str(outcome["message"])
+                assert outcome.get("reason") == "KEYRING_LOCKED", outcome
+                assert "keyring is locked" in str(outcome["message"])
             assert emu.requests("/validations") == []
         finally:
             subprocess.run(["scripts/private-keyring.sh", "unlock"], check=True, timeout=60)

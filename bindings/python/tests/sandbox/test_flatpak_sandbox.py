@@ -36,6 +36,13 @@ with PortalAuth(auth_environment_id=env, redirect_url=sys.argv[4], api_host=host
         if step == "browser-sign-in":
             result = auth.sign_in_with_google()
             outcome = {"user": result.session.end_user_id} if isinstance(result, AuthenticatedResult) else {"other": type(result).__name__}
+        elif step == "listen":
+            with auth.listen_for_redirects() as listener:
+                print("listening", flush=True)
+                result = next(iter(listener))
+            outcome = {"user": result.session.end_user_id} if isinstance(result, AuthenticatedResult) else {"other": repr(result)}
+        elif step == "forward":
+            outcome = {"forwarded": auth.forward_redirect(sys.argv[5]).name}
         elif step.endswith("sign-in"):
             result = auth.handle_redirect(sys.argv[5])
             outcome = {"user": result.session.end_user_id} if isinstance(result, AuthenticatedResult) else {"other": type(result).__name__}
@@ -208,3 +215,24 @@ def test_a_browser_sign_in_in_a_sandbox_opens_the_browser_through_the_openuri_po
         assert step(sandbox, emu, env, "restore") == signed_in
     # The host's browser, started by the portal, was given the authorize URL.
     assert portal.read_text().startswith(emu.url)
+
+
+def test_a_redirect_is_forwarded_between_two_sandboxed_instances_through_the_apps_runtime_folder(
+        portal: Path, emu: Emulator, home: Path) -> None:
+    env = emu.environment(totp=False)
+    # Two instances, each in a sandbox of its own: their runtime folders are apart but for
+    # app/<app id>, where the channel is.
+    with Sandbox(APP, home) as running, Sandbox(APP, home) as handler:
+        listening = subprocess.Popen(running.command([sys.executable, "-c", IN_SANDBOX, "listen", env, emu.url, CALLBACK]),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert listening.stdout is not None and listening.stdout.readline() == "listening\n"
+            assert [path.suffix for path in (running.app_runtime / "portal-auth").iterdir()].count(".sock") == 1
+            forwarded = step(handler, emu, env, "forward", emu.grant_redirect(env, "forwarded@example.com"))
+            assert forwarded == {"forwarded": "TAKEN"}, forwarded
+            out, err = listening.communicate(timeout=60)
+        finally:
+            listening.kill()
+            listening.wait()
+        assert listening.returncode == 0, err
+        assert "user" in json.loads(out.strip().splitlines()[-1])

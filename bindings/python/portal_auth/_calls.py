@@ -459,6 +459,17 @@ def _settling(everything: bool) -> list[_Call]:
         return [call for call in _registry.values() if everything or call.start.persists]
 
 
+def _say(line: str) -> None:
+    """One line on stderr, whatever the logging setup."""
+    import sys
+
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):
+        pass  # no stderr (closed, or a GUI program's None)
+
+
 def _drain() -> None:
     """At exit: cancels every call in flight at once, then runs the queue until the calls it
     must see end have ended, or their request timeout has passed."""
@@ -475,6 +486,10 @@ def _drain() -> None:
             _threads.settle_within(DEFAULT_TIMEOUT)
         return
     _threads.settle_within(max(call.start.timeout for call in waited))
+    if not everything:
+        # Only calls whose answer must be kept (a session) are waited for: the user sees why
+        # the program has not ended, and how to end it.
+        _say(f"portal-auth: finishing the sign-in before exit (at most {_threads.remaining():.0f} s); Ctrl-C to abort it.")
     _log.debug("exit: waiting at most %.1f s for %d calls in flight", _threads.remaining(), len(waited))
     waiter = _waiter()
     with _registry_lock:

@@ -66,6 +66,9 @@ def ends_at_once_leaving_the_call_held(emu: Emulator, program: str) -> None:
     since = time.monotonic()
     assert ended_at_once(running, since) == 0
     assert emu.call("POST", "release")["released"] == 1
+    # Nothing was waited for, so nothing is said.
+    assert running.process.stdout is not None
+    assert b"finishing the sign-in" not in running.output + running.process.stdout.read()
 
 
 def test_a_daemon_thread_s_call_in_flight_does_not_hold_exit(emu: Emulator) -> None:
@@ -99,6 +102,7 @@ def test_exit_waits_for_an_exchange_on_the_wire_at_most_its_request_timeout(emu:
         "threading.Thread(target=auth.handle_redirect, args=(sys.argv[4],), daemon=True).start()\n"
         "wait('/magic-links/validations')\n"
     ), env, emu.url, CALLBACK, url)
+    program.expect("portal-auth: finishing the sign-in before exit (at most 5 s); Ctrl-C to abort it.")
     program.expect("exit: waiting at most 5.0 s for 1 calls in flight")
     # At most the 5 s it said, then a quick exit: not the held request's answer (never sent).
     assert ended_at_once(program, time.monotonic()) == 0
@@ -117,6 +121,7 @@ def test_a_second_ctrl_c_ends_an_exit_that_waits_for_an_exchange(emu: Emulator) 
     program.expect("calling")
     emu.wait("/magic-links/validations", 1)
     program.process.send_signal(signal.SIGINT)  # the exchange is on the wire: exit waits for it
+    program.expect("portal-auth: finishing the sign-in before exit (at most 60 s); Ctrl-C to abort it.")
     program.expect("exit: waiting at most 60.0 s for 1 calls in flight")
     program.process.send_signal(signal.SIGINT)
     since = time.monotonic()

@@ -22,7 +22,7 @@ if [ ! -f "$link/ready" ]; then
     apt=(-o "Dir::Etc::SourceList=$base/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
          -o "Dir::State::Lists=$base/apt/lists" -o "Dir::Cache::Archives=$base/apt/cache"
          -o "Dir::State::status=$base/apt/status" -o Dir::Etc::Preferences=/dev/null
-         -o Dir::Etc::PreferencesParts=/dev/null -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+         -o Dir::Etc::PreferencesParts=/dev/null -o Debug::NoLocking=1)
     apt-get "${apt[@]}" update -qq >&2
     (cd "$base/debs" && apt-get "${apt[@]}" download "libc6:$arch" "libc6-dev:$arch" >&2)
     for deb in "$base"/debs/*.deb; do dpkg -x "$deb" "$base/root"; done

@@ -660,7 +660,9 @@ portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *em
  *             listener that cannot start (portal_auth_error_reason tells which); the errors
  *             of portal_auth_send_magic_link; PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout,
  *             portal_auth_call_cancel or portal_auth_free before the redirect came (nothing
- *             was exchanged); or what portal_auth_handle_redirect reports.
+ *             was exchanged; the reason tells which: PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT,
+ *             _SIGN_IN_CANCELLED, _CLIENT_CLOSED); or what portal_auth_handle_redirect
+ *             reports.
  * @param user_data Passed to done.
  * @param out_call May be NULL. Receives a call handle (free it with portal_auth_call_free).
  * @retval PORTAL_AUTH_OK Started: done will be called.
@@ -790,9 +792,10 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  *             PORTAL_AUTH_E_MALFORMED_RESPONSE for an authorize URL that is not an absolute
  *             https URL (no browser is started); PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout,
  *             portal_auth_call_cancel or portal_auth_free before the browser came back
- *             (nothing was exchanged); PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE when the
- *             browser came back without a usable grant; or what portal_auth_handle_redirect
- *             reports.
+ *             (nothing was exchanged; the reason tells which, as for
+ *             portal_auth_sign_in_with_magic_link); PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE
+ *             when the browser came back without a usable grant; or what
+ *             portal_auth_handle_redirect reports.
  * @param user_data Passed to done.
  * @param out_call May be NULL. Receives a call handle (free it with portal_auth_call_free).
  * @retval PORTAL_AUTH_OK Started: done will be called.
@@ -902,7 +905,8 @@ typedef void (*portal_auth_redirect_fn)(void *user_data, const portal_auth_resul
  * @param done Called once per forwarded redirect, one at a time in the order they came,
  *             through the client's completion model; then a last time (`last`
  *             PORTAL_AUTH_TRUE) with PORTAL_AUTH_E_SIGN_IN_CLOSED when listening ended
- *             (portal_auth_call_cancel, or portal_auth_free), or
+ *             (portal_auth_call_cancel: PORTAL_AUTH_REASON_SIGN_IN_CANCELLED, or
+ *             portal_auth_free: _CLIENT_CLOSED), or
  *             PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE when it could not listen
  *             (portal_auth_error_reason: PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
  *             _RUNTIME_DIRECTORY_UNSAFE, _CHANNEL_IN_USE for another instance listening, or
@@ -1305,7 +1309,16 @@ enum {
     PORTAL_AUTH_REASON_CHANNEL_IN_USE = 27,
     /** The channel's socket failed, or the running instance did not answer in time (it may
         still handle the URL). */
-    PORTAL_AUTH_REASON_CHANNEL_FAILED = 28
+    PORTAL_AUTH_REASON_CHANNEL_FAILED = 28,
+    /* PORTAL_AUTH_E_SIGN_IN_CLOSED: the wait ended before the redirect came; nothing was
+       exchanged. */
+    /** The call was cancelled (portal_auth_call_cancel, or a binding's own cancel): start
+        again when the user asks. */
+    PORTAL_AUTH_REASON_SIGN_IN_CANCELLED = 40,
+    /** The sign-in's timeout passed before the browser or the email's link came back. */
+    PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT = 41,
+    /** The client was freed (portal_auth_free) during the sign-in. */
+    PORTAL_AUTH_REASON_CLIENT_CLOSED = 42
 };
 
 /**

@@ -72,7 +72,9 @@ final class ErrorBox {
             described = Cancelled()
         case let error as PortalAuthSignInError:
             switch error {
-            case .closed: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CLOSED)
+            case .closed(let reason):
+                code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CLOSED)
+                self.reason = Self.cReason(reason)
             case .unavailable(let reason, _):
                 code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE)
                 self.reason = Self.cReason(reason)
@@ -134,6 +136,14 @@ final class ErrorBox {
         case .runtimeDirectoryUnsafe: return portal_auth_reason(PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE)
         case .channelInUse: return portal_auth_reason(PORTAL_AUTH_REASON_CHANNEL_IN_USE)
         case .channelFailed: return portal_auth_reason(PORTAL_AUTH_REASON_CHANNEL_FAILED)
+        }
+    }
+
+    private static func cReason(_ reason: SignInClosedReason) -> portal_auth_reason {
+        switch reason {
+        case .cancelled: return portal_auth_reason(PORTAL_AUTH_REASON_SIGN_IN_CANCELLED)
+        case .timedOut: return portal_auth_reason(PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT)
+        case .clientClosed: return portal_auth_reason(PORTAL_AUTH_REASON_CLIENT_CLOSED)
         }
     }
 

@@ -140,7 +140,7 @@ import Testing
         #expect(browser.opener.callCount == 1)
 
         first.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await first.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await first.value }
         await browser.expectReleased()
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
     }
@@ -148,7 +148,7 @@ import Testing
     @Test func theTimeoutEndsTheWaitAsClosedWithNothingExchanged() async throws {
         let emulator = try await Emulator.start()
         let browser = try await BrowserFixture(emulator)
-        await #expect(throws: PortalAuthSignInError.closed) {
+        await #expect(throws: PortalAuthSignInError.closed(reason: .timedOut)) {
             _ = try await browser.client.signInWithGoogle(timeout: .milliseconds(200))
         }
         #expect(browser.opener.callCount == 1)
@@ -164,7 +164,7 @@ import Testing
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn(apple: true)
         signIn.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await signIn.value }
         await browser.expectReleased()
         #expect(throws: LoopbackClient.Failure.self) { _ = try LoopbackClient.followSignIn(url) }
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
@@ -178,11 +178,11 @@ import Testing
         let (signIn, url) = await browser.startSignIn()
         browser.client.endWaits()
         #expect(LoopbackClient.connectErrno(browser.port) == ECONNREFUSED)
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .clientClosed)) { _ = try await signIn.value }
         #expect(throws: LoopbackClient.Failure.self) { _ = try LoopbackClient.followSignIn(url) }
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
         // The client starts no wait any more; the next client of the redirect URL does, at once.
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await browser.client.signInWithApple() }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .clientClosed)) { _ = try await browser.client.signInWithApple() }
         let next = try makeClient(emulator, environment: browser.client.authEnvironmentId, redirectUrl: browser.redirectUrl)
         let opener = RecordingOpener()
         next.setBrowserOpener(opener.opener)
@@ -198,7 +198,7 @@ import Testing
             withUnsafeCurrentTask { $0?.cancel() }
             return try await client.signInWithGoogle()
         }
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await signIn.value }
         #expect(browser.opener.callCount == 0)
     }
 
@@ -334,7 +334,7 @@ import Testing
         #expect(try await browser.client.handleRedirect(link)?.authenticated != nil)
 
         signIn.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await signIn.value }
     }
 
     @Test func localhostListensOnBothLoopbackAddresses() async throws {

@@ -106,7 +106,7 @@ import Testing
         }
         #expect(try await emulator.requests("/magic-links").isEmpty)
         browserSignIn.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await browserSignIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await browserSignIn.value }
 
         // And the other way round.
         let email = uniqueEmail("guard")
@@ -115,14 +115,14 @@ import Testing
         await #expect(throws: PortalAuthSignInError.signInInProgress) { _ = try await browser.client.signInWithMagicLink(email) }
         #expect(try await emulator.requests("/oauth/urls").count == 1, "the browser sign-in's only")
         magicLink.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await magicLink.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await magicLink.value }
     }
 
     @Test func aTimeoutClosesItWithNothingExchangedAndReleasesTheGuard() async throws {
         let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
         let email = uniqueEmail("timeout")
-        await #expect(throws: PortalAuthSignInError.closed) {
+        await #expect(throws: PortalAuthSignInError.closed(reason: .timedOut)) {
             _ = try await client.signInWithMagicLink(email, timeout: .milliseconds(300))
         }
         #expect(try await emulator.requests("/magic-links").count == 1, "the email went out")
@@ -140,7 +140,7 @@ import Testing
         let (client, _, port) = try await loopbackClient(emulator)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("cancel"))
         signIn.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await signIn.value }
         #expect(try await emulator.requests("/magic-links/validations").isEmpty)
         #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED)
         // The link is still good for handleRedirect.
@@ -209,10 +209,10 @@ import Testing
         let (signIn, _) = try await startSignIn(client, emulator, email: uniqueEmail("freed"))
         client.endWaits()
         #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED, "the port is free when endWaits returns")
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .clientClosed)) { _ = try await signIn.value }
         #expect(try await emulator.requests("/magic-links/validations").isEmpty)
         // The client starts no wait any more: closed before any email.
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await client.signInWithMagicLink("ada@example.com") }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .clientClosed)) { _ = try await client.signInWithMagicLink("ada@example.com") }
         #expect(try await emulator.requests("/magic-links").count == 1)
 
         // The next client of the same redirect URL listens on the port at once.

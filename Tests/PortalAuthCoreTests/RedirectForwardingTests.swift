@@ -54,7 +54,7 @@ import Testing
         #expect(try await next.restoreSession() == nil, "the next instance signed in nobody")
 
         listening.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { try await listening.value }
         #expect(!FileManager.default.fileExists(atPath: try RedirectChannel(
             applicationId: Self.application, environmentId: Env.open, runtimeDirectory: folder).socketPath))
     }
@@ -73,7 +73,7 @@ import Testing
         #expect(try await other.forwardRedirect("otherapp://auth/callback?token=t&authMethod=EMAIL_MAGIC_LINK",
                                                 timeout: Self.patience, in: folder) == .refused)
         listening.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { try await listening.value }
         #expect(outcomes.count == 0, "nothing was handled")
         #expect(try await emulator.requests().isEmpty)
     }
@@ -100,7 +100,7 @@ import Testing
         #expect(try await outcomes.next().get()?.authenticated != nil)
         #expect(outcomes.count == 1, "the other app's URL was refused")
         listening.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { try await listening.value }
         #expect(try open([url]).status != 0, "nobody owns the name once listening has ended")
         #expect(try await emulator.requests("/magic-links/validations").count == 1)
     }
@@ -200,7 +200,7 @@ import Testing
         #expect(try await outcomes.next().get()?.authenticated != nil)
         #expect(outcomes.count == 1, "only the real redirect was handled")
         listening.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { try await listening.value }
     }
 
     @Test func aForwardedMagicLinkCompletesTheSignInThatWaitsForIt() async throws {
@@ -232,8 +232,8 @@ import Testing
         running.endWaits()
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
         #expect(try await client(emulator).forwardRedirect(url, timeout: Self.patience, in: folder) == .noInstance)
-        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
-        #expect(throws: PortalAuthSignInError.closed) { _ = try running.listenForRedirects(in: folder) }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .clientClosed)) { try await listening.value }
+        #expect(throws: PortalAuthSignInError.closed(reason: .clientClosed)) { _ = try running.listenForRedirects(in: folder) }
         let (_, next) = try listen(try client(emulator), in: folder)
         next.cancel()
         _ = try? await next.value
@@ -263,8 +263,8 @@ import Testing
         let listening = Task { () async throws -> Void in try await listener.run(outcomes.add) }
         #expect(try await outcomes.next().get()?.authenticated != nil)
         listening.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { try await listening.value }
-        await #expect(throws: PortalAuthSignInError.closed) { try await listener.run(outcomes.add) }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { try await listening.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { try await listener.run(outcomes.add) }
     }
 }
 

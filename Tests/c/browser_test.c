@@ -175,7 +175,7 @@ static void launch_default_browser(portal_auth *client, const char *command) {
     CHECK(wait_count_within(&launches, before + 1, 60));
     portal_auth_call_cancel(call);
     wait_result(&signed_in);
-    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && signed_in.reason == PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
     portal_auth_call_free(call);
     portal_auth_set_log_handler(audit_log_line, NULL);
     unsetenv("BROWSER");
@@ -345,13 +345,14 @@ int main(void) {
     CHECK(second.code == PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS && second.reason == PORTAL_AUTH_REASON_NONE);
     portal_auth_call_cancel(call);
     wait_result(&cancelled);
-    CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && cancelled.reason == PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
     portal_auth_call_free(call);
 
     outcome timed_out = {0};
     CHECK(portal_auth_sign_in_with_apple(client, 200, on_result, &timed_out, NULL) == PORTAL_AUTH_OK);
     wait_result(&timed_out);
     CHECK(timed_out.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && idle.calls == 2);
+    CHECK(timed_out.reason == PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
 
     CHECK(count_requests("/oauth/urls") == 3);
     CHECK(count_requests("/oauth/tokens") == 0);

@@ -75,7 +75,7 @@ static void free_while_fetching_the_authorize_url(void) {
     portal_auth_free(client);
     emulator_request("/_emulator/release", "{}", body, sizeof body);
     wait_calls(&signed_in.calls);
-    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && signed_in.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     pthread_mutex_lock(&lock);
     CHECK(opened == 0);
     pthread_mutex_unlock(&lock);
@@ -101,7 +101,7 @@ static void free_while_the_email_waits_for_a_connection(int fd) {
     emulator_request("/_emulator/release", "{}", body, sizeof body);
     CHECK(run_until(fd, &methods, connections));
     CHECK(run_until(fd, &signed_in.calls, 1));
-    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && signed_in.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     CHECK(requests_seen("/magic-links", 1, 0) == 0);
 }
 

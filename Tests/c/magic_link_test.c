@@ -241,7 +241,7 @@ int main(void) {
     CHECK(refused.code == PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS);
     portal_auth_call_cancel(call);
     wait_calls(&browser.calls);
-    CHECK(browser.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(browser.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && browser.reason == PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
     portal_auth_call_free(call);
     CHECK(count_requests("/magic-links") == 0);
 
@@ -250,12 +250,14 @@ int main(void) {
     CHECK(portal_auth_sign_in_with_magic_link(client, "c-timeout@example.com", 300, on_result, &timed_out, NULL) == PORTAL_AUTH_OK);
     wait_calls(&timed_out.calls);
     CHECK(timed_out.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && !listening(port));
+    CHECK(timed_out.reason == PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
     outcome cancelled = {0};
     CHECK(portal_auth_sign_in_with_magic_link(client, "c-cancel@example.com", 0, on_result, &cancelled, &call) == PORTAL_AUTH_OK);
     mail("c-cancel@example.com", 1, "link", link, sizeof link);
     portal_auth_call_cancel(call);
     wait_calls(&cancelled.calls);
     CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && !listening(port));
+    CHECK(cancelled.reason == PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
     portal_auth_call_free(call);
     CHECK(count_requests("/magic-links") == 2 && count_requests("/magic-links/validations") == 0);
 
@@ -298,7 +300,7 @@ int main(void) {
     portal_auth_free(freed);
     CHECK(!listening(port));
     wait_calls(&ended.calls);
-    CHECK(ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && ended.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     portal_auth *browser_client = client_of("env-c-magic", redirect);
     CHECK(portal_auth_set_browser_opener(browser_client, idle_opener, NULL) == PORTAL_AUTH_OK);
     outcome browser_ended = {0};
@@ -308,7 +310,7 @@ int main(void) {
     portal_auth_free(browser_client);
     CHECK(!listening(port));
     wait_calls(&browser_ended.calls);
-    CHECK(browser_ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED);
+    CHECK(browser_ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && browser_ended.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     portal_auth *next = client_of("env-c-magic", redirect);
     outcome again = {0};
     CHECK(portal_auth_sign_in_with_magic_link(next, "c-freed@example.com", 0, on_result, &again, NULL) == PORTAL_AUTH_OK);

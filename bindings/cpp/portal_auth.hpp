@@ -82,7 +82,8 @@ enum class Code : std::int32_t {
     internal = PORTAL_AUTH_E_INTERNAL
 };
 
-/* Which storage failure or unavailable sign-in an error was (portal_auth_reason). */
+/* Which storage failure, unavailable sign-in or closed sign-in an error was
+   (portal_auth_reason). */
 enum class Reason : std::int32_t {
     none = PORTAL_AUTH_REASON_NONE,
     keyring_locked = PORTAL_AUTH_REASON_KEYRING_LOCKED,
@@ -105,7 +106,10 @@ enum class Reason : std::int32_t {
     no_runtime_directory = PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
     runtime_directory_unsafe = PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE,
     channel_in_use = PORTAL_AUTH_REASON_CHANNEL_IN_USE,
-    channel_failed = PORTAL_AUTH_REASON_CHANNEL_FAILED
+    channel_failed = PORTAL_AUTH_REASON_CHANNEL_FAILED,
+    sign_in_cancelled = PORTAL_AUTH_REASON_SIGN_IN_CANCELLED,
+    sign_in_timed_out = PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT,
+    client_closed = PORTAL_AUTH_REASON_CLIENT_CLOSED
 };
 
 /* ---- Errors ----------------------------------------------------------------------------- */

@@ -35,7 +35,7 @@ extension PortalAuth {
     func register(_ listener: LoopbackListener) throws -> ClientWaits.Registration {
         guard let registration = waits.register({ listener.close() }) else {
             listener.close()
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: .clientClosed)
         }
         return registration
     }

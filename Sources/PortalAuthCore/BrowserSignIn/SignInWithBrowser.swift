@@ -125,7 +125,7 @@ extension PortalAuth {
         } catch is ClientWaits.Ended {
             listener.stop()
             _ = await listener.outcome()
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: .clientClosed)
         } catch {
             listener.stop()
             _ = await listener.outcome()
@@ -150,10 +150,10 @@ extension PortalAuth {
             return result
         case .timedOut:
             PortalAuthLog.emit(.info, "Browser sign-in: timed out waiting for the browser.")
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: .timedOut)
         case .stopped:
             PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
         }
     }
 

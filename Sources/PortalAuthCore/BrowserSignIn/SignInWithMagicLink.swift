@@ -61,7 +61,7 @@ extension PortalAuth {
             guard let handled = await wait.redirectOutcome() else {
                 PortalAuthLog.emit(.info, "\(flow): cancelled while the redirect handled by the application completes.")
                 listener.answer(CallbackPage.notCompleted)
-                throw PortalAuthSignInError.closed
+                throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
             }
             listener.answer(CallbackPage.completed(handled.map(Optional.some)))
             return try handled.get()
@@ -84,10 +84,10 @@ extension PortalAuth {
             return result
         case .timedOut:
             PortalAuthLog.emit(.info, "\(flow): timed out waiting for the email's link.")
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: .timedOut)
         case .stopped:
             PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for the email's link.")
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
         }
     }
 }

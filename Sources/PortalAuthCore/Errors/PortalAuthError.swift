@@ -129,9 +129,9 @@ public enum PortalCredentialError: Error, Equatable, Sendable, CustomStringConve
 
 /// Errors of the one-call browser sign-in; `code` is the web SDK's popup code.
 public enum PortalAuthSignInError: Error, Equatable, Sendable {
-    /// The wait ended (timeout, cancellation, or the client's waits ended) before a redirect
-    /// arrived; nothing was exchanged. Listening for forwarded redirects ends so too.
-    case closed
+    /// The wait ended (`reason`: cancelled, timed out, or the client's waits ended) before a
+    /// redirect arrived; nothing was exchanged. Listening for forwarded redirects ends so too.
+    case closed(reason: SignInClosedReason)
     /// No one-call sign-in (or no redirect channel) is possible here: `reason` says why;
     /// `detail`, when there is one, names the address, the program, the folder or the
     /// opener's own text (never a URL's query).
@@ -155,8 +155,13 @@ public enum PortalAuthSignInError: Error, Equatable, Sendable {
 extension PortalAuthSignInError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .closed:
-            return "The sign-in's wait ended (timeout, cancellation or the client closed) before the redirect came; nothing was exchanged."
+        case .closed(let reason):
+            let how = switch reason {
+            case .cancelled: "The sign-in was cancelled"
+            case .timedOut: "The sign-in timed out"
+            case .clientClosed: "The client was closed"
+            }
+            return "\(how) before the redirect came; nothing was exchanged."
         case .unavailable(let reason, let detail):
             let cause: String
             switch reason {

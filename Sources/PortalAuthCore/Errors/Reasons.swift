@@ -69,6 +69,19 @@ public enum SignInUnavailableReason: Sendable, CaseIterable {
     }
 }
 
+/// Why a sign-in's wait ended before its redirect came (`PortalAuthSignInError.closed`);
+/// nothing was exchanged. The cases are stable; the C ABI numbers them
+/// (PORTAL_AUTH_REASON_*).
+public enum SignInClosedReason: Sendable, CaseIterable {
+    /// The caller cancelled the call (or its task): start again when the user asks.
+    case cancelled
+    /// The sign-in's timeout passed before the browser or the email's link came back: the
+    /// user may start again.
+    case timedOut
+    /// The client was closed (or its waits ended) during the sign-in.
+    case clientClosed
+}
+
 /// The error an application's `BrowserOpener` throws to say why it failed. Its message is
 /// carried into the sign-in's `unavailable` error (control characters escaped, cut to 200
 /// characters), so it must carry no secret and not the authorize URL. The text of any other

@@ -38,6 +38,9 @@ final class ClientWaits: Sendable {
     /// Whether `endAll` has been called.
     var haveEnded: Bool { state.withLock { $0.ended } }
 
+    /// Why a wait that stopped did: the client's end (`endAll`), or else its caller's cancel.
+    var stoppedReason: SignInClosedReason { haveEnded ? .clientClosed : .cancelled }
+
     /// Runs `step`, a request a sign-in makes before its wait (the authorize URL, the magic
     /// link's email), so that `endAll` stops it: a request not yet on the wire is never sent;
     /// one that is runs to its end, and the sign-in takes no step after it. The step runs in a
@@ -49,11 +52,11 @@ final class ClientWaits: Sendable {
         let task = Task(executorPreference: HTTPEngine.currentExecutor) { try await step() }
         guard let registration = register({ task.cancel() }) else {
             task.cancel()
-            throw PortalAuthSignInError.closed
+            throw PortalAuthSignInError.closed(reason: .clientClosed)
         }
         defer { unregister(registration) }
         let outcome = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
-        if task.isCancelled { throw PortalAuthSignInError.closed }
+        if task.isCancelled { throw PortalAuthSignInError.closed(reason: stoppedReason) }
         return try outcome.get()
     }
 

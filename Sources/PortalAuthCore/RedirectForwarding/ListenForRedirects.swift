@@ -37,7 +37,7 @@ extension PortalAuth {
             stopBus()
         }) else {
             receiver.close()
-            throw .closed
+            throw .closed(reason: .clientClosed)
         }
         // Taking URLs from now on, on the receiver's own thread: a forward is answered however
         // long the task that runs the listener takes to start.
@@ -113,7 +113,8 @@ public final class RedirectListener: Sendable {
     /// - Throws: `PortalAuthSignInError.closed` when it ends so (also when run again);
     ///   `.unavailable(channelFailed)` when the channel fails.
     public func run(_ onRedirect: @escaping @Sendable (Result<AuthResult?, any Error>) -> Void) async throws -> Never {
-        guard !ran.withLock({ ran in defer { ran = true }; return ran }) else { throw PortalAuthSignInError.closed }
+        // Run again: its listening has ended, as a cancel ends it.
+        guard !ran.withLock({ ran in defer { ran = true }; return ran }) else { throw PortalAuthSignInError.closed(reason: .cancelled) }
         let queue = queue
         await withTaskCancellationHandler {
             while let url = await queue.next() {
@@ -136,7 +137,7 @@ public final class RedirectListener: Sendable {
             throw PortalAuthSignInError.unavailable(reason: .channelFailed, detail: "the channel stopped")
         }
         PortalAuthLog.emit(.info, "Redirect forwarding: stopped listening.")
-        throw PortalAuthSignInError.closed
+        throw PortalAuthSignInError.closed(reason: client.waits.stoppedReason)
     }
 }
 

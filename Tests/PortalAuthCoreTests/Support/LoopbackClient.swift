@@ -316,7 +316,7 @@ struct BrowserFixture {
         defer { client.setBrowserOpener(opener.opener) }
         let (signIn, _) = await startSignIn(apple: false, opener: next)
         signIn.cancel()
-        await #expect(throws: PortalAuthSignInError.closed) { _ = try await signIn.value }
+        await #expect(throws: PortalAuthSignInError.closed(reason: .cancelled)) { _ = try await signIn.value }
     }
 
     private func startSignIn(apple: Bool, opener: RecordingOpener) async -> (signIn: Task<AuthResult, any Error>, url: String) {

@@ -402,7 +402,9 @@ void browser_sign_in() {
     if (launched.get_future().wait_for(std::chrono::seconds(30)) != std::future_status::ready) test::give_up("the opener was not called");
     call.cancel();
     if (waiting.wait_for(std::chrono::seconds(30)) != std::future_status::ready) test::give_up("the cancelled sign-in did not complete");
-    CHECK(failure(waiting.get(), pa::Code::sign_in_closed) != nullptr);
+    const pa::Outcome<pa::Result> cancelled = waiting.get();
+    const pa::Error *closed = failure(cancelled, pa::Code::sign_in_closed);
+    CHECK(closed != nullptr && closed->reason() == pa::Reason::sign_in_cancelled);
 
     /* A sign-in calls the opener it started with, which its call keeps: the host may install
        others meanwhile, and let them go, while the authorize URL is still on its way. */

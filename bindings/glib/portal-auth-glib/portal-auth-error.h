@@ -95,9 +95,13 @@ typedef enum {
  * @PORTAL_AUTH_ERROR_REASON_RUNTIME_DIRECTORY_UNSAFE: $XDG_RUNTIME_DIR is not the user's alone (mode 0700).
  * @PORTAL_AUTH_ERROR_REASON_CHANNEL_IN_USE: Another instance already listens for the redirects.
  * @PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED: The redirect channel failed, or the instance did not answer in time.
+ * @PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED: The sign-in was cancelled before the redirect came.
+ * @PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT: The sign-in's timeout passed before the redirect came.
+ * @PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED: The client was disposed of during the sign-in.
  *
  * Which failure a %PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE or a
- * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE was, so that an app can choose what to tell its
+ * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE was, or how a %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED
+ * ended, so that an app can choose what to tell its
  * user: the C library's stable PORTAL_AUTH_REASON_* numbers. A newer library may report one
  * this list lacks: treat it as the error's code alone.
  */
@@ -123,7 +127,10 @@ typedef enum {
     PORTAL_AUTH_ERROR_REASON_NO_RUNTIME_DIRECTORY = 25,
     PORTAL_AUTH_ERROR_REASON_RUNTIME_DIRECTORY_UNSAFE = 26,
     PORTAL_AUTH_ERROR_REASON_CHANNEL_IN_USE = 27,
-    PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED = 28
+    PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED = 28,
+    PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED = 40,
+    PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT = 41,
+    PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED = 42
 } PortalAuthErrorReason;
 
 PORTAL_AUTH_GLIB_API

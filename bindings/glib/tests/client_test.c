@@ -742,6 +742,7 @@ test_magic_link_loopback (void)
     GAsyncResult *closed = wait_ready (&ready);
     CHECK (portal_auth_client_sign_in_with_magic_link_finish (PORTAL_AUTH_CLIENT (ready.source), closed, &error) == NULL);
     CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_CLOSED));
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED);
     g_clear_error (&error);
     clear_ready (&ready);
 }

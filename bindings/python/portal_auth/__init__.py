@@ -46,6 +46,7 @@ _MODULES = {
     "SignInUnavailable": "errors",
     "TotpQrUnavailable": "errors",
     "Unauthorized": "errors",
+    "SignInClosedReason": "_reasons",
     "SignInUnavailableReason": "_reasons",
     "StorageFailureReason": "_reasons",
     "AuthMethod": "_auth_method",
@@ -99,6 +100,7 @@ __all__ = [
     "SessionStore",
     "SignInCallbackIncomplete",
     "SignInClosed",
+    "SignInClosedReason",
     "SignInError",
     "SignInInProgress",
     "SignInUnavailable",
@@ -120,7 +122,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._auth_method import AuthMethod
     from ._forwarding import RedirectForwarding
-    from ._reasons import SignInUnavailableReason, StorageFailureReason
+    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason
     from ._session_store import SessionStore, Storage
     from .client import AsyncPortalAuth, PortalAuth
     from .errors import (

@@ -43,7 +43,6 @@ _SIMPLE: dict[int, type[PortalAuthError]] = {
     _native.E_TOTP_QR_UNAVAILABLE: TotpQrUnavailable,
     _native.E_SESSION_INVALIDATED: SessionInvalidated,
     _native.E_CANCELLED: Cancelled,
-    _native.E_SIGN_IN_CLOSED: SignInClosed,
     _native.E_SIGN_IN_IN_PROGRESS: SignInInProgress,
     _native.E_SIGN_IN_CALLBACK_INCOMPLETE: SignInCallbackIncomplete,
 }
@@ -86,6 +85,15 @@ def _sign_in_unavailable(fields: _Fields, message: str) -> PortalAuthError:
     return SignInUnavailable(message, SignInUnavailableReason(reason))
 
 
+def _sign_in_closed(fields: _Fields, message: str) -> PortalAuthError:
+    from ._reasons import SignInClosedReason
+
+    reason = fields.number("reason")
+    if reason not in SignInClosedReason.__members__.values():
+        return PortalAuthError(message)
+    return SignInClosed(message, SignInClosedReason(reason))
+
+
 # The codes whose error carries fields: how to read each into its exception.
 _WITH_FIELDS: dict[int, Callable[[_Fields, str], PortalAuthError]] = {
     _native.E_INVALID_ARGUMENT: lambda f, message: InvalidArgument(f.text("name"), message),
@@ -99,6 +107,7 @@ _WITH_FIELDS: dict[int, Callable[[_Fields, str], PortalAuthError]] = {
     _native.E_HTTP_STATUS: lambda f, message: RequestError(f.number("http_status"), message, f.optional("body")),
     _native.E_NETWORK: lambda f, message: RequestError(None, message),
     _native.E_SIGN_IN_UNAVAILABLE: _sign_in_unavailable,
+    _native.E_SIGN_IN_CLOSED: _sign_in_closed,
 }
 
 

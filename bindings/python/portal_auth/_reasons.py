@@ -70,3 +70,15 @@ class SignInUnavailableReason(enum.IntEnum):
     CHANNEL_FAILED = 28
     """The redirect channel's socket failed, or the running instance did not answer in time
     (it may still handle the URL)."""
+
+
+class SignInClosedReason(enum.IntEnum):
+    """Why a sign-in's wait ended before its redirect came (SignInClosed.reason). The values
+    are the C ABI's PORTAL_AUTH_REASON_* numbers, stable. Nothing was exchanged."""
+
+    SIGN_IN_CANCELLED = 40
+    """The call was cancelled (Ctrl-C, a cancelled task): start again when the user asks."""
+    SIGN_IN_TIMED_OUT = 41
+    """The sign-in's timeout passed before the browser or the email's link came back."""
+    CLIENT_CLOSED = 42
+    """The client was closed during the sign-in."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._reasons import SignInUnavailableReason, StorageFailureReason
+    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason
 
 
 class PortalAuthError(Exception):
@@ -219,10 +219,17 @@ class SignInError(PortalAuthError):
 
 
 class SignInClosed(SignInError):
-    """The sign-in ended before the browser came back: its timeout, Ctrl-C, a cancelled task
-    or close(). Nothing was exchanged."""
+    """The sign-in ended before the browser came back; `reason` says how: its timeout,
+    Ctrl-C or a cancelled task, or close(). Nothing was exchanged."""
 
     code = "POPUP_CLOSED"
+    reason: SignInClosedReason
+    """How the sign-in's wait ended."""
+
+    def __init__(self, message: str, reason: SignInClosedReason) -> None:
+        """The ending `reason`, with the library's `message`."""
+        super().__init__(message)
+        self.reason = reason
 
 
 class SignInUnavailable(SignInError):

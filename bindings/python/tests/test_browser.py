@@ -153,6 +153,7 @@ def test_a_timeout_closes_the_sign_in_and_exchanges_nothing(browser_client: Port
     with pytest.raises(portal_auth.SignInClosed) as raised:
         browser_client.sign_in_with_google(timeout=0.2)
     assert raised.value.code == "POPUP_CLOSED" and len(opened) == 1
+    assert raised.value.reason is portal_auth.SignInClosedReason.SIGN_IN_TIMED_OUT
     assert emu.requests("/oauth/tokens") == []
     # The guard is released at once: the next sign-in starts.
     browser_client.set_browser_opener(Browser())
@@ -319,6 +320,7 @@ def test_closing_the_client_ends_its_sign_in(emu: Emulator, loopback: tuple[str,
     auth.close()
     waiting.join(60)
     assert len(outcome) == 1 and isinstance(outcome[0], portal_auth.SignInClosed)
+    assert outcome[0].reason is portal_auth.SignInClosedReason.CLIENT_CLOSED
     # The port is free again for another client.
     with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url) as again:
         again.set_browser_opener(Browser())

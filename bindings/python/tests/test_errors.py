@@ -262,7 +262,7 @@ def test_the_hierarchy() -> None:
         portal_auth.RequestError(503),
         portal_auth.RequestError(None),
         portal_auth.Unauthorized(),
-        portal_auth.SignInClosed(),
+        portal_auth.SignInClosed("The sign-in timed out.", portal_auth.SignInClosedReason.SIGN_IN_TIMED_OUT),
         portal_auth.RateLimited(),
     ],
 )

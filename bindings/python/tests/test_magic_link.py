@@ -142,8 +142,9 @@ def test_asyncio_sign_in_with_totp_enrollment(emu: Emulator, tmp_path: Path) -> 
 
 def test_a_timeout_closes_it_and_exchanges_nothing(client: PortalAuth, loopback: tuple[str, str],
                                                    emu: Emulator) -> None:
-    with pytest.raises(portal_auth.SignInClosed):
+    with pytest.raises(portal_auth.SignInClosed) as raised:
         client.sign_in_with_magic_link("py-late@example.com", timeout=0.2)
+    assert raised.value.reason is portal_auth.SignInClosedReason.SIGN_IN_TIMED_OUT
     assert mail(emu, "py-late@example.com", 1, "link")  # the email went out
     assert emu.requests("/magic-links/validations") == []
     assert not listening(loopback[1])
@@ -159,8 +160,9 @@ def test_close_ends_the_wait(emu: Emulator, loopback: tuple[str, str]) -> None:
     waiting = InThread(lambda: auth.sign_in_with_magic_link("py-closed@example.com"))
     link = mail(emu, "py-closed@example.com", 1, "link")
     auth.close()
-    with pytest.raises(portal_auth.SignInClosed):
+    with pytest.raises(portal_auth.SignInClosed) as raised:
         waiting.join()
+    assert raised.value.reason is portal_auth.SignInClosedReason.CLIENT_CLOSED
     assert not listening(redirect)
     # Nothing was exchanged: the link still signs in, with another client.
     with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url,

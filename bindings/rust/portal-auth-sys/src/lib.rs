@@ -178,6 +178,12 @@ pub const PORTAL_AUTH_REASON_CHANNEL_IN_USE: portal_auth_reason = 27;
 /// The redirect channel's socket failed, or the running instance did not answer in time (it
 /// may still handle the URL).
 pub const PORTAL_AUTH_REASON_CHANNEL_FAILED: portal_auth_reason = 28;
+/// The sign-in was cancelled before the redirect came.
+pub const PORTAL_AUTH_REASON_SIGN_IN_CANCELLED: portal_auth_reason = 40;
+/// The sign-in's timeout passed before the browser or the email's link came back.
+pub const PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT: portal_auth_reason = 41;
+/// The client was freed during the sign-in.
+pub const PORTAL_AUTH_REASON_CLIENT_CLOSED: portal_auth_reason = 42;
 
 /// Detail for debugging.
 pub const PORTAL_AUTH_LOG_DEBUG: portal_auth_log_level = 0;

@@ -62,8 +62,9 @@ pub enum Error {
     SessionInvalidated { message: String },
     /// The call was cancelled before its request was sent.
     Cancelled { message: String },
-    /// Browser sign-in: timed out or cancelled before the browser came back (POPUP_CLOSED).
-    SignInClosed { message: String },
+    /// Browser or magic-link sign-in: its wait ended before the redirect came (POPUP_CLOSED);
+    /// `reason` says how. Nothing was exchanged.
+    SignInClosed { reason: SignInClosedReason, message: String },
     /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why. For
     /// [`OpenerFailed`](SignInUnavailableReason::OpenerFailed), `cause` is the error the
     /// opener returned, also [`source()`](std::error::Error::source).
@@ -162,7 +163,7 @@ impl Error {
             | Network { message }
             | SessionInvalidated { message }
             | Cancelled { message }
-            | SignInClosed { message }
+            | SignInClosed { message, .. }
             | SignInUnavailable { message, .. }
             | SignInInProgress { message }
             | SignInCallbackIncomplete { message }
@@ -238,7 +239,7 @@ impl Error {
             sys::PORTAL_AUTH_E_NETWORK => Error::Network { message },
             sys::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
             sys::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
-            sys::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { message },
+            sys::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { reason: SignInClosedReason::from_raw(f.reason), message },
             sys::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => {
                 Error::SignInUnavailable { reason: SignInUnavailableReason::from_raw(f.reason), message, cause: None }
             }
@@ -372,6 +373,33 @@ impl SignInUnavailableReason {
             sys::PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE => RuntimeDirectoryUnsafe,
             sys::PORTAL_AUTH_REASON_CHANNEL_IN_USE => ChannelInUse,
             sys::PORTAL_AUTH_REASON_CHANNEL_FAILED => ChannelFailed,
+            other => Other(other),
+        }
+    }
+}
+
+/// How a sign-in's wait ended before its redirect came ([`Error::SignInClosed`]; the
+/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SignInClosedReason {
+    /// The call was cancelled (or its future dropped): start again when the user asks.
+    Cancelled,
+    /// The sign-in's timeout passed before the browser or the email's link came back.
+    TimedOut,
+    /// The client was dropped during the sign-in.
+    ClientClosed,
+    /// A reason of a newer library than this crate knows, by its number.
+    Other(i32),
+}
+
+impl SignInClosedReason {
+    fn from_raw(reason: sys::portal_auth_reason) -> SignInClosedReason {
+        use SignInClosedReason::*;
+        match reason {
+            sys::PORTAL_AUTH_REASON_SIGN_IN_CANCELLED => Cancelled,
+            sys::PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT => TimedOut,
+            sys::PORTAL_AUTH_REASON_CLIENT_CLOSED => ClientClosed,
             other => Other(other),
         }
     }

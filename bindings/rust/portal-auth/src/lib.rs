@@ -47,7 +47,7 @@ mod strings;
 
 pub use call::Call;
 pub use client::{BrowserOpener, PortalAuth};
-pub use error::{Cause, Error, SignInUnavailableReason, StorageFailureReason};
+pub use error::{Cause, Error, SignInClosedReason, SignInUnavailableReason, StorageFailureReason};
 pub use log::{set_log_handler, set_log_level, LogHandler, LogLevel};
 pub use options::{MagicLinkConfig, Options};
 pub use portal_auth_sys as sys;

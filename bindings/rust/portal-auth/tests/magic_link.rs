@@ -8,7 +8,7 @@ mod support;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use portal_auth::{Error, PortalAuth, SignInResult, SignInUnavailableReason};
+use portal_auth::{Error, PortalAuth, SignInClosedReason, SignInResult, SignInUnavailableReason};
 use support::*;
 
 fn client(environment: &str, redirect_url: &str) -> PortalAuth {
@@ -71,7 +71,7 @@ fn a_timeout_or_cancel_ends_the_wait_with_nothing_exchanged() {
 
     let email = "rust-timeout@example.com";
     match auth.sign_in_with_magic_link(email, Some(Duration::from_millis(200))).wait() {
-        Err(Error::SignInClosed { message }) => assert!(!message.is_empty()),
+        Err(Error::SignInClosed { reason: SignInClosedReason::TimedOut, message }) => assert!(!message.is_empty()),
         other => panic!("expected SignInClosed, got {:?}", other),
     }
     let link = mail(email, 1, "link");
@@ -81,7 +81,7 @@ fn a_timeout_or_cancel_ends_the_wait_with_nothing_exchanged() {
     let signing_in = auth.sign_in_with_magic_link(cancelled, None);
     let cancelled_link = mail(cancelled, 1, "link"); // sent: the wait is on
     signing_in.cancel();
-    assert!(matches!(signing_in.wait(), Err(Error::SignInClosed { .. })));
+    assert!(matches!(signing_in.wait(), Err(Error::SignInClosed { reason: SignInClosedReason::Cancelled, .. })));
 
     // Nothing was exchanged: each link's grant still signs its user in.
     for link in [link, cancelled_link] {

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use portal_auth::{
-    totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session, SignInResult,
-    SignInUnavailableReason, Storage, TerminalColors,
+    totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session,
+    SignInClosedReason, SignInResult, SignInUnavailableReason, Storage, TerminalColors,
 };
 use support::*;
 
@@ -284,10 +284,10 @@ fn browser_sign_in_errors() {
     opened_rx.recv().unwrap();
     assert!(matches!(auth.sign_in_with_apple(None).wait(), Err(Error::SignInInProgress { .. })));
     waiting.cancel();
-    assert!(matches!(waiting.wait(), Err(Error::SignInClosed { .. })));
+    assert!(matches!(waiting.wait(), Err(Error::SignInClosed { reason: SignInClosedReason::Cancelled, .. })));
     // The timeout also ends it closed.
     let timed_out = auth.sign_in_with_apple(Some(std::time::Duration::from_millis(100))).wait();
-    assert!(matches!(timed_out, Err(Error::SignInClosed { .. })), "{:?}", timed_out.map(|_| ()));
+    assert!(matches!(timed_out, Err(Error::SignInClosed { reason: SignInClosedReason::TimedOut, .. })), "{:?}", timed_out.map(|_| ()));
 
     // A redirect URL that is not loopback.
     let app = client(&environment);

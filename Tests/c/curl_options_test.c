@@ -1,20 +1,28 @@
 /* C test of the transport's protections against the Portal emulator in
  * PORTAL_AUTH_TEST_API_HOST. A request goes out with every option set. With --refusing
  * (scripts/test-library.sh runs it so with Tests/c/support/refusing_libcurl.c as libcurl),
- * for each protection in turn: a libcurl that cannot honour the option fails the call with
- * PORTAL_AUTH_E_NETWORK and a message naming the libcurl version and the option, and nothing
- * reaches the server. */
+ * for each protection in turn: a libcurl that cannot honour the option, nor the older one
+ * that stands in for it (an older libcurl's), fails the call with PORTAL_AUTH_E_NETWORK and
+ * a message naming the libcurl version and the option, and nothing reaches the server; a
+ * libcurl that lacks only the newer option sends the request. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_support.h"
 
-/* The options the library must never go without, by name. */
-static const struct { const char *name; long number; } protections[] = {
-    { "CURLOPT_PROTOCOLS_STR", CURLOPT_PROTOCOLS_STR },
-    { "CURLOPT_SSL_VERIFYPEER", CURLOPT_SSL_VERIFYPEER },
-    { "CURLOPT_SSL_VERIFYHOST", CURLOPT_SSL_VERIFYHOST },
-    { "CURLOPT_PREREQFUNCTION", CURLOPT_PREREQFUNCTION },
-    { "CURLOPT_OPENSOCKETFUNCTION", CURLOPT_OPENSOCKETFUNCTION },
-    { "CURLOPT_NOPROXY", CURLOPT_NOPROXY },   /* the emulator is a loopback host */
+/* CURLOPT_PROTOCOLS, the bit mask before 7.85 (its name is marked deprecated). */
+#define PROTOCOLS_MASK (CURLOPTTYPE_LONG + 181)
+
+/* The options the library must never go without: the ones a libcurl refuses (up to two), and
+   the one the error names; none named: an older option stands in, and the request goes out. */
+static const struct { long refused[2]; const char *named; } protections[] = {
+    { { CURLOPT_PROTOCOLS_STR, 0 }, NULL },
+    { { CURLOPT_PROTOCOLS_STR, PROTOCOLS_MASK }, "CURLOPT_PROTOCOLS_STR" },
+    { { CURLOPT_SSL_VERIFYPEER, 0 }, "CURLOPT_SSL_VERIFYPEER" },
+    { { CURLOPT_SSL_VERIFYHOST, 0 }, "CURLOPT_SSL_VERIFYHOST" },
+    { { CURLOPT_PREREQFUNCTION, 0 }, NULL },   /* before 7.80: fresh, unshared connections */
+    { { CURLOPT_PREREQFUNCTION, CURLOPT_FRESH_CONNECT }, "CURLOPT_FRESH_CONNECT" },
+    { { CURLOPT_PREREQFUNCTION, CURLOPT_FORBID_REUSE }, "CURLOPT_FORBID_REUSE" },
+    { { CURLOPT_OPENSOCKETFUNCTION, 0 }, "CURLOPT_OPENSOCKETFUNCTION" },
+    { { CURLOPT_NOPROXY, 0 }, "CURLOPT_NOPROXY" },   /* the emulator is a loopback host */
 };
 
 typedef struct {
@@ -72,10 +80,10 @@ int main(int argc, char **argv) {
     check_a_request(NULL, version);
     /* The refusing libcurl reads the option at each call: one at a time, then none. */
     for (size_t i = 0; refusing && i < sizeof protections / sizeof protections[0]; i++) {
-        char number[32];
-        snprintf(number, sizeof number, "%ld", protections[i].number);
-        setenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT", number, 1);
-        check_a_request(protections[i].name, version);
+        char numbers[64];
+        snprintf(numbers, sizeof numbers, "%ld,%ld", protections[i].refused[0], protections[i].refused[1]);
+        setenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT", numbers, 1);
+        check_a_request(protections[i].named, version);
     }
     unsetenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT");
     if (refusing) check_a_request(NULL, version);

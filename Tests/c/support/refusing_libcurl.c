@@ -1,9 +1,9 @@
 /* A libcurl that does not honour one option, standing in for an older libcurl (none older
  * than Debian 12's can run here). Built as libcurl.so.4 and found first through
  * LD_LIBRARY_PATH, it forwards every function the library and the tests call to the real
- * libcurl (REAL_LIBCURL, its absolute path), except that curl_easy_setopt of the option
- * numbered $PORTAL_AUTH_TEST_REFUSED_CURLOPT answers CURLE_UNKNOWN_OPTION, as a libcurl
- * without that option does. */
+ * libcurl (REAL_LIBCURL, its absolute path), except that curl_easy_setopt of an option
+ * whose number $PORTAL_AUTH_TEST_REFUSED_CURLOPT lists (comma-separated) answers
+ * CURLE_UNKNOWN_OPTION, as a libcurl without that option does. */
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -51,10 +51,18 @@ FORWARD(CURLMsg *, curl_multi_info_read, (CURLM *multi, int *remaining), (multi,
 FORWARD(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *line), (list, line))
 FORWARD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
 
+static int is_refused(CURLoption option) {
+    const char *listed = getenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT");
+    for (char *end; listed && *listed; listed = *end == ',' ? end + 1 : end) {
+        if (strtol(listed, &end, 10) == (long)option) return 1;
+        if (end == listed) return 0;
+    }
+    return 0;
+}
+
 /* The variadic ones: the argument's type follows from the option's number range. */
 CURLcode (curl_easy_setopt)(CURL *easy, CURLoption option, ...) {
-    const char *refused = getenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT");
-    if (refused && atol(refused) == (long)option) return CURLE_UNKNOWN_OPTION;
+    if (is_refused(option)) return CURLE_UNKNOWN_OPTION;
     CURLcode (*forward)(CURL *, CURLoption, ...) = (CURLcode (*)(CURL *, CURLoption, ...))real("curl_easy_setopt");
     va_list arguments;
     va_start(arguments, option);

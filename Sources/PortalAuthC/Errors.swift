@@ -21,10 +21,10 @@ final class ErrorBox {
         switch error {
         case let error as PortalAuthError:
             switch error {
-            case .invalidArgument(let name):
+            case .invalidArgument(let name, let accepted):
                 code = portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT)
                 // Named, in the message too, as the caller wrote it.
-                described = PortalAuthError.invalidArgument(name: Self.cName(name))
+                described = PortalAuthError.invalidArgument(name: Self.cName(name), accepted: accepted)
                 self.name = OwnedCString(Self.cName(name))
             case .magicLinkNotConfigured:
                 code = portal_auth_code(PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED)

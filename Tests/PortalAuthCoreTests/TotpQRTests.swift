@@ -76,15 +76,26 @@ import Testing
         let largest = TotpQRCode.maximumSide / code.side
         let image = try #require(DecodedPNG(try code.png(scale: Double(largest))))
         #expect(image.width == code.side * largest && image.width <= 8192)
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try code.png(scale: Double(largest + 1)) }
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try code.svg(scale: Double(largest + 1)) }
+        let refused = Self.scaleRefused(code)
+        #expect(throws: refused) { try code.png(scale: Double(largest + 1)) }
+        #expect(throws: refused) { try code.svg(scale: Double(largest + 1)) }
     }
 
     @Test(arguments: [0, -1, 0.5, 2.5, .nan, .infinity, -.infinity, 1e300, Double(Int32.max)])
-    func anUnusableScaleIsUnavailable(scale: Double) throws {
+    func anUnusableScaleIsAnInvalidArgumentThatGivesTheRange(scale: Double) throws {
         let code = try TotpQRCode(otpAuthUrl: Self.link)
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try code.png(scale: scale) }
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try code.svg(scale: scale) }
+        #expect(throws: Self.scaleRefused(code)) { try code.png(scale: scale) }
+        #expect(throws: Self.scaleRefused(code)) { try code.svg(scale: scale) }
+        let message = String(describing: Self.scaleRefused(code))
+        #expect(message.contains("scale must be a whole number of pixels a module from 1 to \(TotpQRCode.maximumSide / code.side)"))
+    }
+
+    /// The error of a scale `code` cannot take.
+    static func scaleRefused(_ code: TotpQRCode) -> PortalAuthError {
+        let largest = TotpQRCode.maximumSide / code.side
+        return .invalidArgument(
+            name: "scale",
+            accepted: "a whole number of pixels a module from 1 to \(largest) for this code (\(code.side) modules a side; an image is 8192 pixels a side at most)")
     }
 
     @Test(arguments: [

@@ -98,18 +98,22 @@ static void test_png(void) {
     portal_auth_bytes_free(small);
     portal_auth_bytes_free(NULL);
 
-    /* Scales: whole pixels, from 1, a side of at most 8192. */
-    const int32_t scales[] = { 0, -1, INT32_MIN, INT32_MAX, 8192 };
+    /* Scales: whole pixels, from 1, a side of at most 8192; another is the argument "scale",
+       whose message gives this code's range. */
+    char range[64];
+    snprintf(range, sizeof range, "from 1 to %u for this code", 8192 / modules_and_quiet_zone);
+    const int32_t scales[] = { 0, -1, INT32_MIN, INT32_MAX, 8192, 8192 / modules_and_quiet_zone + 1 };
     for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
         png = (uint8_t *)1;
         length = 1;
-        expect_error(portal_auth_totp_qr_png(LINK, scales[i], &png, &length, &error), &error, PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE, NULL);
+        CHECK(portal_auth_totp_qr_png(LINK, scales[i], &png, &length, &error) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+        CHECK(error && strstr(portal_auth_error_message(error), range) != NULL);
+        expect_error(PORTAL_AUTH_E_INVALID_ARGUMENT, &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "scale");
         CHECK(png == NULL && length == 0);
     }
     CHECK(portal_auth_totp_qr_png(LINK, 8192 / modules_and_quiet_zone, &png, &length, NULL) == PORTAL_AUTH_OK);
     CHECK(png_side(png, length, &height) <= 8192);
     portal_auth_bytes_free(png);
-    CHECK(portal_auth_totp_qr_png(LINK, 8192 / modules_and_quiet_zone + 1, &png, &length, NULL) == PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE);
 
     /* Unusable links. */
     const char *unusable[] = { "", "   ", "https://example.com/?secret=JBSWY3DP", "otpauth://totp/x?issuer=P",
@@ -220,7 +224,7 @@ static void test_svg(void) {
     portal_auth_string_free(svg);
 
     svg = (char *)1;
-    expect_error(portal_auth_totp_qr_svg(LINK, 0, &svg, &error), &error, PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE, NULL);
+    expect_error(portal_auth_totp_qr_svg(LINK, 0, &svg, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "scale");
     CHECK(svg == NULL);
     expect_error(portal_auth_totp_qr_svg("otpauth://totp/x", 4, &svg, &error), &error, PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE, NULL);
     expect_error(portal_auth_totp_qr_svg(NULL, 4, &svg, &error), &error, PORTAL_AUTH_E_INVALID_ARGUMENT, "otpauth_url");

@@ -2,8 +2,9 @@
 /// `userJwt`, a TOTP link or secret, or a stored value.
 public enum PortalAuthError: Error, Equatable, Sendable {
     /// A required argument (`authEnvironmentId`, `redirectUrl`, `apiHost`, `email`) was
-    /// blank or unusable.
-    case invalidArgument(name: String)
+    /// blank or unusable; `accepted`, when given, says what it must be (a QR code's `scale`:
+    /// the range).
+    case invalidArgument(name: String, accepted: String? = nil)
     /// `sendMagicLink` on a client built without a `MagicLinkConfig`.
     case magicLinkNotConfigured
     /// The provider's authorize URL was absent or blank.
@@ -30,8 +31,8 @@ public enum PortalAuthError: Error, Equatable, Sendable {
 extension PortalAuthError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .invalidArgument(let name):
-            return "Invalid argument: \(name) is blank or unusable."
+        case .invalidArgument(let name, let accepted):
+            return accepted.map { "Invalid argument: \(name) must be \($0)." } ?? "Invalid argument: \(name) is blank or unusable."
         case .magicLinkNotConfigured:
             return "sendMagicLink needs a MagicLinkConfig (fromEmail and templateId)."
         case .authMethodUnavailable(let method):

@@ -23,9 +23,9 @@ public struct TotpQRCode: Sendable {
     public var side: Int { matrix.side }
 
     /// A PNG of `scale` pixels a module, `side × scale` pixels square: pure black on opaque
-    /// white (1-bit grayscale). Throws `PortalAuthError.totpQrUnavailable` unless `scale`
-    /// is a whole number from 1 with a side of at most `maximumSide` pixels;
-    /// `SystemLibraryUnavailable` when libpng cannot be loaded.
+    /// white (1-bit grayscale). Throws `PortalAuthError.invalidArgument(name: "scale")`, its
+    /// message giving the range, unless `scale` is a whole number from 1 with a side of at
+    /// most `maximumSide` pixels; `SystemLibraryUnavailable` when libpng cannot be loaded.
     public func png(scale: Double = 10) throws -> [UInt8] {
         let bitmap = Bitmap(columns: side, rows: side, scale: try pixelsPerModule(scale)) {
             matrix.isDark(row: $0, column: $1)
@@ -55,10 +55,14 @@ public struct TotpQRCode: Sendable {
     }
 
     /// A whole number of pixels a module: an image cannot split a pixel between modules.
+    /// - Throws: `invalidArgument("scale")`, with the range this code takes.
     private func pixelsPerModule(_ scale: Double) throws -> Int {
-        guard scale.isFinite, scale >= 1, scale.rounded(.towardZero) == scale,
-              Double(side) * scale <= Double(Self.maximumSide)
-        else { throw PortalAuthError.totpQrUnavailable }
+        let largest = Self.maximumSide / side
+        guard scale.isFinite, scale >= 1, scale.rounded(.towardZero) == scale, scale <= Double(largest) else {
+            throw PortalAuthError.invalidArgument(
+                name: "scale",
+                accepted: "a whole number of pixels a module from 1 to \(largest) for this code (\(side) modules a side; an image is \(Self.maximumSide) pixels a side at most)")
+        }
         return Int(scale)
     }
 }

@@ -225,6 +225,15 @@ void error_fields() {
         unavailable = failed.code() == pa::Code::totp_qr_unavailable;
     }
     CHECK(unavailable);
+    /* A scale it cannot take is the argument "scale", the message giving the range. */
+    bool scale_refused = false;
+    try {
+        pa::totp_qr_png("otpauth://totp/Portal:a?secret=JBSWY3DPEHPK3PXP&issuer=Portal", 0);
+    } catch (const pa::Error &failed) {
+        scale_refused = failed.code() == pa::Code::invalid_argument && failed.name() == "scale" &&
+                        failed.message().find("from 1 to ") != std::string::npos;
+    }
+    CHECK(scale_refused);
     CHECK(!pa::totp_secret("otpauth://totp/Portal:a?issuer=Portal"));
     CHECK(!(pa::TotpRequired{"jwt", std::nullopt, ""}.totp_secret()));
 }

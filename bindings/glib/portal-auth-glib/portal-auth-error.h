@@ -33,7 +33,7 @@ G_BEGIN_DECLS
  * @PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE: The keyring failed; portal_auth_error_get_reason() says how.
  * @PORTAL_AUTH_ERROR_ACCOUNT_ABSTRACTION_UNAVAILABLE: The server's text is portal_auth_error_get_detail().
  * @PORTAL_AUTH_ERROR_RATE_LIMITED: Portal sends no more emails for now.
- * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: No QR code of this link, or at this scale.
+ * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: No QR code of this link.
  * @PORTAL_AUTH_ERROR_UNAUTHORIZED: HTTP 401: a wrong TOTP code, or an expired or spent userJwt.
  * @PORTAL_AUTH_ERROR_HTTP_STATUS: Another HTTP error; portal_auth_error_get_http_status(), portal_auth_error_get_body().
  * @PORTAL_AUTH_ERROR_NETWORK: No answer: refused, reset, timed out, too large.

@@ -156,7 +156,7 @@ class RateLimited(PortalAuthError):
 
 
 class TotpQrUnavailable(PortalAuthError):
-    """No QR code can be made from this otpauth link at this scale."""
+    """No QR code can be made from this otpauth link."""
 
     def __init__(self, message: str = "No QR code can be made for this TOTP link.") -> None:
         """The error, with the library's `message`."""

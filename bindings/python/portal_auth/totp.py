@@ -34,8 +34,9 @@ def totp_secret(otpauth_url: str) -> str | None:
 
 def totp_qr_code_png(otpauth_url: str, scale: int = 10) -> bytes:
     """The link's QR code as PNG bytes, `(modules + 8) × scale` pixels square. Raises
-    TotpQrUnavailable for an unusable link, a scale under 1, or a side over 8192 pixels;
-    InvalidArgument("scale") for a scale that is not an int of 32 bits."""
+    TotpQrUnavailable for an unusable link; InvalidArgument("scale") for a scale under 1, a
+    side over 8192 pixels (its message gives the range) or a scale that is not an int of 32
+    bits."""
     lib = _native.lib()
     out = ctypes.c_void_p()
     length = ctypes.c_size_t()

@@ -70,9 +70,12 @@ def test_the_matrix_paints_the_code_the_png_draws(enrollment: TotpRequiredResult
 
 
 @pytest.mark.parametrize("scale", [0, -1, -(2**31), 10**6, 2**31 - 1])
-def test_unusable_scales(enrollment: TotpRequiredResult, scale: int) -> None:
-    with pytest.raises(TotpQrUnavailable):
+def test_unusable_scales_name_the_argument_and_its_range(enrollment: TotpRequiredResult, scale: int) -> None:
+    with pytest.raises(portal_auth.InvalidArgument) as raised:
         enrollment.qr_code_png(scale=scale)
+    assert raised.value.name == "scale"
+    side = len(portal_auth.totp_qr_code_matrix(enrollment.totp_link or ""))
+    assert f"scale must be a whole number of pixels a module from 1 to {8192 // side} for this code" in str(raised.value)
 
 
 # The C ABI takes whole pixels in an int32: what it cannot hold never reaches it.

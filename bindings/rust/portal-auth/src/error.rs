@@ -43,7 +43,7 @@ pub enum Error {
     AccountAbstractionUnavailable { detail: String, message: String },
     /// Portal sends no more magic links now: wait before sending another.
     RateLimited { message: String },
-    /// No QR code can be made of this link at this scale.
+    /// No QR code can be made of this link.
     TotpQrUnavailable { message: String },
     /// HTTP 401: a spent or expired grant, a wrong TOTP code.
     Unauthorized { message: String },

@@ -207,7 +207,8 @@ pub fn totp_secret(otpauth_url: &str) -> Option<String> {
 
 /// The QR code of an enrollment link as a PNG: `scale` pixels a module (10 is usual),
 /// `(modules + 8) × scale` pixels square, black on white. [`Error::TotpQrUnavailable`] for
-/// an unusable link, a scale of 0 or a side over 8192 pixels.
+/// an unusable link; [`Error::InvalidArgument`] (`scale`) for a scale of 0 or a side over
+/// 8192 pixels, its message giving the range.
 ///
 /// ```
 /// let png = portal_auth::totp_qr_png("otpauth://totp/Portal:ada?secret=JBSWY3DPEHPK3PXP", 10)?;

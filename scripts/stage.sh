@@ -11,6 +11,7 @@
 #                           folder under an empty tmpfs, a file under an empty file
 #                           (unreadable as a library); as root, or in a user namespace
 #   swift_toolchain         prints the Swift toolchain's folder (/opt/swift), for `hiding`
+#   glibc_floor             sets floor: the oldest glibc the library claims (Sources/CGlibcFloor)
 #   quick_start README      runs the README's quick-start commands as written, with HOME in
 #                           $work and Debian's programs first on PATH (as on a fresh Debian 12)
 # Outputs are read whole before grep looks at them: under pipefail, `command | grep -q`
@@ -48,4 +49,8 @@ quick_start() {
     (export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
         > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
     pass "$1's quick start works as written"
+}
+glibc_floor() {
+    floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
+    [ -n "$floor" ] || fail "PORTAL_AUTH_GLIBC_FLOOR not found in Sources/CGlibcFloor/include/glibc_floor.h"
 }

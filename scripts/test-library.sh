@@ -48,8 +48,7 @@ pass "stripped to $(stat -c %s "$library") bytes; gdb reads its lines from lib/.
 
 # The glibc floor: no symbol the library imports is of a newer GLIBC_ version than the floor
 # its source names (Sources/CGlibcFloor), so that a new call cannot raise it unnoticed.
-floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
-[ -n "$floor" ] || fail "PORTAL_AUTH_GLIBC_FLOOR not found"
+glibc_floor
 objdump -T "$library" | grep -o '(GLIBC_[0-9.]*)' | tr -d '()' | sed 's/^GLIBC_//' | sort -u -V > "$work/glibc"
 newest=$(tail -n 1 "$work/glibc")
 [ "$(printf '%s\n' "$newest" "$floor" | sort -V | tail -n 1)" = "$floor" ] \

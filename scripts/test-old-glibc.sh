@@ -20,7 +20,7 @@ if [ ! -f "$root/.ready" ]; then
 fi
 version=$(find "$root/lib/" -maxdepth 2 -name 'libc-*.so' -printf '%f\n' | sed -n 's/^libc-\(.*\)\.so$/\1/p' | head -n 1)
 [ -n "$version" ] || fail "no glibc in the Debian 11 root"
-floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
+glibc_floor
 [ "$version" = "$floor" ] || fail "the root's glibc is $version, not the library's floor $floor"
 pass "a Debian 11 root with glibc $version, the library's floor"
 

@@ -35,7 +35,7 @@ pass "the sdist carries the library and the header's version, $version"
 wheel=${wheels[0]}
 tag=${wheel##*/portal_auth-"$version"-}
 tag=${tag%.whl}
-floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
+glibc_floor
 [ "$tag" = "py3-none-manylinux_${floor/./_}_x86_64" ] || fail "the wheel is tagged $tag, not for the library's glibc floor $floor"
 shown=$("$work/tools/bin/auditwheel" show "$wheel") || fail "auditwheel show: $shown"
 platform=${tag#py3-none-}

@@ -732,10 +732,14 @@ portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_u
  * thread that carries the other calls): it may block, and may call any function of the
  * library and wait for the callback. `url` is borrowed for the call, and is always an
  * absolute https URL (http only when the API host is loopback); `ephemeral` is the client's
- * prefers-ephemeral flag (PORTAL_AUTH_TRUE: open a private window if you can). Return 0 once the browser is launched (loading the page before
- * returning works too); any other value ends the sign-in with
- * PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE and PORTAL_AUTH_REASON_OPENER_FAILED, whose message
- * quotes the value returned.
+ * prefers-ephemeral flag (PORTAL_AUTH_TRUE: open a private window if you can).
+ *
+ * Return 0 once the browser is launched (loading the page before returning works too).
+ * Return PORTAL_AUTH_REASON_NO_BROWSER when there is no browser to open (a terminal over
+ * SSH, no desktop): the sign-in ends at once with PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE and
+ * PORTAL_AUTH_REASON_NO_BROWSER, and portal_auth_error_url gives the URL to show the user.
+ * Any other value ends it with PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE and
+ * PORTAL_AUTH_REASON_OPENER_FAILED, whose message quotes the value returned.
  */
 typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, portal_auth_bool ephemeral);
 
@@ -787,8 +791,8 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  *             PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS while another sign-in (browser or magic
  *             link) of this client runs; PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE for a redirect
  *             URL that is not loopback with an explicit port, a port in use, no browser
- *             found (the URL of portal_auth_login_with_google can then be shown to the user)
- *             or a failed opener (portal_auth_error_reason tells which);
+ *             found (portal_auth_error_url gives the URL to show the user instead) or a
+ *             failed opener (portal_auth_error_reason tells which);
  *             PORTAL_AUTH_E_MALFORMED_RESPONSE for an authorize URL that is not an absolute
  *             https URL (no browser is started); PORTAL_AUTH_E_SIGN_IN_CLOSED on timeout,
  *             portal_auth_call_cancel or portal_auth_free before the browser came back
@@ -972,8 +976,12 @@ portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options
  */
 
 /**
- * Submits the user's code for a TOTP step. The code is posted verbatim. A wrong code fails
- * with PORTAL_AUTH_E_UNAUTHORIZED and leaves the step usable.
+ * Submits the user's code for a TOTP step. The code is posted verbatim: tidy what the user
+ * typed with portal_auth_totp_code_normalize first. A code the server refuses fails with
+ * PORTAL_AUTH_E_UNAUTHORIZED and a reason: PORTAL_AUTH_REASON_TOTP_CODE_REJECTED leaves the
+ * step usable (ask for the code again); PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED says the
+ * step's userJwt had expired by the local clock (portal_auth_result_totp_expires_at), so
+ * the user signs in again. An expired step is still sent: the server decides.
  *
  * @param client The client.
  * @param code The user's code; borrowed.
@@ -989,6 +997,23 @@ portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options
 portal_auth_code portal_auth_verify_totp(portal_auth *client, const char *code,
                                          const char *user_jwt, portal_auth_result_fn done,
                                          void *user_data, portal_auth_call **out_call);
+
+/** The size of the buffer portal_auth_totp_code_normalize writes: six digits and a NUL. */
+#define PORTAL_AUTH_TOTP_CODE_SIZE 7
+
+/**
+ * Tidies what the user typed for a TOTP code before portal_auth_verify_totp: removes the
+ * spaces and dashes authenticator apps show ("123 456", "123-456") and says whether
+ * exactly six digits remain. Makes no request.
+ *
+ * @param typed What the user typed; borrowed. NULL or not UTF-8 gives PORTAL_AUTH_FALSE.
+ * @param out_code May be NULL. Receives the six digits, NUL-terminated, or "" when the
+ *                 answer is PORTAL_AUTH_FALSE; PORTAL_AUTH_TOTP_CODE_SIZE bytes.
+ * @return PORTAL_AUTH_TRUE when six digits remain (verify them); PORTAL_AUTH_FALSE when
+ *         anything else is left or another number of digits (ask the user again).
+ */
+portal_auth_bool portal_auth_totp_code_normalize(const char *typed,
+                                                 char out_code[PORTAL_AUTH_TOTP_CODE_SIZE]);
 
 /** @} */
 
@@ -1069,6 +1094,16 @@ const char *portal_auth_result_totp_link(const portal_auth_result *result);
  * @return Owned by the result; "" when the server did not send it; NULL for another kind.
  */
 const char *portal_auth_result_end_user_id(const portal_auth_result *result);
+
+/**
+ * TOTP_REQUIRED: when the step expires, by the userJwt's `exp` (ten minutes after the
+ * sign-in); a code verified later fails with PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED.
+ *
+ * @param result The result.
+ * @return Whole seconds since the Unix epoch; 0 when the userJwt carries no expiry, or for
+ *         another kind.
+ */
+int64_t portal_auth_result_totp_expires_at(const portal_auth_result *result);
 
 /** @} */
 
@@ -1239,11 +1274,13 @@ enum {
 };
 
 /**
- * Which failure a PORTAL_AUTH_E_SESSION_STORAGE_FAILURE or PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE
- * was (portal_auth_error_reason), so that an app can choose what to tell its user; the
- * error's message says it in a sentence. A 32-bit integer with stable values, never reused,
- * rather than an enum: a later version may add reasons, and a program should treat one it
- * does not know as the error's code alone.
+ * Which failure a PORTAL_AUTH_E_SESSION_STORAGE_FAILURE, _SIGN_IN_UNAVAILABLE,
+ * _SIGN_IN_CLOSED or _UNAUTHORIZED was (portal_auth_error_reason), so that an app can
+ * choose what its user does next. portal_auth_reason_user_message gives a sentence to show
+ * the user as it is, portal_auth_reason_name the name to key a translation by; the error's
+ * own message is the developer's. A 32-bit integer with stable values, never reused, rather
+ * than an enum: a later version may add reasons, and a program should treat one it does
+ * not know as the error's code alone. docs/errors.md has the table.
  */
 typedef int32_t portal_auth_reason;
 
@@ -1318,8 +1355,39 @@ enum {
     /** The sign-in's timeout passed before the browser or the email's link came back. */
     PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT = 41,
     /** The client was freed (portal_auth_free) during the sign-in. */
-    PORTAL_AUTH_REASON_CLIENT_CLOSED = 42
+    PORTAL_AUTH_REASON_CLIENT_CLOSED = 42,
+    /* PORTAL_AUTH_E_UNAUTHORIZED: the server refused; what the user does next. */
+    /** A redirect's grant was refused (portal_auth_handle_redirect, the one-call sign-ins):
+        the link was already used, has expired, or is not Portal's. Request a new link. */
+    PORTAL_AUTH_REASON_LINK_USED = 50,
+    /** portal_auth_verify_totp: the code was not accepted, and the step had not expired by
+        the local clock. Ask for the code again and verify with the same step. */
+    PORTAL_AUTH_REASON_TOTP_CODE_REJECTED = 51,
+    /** portal_auth_verify_totp: the step's userJwt had expired by the local clock
+        (portal_auth_result_totp_expires_at). Sign in again. */
+    PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52
 };
+
+/**
+ * A reason's name, as this header spells it after PORTAL_AUTH_REASON_ ("KEYRING_LOCKED"),
+ * to log or to key an app's own translations by.
+ *
+ * @param reason A PORTAL_AUTH_REASON_* value.
+ * @return Static storage, never freed; NULL for NONE and for a value this library does not
+ *         know.
+ */
+const char *portal_auth_reason_name(portal_auth_reason reason);
+
+/**
+ * A reason's one-line sentence for the user, in English, to show as it is ("Your keyring is
+ * locked. Unlock it, then try again."). It never carries a detail of the error (an address,
+ * a program, a status); those are in the error's message, for the developer.
+ *
+ * @param reason A PORTAL_AUTH_REASON_* value.
+ * @return Static storage, never freed; NULL for NONE and for a value this library does not
+ *         know.
+ */
+const char *portal_auth_reason_user_message(portal_auth_reason reason);
 
 /**
  * The error's code.
@@ -1405,13 +1473,25 @@ int32_t portal_auth_error_http_status(const portal_auth_error *error);
 const char *portal_auth_error_body(const portal_auth_error *error);
 
 /**
- * SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was.
+ * SESSION_STORAGE_FAILURE, SIGN_IN_UNAVAILABLE, SIGN_IN_CLOSED and UNAUTHORIZED: which
+ * failure it was.
  *
  * @param error The error.
- * @return A PORTAL_AUTH_REASON_* value; PORTAL_AUTH_REASON_NONE for another code, and for
- *         NULL.
+ * @return A PORTAL_AUTH_REASON_* value; PORTAL_AUTH_REASON_NONE for another code, for an
+ *         UNAUTHORIZED of a call that cannot tell (portal_auth_get_auth_methods, ...), and
+ *         for NULL.
  */
 portal_auth_reason portal_auth_error_reason(const portal_auth_error *error);
+
+/**
+ * SIGN_IN_UNAVAILABLE with PORTAL_AUTH_REASON_NO_BROWSER from a browser sign-in: the
+ * authorize URL no browser could open, to show the user (to open elsewhere; the redirect
+ * can then be pasted into portal_auth_handle_redirect).
+ *
+ * @param error The error.
+ * @return Owned by the error; NULL for another error.
+ */
+const char *portal_auth_error_url(const portal_auth_error *error);
 
 /**
  * Frees an error and the strings it owns.

@@ -110,7 +110,9 @@ public func portalAuthSetBrowserOpener(
     auth.setBrowserOpener { url, ephemeral in
         let status = url.withCString { host.open(host.data.raw, $0, ephemeral ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE) }
         // The opener's own account of its failure: the value it returned.
-        guard status == 0 else { throw BrowserOpenerError(message: "it returned \(status)") }
+        guard status == 0 else {
+            throw BrowserOpenerError(message: "it returned \(status)", noBrowser: status == PORTAL_AUTH_REASON_NO_BROWSER)
+        }
     }
     return portal_auth_code(PORTAL_AUTH_OK)
 }

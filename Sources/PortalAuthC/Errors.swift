@@ -13,6 +13,7 @@ final class ErrorBox {
     private(set) var method: OwnedCString?
     private(set) var httpStatus: Int32 = 0
     private(set) var body: OwnedCString?
+    private(set) var url: OwnedCString?
     private(set) var reason = portal_auth_reason(PORTAL_AUTH_REASON_NONE)
 
     init(_ error: any Error) {
@@ -45,7 +46,7 @@ final class ErrorBox {
                 self.detail = OwnedCString(detail)
             case .sessionStorageFailure(let reason, _):
                 code = portal_auth_code(PORTAL_AUTH_E_SESSION_STORAGE_FAILURE)
-                self.reason = Self.cReason(reason)
+                self.reason = CReason.of(reason).number
             case .accountAbstractionUnavailable(let detail):
                 code = portal_auth_code(PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE)
                 self.detail = OwnedCString(detail)
@@ -56,8 +57,9 @@ final class ErrorBox {
             }
         case let error as PortalRequestsError:
             switch error {
-            case .unauthorized:
+            case .unauthorized(let reason):
                 code = portal_auth_code(PORTAL_AUTH_E_UNAUTHORIZED)
+                self.reason = reason.map { CReason.of($0).number } ?? portal_auth_reason(PORTAL_AUTH_REASON_NONE)
             case .httpStatus(_, let excerpt):
                 code = portal_auth_code(PORTAL_AUTH_E_HTTP_STATUS)
                 body = excerpt.map(OwnedCString.init)
@@ -74,10 +76,11 @@ final class ErrorBox {
             switch error {
             case .closed(let reason):
                 code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CLOSED)
-                self.reason = Self.cReason(reason)
-            case .unavailable(let reason, _):
+                self.reason = CReason.of(reason).number
+            case .unavailable(let reason, _, let url):
                 code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE)
-                self.reason = Self.cReason(reason)
+                self.reason = CReason.of(reason).number
+                self.url = url.map(OwnedCString.init)
             case .signInInProgress: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS)
             case .callbackIncomplete: code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE)
             }
@@ -105,45 +108,6 @@ final class ErrorBox {
         case "applicationId": return "application_id"
         case "directory": return "file_storage_path"
         default: return name
-        }
-    }
-
-    private static func cReason(_ reason: StorageFailureReason) -> portal_auth_reason {
-        switch reason {
-        case .keyringLocked: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_LOCKED)
-        case .noSecretService: return portal_auth_reason(PORTAL_AUTH_REASON_NO_SECRET_SERVICE)
-        case .noSessionBus: return portal_auth_reason(PORTAL_AUTH_REASON_NO_SESSION_BUS)
-        case .dbusFailure: return portal_auth_reason(PORTAL_AUTH_REASON_DBUS_FAILURE)
-        case .libsecretMissing: return portal_auth_reason(PORTAL_AUTH_REASON_LIBSECRET_MISSING)
-        case .hostStorageFailed: return portal_auth_reason(PORTAL_AUTH_REASON_HOST_STORAGE_FAILED)
-        case .entryNotCleared: return portal_auth_reason(PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED)
-        case .keyringNeedsConfirmation: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION)
-        case .keyringPromptDismissed: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED)
-        case .keyringEncryptionFailed: return portal_auth_reason(PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED)
-        case .fileStoreUnsafe: return portal_auth_reason(PORTAL_AUTH_REASON_FILE_STORE_UNSAFE)
-        case .fileStoreFailed: return portal_auth_reason(PORTAL_AUTH_REASON_FILE_STORE_FAILED)
-        }
-    }
-
-    private static func cReason(_ reason: SignInUnavailableReason) -> portal_auth_reason {
-        switch reason {
-        case .redirectNotLoopback: return portal_auth_reason(PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK)
-        case .portInUse: return portal_auth_reason(PORTAL_AUTH_REASON_PORT_IN_USE)
-        case .listenerFailed: return portal_auth_reason(PORTAL_AUTH_REASON_LISTENER_FAILED)
-        case .noBrowser: return portal_auth_reason(PORTAL_AUTH_REASON_NO_BROWSER)
-        case .openerFailed: return portal_auth_reason(PORTAL_AUTH_REASON_OPENER_FAILED)
-        case .noRuntimeDirectory: return portal_auth_reason(PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY)
-        case .runtimeDirectoryUnsafe: return portal_auth_reason(PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE)
-        case .channelInUse: return portal_auth_reason(PORTAL_AUTH_REASON_CHANNEL_IN_USE)
-        case .channelFailed: return portal_auth_reason(PORTAL_AUTH_REASON_CHANNEL_FAILED)
-        }
-    }
-
-    private static func cReason(_ reason: SignInClosedReason) -> portal_auth_reason {
-        switch reason {
-        case .cancelled: return portal_auth_reason(PORTAL_AUTH_REASON_SIGN_IN_CANCELLED)
-        case .timedOut: return portal_auth_reason(PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT)
-        case .clientClosed: return portal_auth_reason(PORTAL_AUTH_REASON_CLIENT_CLOSED)
         }
     }
 
@@ -234,9 +198,15 @@ public func portalAuthErrorBody(_ error: UnsafePointer<portal_auth_error>?) -> U
     ErrorHandle.object(error)?.body.map { UnsafePointer($0.pointer) }
 }
 
-/// SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was, a
-/// PORTAL_AUTH_REASON_* value (portal_auth.h) to choose what to tell the user;
-/// PORTAL_AUTH_REASON_NONE for every other error and for NULL.
+/// SIGN_IN_UNAVAILABLE with PORTAL_AUTH_REASON_NO_BROWSER from a browser sign-in: the
+/// authorize URL no browser could open, for the app to show; else NULL. Owned by the error.
+@c(portal_auth_error_url)
+public func portalAuthErrorUrl(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
+    ErrorHandle.object(error)?.url.map { UnsafePointer($0.pointer) }
+}
+
+/// Which failure it was, a PORTAL_AUTH_REASON_* value (portal_auth.h, docs/errors.md);
+/// PORTAL_AUTH_REASON_NONE for an error without one and for NULL.
 @c(portal_auth_error_reason)
 public func portalAuthErrorReason(_ error: UnsafePointer<portal_auth_error>?) -> portal_auth_reason {
     ErrorHandle.object(error)?.reason ?? portal_auth_reason(PORTAL_AUTH_REASON_NONE)

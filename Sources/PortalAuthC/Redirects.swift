@@ -191,3 +191,11 @@ public func portalAuthResultTotpLink(_ result: UnsafePointer<portal_auth_result>
 public func portalAuthResultEndUserId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.endUserId.map { UnsafePointer($0.pointer) }
 }
+
+/// TOTP_REQUIRED: when the step expires, in whole seconds since the Unix epoch (the
+/// userJwt's `exp`); 0 when the userJwt carries none, or for another kind.
+@c(portal_auth_result_totp_expires_at)
+public func portalAuthResultTotpExpiresAt(_ result: UnsafePointer<portal_auth_result>?) -> Int64 {
+    guard case .totpRequired(let step)? = ResultHandle.object(result)?.result else { return 0 }
+    return step.expiresAt ?? 0
+}

@@ -175,3 +175,20 @@ private func handOver(_ bytes: inout [UInt8]) throws -> (pointer: UnsafeMutableP
     guard let buffer = SecretMemory.copy(bytes) else { throw OutOfMemory() }
     return (buffer, UInt(bytes.count))
 }
+
+/// What the user typed for a TOTP code, with the spaces and dashes removed
+/// (TotpCodeInput.normalized): PORTAL_AUTH_TRUE and the six digits, NUL-terminated, in
+/// `out_code` (7 bytes) when exactly six remain; else PORTAL_AUTH_FALSE and "" (also for a
+/// NULL or non-UTF-8 `typed`). A NULL `out_code` only answers.
+@c(portal_auth_totp_code_normalize)
+public func portalAuthTotpCodeNormalize(_ typed: UnsafePointer<CChar>?, _ out_code: UnsafeMutablePointer<CChar>?) -> portal_auth_bool {
+    out_code?.initialize(to: 0)
+    guard let text = try? CText.read(typed), let code = TotpCodeInput.normalized(text) else {
+        return PORTAL_AUTH_FALSE
+    }
+    if let out_code {
+        for (offset, byte) in code.utf8.enumerated() { out_code[offset] = CChar(bitPattern: byte) }
+        out_code[code.utf8.count] = 0
+    }
+    return PORTAL_AUTH_TRUE
+}

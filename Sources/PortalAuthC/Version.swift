@@ -14,9 +14,13 @@ public func portalAuthVersionNumber() -> Int32 {
 }
 
 // Written once, when first read, and never again: safe to share.
-nonisolated(unsafe) private let libraryVersionText: UnsafePointer<CChar> = {
-    let bytes = Array(PortalAuthVersion.string.utf8CString)
+nonisolated(unsafe) private let libraryVersionText = staticCString(PortalAuthVersion.string)
+
+/// A copy of `text` in storage that lives as long as the process, for strings C is told
+/// never to free.
+func staticCString(_ text: String) -> UnsafePointer<CChar> {
+    let bytes = Array(text.utf8CString)
     let storage = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
     storage.initialize(from: bytes, count: bytes.count)
     return UnsafePointer(storage)
-}()
+}

@@ -27,7 +27,7 @@ import Testing
         #expect(ChildProcess.spawn("/nonexistent/program", arguments: ["program"]) == nil)
     }
 
-    /// The app can still show the user the URL: loginWithGoogle gives it.
+    /// The app can still show the user the URL: the error carries it.
     @Test func withNoProgramToStartTheSignInIsUnavailableAndSaysSo() async throws {
         let emulator = try await Emulator.start()
         let (client, _, port) = try await loopbackClient(emulator)
@@ -35,14 +35,16 @@ import Testing
         #expect(throws: SystemBrowser.NoBrowser.self) { try nowhere.open("http://127.0.0.1:1/", ephemeral: false) }
         client.setBrowserOpener { try nowhere.open($0, ephemeral: $1) }
         await LogLines.recording { lines in
-            await #expect(throws: PortalAuthSignInError.unavailable(reason: .noBrowser, detail: nil)) {
-                _ = try await client.signInWithGoogle()
+            let error = await caught { _ = try await client.signInWithGoogle() }
+            guard case .unavailable(.noBrowser, nil, let url?) = error as? PortalAuthSignInError else {
+                Issue.record("expected unavailable(noBrowser) with the URL, got \(String(describing: error))")
+                return
             }
-            #expect(lines.all.contains { $0.contains("no browser was found") && $0.contains("loginWithGoogle") })
+            #expect(url.contains("/oauth/google/authorize"))
+            #expect(lines.all.contains { $0.contains("no browser was found") && $0.contains("the URL the error carries") })
         }
         #expect(try await emulator.requests("/oauth/urls").count == 1)
         #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED)
-        #expect(try await client.loginWithGoogle().authorizeUrl.contains("/oauth/google/authorize"))
     }
 
     @Test func aCommandThatFailsAtOnceGivesWayToTheNext() throws {
@@ -52,7 +54,7 @@ import Testing
         let failing = SystemBrowser(browser: "/usr/bin/false %s", path: "/nonexistent", failureGrace: grace)
         let error = try #require(#expect(throws: SystemBrowser.NoBrowser.self) { try failing.open("http://127.0.0.1:1/", ephemeral: false) })
         #expect(error.detail == "/usr/bin/false failed (wait status 256)")
-        #expect(PortalAuth.unavailable(openerFailure: error) == .unavailable(reason: .noBrowser, detail: error.detail))
+        #expect(PortalAuth.unavailable(openerFailure: error, url: "u") == .unavailable(reason: .noBrowser, detail: error.detail, authorizeUrl: "u"))
         let next = SystemBrowser(browser: "/usr/bin/false %s:/usr/bin/true %s", path: "/nonexistent", failureGrace: grace)
         try next.open("http://127.0.0.1:1/", ephemeral: false)
         // A command still running after the grace is the launched browser.

@@ -82,7 +82,7 @@ import Testing
         let taken = try LoopbackClient.occupy(browser.port)
         defer { close(taken) }
         let error = await caught { _ = try await browser.client.signInWithApple() }
-        guard case .unavailable(.portInUse, let detail?) = error as? PortalAuthSignInError else {
+        guard case .unavailable(.portInUse, let detail?, _) = error as? PortalAuthSignInError else {
             Issue.record("expected unavailable(portInUse), got \(String(describing: error))")
             return
         }
@@ -110,7 +110,7 @@ import Testing
         let opener = RecordingOpener(failingWith: BrowserOpenerError(message: text))
         let browser = try await BrowserFixture(try await Emulator.shared.get(), opener: opener)
         let error = await caught { _ = try await browser.client.signInWithGoogle() }
-        guard case .unavailable(.openerFailed, let detail?) = error as? PortalAuthSignInError else {
+        guard case .unavailable(.openerFailed, let detail?, _) = error as? PortalAuthSignInError else {
             Issue.record("expected unavailable(openerFailed), got \(String(describing: error))")
             return
         }

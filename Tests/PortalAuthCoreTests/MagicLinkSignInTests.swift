@@ -173,8 +173,8 @@ import Testing
         let (client, _, _) = try await loopbackClient(emulator)
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("spent"))
         try await emulator.fault("/magic-links/validations", "status", ["status": 401])
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.handleRedirect(mail.link) }
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await signIn.value }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) { _ = try await client.handleRedirect(mail.link) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) { _ = try await signIn.value }
     }
 
     @Test func hostileRequestsNeitherCompleteNorEndTheWait() async throws {

@@ -171,7 +171,7 @@ import Testing
             do {
                 _ = try listening.listenForRedirects(in: missing)
                 Issue.record("listened without a runtime folder (\(missing ?? "unset"))")
-            } catch .unavailable(.noRuntimeDirectory, _) {
+            } catch .unavailable(.noRuntimeDirectory, _, _) {
             } catch {
                 Issue.record("\(error)")
             }

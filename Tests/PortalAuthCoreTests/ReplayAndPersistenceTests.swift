@@ -40,7 +40,7 @@ import Testing
         let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)
         let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
-        await #expect(throws: PortalRequestsError.unauthorized) {
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) {
             _ = try await client.verifyTotp(try wrongCode(for: step), userJwt: step.userJwt)
         }
         #expect(try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt).session.endUserId == step.endUserId)
@@ -54,7 +54,7 @@ import Testing
         }
         #expect(try await emulator.requests().isEmpty)
         let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.verifyTotp(" 12 34 ", userJwt: step.userJwt) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) { _ = try await client.verifyTotp(" 12 34 ", userJwt: step.userJwt) }
         #expect(try await emulator.requests("/totps/validations").first?.jsonBody["code"] as? String == " 12 34 ")
     }
 
@@ -107,7 +107,7 @@ import Testing
         let newest = try await client.verifyTotp(try currentCode(for: newer), userJwt: newer.userJwt)
         // ...so the stale pending write is gone: verifying the old JWT is an ordinary
         // request (the JWT is spent: 401) and the newer entry is untouched.
-        await #expect(throws: PortalRequestsError.unauthorized) {
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) {
             _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
         }
         #expect(StoredSession.decode(await storage.stored(Env.demo) ?? "") == newest.session.stored)
@@ -123,7 +123,7 @@ import Testing
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_newer","endUserId":"eu_newer"}}"#])
         let newer = try #require(try await client.handleRedirect(appRedirect + "?token=g2&login_type=GOOGLE")?.authenticated)
         // The stale pending write is settled: the old JWT is an ordinary (spent) request.
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
         #expect(StoredSession.decode(await storage.stored(Env.demo) ?? "") == newer.session.stored)
     }
 
@@ -133,7 +133,7 @@ import Testing
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_1","endUserId":"eu_1"}}"#])
         // Precomposed and decomposed é: canonically equivalent, different grants.
         _ = try await client.handleRedirect(appRedirect + "?token=caf%C3%A9&login_type=GOOGLE")
-        await #expect(throws: PortalRequestsError.unauthorized) {
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) {
             _ = try await client.handleRedirect(appRedirect + "?token=cafe%CC%81&login_type=GOOGLE")
         }
         #expect(try await emulator.requests("/oauth/tokens").count == 2)
@@ -161,10 +161,10 @@ import Testing
         let (url, _) = try await grantRedirect(emulator, environment: Env.open)
         let result = try #require(try await client.handleRedirect(url)?.authenticated)
         try await result.session.invalidate()
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.handleRedirect(url) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) { _ = try await client.handleRedirect(url) }
         #expect(try await emulator.requests().count == 1, "no request for the invalidated replay")
         // The memo was dropped: a further delivery is a real (spent-grant) request.
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.handleRedirect(url) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) { _ = try await client.handleRedirect(url) }
         #expect(try await emulator.requests().count == 2)
     }
 
@@ -194,7 +194,7 @@ import Testing
         // Had clear not waited, the exchange would have persisted after it.
         #expect(try await storage.get(environmentId: Env.open) == nil)
         // The memo is forgotten too: the grant is exchanged again (and is spent).
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.handleRedirect(url) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) { _ = try await client.handleRedirect(url) }
     }
 
     @Test func cancellingBeforeTheRequestIsSentMakesNoRequest() async throws {

@@ -246,7 +246,7 @@ import Testing
         _ = try await client.handleRedirect(url)
         try await client.clearPersistedSession()
         #expect(try await client.restoreSession() == nil)
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.handleRedirect(url) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .linkUsed)) { _ = try await client.handleRedirect(url) }
         #expect(try await emulator.requests().count == 2)
     }
 
@@ -256,7 +256,7 @@ import Testing
         let (client, step) = try await clientWithPendingTotpWrite(emulator, storage: storage)
         try await client.clearPersistedSession()
         // No write resurrects what the user cleared: verifying again is an ordinary request.
-        await #expect(throws: PortalRequestsError.unauthorized) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
         #expect(await storage.stored(Env.demo) == nil)
     }
 

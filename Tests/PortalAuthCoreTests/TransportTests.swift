@@ -71,7 +71,7 @@ import Testing
     @Test func unauthorizedIsTheTransportsOwn401() async throws {
         let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: "env-unknown")
-        await #expect(throws: PortalRequestsError.unauthorized) { try await client.getMethods() }
+        await #expect(throws: PortalRequestsError.unauthorized(reason: nil)) { try await client.getMethods() }
     }
 
     @Test(arguments: [400, 403, 404, 409, 500, 502, 503])

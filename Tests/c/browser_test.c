@@ -26,6 +26,7 @@ typedef struct {
     portal_auth_reason reason;
     int kind;
     char message[512];
+    char url[2048]; /* portal_auth_error_url */
     portal_auth_session *session; /* retained */
 } outcome;
 
@@ -34,6 +35,7 @@ static void on_result(void *user_data, const portal_auth_result *result, const p
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
     out->reason = portal_auth_error_reason(error);
     if (error) snprintf(out->message, sizeof out->message, "%s", portal_auth_error_message(error));
+    if (portal_auth_error_url(error)) snprintf(out->url, sizeof out->url, "%s", portal_auth_error_url(error));
     out->kind = result ? portal_auth_result_kind(result) : 0;
     if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) out->session = portal_auth_session_retain(portal_auth_result_session(result));
     count_call(&out->calls);
@@ -317,6 +319,19 @@ int main(void) {
     CHECK(unavailable.reason == PORTAL_AUTH_REASON_OPENER_FAILED);
     CHECK(strcmp(unavailable.message,
                  "Browser sign-in is not possible: the application's browser opener failed (it returned 7).") == 0);
+    CHECK(unavailable.url[0] == 0);
+
+    /* An opener with no browser to open: NO_BROWSER at once, with the URL it was given to
+       show the user instead. */
+    browser no_browser = { .status = PORTAL_AUTH_REASON_NO_BROWSER };
+    CHECK(portal_auth_set_browser_opener(client, opener, &no_browser) == PORTAL_AUTH_OK);
+    outcome nowhere = {0};
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &nowhere, NULL) == PORTAL_AUTH_OK);
+    wait_result(&nowhere);
+    CHECK(nowhere.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && nowhere.reason == PORTAL_AUTH_REASON_NO_BROWSER);
+    CHECK(no_browser.calls == 1 && strcmp(nowhere.url, no_browser.url) == 0 && strstr(nowhere.url, "/oauth/google/authorize"));
+    CHECK(strstr(nowhere.message, nowhere.url) == NULL);
+    CHECK(portal_auth_set_browser_opener(client, opener, &failing) == PORTAL_AUTH_OK);
 
     /* The port in use: unavailable, before any request. (SO_REUSEADDR: the port's closed
        connections of the sign-ins above may linger in TIME_WAIT.) */
@@ -354,7 +369,7 @@ int main(void) {
     CHECK(timed_out.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && idle.calls == 2);
     CHECK(timed_out.reason == PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
 
-    CHECK(count_requests("/oauth/urls") == 3);
+    CHECK(count_requests("/oauth/urls") == 4); /* the failing opener, no browser, the cancelled and the timed-out */
     CHECK(count_requests("/oauth/tokens") == 0);
 
     /* The opener runs off the I/O thread: it may call the library and wait for the result. */
@@ -400,7 +415,7 @@ int main(void) {
     wait_result(&not_loopback);
     CHECK(not_loopback.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && idle.calls == 2);
     CHECK(not_loopback.reason == PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK);
-    CHECK(count_requests("/oauth/urls") == 6);
+    CHECK(count_requests("/oauth/urls") == 7);
     portal_auth_free(app);
 
     /* Arguments that cannot start a call, and NULL handles. */

@@ -59,7 +59,7 @@ struct SystemBrowser: Sendable {
             return
         }
         let remedy = FlatpakSandbox.isInside ? "the OpenURI portal did not start one" : "set $BROWSER or install xdg-utils (xdg-open)"
-        PortalAuthLog.emit(.warning, "Browser sign-in: no browser was found (\(remedy)); show the user the URL of loginWithGoogle or loginWithApple.")
+        PortalAuthLog.emit(.warning, "Browser sign-in: no browser was found (\(remedy)); show the user the URL the error carries.")
         throw NoBrowser(detail: lastFailure)
     }
 

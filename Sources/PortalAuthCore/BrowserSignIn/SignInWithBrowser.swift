@@ -131,7 +131,7 @@ extension PortalAuth {
             _ = await listener.outcome()
             // The default opener has said why; a host's opener failed in its own way.
             if !(error is SystemBrowser.NoBrowser) { PortalAuthLog.emit(.warning, "Browser sign-in: the browser opener failed.") }
-            throw Self.unavailable(openerFailure: error)
+            throw Self.unavailable(openerFailure: error, url: authorizeUrl)
         }
 
         let outcome = await listener.outcome()
@@ -157,15 +157,19 @@ extension PortalAuth {
         }
     }
 
-    /// The `unavailable` error for a failed opener: the default opener's account of the
-    /// last browser it tried, or the application opener's own `BrowserOpenerError` text.
-    /// Another error's text is not repeated: it might quote the authorize URL.
-    static func unavailable(openerFailure error: any Error) -> PortalAuthSignInError {
+    /// The `unavailable` error for a failed opener: no browser (the default opener's account
+    /// of the last browser it tried, or the application opener's own word), carrying `url`
+    /// for the app to show; or the application opener's `BrowserOpenerError` text. Another
+    /// error's text is not repeated: it might quote the authorize URL.
+    static func unavailable(openerFailure error: any Error, url: String) -> PortalAuthSignInError {
         switch error {
         case let noBrowser as SystemBrowser.NoBrowser:
-            return .unavailable(reason: .noBrowser, detail: noBrowser.detail)
+            return .unavailable(reason: .noBrowser, detail: noBrowser.detail, authorizeUrl: url)
         case let failure as BrowserOpenerError:
-            return .unavailable(reason: .openerFailed, detail: failure.message.truncated(to: 200).escapingControlCharacters())
+            let detail = failure.message.truncated(to: 200).escapingControlCharacters()
+            return failure.noBrowser
+                ? .unavailable(reason: .noBrowser, detail: detail, authorizeUrl: url)
+                : .unavailable(reason: .openerFailed, detail: detail)
         default:
             return .unavailable(reason: .openerFailed, detail: nil)
         }

@@ -77,8 +77,9 @@ public struct SystemLibraryUnavailable: Error, Equatable, Sendable, CustomString
 /// Errors of the transport, passed through unchanged by every call.
 public enum PortalRequestsError: Error, Equatable, Sendable {
     /// The server answered 401: a spent grant, a wrong TOTP code, an expired or spent
-    /// `userJwt`, or a remembered session that has since been invalidated.
-    case unauthorized
+    /// `userJwt`, or a remembered session that has since been invalidated. `reason` says
+    /// which, where the call knows (the grant exchanges and `verifyTotp`), else nil.
+    case unauthorized(reason: UnauthorizedReason?)
     /// Any other non-2xx status, with the server's reason: a bounded excerpt of the body
     /// (see `PortalAPI.excerpt`), `nil` when the body was empty and always for the grant
     /// exchanges and the TOTP check, whose requests carry a secret the body might echo. The
@@ -110,8 +111,14 @@ public enum NetworkFailure: String, Sendable {
 extension PortalRequestsError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .unauthorized:
-            return "Unauthorized (HTTP 401)."
+        case .unauthorized(let reason):
+            let why = switch reason {
+            case nil: ""
+            case .linkUsed: ": the redirect's grant was refused (used, expired or not Portal's); request a new link"
+            case .totpCodeRejected: ": the TOTP code was not accepted; the step is still usable"
+            case .totpStepExpired: ": the TOTP step had expired by the local clock; sign in again"
+            }
+            return "Unauthorized (HTTP 401)\(why)."
         case .httpStatus(let status, _):
             return "The server answered HTTP \(status)."
         case .network(let failure, let message):
@@ -135,8 +142,10 @@ public enum PortalAuthSignInError: Error, Equatable, Sendable {
     case closed(reason: SignInClosedReason)
     /// No one-call sign-in (or no redirect channel) is possible here: `reason` says why;
     /// `detail`, when there is one, names the address, the program, the folder or the
-    /// opener's own text (never a URL's query).
-    case unavailable(reason: SignInUnavailableReason, detail: String?)
+    /// opener's own text (never a URL's query). `authorizeUrl`, for `.noBrowser` from a
+    /// browser sign-in, is the URL no browser could open, for the app to show its user; it
+    /// is kept out of `description`.
+    case unavailable(reason: SignInUnavailableReason, detail: String?, authorizeUrl: String? = nil)
     /// The client already has a browser or magic-link sign-in under way.
     case signInInProgress
     /// The callback carried nothing usable.
@@ -163,7 +172,7 @@ extension PortalAuthSignInError: CustomStringConvertible {
             case .clientClosed: "The client was closed"
             }
             return "\(how) before the redirect came; nothing was exchanged."
-        case .unavailable(let reason, let detail):
+        case .unavailable(let reason, let detail, _):
             let cause: String
             switch reason {
             case .redirectNotLoopback:

@@ -82,14 +82,34 @@ public enum SignInClosedReason: Sendable, CaseIterable {
     case clientClosed
 }
 
+/// Which 401 a sign-in's exchange was (`PortalRequestsError.unauthorized`), so that an app
+/// knows whether its user retypes or starts over. The cases are stable; the C ABI numbers
+/// them (PORTAL_AUTH_REASON_*).
+public enum UnauthorizedReason: Sendable, CaseIterable {
+    /// A redirect's grant was refused (`handleRedirect`, the one-call sign-ins): the link was
+    /// already used, has expired, or is not Portal's. Request a new link.
+    case linkUsed
+    /// The TOTP code was not accepted and the step had not expired by the local clock:
+    /// retype the code and verify again with the same step.
+    case totpCodeRejected
+    /// The TOTP step's `userJwt` had expired by the local clock (ten minutes after the
+    /// sign-in that returned it): start the sign-in again.
+    case totpStepExpired
+}
+
 /// The error an application's `BrowserOpener` throws to say why it failed. Its message is
 /// carried into the sign-in's `unavailable` error (control characters escaped, cut to 200
 /// characters), so it must carry no secret and not the authorize URL. The text of any other
 /// error an opener throws is not repeated: it might quote the URL.
 public struct BrowserOpenerError: Error, Equatable, Sendable {
     public let message: String
+    /// The opener found no browser to open (a terminal over SSH, no desktop): the sign-in
+    /// fails at once with `.noBrowser`, carrying the URL for the app to show, rather than
+    /// `.openerFailed`.
+    public let noBrowser: Bool
 
-    public init(message: String) {
+    public init(message: String, noBrowser: Bool = false) {
         self.message = message
+        self.noBrowser = noBrowser
     }
 }

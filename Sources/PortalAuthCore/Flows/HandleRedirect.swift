@@ -70,7 +70,12 @@ extension PortalAuth {
             // Nothing is spent that cannot be kept: a grant is exchanged only for a store
             // that can take the session now.
             try await vault.checkCanStore()
-            let data = try await api.exchangeGrant(grant, at: path)
+            let data: GrantData
+            do {
+                data = try await api.exchangeGrant(grant, at: path)
+            } catch PortalRequestsError.unauthorized {
+                throw PortalRequestsError.unauthorized(reason: .linkUsed)
+            }
             let outcome = try resolve(data, path: Endpoint.fullPath(path))
             switch outcome {
             case .authenticated(let result):
@@ -91,7 +96,7 @@ extension PortalAuth {
         if case .authenticated(let result) = memo.outcome {
             if result.session.isInvalidated {
                 grants.current.memo = nil
-                throw PortalRequestsError.unauthorized
+                throw PortalRequestsError.unauthorized(reason: .linkUsed)
             }
             if memo.pendingWrite { try await persist(result.session) }
         }

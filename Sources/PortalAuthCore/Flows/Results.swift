@@ -45,23 +45,28 @@ public struct TotpRequiredResult: Equatable, Sendable {
     /// The enrollment link, on a user's first sign-in only; it embeds the TOTP secret.
     public let totpLink: String?
     public let endUserId: String
+    /// When the step expires, in whole seconds since the Unix epoch: the `userJwt`'s `exp`,
+    /// nil when it has none. A code verified after it fails with
+    /// `PortalRequestsError.unauthorized(reason: .totpStepExpired)`: sign in again.
+    public let expiresAt: Int64?
 
     public init(userJwt: String, totpLink: String?, endUserId: String) {
         self.userJwt = userJwt
         self.totpLink = totpLink
         self.endUserId = endUserId
+        expiresAt = UserJwt.expiry(of: userJwt)
     }
 }
 
 extension TotpRequiredResult: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
-        "TotpRequiredResult(endUserId: \(endUserId), userJwt: <redacted>, totpLink: \(totpLink == nil ? "nil" : "<redacted>"))"
+        "TotpRequiredResult(endUserId: \(endUserId), expiresAt: \(expiresAt.map(String.init) ?? "nil"), userJwt: <redacted>, totpLink: \(totpLink == nil ? "nil" : "<redacted>"))"
     }
 
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["endUserId": endUserId, "userJwt": "<redacted>",
+        Mirror(self, children: ["endUserId": endUserId, "expiresAt": expiresAt as Any, "userJwt": "<redacted>",
                                 "totpLink": totpLink == nil ? "nil" : "<redacted>"])
     }
 }

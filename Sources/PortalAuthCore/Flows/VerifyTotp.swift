@@ -1,16 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The two-factor step (docs/protocol.md §3 verifyTotp, §5, §7).
 extension PortalAuth {
     /// Submits a code for a sign-in that returned `.totpRequired`.
     ///
     /// The `endUserId` is read from `userJwt` before any request, so a bad JWT never costs
     /// the user a live code. The code is posted verbatim.
-    /// - Throws: `invalidUserJwt` (no request made); `PortalRequestsError.unauthorized` for a
-    ///   wrong code (the JWT stays usable) or an expired or spent JWT;
+    /// - Throws: `invalidUserJwt` (no request made); `PortalRequestsError.unauthorized` when
+    ///   the server refuses, with `.totpStepExpired` when the JWT's `exp` had passed by the
+    ///   local clock (sign in again), else `.totpCodeRejected` (retype: the JWT stays usable);
     ///   `malformedResponse` without a session token; `sessionStorageFailure` when the
     ///   accepted session could not be saved (call again with the same JWT to finish the
     ///   write with no request).
     public func verifyTotp(_ code: String, userJwt: String) async throws -> AuthenticatedResult {
-        let endUserId = try UserJwt.endUserId(of: userJwt)
+        let claims = try UserJwt.claims(of: userJwt)
+        let endUserId = claims.endUserId
         return try await grants.withLock {
             if let pending = grants.current.pendingTotp, pending.userJwt.hasSameBytes(as: userJwt) {
                 try await persist(pending.result.session)
@@ -18,7 +24,15 @@ extension PortalAuth {
             }
             // Nothing is spent that cannot be kept (see exchange).
             try await vault.checkCanStore()
-            let data = try await api.verifyTotp(code: code, userJwt: userJwt)
+            let data: TotpData
+            do {
+                data = try await api.verifyTotp(code: code, userJwt: userJwt)
+            } catch PortalRequestsError.unauthorized {
+                // The wire is unchanged (an expired step is still sent): the local clock only
+                // tells the app whether retyping can help.
+                let expired = claims.expiresAt.map { time(nil) >= $0 } ?? false
+                throw PortalRequestsError.unauthorized(reason: expired ? .totpStepExpired : .totpCodeRejected)
+            }
             guard let token = data.clientSessionToken.nonBlank else {
                 throw PortalAuthError.malformedResponse(
                     path: Endpoint.fullPath(Endpoint.totpValidations), missing: "clientSessionToken")

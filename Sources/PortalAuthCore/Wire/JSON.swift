@@ -8,7 +8,7 @@
 enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
-    /// The number as written (validated, never converted: no field of the protocol is one).
+    /// The number as written (validated; converted only where read, as a JWT's `exp`).
     case number(String)
     case string(String)
     case array([JSONValue])
@@ -124,6 +124,15 @@ struct JSONObject {
         switch members[name] {
         case nil, .null?: return nil
         case .bool(let value)?: return value
+        default: throw WrongShape()
+        }
+    }
+
+    /// A number, as the nearest `Double`.
+    func number(_ name: String) throws(WrongShape) -> Double? {
+        switch members[name] {
+        case nil, .null?: return nil
+        case .number(let text)?: return Double(text)
         default: throw WrongShape()
         }
     }

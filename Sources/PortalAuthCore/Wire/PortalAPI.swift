@@ -78,7 +78,7 @@ struct PortalAPI: Sendable {
         case 200..<300:
             return Success(path: path, body: response.body)
         case 401:
-            throw PortalRequestsError.unauthorized
+            throw PortalRequestsError.unauthorized(reason: nil)
         default:
             if let remapped = remap(response) { throw remapped }
             throw PortalRequestsError.httpStatus(

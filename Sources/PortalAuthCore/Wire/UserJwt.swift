@@ -1,12 +1,30 @@
-/// Reading the `endUserId` out of a `userJwt` without verifying it (docs/protocol.md §7): the
-/// client has no key, and the TOTP endpoint does not return the id.
+/// Reading a `userJwt`'s claims without verifying it (docs/protocol.md §7): the client has no
+/// key, and the TOTP endpoint does not return the id. The `endUserId` is required; the
+/// expiry (`exp`) only informs the app and a refused code's reason.
 enum UserJwt {
     static let malformed = "The provided userJwt is malformed."
     static let notBase64 = "The provided userJwt is not valid base64url."
     static let unreadableClaims = "Unable to read the claims of the provided userJwt."
     static let noEndUserId = "The provided userJwt does not carry an endUserId."
 
+    /// What the client reads of a `userJwt`.
+    struct Claims {
+        let endUserId: String
+        /// `exp`, whole seconds since the Unix epoch; nil when absent or not a number in range.
+        let expiresAt: Int64?
+    }
+
     static func endUserId(of jwt: String) throws(PortalAuthError) -> String {
+        try claims(of: jwt).endUserId
+    }
+
+    /// The expiry of a `userJwt` whose claims may be unreadable (a grant's answer is not
+    /// refused for it).
+    static func expiry(of jwt: String) -> Int64? {
+        try? claims(of: jwt).expiresAt
+    }
+
+    static func claims(of jwt: String) throws(PortalAuthError) -> Claims {
         // Control characters (CR, LF...) would break the Authorization header the JWT goes in.
         // One copy into an array: walking it by integer index keeps a hostile 200,000-character
         // JWT well under a millisecond or two, where string-view indices cost several.
@@ -25,7 +43,14 @@ enum UserJwt {
         guard let endUserId = (try? claims.string("endUserId")).nonBlank else {
             throw .invalidUserJwt(detail: noEndUserId)
         }
-        return endUserId
+        return Claims(endUserId: endUserId, expiresAt: (try? claims.number("exp")).flatMap(wholeSeconds))
+    }
+
+    /// A NumericDate (RFC 7519: seconds, possibly fractional) as whole seconds, rounded down;
+    /// nil for a value no clock will reach or has left (negative, not finite, past 2^53).
+    private static func wholeSeconds(_ value: Double?) -> Int64? {
+        guard let value, value.isFinite, value >= 0, value < 9_007_199_254_740_992 else { return nil }
+        return Int64(value.rounded(.down))
     }
 }
 

@@ -1,0 +1,92 @@
+import CPortalAuth
+import PortalAuthCore
+
+/// The C numbering of the core's reasons (PORTAL_AUTH_REASON_*): each reason's stable number
+/// and its name as the header spells it after the prefix. The one table every binding reads
+/// names and user messages from (portal_auth_reason_name, portal_auth_reason_user_message).
+struct CReason {
+    let number: portal_auth_reason
+    let name: String
+    let userMessage: String
+
+    private init(_ number: Int, _ name: String, _ userMessage: String) {
+        self.number = portal_auth_reason(number)
+        self.name = name
+        self.userMessage = userMessage
+    }
+
+    static func of(_ reason: StorageFailureReason) -> CReason {
+        let message = reason.userMessage
+        switch reason {
+        case .keyringLocked: return CReason(PORTAL_AUTH_REASON_KEYRING_LOCKED, "KEYRING_LOCKED", message)
+        case .noSecretService: return CReason(PORTAL_AUTH_REASON_NO_SECRET_SERVICE, "NO_SECRET_SERVICE", message)
+        case .noSessionBus: return CReason(PORTAL_AUTH_REASON_NO_SESSION_BUS, "NO_SESSION_BUS", message)
+        case .dbusFailure: return CReason(PORTAL_AUTH_REASON_DBUS_FAILURE, "DBUS_FAILURE", message)
+        case .libsecretMissing: return CReason(PORTAL_AUTH_REASON_LIBSECRET_MISSING, "LIBSECRET_MISSING", message)
+        case .hostStorageFailed: return CReason(PORTAL_AUTH_REASON_HOST_STORAGE_FAILED, "HOST_STORAGE_FAILED", message)
+        case .entryNotCleared: return CReason(PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED, "ENTRY_NOT_CLEARED", message)
+        case .keyringNeedsConfirmation:
+            return CReason(PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION, "KEYRING_NEEDS_CONFIRMATION", message)
+        case .keyringPromptDismissed: return CReason(PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED, "KEYRING_PROMPT_DISMISSED", message)
+        case .keyringEncryptionFailed: return CReason(PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED, "KEYRING_ENCRYPTION_FAILED", message)
+        case .fileStoreUnsafe: return CReason(PORTAL_AUTH_REASON_FILE_STORE_UNSAFE, "FILE_STORE_UNSAFE", message)
+        case .fileStoreFailed: return CReason(PORTAL_AUTH_REASON_FILE_STORE_FAILED, "FILE_STORE_FAILED", message)
+        }
+    }
+
+    static func of(_ reason: SignInUnavailableReason) -> CReason {
+        let message = reason.userMessage
+        switch reason {
+        case .redirectNotLoopback: return CReason(PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK, "REDIRECT_NOT_LOOPBACK", message)
+        case .portInUse: return CReason(PORTAL_AUTH_REASON_PORT_IN_USE, "PORT_IN_USE", message)
+        case .listenerFailed: return CReason(PORTAL_AUTH_REASON_LISTENER_FAILED, "LISTENER_FAILED", message)
+        case .noBrowser: return CReason(PORTAL_AUTH_REASON_NO_BROWSER, "NO_BROWSER", message)
+        case .openerFailed: return CReason(PORTAL_AUTH_REASON_OPENER_FAILED, "OPENER_FAILED", message)
+        case .noRuntimeDirectory: return CReason(PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY, "NO_RUNTIME_DIRECTORY", message)
+        case .runtimeDirectoryUnsafe: return CReason(PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE, "RUNTIME_DIRECTORY_UNSAFE", message)
+        case .channelInUse: return CReason(PORTAL_AUTH_REASON_CHANNEL_IN_USE, "CHANNEL_IN_USE", message)
+        case .channelFailed: return CReason(PORTAL_AUTH_REASON_CHANNEL_FAILED, "CHANNEL_FAILED", message)
+        }
+    }
+
+    static func of(_ reason: SignInClosedReason) -> CReason {
+        let message = reason.userMessage
+        switch reason {
+        case .cancelled: return CReason(PORTAL_AUTH_REASON_SIGN_IN_CANCELLED, "SIGN_IN_CANCELLED", message)
+        case .timedOut: return CReason(PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT, "SIGN_IN_TIMED_OUT", message)
+        case .clientClosed: return CReason(PORTAL_AUTH_REASON_CLIENT_CLOSED, "CLIENT_CLOSED", message)
+        }
+    }
+
+    static func of(_ reason: UnauthorizedReason) -> CReason {
+        let message = reason.userMessage
+        switch reason {
+        case .linkUsed: return CReason(PORTAL_AUTH_REASON_LINK_USED, "LINK_USED", message)
+        case .totpCodeRejected: return CReason(PORTAL_AUTH_REASON_TOTP_CODE_REJECTED, "TOTP_CODE_REJECTED", message)
+        case .totpStepExpired: return CReason(PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED, "TOTP_STEP_EXPIRED", message)
+        }
+    }
+
+    /// Every reason but NONE.
+    static let all: [CReason] = StorageFailureReason.allCases.map(of) + SignInUnavailableReason.allCases.map(of)
+        + SignInClosedReason.allCases.map(of) + UnauthorizedReason.allCases.map(of)
+}
+
+// Built once, when first read, and never changed: safe to share. The strings live as long
+// as the process, as the header promises.
+nonisolated(unsafe) private let reasonTexts: [portal_auth_reason: (name: UnsafePointer<CChar>, userMessage: UnsafePointer<CChar>)] =
+    Dictionary(uniqueKeysWithValues: CReason.all.map { ($0.number, (staticCString($0.name), staticCString($0.userMessage))) })
+
+/// The reason's name as the header spells it after PORTAL_AUTH_REASON_ ("KEYRING_LOCKED"),
+/// or NULL for a value this library does not know (NONE included). Static storage.
+@c(portal_auth_reason_name)
+public func portalAuthReasonName(_ reason: portal_auth_reason) -> UnsafePointer<CChar>? {
+    reasonTexts[reason]?.name
+}
+
+/// A sentence for the user of the reason, or NULL for a value this library does not know
+/// (NONE included). Static storage.
+@c(portal_auth_reason_user_message)
+public func portalAuthReasonUserMessage(_ reason: portal_auth_reason) -> UnsafePointer<CChar>? {
+    reasonTexts[reason]?.userMessage
+}

@@ -1,0 +1,154 @@
+/* C test of the reasons that tell an app what its user does next, against the Portal
+ * emulator in PORTAL_AUTH_TEST_API_HOST: a refused TOTP code and an expired step, a used
+ * magic link, the step's expiry, the names and user messages of every reason, and the
+ * typed-code helper. */
+#include "test_support.h"
+
+#include <time.h>
+
+typedef struct {
+    int calls;
+    portal_auth_code code;
+    portal_auth_reason reason;
+    int kind;
+    char user_jwt[4096];
+    int64_t expires_at;
+} outcome;
+
+static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    outcome *out = user_data;
+    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
+    out->reason = portal_auth_error_reason(error);
+    out->kind = result ? portal_auth_result_kind(result) : 0;
+    if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
+        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
+        out->expires_at = portal_auth_result_totp_expires_at(result);
+    }
+    count_call(&out->calls);
+}
+
+static outcome redirect(portal_auth *client, const char *url) {
+    outcome out = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+static outcome verify(portal_auth *client, const char *code, const char *user_jwt) {
+    outcome out = {0};
+    CHECK(portal_auth_verify_totp(client, code, user_jwt, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+static void set_clock_offset(int seconds) {
+    char json[64], answer[512];
+    snprintf(json, sizeof json, "{\"clockOffsetSeconds\":%d}", seconds);
+    emulator_request("/_emulator/control", json, answer, sizeof answer);
+}
+
+/* The authenticator's code now for `email` of env-demo. */
+static void current_code(const char *email, char *code, size_t size) {
+    char path[256], answer[512];
+    snprintf(path, sizeof path, "/_emulator/totp?environmentId=env-demo&email=%s", email);
+    emulator_request(path, NULL, answer, sizeof answer);
+    json_string(answer, "code", code, size);
+}
+
+static void the_steps_expiry_and_a_refused_code(portal_auth *client) {
+    char url[1024];
+    grant_redirect("env-demo", "c-reasons-retype@example.com", url, sizeof url);
+    outcome step = redirect(client, url);
+    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    int64_t now = (int64_t)time(NULL);
+    CHECK(step.expires_at >= now + 590 && step.expires_at <= now + 601);
+
+    char code[16];
+    current_code("c-reasons-retype%40example.com", code, sizeof code);
+    char wrong[16];
+    snprintf(wrong, sizeof wrong, "%06d", (atoi(code) + 500000) % 1000000);
+    outcome refused = verify(client, wrong, step.user_jwt);
+    CHECK(refused.code == PORTAL_AUTH_E_UNAUTHORIZED && refused.reason == PORTAL_AUTH_REASON_TOTP_CODE_REJECTED);
+    /* The same step takes the right code. */
+    outcome signed_in = verify(client, code, step.user_jwt);
+    CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+
+    /* The link again, from a client that never saw it: the grant is spent. */
+    portal_auth_options options = emulator_options("env-demo");
+    portal_auth *another = NULL;
+    CHECK(portal_auth_new(&options, &another, NULL) == PORTAL_AUTH_OK);
+    outcome used = redirect(another, url);
+    CHECK(used.code == PORTAL_AUTH_E_UNAUTHORIZED && used.reason == PORTAL_AUTH_REASON_LINK_USED);
+    portal_auth_free(another);
+}
+
+static void an_expired_step(portal_auth *client) {
+    char url[1024];
+    /* A step the server issued eleven minutes ago: expired by the local clock. */
+    set_clock_offset(-660);
+    grant_redirect("env-demo", "c-reasons-late@example.com", url, sizeof url);
+    outcome step = redirect(client, url);
+    set_clock_offset(0);
+    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    CHECK(step.expires_at > 0 && step.expires_at < (int64_t)time(NULL));
+    char code[16];
+    current_code("c-reasons-late%40example.com", code, sizeof code);
+    outcome late = verify(client, code, step.user_jwt);
+    CHECK(late.code == PORTAL_AUTH_E_UNAUTHORIZED && late.reason == PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);
+}
+
+static void names_and_user_messages(void) {
+    static const struct { portal_auth_reason reason; const char *name; } reasons[] = {
+        { PORTAL_AUTH_REASON_KEYRING_LOCKED, "KEYRING_LOCKED" },
+        { PORTAL_AUTH_REASON_FILE_STORE_FAILED, "FILE_STORE_FAILED" },
+        { PORTAL_AUTH_REASON_NO_BROWSER, "NO_BROWSER" },
+        { PORTAL_AUTH_REASON_CHANNEL_FAILED, "CHANNEL_FAILED" },
+        { PORTAL_AUTH_REASON_SIGN_IN_CANCELLED, "SIGN_IN_CANCELLED" },
+        { PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT, "SIGN_IN_TIMED_OUT" },
+        { PORTAL_AUTH_REASON_CLIENT_CLOSED, "CLIENT_CLOSED" },
+        { PORTAL_AUTH_REASON_LINK_USED, "LINK_USED" },
+        { PORTAL_AUTH_REASON_TOTP_CODE_REJECTED, "TOTP_CODE_REJECTED" },
+        { PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED, "TOTP_STEP_EXPIRED" },
+    };
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+        CHECK(strcmp(portal_auth_reason_name(reasons[i].reason), reasons[i].name) == 0);
+        const char *sentence = portal_auth_reason_user_message(reasons[i].reason);
+        CHECK(sentence != NULL && strchr(sentence, '\n') == NULL && sentence[strlen(sentence) - 1] == '.');
+    }
+    CHECK(strcmp(portal_auth_reason_user_message(PORTAL_AUTH_REASON_KEYRING_LOCKED),
+                 "Your keyring is locked. Unlock it, then try again.") == 0);
+    CHECK(strcmp(portal_auth_reason_user_message(PORTAL_AUTH_REASON_SIGN_IN_CANCELLED),
+                 portal_auth_reason_user_message(PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT)) != 0);
+    CHECK(portal_auth_reason_name(PORTAL_AUTH_REASON_NONE) == NULL);
+    CHECK(portal_auth_reason_user_message(PORTAL_AUTH_REASON_NONE) == NULL);
+    CHECK(portal_auth_reason_name(13) == NULL && portal_auth_reason_name(-1) == NULL && portal_auth_reason_name(INT32_MAX) == NULL);
+    CHECK(portal_auth_error_reason(NULL) == PORTAL_AUTH_REASON_NONE && portal_auth_error_url(NULL) == NULL);
+}
+
+static void typed_codes(void) {
+    char code[PORTAL_AUTH_TOTP_CODE_SIZE];
+    CHECK(portal_auth_totp_code_normalize("123 456", code) == PORTAL_AUTH_TRUE && strcmp(code, "123456") == 0);
+    CHECK(portal_auth_totp_code_normalize(" 123-456\n", code) == PORTAL_AUTH_TRUE && strcmp(code, "123456") == 0);
+    CHECK(portal_auth_totp_code_normalize("12\xe2\x80\x89" "34 56", code) == PORTAL_AUTH_TRUE && strcmp(code, "123456") == 0);
+    CHECK(portal_auth_totp_code_normalize("12345", code) == PORTAL_AUTH_FALSE && code[0] == 0);
+    CHECK(portal_auth_totp_code_normalize("1234567", code) == PORTAL_AUTH_FALSE && code[0] == 0);
+    CHECK(portal_auth_totp_code_normalize("12a456", code) == PORTAL_AUTH_FALSE && code[0] == 0);
+    CHECK(portal_auth_totp_code_normalize("12\xff" "456", code) == PORTAL_AUTH_FALSE && code[0] == 0);
+    CHECK(portal_auth_totp_code_normalize(NULL, code) == PORTAL_AUTH_FALSE && code[0] == 0);
+    CHECK(portal_auth_totp_code_normalize("654321", NULL) == PORTAL_AUTH_TRUE);
+}
+
+int main(void) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    names_and_user_messages();
+    typed_codes();
+    portal_auth_options options = emulator_options("env-demo");
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    the_steps_expiry_and_a_refused_code(client);
+    an_expired_step(client);
+    portal_auth_free(client);
+    curl_global_cleanup();
+    return report("reasons_test");
+}

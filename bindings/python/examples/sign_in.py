@@ -7,7 +7,8 @@ first sign-in), and keeps the session in the desktop keyring.
 With a loopback redirect URL that the environment allows, the browser the user opens the
 email in brings the link back and the program finishes by itself; with a custom scheme
 (the default, myapp://auth/callback) the user pastes the link. Either way the link may be
-pasted, for an email opened on another device.
+pasted, for an email opened on another device or over SSH (sign_in_with_magic_link's
+paste_from waits for both at once).
 
 Offline, against the emulator (`portal-auth-emulator --port 8787`): add
 `--api-host http://127.0.0.1:8787 --environment env-demo`. The emulator sends no email; the
@@ -18,91 +19,48 @@ browser (the button of the email), or paste its `link`.
 from __future__ import annotations
 
 import argparse
-import queue
 import sys
-import threading
 
 from portal_auth import (
     AuthenticatedResult,
     MagicLinkConfig,
     PortalAuth,
     PortalAuthError,
-    SignInUnavailable,
-    SignInUnavailableReason,
     TotpRequiredResult,
+    Unauthorized,
+    UnauthorizedReason,
+    normalize_totp_code,
 )
 
-Result = AuthenticatedResult | TotpRequiredResult
-# What the program waits for: ("line", a line of input, or None once input ended) and
-# ("browser", the magic-link sign-in's result or error).
-Event = tuple[str, "str | Result | PortalAuthError | None"]
 
-
-def read_lines(events: queue.SimpleQueue[Event]) -> None:
-    """Standard input, line by line, on a thread of its own: the program waits for a pasted
-    link and for the browser at once."""
-    for line in sys.stdin:
-        events.put(("line", line.strip()))
-    events.put(("line", None))
-
-
-def ask(events: queue.SimpleQueue[Event], prompt: str) -> str:
-    print(prompt, end="", flush=True)
+def ask_code() -> str:
+    """The code the user types, as verify_totp takes it ("123 456" too); asked again until
+    six digits remain."""
     while True:
-        kind, value = events.get()
-        if kind == "line":
-            if not isinstance(value, str):
-                raise EOFError
-            return value
-
-
-def wait_for_browser(auth: PortalAuth, email: str, events: queue.SimpleQueue[Event]) -> None:
-    try:
-        events.put(("browser", auth.sign_in_with_magic_link(email)))
-    except PortalAuthError as error:
-        events.put(("browser", error))
-
-
-def magic_link(auth: PortalAuth, events: queue.SimpleQueue[Event]) -> Result:
-    """In one call when the redirect URL is loopback (the browser brings the link back); a
-    pasted link completes it too. With a custom scheme the link is sent, and pasted."""
-    email = ask(events, "Email: ")
-    threading.Thread(target=wait_for_browser, args=(auth, email, events), daemon=True).start()
-    print(f"A sign-in link is on its way to {email}. Open it, or paste it here.")
-    print("Link: ", end="", flush=True)
-    browser = True  # the browser may still bring the link
-    while True:
-        kind, value = events.get()
-        if kind == "browser":
-            if isinstance(value, SignInUnavailable) and value.reason is SignInUnavailableReason.REDIRECT_NOT_LOOPBACK:
-                auth.send_magic_link(email)  # a custom scheme: nothing was sent yet
-                browser = False
-                continue
-            if isinstance(value, PortalAuthError):
-                raise value
-            assert isinstance(value, (AuthenticatedResult, TotpRequiredResult))
-            print()
-            return value
-        if not isinstance(value, str):
-            if browser:
-                continue  # nothing to paste: the browser may still come
-            raise EOFError
-        pasted = auth.handle_redirect(value)
-        if pasted is not None:
-            return pasted
-        print("That is not a sign-in link of this app. Link: ", end="", flush=True)
+        code = normalize_totp_code(input("Code from your authenticator app: "))
+        if code is not None:
+            return code
+        print("The code is six digits.")
 
 
 def sign_in(auth: PortalAuth) -> AuthenticatedResult:
-    events: queue.SimpleQueue[Event] = queue.SimpleQueue()
-    threading.Thread(target=read_lines, args=(events,), daemon=True).start()
-    result = magic_link(auth, events)
+    email = input("Email: ")
+    print(f"A sign-in link is on its way to {email}. Open it, or paste it here.")
+    print("Link: ", end="", flush=True)
+    result = auth.sign_in_with_magic_link(email, paste_from=sys.stdin)
+    print()
     if isinstance(result, TotpRequiredResult):
         if result.totp_link is not None:
             print("First sign-in: scan this code with your authenticator app,")
             print(result.qr_code_terminal(), end="")
             print(f"or enter this key in it by hand: {result.totp_secret}")
-        result = auth.verify_totp(ask(events, "Code from your authenticator app: "), result.user_jwt)
+        while True:
+            try:
+                return auth.verify_totp(ask_code(), result.user_jwt)
+            except Unauthorized as error:
+                if error.reason is not UnauthorizedReason.TOTP_CODE_REJECTED:
+                    raise  # the step expired: the user signs in again
+                print(error.reason.user_message)
     return result
 
 
@@ -127,7 +85,8 @@ def main() -> int:
             print(f"Signed in as {session.end_user_id}.")
             return 0
     except PortalAuthError as error:
-        print(f"Sign-in failed: {error}", file=sys.stderr)
+        reason = getattr(error, "reason", None)  # what the user does next, where the error says
+        print(f"Sign-in failed: {reason.user_message if reason else error}", file=sys.stderr)
         return 1
     except (EOFError, KeyboardInterrupt):
         print("\nSign-in abandoned.", file=sys.stderr)

@@ -49,6 +49,7 @@ _MODULES = {
     "SignInClosedReason": "_reasons",
     "SignInUnavailableReason": "_reasons",
     "StorageFailureReason": "_reasons",
+    "UnauthorizedReason": "_reasons",
     "AuthMethod": "_auth_method",
     "AuthenticatedResult": "results",
     "AuthMethodsResult": "results",
@@ -67,6 +68,7 @@ _MODULES = {
     "totp_qr_code_svg": "totp",
     "totp_qr_code_terminal": "totp",
     "totp_secret": "totp",
+    "normalize_totp_code": "totp",
 }
 
 __all__ = [
@@ -87,6 +89,7 @@ __all__ = [
     "MagicLinkConfig",
     "MagicLinkNotConfigured",
     "MalformedResponse",
+    "normalize_totp_code",
     "PortalAuth",
     "PortalAuthError",
     "PortalSession",
@@ -115,6 +118,7 @@ __all__ = [
     "TotpQrUnavailable",
     "TotpRequiredResult",
     "Unauthorized",
+    "UnauthorizedReason",
     "__version__",
 ]
 
@@ -122,7 +126,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._auth_method import AuthMethod
     from ._forwarding import RedirectForwarding
-    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason
+    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason, UnauthorizedReason
     from ._session_store import SessionStore, Storage
     from .client import AsyncPortalAuth, PortalAuth
     from .errors import (
@@ -158,7 +162,14 @@ if TYPE_CHECKING:
     )
     from .redirects import AsyncRedirectListener, Redirect, RedirectListener
     from .session import PortalSession
-    from .totp import totp_qr_code_matrix, totp_qr_code_png, totp_qr_code_svg, totp_qr_code_terminal, totp_secret
+    from .totp import (
+        normalize_totp_code,
+        totp_qr_code_matrix,
+        totp_qr_code_png,
+        totp_qr_code_svg,
+        totp_qr_code_terminal,
+        totp_secret,
+    )
 else:
 
     def __getattr__(name: str) -> object:

@@ -459,7 +459,7 @@ def _settling(everything: bool) -> list[_Call]:
         return [call for call in _registry.values() if everything or call.start.persists]
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
     """One line on stderr, whatever the logging setup."""
     import sys
 
@@ -489,7 +489,7 @@ def _drain() -> None:
     if not everything:
         # Only calls whose answer must be kept (a session) are waited for: the user sees why
         # the program has not ended, and how to end it.
-        _say(f"portal-auth: finishing the sign-in before exit (at most {_threads.remaining():.0f} s); Ctrl-C to abort it.")
+        say(f"portal-auth: finishing the sign-in before exit (at most {_threads.remaining():.0f} s); Ctrl-C to abort it.")
     _log.debug("exit: waiting at most %.1f s for %d calls in flight", _threads.remaining(), len(waited))
     waiter = _waiter()
     with _registry_lock:

@@ -82,7 +82,16 @@ def _sign_in_unavailable(fields: _Fields, message: str) -> PortalAuthError:
     reason = fields.number("reason")
     if reason not in SignInUnavailableReason.__members__.values():
         return PortalAuthError(message)
-    return SignInUnavailable(message, SignInUnavailableReason(reason))
+    return SignInUnavailable(message, SignInUnavailableReason(reason), fields.optional("url"))
+
+
+def _unauthorized(fields: _Fields, message: str) -> PortalAuthError:
+    from ._reasons import UnauthorizedReason
+
+    reason = fields.number("reason")
+    # None for a call that cannot tell, and for a reason of a newer library.
+    known = reason in UnauthorizedReason.__members__.values()
+    return Unauthorized(message, UnauthorizedReason(reason) if known else None)
 
 
 def _sign_in_closed(fields: _Fields, message: str) -> PortalAuthError:
@@ -103,7 +112,7 @@ _WITH_FIELDS: dict[int, Callable[[_Fields, str], PortalAuthError]] = {
     _native.E_INVALID_USER_JWT: lambda f, message: InvalidUserJwt(f.text("detail"), message),
     _native.E_SESSION_STORAGE_FAILURE: _storage_failure,
     _native.E_ACCOUNT_ABSTRACTION_UNAVAILABLE: lambda f, message: AccountAbstractionUnavailable(f.text("detail"), message),
-    _native.E_UNAUTHORIZED: lambda f, message: Unauthorized(message),
+    _native.E_UNAUTHORIZED: _unauthorized,
     _native.E_HTTP_STATUS: lambda f, message: RequestError(f.number("http_status"), message, f.optional("body")),
     _native.E_NETWORK: lambda f, message: RequestError(None, message),
     _native.E_SIGN_IN_UNAVAILABLE: _sign_in_unavailable,

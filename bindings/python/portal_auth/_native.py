@@ -96,6 +96,9 @@ E_SIGN_IN_UNAVAILABLE = 41
 E_SIGN_IN_IN_PROGRESS = 42
 E_SIGN_IN_CALLBACK_INCOMPLETE = 43
 E_INTERNAL = 99
+REASON_NO_BROWSER = 23
+REASON_OPENER_FAILED = 24
+TOTP_CODE_SIZE = 7
 # portal_auth_options.request_timeout_ms: "zero or less: 30,000 ms" (the header's words,
 # which the ABI test reads): how long exit waits at most for an exchange of a client that
 # left it to the library.
@@ -162,6 +165,7 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_result_user_jwt": (char_p, [handle]),
     "portal_auth_result_totp_link": (char_p, [handle]),
     "portal_auth_result_end_user_id": (char_p, [handle]),
+    "portal_auth_result_totp_expires_at": (ctypes.c_int64, [handle]),
     "portal_auth_session_retain": (handle, [handle]),
     "portal_auth_session_release": (None, [handle]),
     "portal_auth_session_end_user_id": (char_p, [handle]),
@@ -178,6 +182,9 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
     "portal_auth_error_body": (char_p, [handle]),
     "portal_auth_error_reason": (ctypes.c_int32, [handle]),
+    "portal_auth_error_url": (char_p, [handle]),
+    "portal_auth_reason_name": (char_p, [ctypes.c_int32]),
+    "portal_auth_reason_user_message": (char_p, [ctypes.c_int32]),
     "portal_auth_error_free": (None, [handle]),
     "portal_auth_set_log_handler": (code_t, [LOG_FN, ctypes.c_void_p]),
     "portal_auth_set_log_level": (code_t, [ctypes.c_int32]),
@@ -203,6 +210,7 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_totp_qr_svg": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_totp_qr_terminal": (code_t, [char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), out_handle]),
     "portal_auth_bytes_free": (None, [ctypes.c_void_p]),
+    "portal_auth_totp_code_normalize": (ctypes.c_int32, [char_p, ctypes.c_char_p]),
     "portal_auth_sign_in_with_google": (code_t, [handle, ctypes.c_int32, RESULT_FN, ctypes.c_void_p, out_handle]),
     "portal_auth_sign_in_with_apple": (code_t, [handle, ctypes.c_int32, RESULT_FN, ctypes.c_void_p, out_handle]),
     "portal_auth_set_browser_opener": (code_t, [handle, OPENER_FN, ctypes.c_void_p]),

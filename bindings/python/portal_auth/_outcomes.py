@@ -56,6 +56,7 @@ def _result(result: int | None, error: int | None) -> AuthenticatedResult | Totp
             user_jwt=_native.required_text(lib.portal_auth_result_user_jwt(result)),
             totp_link=_native.text(lib.portal_auth_result_totp_link(result)),
             end_user_id=_native.required_text(lib.portal_auth_result_end_user_id(result)),
+            expires_at=int(lib.portal_auth_result_totp_expires_at(result)) or None,
         )
     abstracted = int(lib.portal_auth_result_is_account_abstracted(result))
     return AuthenticatedResult(

@@ -1,14 +1,34 @@
-"""The reasons a SessionStorageFailure or a SignInUnavailable carries: the C ABI's stable
-PORTAL_AUTH_REASON_* numbers, as enums. A leaf of the package (it imports nothing of it),
-loaded with the first such error, since enum costs more to import than the rest of a
-client."""
+"""The reasons an error carries (SessionStorageFailure, SignInUnavailable, SignInClosed,
+Unauthorized): the C ABI's stable PORTAL_AUTH_REASON_* numbers, as enums that print as their
+names and have a sentence for the user. Loaded with the first such error, since enum costs
+more to import than the rest of a client."""
 
 from __future__ import annotations
 
 import enum
 
+from . import _native
 
-class StorageFailureReason(enum.IntEnum):
+
+class Reason(enum.IntEnum):
+    """A reason: an int (the C ABI's number, stable) that prints as its name,
+    `KEYRING_LOCKED`, in str(), f-strings and format(); `user_message` is the library's
+    one-line sentence to show the user as it is (the name keys an app's own translations)."""
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __format__(self, spec: str) -> str:
+        return format(self.name, spec)
+
+    @property
+    def user_message(self) -> str:
+        """A one-line sentence for the user, in English, that says what to do; never a
+        detail of the error (those are in str(error), for the developer)."""
+        return _native.required_text(_native.lib().portal_auth_reason_user_message(self.value))
+
+
+class StorageFailureReason(Reason):
     """Which failure a SessionStorageFailure was, to choose what to tell the user. The values
     are the C ABI's PORTAL_AUTH_REASON_* numbers, stable."""
 
@@ -45,7 +65,7 @@ class StorageFailureReason(enum.IntEnum):
     folder)."""
 
 
-class SignInUnavailableReason(enum.IntEnum):
+class SignInUnavailableReason(Reason):
     """Why a browser or magic-link sign-in, or the redirect channel, is not possible
     (SignInUnavailable.reason). The values are the C ABI's PORTAL_AUTH_REASON_* numbers,
     stable. Nothing was exchanged."""
@@ -57,9 +77,10 @@ class SignInUnavailableReason(enum.IntEnum):
     LISTENER_FAILED = 22
     """The loopback listener could not start; no request was made."""
     NO_BROWSER = 23
-    """No browser could be started ($BROWSER, xdg-open): login_with_google/apple still give the URL."""
+    """No browser could be started ($BROWSER, xdg-open), or the opener given to
+    set_browser_opener returned False: the error's `url` is the URL to show the user."""
     OPENER_FAILED = 24
-    """The opener given to set_browser_opener raised."""
+    """The opener given to set_browser_opener raised (the exception is the error's __cause__)."""
     NO_RUNTIME_DIRECTORY = 25
     """The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder."""
     RUNTIME_DIRECTORY_UNSAFE = 26
@@ -72,7 +93,7 @@ class SignInUnavailableReason(enum.IntEnum):
     (it may still handle the URL)."""
 
 
-class SignInClosedReason(enum.IntEnum):
+class SignInClosedReason(Reason):
     """Why a sign-in's wait ended before its redirect came (SignInClosed.reason). The values
     are the C ABI's PORTAL_AUTH_REASON_* numbers, stable. Nothing was exchanged."""
 
@@ -82,3 +103,18 @@ class SignInClosedReason(enum.IntEnum):
     """The sign-in's timeout passed before the browser or the email's link came back."""
     CLIENT_CLOSED = 42
     """The client was closed during the sign-in."""
+
+
+class UnauthorizedReason(Reason):
+    """What the user does after an Unauthorized (Unauthorized.reason), where the call can
+    tell. The values are the C ABI's PORTAL_AUTH_REASON_* numbers, stable."""
+
+    LINK_USED = 50
+    """The redirect's grant was refused (handle_redirect, the sign_in_with_* calls): the link
+    was already used, has expired, or is not Portal's. Request a new link."""
+    TOTP_CODE_REJECTED = 51
+    """verify_totp: the code was not accepted, and the step had not expired by the local
+    clock. Ask for the code again and verify with the same step."""
+    TOTP_STEP_EXPIRED = 52
+    """verify_totp: the step's user_jwt had expired by the local clock
+    (TotpRequiredResult.expires_at). Sign in again."""

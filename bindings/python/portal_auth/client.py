@@ -12,7 +12,7 @@ import sys
 
 from . import _calls, _native, _outcomes, _threads
 from ._error_handles import from_code, raise_from_out
-from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError
+from .errors import InvalidArgument, MagicLinkNotConfigured, PortalAuthError, SignInUnavailable
 from .results import AuthenticatedResult, MagicLinkConfig, TotpRequiredResult
 
 TYPE_CHECKING = False
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from ._forwarding import RedirectForwarding
     from ._opener import Opener
+    from ._paste import Readable
     from ._session_store import SessionStore, Storage
     from .results import AuthMethodsResult, AuthorizeUrlResult
     from .redirects import AsyncRedirectListener, RedirectListener
@@ -310,6 +311,7 @@ class _Client:
 
     def _sign_in(self, provider: str, timeout: float | None) -> _calls.Start[SignedIn | None]:
         milliseconds = _milliseconds(timeout, "timeout")
+        self._opener_failure()  # one left by an earlier sign-in is not this one's
         return self._call(
             _outcomes.RESULT, f"portal_auth_sign_in_with_{provider}", milliseconds, persists=True, sign_in=True
         )
@@ -319,6 +321,17 @@ class _Client:
         return self._call(
             _outcomes.RESULT, "portal_auth_sign_in_with_magic_link", address, milliseconds, persists=True, sign_in=True
         )
+
+    def _opener_failure(self) -> BaseException | None:
+        """What this client's opener last raised, taken (None when no opener was installed)."""
+        opener = sys.modules.get(f"{__package__}._opener")
+        return None if opener is None else opener.take_failure(self._opener_key)
+
+    def _keep_opener_cause(self, error: SignInUnavailable) -> None:
+        """Makes what the opener raised the __cause__ of a browser sign-in's error."""
+        cause = self._opener_failure()
+        if cause is not None and error.reason == _native.REASON_OPENER_FAILED:
+            error.__cause__ = cause
 
     def _listen_for_redirects(self) -> _calls.Stream:
         return _calls.start_stream(self._call(_outcomes.REDIRECTS, "portal_auth_listen_for_redirects"))
@@ -460,13 +473,23 @@ class PortalAuth(_Client):
         zero or less wait the library's default, 300 s. Raises SignInInProgress,
         SignInUnavailable, SignInClosed (timeout, Ctrl-C) or SignInCallbackIncomplete, or
         what handle_redirect raises."""
-        return _signed_in(_calls.blocking(self._sign_in("google", timeout)))
+        try:
+            return _signed_in(_calls.blocking(self._sign_in("google", timeout)))
+        except SignInUnavailable as error:
+            self._keep_opener_cause(error)
+            raise
 
     def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Apple in the user's browser; as sign_in_with_google."""
-        return _signed_in(_calls.blocking(self._sign_in("apple", timeout)))
+        try:
+            return _signed_in(_calls.blocking(self._sign_in("apple", timeout)))
+        except SignInUnavailable as error:
+            self._keep_opener_cause(error)
+            raise
 
-    def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
+    def sign_in_with_magic_link(
+        self, email: str, timeout: float | None = None, *, paste_from: int | Readable | None = None
+    ) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in by magic link with no URL to paste: emails the link with the loopback
         redirect URL (`http://127.0.0.1:<port>/<path>`) and waits for the browser the user opens
         it in to bring it back: `timeout` seconds; None, zero or less wait the library's
@@ -475,8 +498,26 @@ class PortalAuth(_Client):
         sign-in at a time, shared with sign_in_with_google/apple. Raises SignInInProgress,
         MagicLinkNotConfigured, InvalidArgument("email"), SignInUnavailable (not a loopback
         redirect URL, a port in use: no email sent), what send_magic_link raises,
-        SignInClosed (timeout, Ctrl-C, close()), or what handle_redirect raises."""
-        return _signed_in(_calls.blocking(self._sign_in_with_magic_link(email, timeout)))
+        SignInClosed (timeout, Ctrl-C, close()), or what handle_redirect raises.
+
+        `paste_from` (a terminal: sys.stdin, or a descriptor) also takes the link pasted
+        there, line by line, whichever comes first: over SSH the link's redirect reaches the
+        laptop the email is opened on, not this machine. A line that is not a sign-in link
+        of this client gets one line on stderr and the wait goes on. With a redirect URL
+        that is not loopback the link is emailed and only a paste completes (EOFError when
+        the terminal closes first). The terminal is read only during the call."""
+        if paste_from is None:
+            return _signed_in(_calls.blocking(self._sign_in_with_magic_link(email, timeout)))
+        from . import _paste
+
+        outcome = _paste.sign_in(
+            wait=lambda: _calls.blocking(self._sign_in_with_magic_link(email, timeout)),
+            handle=lambda url: _calls.blocking(self._handle_redirect(url)),
+            send=lambda: _calls.blocking(self._send_magic_link(email)),
+            cancel=lambda: _calls.cancel_group(self._sign_ins),
+            paste_from=paste_from,
+        )
+        return _signed_in(outcome)
 
     def listen_for_redirects(self) -> RedirectListener:
         """In the running app: listens for the redirects its next instances forward
@@ -500,8 +541,11 @@ class PortalAuth(_Client):
     def set_browser_opener(self, opener: Opener | None) -> None:
         """Opens the browser for sign_in_with_google/apple: `opener(url, ephemeral)`, called
         on a thread the library starts for each sign-in (it may block, and may call this
-        client and wait), returns once the browser is launched; an exception fails the
-        sign-in with SignInUnavailable. None restores the default ($BROWSER, else xdg-open)."""
+        client and wait), returns once the browser is launched. False (as webbrowser.open
+        returns when it finds no browser) fails the sign-in at once with SignInUnavailable,
+        reason NO_BROWSER, whose `url` the app can show; an exception fails it with reason
+        OPENER_FAILED and the exception as its __cause__. None restores the default
+        ($BROWSER, else xdg-open)."""
         self._set_browser_opener(opener)
 
     def close(self) -> None:
@@ -564,11 +608,19 @@ class AsyncPortalAuth(_Client):
         """As PortalAuth.sign_in_with_google. Cancelling the awaiting task ends the wait
         (nothing is exchanged); CancelledError comes once the listener is closed and the
         next sign-in may start."""
-        return _signed_in(await _awaiting(self._sign_in("google", timeout)))
+        try:
+            return _signed_in(await _awaiting(self._sign_in("google", timeout)))
+        except SignInUnavailable as error:
+            self._keep_opener_cause(error)
+            raise
 
     async def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_google, with Apple."""
-        return _signed_in(await _awaiting(self._sign_in("apple", timeout)))
+        try:
+            return _signed_in(await _awaiting(self._sign_in("apple", timeout)))
+        except SignInUnavailable as error:
+            self._keep_opener_cause(error)
+            raise
 
     async def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_magic_link. Cancelling the awaiting task ends the wait

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason
+    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason, UnauthorizedReason
 
 
 class PortalAuthError(Exception):
@@ -199,11 +199,17 @@ class RequestError(PortalAuthError):
 
 
 class Unauthorized(RequestError):
-    """HTTP 401: the environment or session is not accepted."""
+    """HTTP 401: the environment, the grant, the code or the session is not accepted.
+    `reason` says what the user does next where the call can tell (a redirect's used link, a
+    TOTP code to retype, a TOTP step expired), else None."""
 
-    def __init__(self, message: str | None = None) -> None:
-        """The error, with the library's `message`."""
+    reason: UnauthorizedReason | None
+    """What the user does next; None for a call that cannot tell (get_methods, ...)."""
+
+    def __init__(self, message: str | None = None, reason: UnauthorizedReason | None = None) -> None:
+        """The error, with the library's `message` and the `reason`, when known."""
         super().__init__(401, message or "Unauthorized (HTTP 401).")
+        self.reason = reason
 
 
 class SignInError(PortalAuthError):
@@ -238,11 +244,16 @@ class SignInUnavailable(SignInError):
     code = "POPUP_UNAVAILABLE"
     reason: SignInUnavailableReason
     """Why no browser sign-in is possible."""
+    url: str | None
+    """For NO_BROWSER from sign_in_with_google/apple: the URL no browser could open, to show
+    the user (to open elsewhere, then paste where the browser landed into handle_redirect);
+    else None. Not part of str(error)."""
 
-    def __init__(self, message: str, reason: SignInUnavailableReason) -> None:
-        """The failure `reason`, with the library's `message`."""
+    def __init__(self, message: str, reason: SignInUnavailableReason, url: str | None = None) -> None:
+        """The failure `reason`, with the library's `message` and the unopened `url`."""
         super().__init__(message)
         self.reason = reason
+        self.url = url
 
 
 class SignInInProgress(SignInError):

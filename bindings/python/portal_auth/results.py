@@ -86,20 +86,25 @@ class TotpRequiredResult(Value):
     `totp_link` (the enrollment link, on a first sign-in only) embeds the TOTP secret; the
     repr hides both. A host may build one from a link it kept, by keyword."""
 
-    __slots__ = ("user_jwt", "totp_link", "end_user_id")
-    __match_args__ = ("user_jwt", "totp_link", "end_user_id")
+    __slots__ = ("user_jwt", "totp_link", "end_user_id", "expires_at")
+    __match_args__ = ("user_jwt", "totp_link", "end_user_id", "expires_at")
     user_jwt: str
     """The step's userJwt, for verify_totp. A secret: never log it."""
     totp_link: str | None
     """The `otpauth://` enrollment link, on the user's first sign-in only. A secret."""
     end_user_id: str
     """The user's id; "" when the server did not send it."""
+    expires_at: int | None
+    """When the step expires, in whole seconds since the epoch (compare with time.time()):
+    the userJwt's expiry, ten minutes after the sign-in; None when it carries none. A code
+    verified later fails with Unauthorized, reason TOTP_STEP_EXPIRED: sign in again."""
 
-    def __init__(self, user_jwt: str, totp_link: str | None, end_user_id: str) -> None:
+    def __init__(self, user_jwt: str, totp_link: str | None, end_user_id: str, expires_at: int | None = None) -> None:
         """A TOTP step."""
         _set_field(self, "user_jwt", user_jwt)
         _set_field(self, "totp_link", totp_link)
         _set_field(self, "end_user_id", end_user_id)
+        _set_field(self, "expires_at", expires_at)
 
     @property
     def totp_secret(self) -> str | None:
@@ -130,4 +135,5 @@ class TotpRequiredResult(Value):
     def __repr__(self) -> str:
         """The fields, with `user_jwt` and `totp_link` redacted."""
         link = "None" if self.totp_link is None else "'<redacted>'"
-        return f"TotpRequiredResult(user_jwt='<redacted>', totp_link={link}, end_user_id={self.end_user_id!r})"
+        return (f"TotpRequiredResult(user_jwt='<redacted>', totp_link={link}, end_user_id={self.end_user_id!r}, "
+                f"expires_at={self.expires_at!r})")

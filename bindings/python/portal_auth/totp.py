@@ -23,6 +23,25 @@ def _scale(scale: object) -> int:
     return scale
 
 
+def normalize_totp_code(typed: str) -> str | None:
+    """What the user typed for a TOTP code, for verify_totp: the six digits once the spaces
+    and dashes authenticator apps show ("123 456", "123-456") are removed, or None when
+    anything else is left or not exactly six digits remain (ask again; nothing was sent).
+    verify_totp itself posts exactly what it is given."""
+    if not isinstance(typed, str):
+        raise InvalidArgument("typed")
+    try:
+        text = typed.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: not a code
+        return None
+    if b"\0" in text:
+        return None
+    out = ctypes.create_string_buffer(_native.TOTP_CODE_SIZE)
+    if _native.lib().portal_auth_totp_code_normalize(text, out) != _native.TRUE:
+        return None
+    return out.value.decode("ascii")
+
+
 def totp_secret(otpauth_url: str) -> str | None:
     """The base32 secret of an enrollment link, or None when it carries no valid one. A
     secret: show it to the user, never log it."""

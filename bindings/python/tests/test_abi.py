@@ -184,7 +184,8 @@ def constant_problems(facts: Facts) -> list[str]:
             problems.append(f"{name} ({value}) is not _native.{name.removeprefix('PORTAL_AUTH_')}")
     reasons = {name.removeprefix("PORTAL_AUTH_REASON_"): value for name, value in facts.constants.items()
                if name.startswith("PORTAL_AUTH_REASON_") and name != "PORTAL_AUTH_REASON_NONE"}
-    kinds = (_reasons.StorageFailureReason, _reasons.SignInUnavailableReason, _reasons.SignInClosedReason)
+    kinds = (_reasons.StorageFailureReason, _reasons.SignInUnavailableReason, _reasons.SignInClosedReason,
+             _reasons.UnauthorizedReason)
     enums = {member.name: member.value for kind in kinds for member in kind}
     if enums != reasons:
         problems.append(f"the reasons are {reasons} in the header, {enums} in the enums")
@@ -255,5 +256,5 @@ def test_the_checks_see_a_header_that_differs(tmp_path: Path) -> None:
     # A constant's value, and a new code.
     facts = _changed(tmp_path, "PORTAL_AUTH_E_NETWORK = 22,", "PORTAL_AUTH_E_NETWORK = 23,")
     assert len(constant_problems(facts)) == 2  # _native's value, and the code's name
-    facts = _changed(tmp_path, "PORTAL_AUTH_REASON_CLIENT_CLOSED = 42", "PORTAL_AUTH_REASON_CLIENT_CLOSED = 42,\n    PORTAL_AUTH_REASON_NEW = 43")
+    facts = _changed(tmp_path, "PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52", "PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,\n    PORTAL_AUTH_REASON_NEW = 53")
     assert len(constant_problems(facts)) == 1

@@ -167,7 +167,8 @@ def test_a_host_may_build_a_totp_step_it_kept(make_client, emu: Emulator, env: s
     auth.send_magic_link("kept@example.com")
     step = auth.handle_redirect(emu.outbox_link("kept@example.com"))
     assert isinstance(step, TotpRequiredResult)
-    kept = TotpRequiredResult(user_jwt=step.user_jwt, totp_link=step.totp_link, end_user_id=step.end_user_id)
+    kept = TotpRequiredResult(user_jwt=step.user_jwt, totp_link=step.totp_link, end_user_id=step.end_user_id,
+                              expires_at=step.expires_at)
     assert kept == step
     with pytest.raises(AttributeError):
         kept.user_jwt = "changed"  # type: ignore[misc]

@@ -17,10 +17,19 @@
  *   completion inside the Outcome, and throws it only when the call cannot start (its
  *   completion is then never called).
  *
- * Callables run on the library's terms: a completion, a log handler and a dispatcher must
- * not throw (an exception cannot cross the library's C frames: it ends the program through
- * std::terminate); a browser opener or a session store may throw, which counts as its
- * failure.
+ * Callables run on the library's terms, and no exception of theirs crosses the library's C
+ * frames (where it would end the program through std::terminate):
+ * - an exception that escapes a completion (a Done<T>, listen_for_redirects' callables,
+ *   forward_redirect's done), say one that calls outcome.value() on an error, or a
+ *   dispatcher is caught by this layer and handed, as a std::exception_ptr, to the
+ *   process's completion exception handler (set_completion_exception_handler), on the
+ *   thread the completion ran on. The default handler, log_completion_exception(), reports
+ *   it as one line at LogLevel::error, "A completion threw: " and its what(), to the log
+ *   handler installed with set_log_handler or set_queued_log_handler (on that same thread),
+ *   or to stderr when none is installed; nothing with set_log_level(LogLevel::none). The
+ *   call is over all the same: its completion is not called again;
+ * - an exception from a log handler is dropped, with its line;
+ * - a browser opener or a session store may throw, which counts as its failure.
  *
  * Strings passed in are copied by the library; one holding a NUL byte cannot cross into C
  * and is refused as Code::invalid_argument, named as C names the argument.
@@ -38,8 +47,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -82,8 +93,10 @@ enum class Code : std::int32_t {
     internal = PORTAL_AUTH_E_INTERNAL
 };
 
-/* Which storage failure, unavailable sign-in or closed sign-in an error was
-   (portal_auth_reason). */
+/* Which storage failure, unavailable sign-in, closed sign-in or refusal (Code::unauthorized)
+   an error was, so that an app can choose what its user does next (portal_auth_reason). A
+   value this header does not name (a later library's) is still a value of the type: treat
+   it as the error's code alone. */
 enum class Reason : std::int32_t {
     none = PORTAL_AUTH_REASON_NONE,
     keyring_locked = PORTAL_AUTH_REASON_KEYRING_LOCKED,
@@ -109,8 +122,27 @@ enum class Reason : std::int32_t {
     channel_failed = PORTAL_AUTH_REASON_CHANNEL_FAILED,
     sign_in_cancelled = PORTAL_AUTH_REASON_SIGN_IN_CANCELLED,
     sign_in_timed_out = PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT,
-    client_closed = PORTAL_AUTH_REASON_CLIENT_CLOSED
+    client_closed = PORTAL_AUTH_REASON_CLIENT_CLOSED,
+    link_used = PORTAL_AUTH_REASON_LINK_USED,
+    totp_code_rejected = PORTAL_AUTH_REASON_TOTP_CODE_REJECTED,
+    totp_step_expired = PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED
 };
+
+/* A reason's name as the C header spells it after PORTAL_AUTH_REASON_ ("KEYRING_LOCKED"), to
+   log or to key an app's own translations by (portal_auth_reason_name); nullopt for
+   Reason::none and a value the library does not know. Static storage. */
+inline std::optional<std::string_view> reason_name(Reason reason) noexcept {
+    const char *name = portal_auth_reason_name(static_cast<portal_auth_reason>(reason));
+    return name ? std::optional<std::string_view>(name) : std::nullopt;
+}
+
+/* A reason's one-line sentence for the user, to show as it is
+   (portal_auth_reason_user_message); Error::what() is the developer's. nullopt for
+   Reason::none and a value the library does not know. Static storage. */
+inline std::optional<std::string_view> reason_user_message(Reason reason) noexcept {
+    const char *message = portal_auth_reason_user_message(static_cast<portal_auth_reason>(reason));
+    return message ? std::optional<std::string_view>(message) : std::nullopt;
+}
 
 /* ---- Errors ----------------------------------------------------------------------------- */
 
@@ -123,6 +155,7 @@ struct ErrorFields {
     std::optional<std::string> detail;  /* authentication_failed, invalid_user_jwt, ... */
     std::optional<std::string> method;  /* auth_method_unavailable: "GOOGLE" or "APPLE" */
     std::optional<std::string> body;    /* http_status: the server's reason, for developers */
+    std::optional<std::string> url;     /* sign_in_unavailable, no_browser: the URL to show */
     std::int32_t http_status = 0;       /* unauthorized, http_status; 0: no response */
 };
 
@@ -143,6 +176,7 @@ public:
         fields.detail = text(portal_auth_error_detail(error));
         fields.method = text(portal_auth_error_method(error));
         fields.body = text(portal_auth_error_body(error));
+        fields.url = text(portal_auth_error_url(error));
         fields.http_status = portal_auth_error_http_status(error);
         return Error(static_cast<Code>(portal_auth_error_code(error)),
                      text(portal_auth_error_message(error)).value_or(""), std::move(fields));
@@ -150,6 +184,9 @@ public:
 
     Code code() const noexcept { return code_; }
     std::string message() const { return what(); }
+    /* Which failure it was: for session_storage_failure, sign_in_unavailable,
+       sign_in_closed, and unauthorized (link_used, totp_code_rejected, totp_step_expired;
+       none when the call cannot tell). */
     Reason reason() const noexcept { return fields_.reason; }
     const std::optional<std::string> &name() const noexcept { return fields_.name; }
     const std::optional<std::string> &path() const noexcept { return fields_.path; }
@@ -157,6 +194,9 @@ public:
     const std::optional<std::string> &detail() const noexcept { return fields_.detail; }
     const std::optional<std::string> &method() const noexcept { return fields_.method; }
     const std::optional<std::string> &body() const noexcept { return fields_.body; }
+    /* sign_in_unavailable with Reason::no_browser, from a browser sign-in: the authorize URL
+       no browser could open, to show the user (portal_auth_error_url). */
+    const std::optional<std::string> &url() const noexcept { return fields_.url; }
     std::int32_t http_status() const noexcept { return fields_.http_status; }
 
 private:
@@ -216,9 +256,30 @@ private:
     std::optional<Error> error_;
 };
 
-/* The completion of an asynchronous call: called exactly once. */
+/* The completion of an asynchronous call: called exactly once. An exception it throws is
+   caught and handed to the completion exception handler. */
 template <typename Value>
 using Done = std::function<void(Outcome<Value>)>;
+
+/* Receives an exception that escaped a completion or a dispatcher (caught by this layer),
+   on the thread it ran on. An exception the handler throws in turn is dropped. */
+using CompletionExceptionHandler = std::function<void(std::exception_ptr exception)>;
+
+/* The process's completion exception handler; an empty one: the default,
+   log_completion_exception. Defined with the logging below. */
+inline void set_completion_exception_handler(CompletionExceptionHandler handler);
+
+/* The default completion exception handler: one line at LogLevel::error, "A completion
+   threw: " and the exception's what(), to the installed log handler, or to stderr when none
+   is installed; nothing after set_log_level(LogLevel::none). A handler of the host's may
+   call it too. */
+inline void log_completion_exception(std::exception_ptr exception) noexcept;
+
+namespace detail {
+/* Hands the exception being handled (inside a catch block) to the completion exception
+   handler. */
+inline void completion_threw() noexcept;
+} // namespace detail
 
 /* ---- Calls ------------------------------------------------------------------------------ */
 
@@ -350,7 +411,12 @@ inline bool &discarding() noexcept {
 template <typename Value>
 void complete(void *user_data, Outcome<Value> outcome) noexcept {
     std::unique_ptr<Pending<Value>> pending(static_cast<Pending<Value> *>(user_data));
-    if (!discarding()) pending->done(std::move(outcome));
+    if (discarding()) return;
+    try {
+        pending->done(std::move(outcome));
+    } catch (...) {
+        completion_threw();
+    }
 }
 
 /* The C callback of the calls that complete with nothing but an error. */
@@ -441,6 +507,18 @@ inline std::optional<std::string> totp_secret(const std::string &otpauth_url) {
     return detail::copy(owned.get());
 }
 
+/* What the user typed for a TOTP code, tidied for verify_totp (portal_auth_totp_code_normalize):
+   the spaces and dashes authenticator apps show removed, the six digits; nullopt when
+   anything else, or another number of digits, is left (ask the user again). Makes no
+   request. */
+inline std::optional<std::string> normalize_totp_code(std::string_view typed) {
+    std::string text(typed);
+    if (text.find('\0') != std::string::npos) return std::nullopt; /* C would read only its start */
+    char code[PORTAL_AUTH_TOTP_CODE_SIZE] = {};
+    if (portal_auth_totp_code_normalize(text.c_str(), code) != PORTAL_AUTH_TRUE) return std::nullopt;
+    return std::string(code);
+}
+
 /* The enrollment link's QR code as a PNG, scale pixels a module (portal_auth_totp_qr_png). */
 inline std::vector<std::uint8_t> totp_qr_png(const std::string &otpauth_url, std::int32_t scale = 10) {
     std::uint8_t *png = nullptr;
@@ -521,6 +599,9 @@ struct TotpRequired {
     std::string user_jwt;
     std::optional<std::string> totp_link; /* the enrollment link, on the first sign-in only */
     std::string end_user_id;              /* "" when the server did not send it */
+    /* When the step expires, in seconds since the Unix epoch (portal_auth_result_totp_expires_at);
+       0 when the userJwt carries no expiry. A code verified later is Reason::totp_step_expired. */
+    std::int64_t expires_at = 0;
 
     /* The enrollment secret and QR codes of totp_link; without a link, the library's
        Code::totp_qr_unavailable (and no secret). */
@@ -568,7 +649,8 @@ inline Outcome<std::optional<Result>> read_result(const portal_auth_result *resu
         std::optional<std::string> user_jwt = copy(portal_auth_result_user_jwt(result));
         if (!user_jwt) return lacking("a userJwt");
         return std::optional<Result>(TotpRequired{std::move(*user_jwt), copy(portal_auth_result_totp_link(result)),
-                                                  copy(portal_auth_result_end_user_id(result)).value_or("")});
+                                                  copy(portal_auth_result_end_user_id(result)).value_or(""),
+                                                  portal_auth_result_totp_expires_at(result)});
     }
     default:
         return lacking("a result of a kind this header knows");
@@ -607,11 +689,21 @@ inline void on_forwarded(void *user_data, const portal_auth_result *result, cons
                          portal_auth_bool last) noexcept {
     auto *listening = static_cast<Listening *>(user_data);
     if (last != PORTAL_AUTH_TRUE) {
-        if (!discarding()) listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
+        if (discarding()) return;
+        try {
+            listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
+        } catch (...) {
+            completion_threw();
+        }
         return;
     }
     std::unique_ptr<Listening> owned(listening);
-    if (!discarding()) owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
+    if (discarding()) return;
+    try {
+        owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
+    } catch (...) {
+        completion_threw();
+    }
 }
 
 } // namespace detail
@@ -800,16 +892,28 @@ inline int completion_fd() noexcept { return portal_auth_completion_fd(); }
 inline std::size_t run_completions() noexcept { return portal_auth_run_completions(); }
 
 /* Opens an authorize URL in a browser, on a library thread, once per browser sign-in: return
-   0 once the browser is launched; another value (or an exception, counted as -1) ends the
-   sign-in as Code::sign_in_unavailable with Reason::opener_failed. */
+   opener_launched (0) once the browser is launched; opener_no_browser when there is no
+   browser to open (a terminal over SSH), which ends the sign-in at once as
+   Code::sign_in_unavailable with Reason::no_browser, Error::url() giving the URL to show the
+   user; another value (or an exception, counted as -1) ends it as Code::sign_in_unavailable
+   with Reason::opener_failed. */
 using BrowserOpener = std::function<int(const std::string &url, bool ephemeral)>;
+
+/* What a BrowserOpener returns: the browser is launched. */
+inline constexpr int opener_launched = 0;
+/* What a BrowserOpener returns: there is no browser to open (PORTAL_AUTH_REASON_NO_BROWSER). */
+inline constexpr int opener_no_browser = PORTAL_AUTH_REASON_NO_BROWSER;
 
 namespace detail {
 
 /* The library owns the dispatcher it was given: it calls on_dispatch until no job of it can
    run any more, then on_dispatcher_destroy, which deletes it. */
 inline void on_dispatch(void *data, portal_auth_job_fn run, void *job) noexcept {
-    (*static_cast<Dispatcher *>(data))(Job(run, job));
+    try {
+        (*static_cast<Dispatcher *>(data))(Job(run, job)); /* a job the exception dropped runs discarded */
+    } catch (...) {
+        completion_threw();
+    }
 }
 
 inline void on_dispatcher_destroy(void *data) noexcept { delete static_cast<Dispatcher *>(data); }
@@ -872,7 +976,11 @@ namespace detail {
 
 inline void on_forward(void *user_data, portal_auth_forward_result outcome, const portal_auth_error *error) noexcept {
     std::unique_ptr<Done<ForwardResult>> done(static_cast<Done<ForwardResult> *>(user_data));
-    (*done)(error ? Outcome<ForwardResult>(Error::copy(error)) : Outcome<ForwardResult>(static_cast<ForwardResult>(outcome)));
+    try {
+        (*done)(error ? Outcome<ForwardResult>(Error::copy(error)) : Outcome<ForwardResult>(static_cast<ForwardResult>(outcome)));
+    } catch (...) {
+        completion_threw();
+    }
 }
 
 } // namespace detail
@@ -1057,8 +1165,10 @@ public:
         });
     }
 
-    /* Submits the user's code for a TotpRequired step; a wrong one is Code::unauthorized and
-       leaves the step usable. */
+    /* Submits the user's code for a TotpRequired step, posted verbatim (tidy what the user
+       typed with normalize_totp_code first). A refused code is Code::unauthorized with
+       Reason::totp_code_rejected, the step still usable (ask again), or
+       Reason::totp_step_expired once the step expired by the local clock (sign in again). */
     Call verify_totp(const std::string &code, const std::string &user_jwt, Done<Result> done) {
         const char *code_text = detail::c_string(code, "code");
         const char *jwt_text = detail::c_string(user_jwt, "user_jwt");
@@ -1112,11 +1222,13 @@ using LogHandler = std::function<void(LogLevel level, std::string_view message)>
 
 namespace detail {
 
-/* The process's one handler. Never destroyed: the library may log until the process ends,
-   after static destructors have run. */
+/* The process's one handler, and the level set. Never destroyed: the library may log until
+   the process ends, after static destructors have run. Shared, so that reporting an
+   exception a completion threw (log_completion_exception) may call it outside the lock. */
 struct LogHandlers {
     std::mutex lock;
-    std::unique_ptr<LogHandler> current;
+    std::shared_ptr<LogHandler> current;
+    LogLevel level = LogLevel::debug;
 };
 
 inline LogHandlers &log_handlers() {
@@ -1125,7 +1237,11 @@ inline LogHandlers &log_handlers() {
 }
 
 inline void on_log(void *data, portal_auth_log_level level, const char *message) noexcept {
-    (*static_cast<LogHandler *>(data))(static_cast<LogLevel>(level), message ? message : "");
+    try {
+        (*static_cast<LogHandler *>(data))(static_cast<LogLevel>(level), message ? message : "");
+    } catch (...) {
+        /* dropped, with its line: reporting it would log again */
+    }
 }
 
 /* Installs handler with install (either C setter); once that returns, the library no longer
@@ -1133,7 +1249,7 @@ inline void on_log(void *data, portal_auth_log_level level, const char *message)
 inline void install_log_handler(portal_auth_code (*install)(portal_auth_log_fn, void *), LogHandler handler) {
     LogHandlers &handlers = log_handlers();
     std::lock_guard<std::mutex> guard(handlers.lock);
-    auto next = handler ? std::make_unique<LogHandler>(std::move(handler)) : nullptr;
+    auto next = handler ? std::make_shared<LogHandler>(std::move(handler)) : nullptr;
     check(install(next ? on_log : nullptr, next.get()));
     handlers.current = std::move(next);
 }
@@ -1152,7 +1268,82 @@ inline void set_queued_log_handler(LogHandler handler) {
 
 /* Passes only the lines at level and above to the handler. */
 inline void set_log_level(LogLevel level) {
+    detail::LogHandlers &handlers = detail::log_handlers();
+    std::lock_guard<std::mutex> guard(handlers.lock);
     detail::check(portal_auth_set_log_level(static_cast<portal_auth_log_level>(level)));
+    handlers.level = level;
+}
+
+/* ---- Exceptions that escape completions ------------------------------------------------- */
+
+namespace detail {
+
+/* The process's completion exception handler; none: the default. Never destroyed, as a
+   completion may run until the process ends. */
+struct CompletionExceptions {
+    std::mutex lock;
+    std::shared_ptr<CompletionExceptionHandler> current;
+};
+
+inline CompletionExceptions &completion_exceptions() {
+    static CompletionExceptions *handlers = new CompletionExceptions();
+    return *handlers;
+}
+
+inline void completion_threw() noexcept {
+    try {
+        std::exception_ptr exception = std::current_exception();
+        std::shared_ptr<CompletionExceptionHandler> handler;
+        {
+            CompletionExceptions &handlers = completion_exceptions();
+            std::lock_guard<std::mutex> guard(handlers.lock);
+            handler = handlers.current;
+        }
+        if (handler)
+            (*handler)(exception);
+        else
+            log_completion_exception(exception);
+    } catch (...) {
+        /* the handler's own exception is dropped */
+    }
+}
+
+} // namespace detail
+
+inline void set_completion_exception_handler(CompletionExceptionHandler handler) {
+    detail::CompletionExceptions &handlers = detail::completion_exceptions();
+    auto next = handler ? std::make_shared<CompletionExceptionHandler>(std::move(handler)) : nullptr;
+    std::lock_guard<std::mutex> guard(handlers.lock);
+    handlers.current.swap(next); /* the one replaced goes once no thread is calling it */
+}
+
+inline void log_completion_exception(std::exception_ptr exception) noexcept {
+    try {
+        std::string line = "A completion threw: ";
+        try {
+            if (exception) std::rethrow_exception(exception);
+            line += "no exception";
+        } catch (const std::exception &caught) {
+            line += caught.what();
+        } catch (...) {
+            line += "an exception of a type not derived from std::exception";
+        }
+        std::shared_ptr<LogHandler> handler;
+        LogLevel level;
+        {
+            detail::LogHandlers &handlers = detail::log_handlers();
+            std::lock_guard<std::mutex> guard(handlers.lock);
+            handler = handlers.current;
+            level = handlers.level;
+        }
+        if (level == LogLevel::none) return;
+        if (handler)
+            (*handler)(LogLevel::error, line);
+        else
+            std::fprintf(stderr, "portal_auth: %s\n", line.c_str());
+    } catch (...) {
+        /* nowhere left to report it */
+    }
 }
 
 /* ---- Version ---------------------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace pa = portal::auth;
 
@@ -93,12 +94,31 @@ int main(int argc, char **argv) {
                 std::cout << "Scan this code with an authenticator app, or enter the secret "
                           << step->totp_secret().value_or("") << ":\n" << step->qr_terminal();
             }
-            std::string code = ask("Code: ");
-            result = wait<pa::Result>([&](auto done) { return client.verify_totp(code, step->user_jwt, done); }).value();
+            /* Asked again for a code that is not six digits, or that the server refused; any
+               other error (an expired step) ends the program. */
+            std::string user_jwt = step->user_jwt;
+            for (;;) {
+                std::optional<std::string> code = pa::normalize_totp_code(ask("Code: "));
+                if (!code) {
+                    std::cout << "Type the six digits your authenticator app shows.\n";
+                    continue;
+                }
+                pa::Outcome<pa::Result> verified =
+                    wait<pa::Result>([&](auto done) { return client.verify_totp(*code, user_jwt, done); });
+                const pa::Error *refused = verified.error();
+                if (refused && refused->reason() == pa::Reason::totp_code_rejected) {
+                    std::cout << pa::reason_user_message(refused->reason()).value_or("Wrong code.") << "\n";
+                    continue;
+                }
+                result = std::move(verified).value();
+                break;
+            }
         }
         std::cout << "Signed in as " << std::get<pa::Authenticated>(*result).session.end_user_id() << ".\n";
         return 0;
     } catch (const pa::Error &error) {
+        /* The sentence for the user when the reason has one; the developer's message too. */
+        if (std::optional<std::string_view> sentence = pa::reason_user_message(error.reason())) std::cerr << *sentence << "\n";
         std::cerr << error.what() << "\n";
         return 3;
     }

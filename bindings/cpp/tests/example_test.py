@@ -1,7 +1,8 @@
 """The example sign-in (bindings/cpp/examples/sign_in.cpp) driven through its terminal against
 the Portal emulator in PORTAL_AUTH_TEST_API_HOST, inside the private keyring the stage runs
-in: a magic-link sign-in with TOTP enrollment (the code read from the emulator), --restore
-and --sign-out. Prints `example_test: N passed, 0 failed`.
+in: a magic-link sign-in with TOTP enrollment (the code read from the emulator, typed as an
+app shows it, after one that is not six digits and one the server refuses), --restore and
+--sign-out. Prints `example_test: N passed, 0 failed`.
 
     python3 bindings/cpp/tests/example_test.py PATH/TO/sign-in"""
 
@@ -62,7 +63,14 @@ def main(program: str) -> int:
     answer(outbox["messages"][-1]["link"])
     enrollment = read_until("Code: ")
     check("Scan this code" in enrollment and any(block in enrollment for block in "\u2580\u2584\u2588"), "the QR code is drawn")
-    answer(control("/_emulator/totp?environmentId=env-demo&email=" + urllib.parse.quote(EMAIL))["code"])
+    code = control("/_emulator/totp?environmentId=env-demo&email=" + urllib.parse.quote(EMAIL))["code"]
+    answer("12345")
+    check("six digits" in read_until("Code: "), "a code that is not six digits is asked for again")
+    answer("%06d" % ((int(code) + 500000) % 1000000))
+    said = read_until("Code: ")[:-len("Code: ")].strip()
+    check(said.endswith(".") and "\n" not in said, f"a refused code gets the reason's sentence ({said!r}), and is asked for again")
+    code = control("/_emulator/totp?environmentId=env-demo&email=" + urllib.parse.quote(EMAIL))["code"]
+    answer(code[:3] + " " + code[3:])
     rest = sign_in.stdout.read()
     check(sign_in.wait(timeout=60) == 0 and rest.startswith("Signed in as eu_"), f"the sign-in ends signed in ({rest!r})")
 

@@ -2,9 +2,12 @@
  * PORTAL_AUTH_TEST_API_HOST, inside a private keyring: a magic link from the emulator's
  * outbox, TOTP enrollment with a code computed from the enrollment secret, the session in the
  * keyring, its replay, a restore from another client, sign-out; every completion model; the
- * errors with each of their fields; host storage with its release; browser sign-in with an
- * opener that is a lambda; logging. The first argument names the run (its emails), so that
- * builds by two compilers share one emulator. */
+ * errors with each of their fields; the reasons that say what the user does next (a refused
+ * TOTP code, a step expired by the local clock, a used link, no browser), their names and
+ * sentences, and the typed-code helper; host storage with its release; browser sign-in with
+ * an opener that is a lambda; completions that throw, caught and handed to the handler;
+ * logging. The first argument names the run (its emails), so that builds by two compilers
+ * share one emulator. */
 #include "support.hpp"
 
 #include <arpa/inet.h>
@@ -56,6 +59,9 @@ void magic_link_flow() {
     if (!step_outcome.ok() || !step_outcome.value()) test::give_up("no TOTP step");
     pa::TotpRequired step = std::get<pa::TotpRequired>(*std::move(step_outcome).value());
     CHECK(step.end_user_id.rfind("eu_", 0) == 0 && step.totp_link && step.totp_link->rfind("otpauth://totp/", 0) == 0);
+    /* The step expires ten minutes after the sign-in, by its userJwt. */
+    const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+    CHECK(step.expires_at >= now + 590 && step.expires_at <= now + 601);
     std::optional<std::string> secret = step.totp_secret();
     CHECK(secret && secret->size() == 32);
     std::vector<std::uint8_t> png = step.qr_png(4);
@@ -70,9 +76,13 @@ void magic_link_flow() {
     std::string terminal = step.qr_terminal(pa::TerminalColors::dark_on_light);
     CHECK(!terminal.empty() && terminal.back() == '\n');
 
-    /* A wrong code: unauthorized, the step still usable. */
-    auto wrong = test::wait<pa::Result>(queued, [&](auto done) { return client.verify_totp("000000", step.user_jwt, done); });
+    /* A wrong code: unauthorized, rejected, the step still usable. */
+    std::string right = secret ? test::totp_code(*secret) : "000000";
+    std::string wrong_code = std::to_string(1000000 + (std::stoi(right) + 500000) % 1000000).substr(1);
+    auto wrong = test::wait<pa::Result>(queued, [&](auto done) { return client.verify_totp(wrong_code, step.user_jwt, done); });
     CHECK(!wrong.ok() && wrong.error()->code() == pa::Code::unauthorized && wrong.error()->http_status() == 401);
+    CHECK(!wrong.ok() && wrong.error()->reason() == pa::Reason::totp_code_rejected && !wrong.error()->url());
+    CHECK(pa::reason_user_message(pa::Reason::totp_code_rejected).has_value());
     bool threw = false;
     try {
         wrong.value();
@@ -81,8 +91,12 @@ void magic_link_flow() {
     }
     CHECK(threw);
 
-    /* The code an authenticator app computes from the secret the user entered. */
-    auto verified = test::wait<pa::Result>(queued, [&](auto done) { return client.verify_totp(test::totp_code(*secret), step.user_jwt, done); });
+    /* The code an authenticator app computes from the secret the user entered, typed as the
+       app shows it ("123 456") and tidied. */
+    std::string shown = test::totp_code(*secret);
+    std::optional<std::string> typed = pa::normalize_totp_code(shown.substr(0, 3) + " " + shown.substr(3));
+    CHECK(typed == shown);
+    auto verified = test::wait<pa::Result>(queued, [&](auto done) { return client.verify_totp(typed.value_or(""), step.user_jwt, done); });
     CHECK(verified.ok() && std::holds_alternative<pa::Authenticated>(verified.value()));
     if (!verified.ok()) test::give_up(verified.error()->what());
     pa::Authenticated signed_in = std::get<pa::Authenticated>(std::move(verified).value());
@@ -94,6 +108,12 @@ void magic_link_flow() {
     /* The redirect again: replayed, the very same session. */
     auto replay = test::wait<std::optional<pa::Result>>(queued, [&](auto done) { return client.handle_redirect(link, done); });
     CHECK(replay.ok() && replay.value() && std::get<pa::Authenticated>(*replay.value()).session == signed_in.session);
+    /* ...but from a client that never saw it, the link is used: request a new one. */
+    {
+        pa::Client stranger(test::emulator_options("env-demo"));
+        auto used = test::wait<std::optional<pa::Result>>(false, [&](auto done) { return stranger.handle_redirect(link, done); });
+        CHECK(!used.ok() && used.error()->code() == pa::Code::unauthorized && used.error()->reason() == pa::Reason::link_used);
+    }
 
     /* Another client, on the I/O thread, restores it from the keyring. */
     pa::Client second(options);
@@ -236,6 +256,77 @@ void error_fields() {
     CHECK(scale_refused);
     CHECK(!pa::totp_secret("otpauth://totp/Portal:a?issuer=Portal"));
     CHECK(!(pa::TotpRequired{"jwt", std::nullopt, ""}.totp_secret()));
+}
+
+/* The emulator's clock, offset by `seconds` for what it issues. */
+void clock_offset(int seconds) {
+    test::emulator("/_emulator/control", "{\"clockOffsetSeconds\":" + std::to_string(seconds) + "}");
+}
+
+/* Reasons: each one's name and sentence from the library; the typed-code helper; a TOTP step
+   the server issued eleven minutes ago, expired by the local clock. */
+void reasons() {
+    const std::pair<pa::Reason, const char *> named[] = {
+        {pa::Reason::keyring_locked, "KEYRING_LOCKED"},
+        {pa::Reason::no_secret_service, "NO_SECRET_SERVICE"},
+        {pa::Reason::no_session_bus, "NO_SESSION_BUS"},
+        {pa::Reason::dbus_failure, "DBUS_FAILURE"},
+        {pa::Reason::libsecret_missing, "LIBSECRET_MISSING"},
+        {pa::Reason::host_storage_failed, "HOST_STORAGE_FAILED"},
+        {pa::Reason::entry_not_cleared, "ENTRY_NOT_CLEARED"},
+        {pa::Reason::keyring_needs_confirmation, "KEYRING_NEEDS_CONFIRMATION"},
+        {pa::Reason::keyring_prompt_dismissed, "KEYRING_PROMPT_DISMISSED"},
+        {pa::Reason::keyring_encryption_failed, "KEYRING_ENCRYPTION_FAILED"},
+        {pa::Reason::file_store_unsafe, "FILE_STORE_UNSAFE"},
+        {pa::Reason::file_store_failed, "FILE_STORE_FAILED"},
+        {pa::Reason::redirect_not_loopback, "REDIRECT_NOT_LOOPBACK"},
+        {pa::Reason::port_in_use, "PORT_IN_USE"},
+        {pa::Reason::listener_failed, "LISTENER_FAILED"},
+        {pa::Reason::no_browser, "NO_BROWSER"},
+        {pa::Reason::opener_failed, "OPENER_FAILED"},
+        {pa::Reason::no_runtime_directory, "NO_RUNTIME_DIRECTORY"},
+        {pa::Reason::runtime_directory_unsafe, "RUNTIME_DIRECTORY_UNSAFE"},
+        {pa::Reason::channel_in_use, "CHANNEL_IN_USE"},
+        {pa::Reason::channel_failed, "CHANNEL_FAILED"},
+        {pa::Reason::sign_in_cancelled, "SIGN_IN_CANCELLED"},
+        {pa::Reason::sign_in_timed_out, "SIGN_IN_TIMED_OUT"},
+        {pa::Reason::client_closed, "CLIENT_CLOSED"},
+        {pa::Reason::link_used, "LINK_USED"},
+        {pa::Reason::totp_code_rejected, "TOTP_CODE_REJECTED"},
+        {pa::Reason::totp_step_expired, "TOTP_STEP_EXPIRED"},
+    };
+    for (const auto &[reason, name] : named) {
+        CHECK(pa::reason_name(reason) == std::optional<std::string_view>(name));
+        std::optional<std::string_view> sentence = pa::reason_user_message(reason);
+        CHECK(sentence && !sentence->empty() && sentence->back() == '.' && sentence->find('\n') == std::string_view::npos);
+    }
+    CHECK(pa::reason_user_message(pa::Reason::keyring_locked) ==
+          std::optional<std::string_view>("Your keyring is locked. Unlock it, then try again."));
+    CHECK(!pa::reason_name(pa::Reason::none) && !pa::reason_user_message(pa::Reason::none));
+    CHECK(!pa::reason_name(static_cast<pa::Reason>(13)) && !pa::reason_user_message(static_cast<pa::Reason>(-1)));
+
+    CHECK(pa::normalize_totp_code("123 456") == std::optional<std::string>("123456"));
+    CHECK(pa::normalize_totp_code(" 123-456\n") == std::optional<std::string>("123456"));
+    CHECK(!pa::normalize_totp_code("12345") && !pa::normalize_totp_code("1234567") && !pa::normalize_totp_code("12a456"));
+    CHECK(!pa::normalize_totp_code("") && !pa::normalize_totp_code(std::string_view("123\0" "456", 7)));
+
+    /* Issued eleven minutes ago: the step's ten minutes are over by the local clock. */
+    pa::Client client(test::emulator_options("env-demo"));
+    clock_offset(-660);
+    auto late = test::wait<std::optional<pa::Result>>(false, [&](auto done) {
+        return client.handle_redirect(test::grant_redirect("env-demo", email("late")), done);
+    });
+    clock_offset(0);
+    CHECK(late.ok() && late.value() && std::holds_alternative<pa::TotpRequired>(*late.value()));
+    if (!late.ok() || !late.value()) test::give_up("no TOTP step");
+    pa::TotpRequired step = std::get<pa::TotpRequired>(*std::move(late).value());
+    CHECK(step.expires_at > 0 && step.expires_at < static_cast<std::int64_t>(std::time(nullptr)));
+    std::string code = test::json_string(
+        test::emulator("/_emulator/totp?environmentId=env-demo&email=" + query_email("late")), "code");
+    CHECK(code.size() == 6);
+    auto expired = test::wait<pa::Result>(false, [&](auto done) { return client.verify_totp(code, step.user_jwt, done); });
+    const pa::Error *error = expired.error();
+    CHECK(error && error->code() == pa::Code::unauthorized && error->reason() == pa::Reason::totp_step_expired);
 }
 
 /* A store of the host's, in a map; it fails on demand, and says when it is destroyed. */
@@ -394,10 +485,22 @@ void browser_sign_in() {
     auto failed = test::wait<pa::Result>(false, [&](auto done) { return client.sign_in_with_apple(0, done); });
     const pa::Error *error = failure(failed, pa::Code::sign_in_unavailable);
     CHECK(error && error->reason() == pa::Reason::opener_failed && error->message().find('7') != std::string::npos);
+    CHECK(error && !error->url());
     client.set_browser_opener([](const std::string &, bool) -> int { throw std::runtime_error("no display"); });
     auto threw = test::wait<pa::Result>(false, [&](auto done) { return client.sign_in_with_apple(0, done); });
     error = failure(threw, pa::Code::sign_in_unavailable);
     CHECK(error && error->reason() == pa::Reason::opener_failed);
+
+    /* An opener with no browser to open: no_browser at once, with the URL to show instead. */
+    std::string unopened;
+    client.set_browser_opener([&unopened](const std::string &url, bool) {
+        unopened = url;
+        return pa::opener_no_browser;
+    });
+    auto nowhere = test::wait<pa::Result>(false, [&](auto done) { return client.sign_in_with_google(0, done); });
+    error = failure(nowhere, pa::Code::sign_in_unavailable);
+    CHECK(error && error->reason() == pa::Reason::no_browser && error->url() == std::optional<std::string>(unopened));
+    CHECK(unopened.find("/oauth/google/authorize?state=") != std::string::npos);
 
     /* A browser that never comes back, cancelled: closed, nothing exchanged. */
     std::promise<void> launched;
@@ -603,6 +706,87 @@ void forwarding() {
     CHECK(refused_empty);
 }
 
+/* Completions that throw: caught by the layer, the process goes on, and the handler gets the
+   exception (on the I/O thread, from the completion queue, from a dispatcher); the default
+   handler logs it at error level. */
+void completion_exceptions() {
+    std::mutex lock;
+    std::condition_variable changed;
+    std::vector<std::exception_ptr> caught;
+    pa::set_completion_exception_handler([&](std::exception_ptr exception) {
+        std::lock_guard<std::mutex> guard(lock);
+        caught.push_back(exception);
+        changed.notify_all();
+    });
+    auto seen = [&](std::size_t count) {
+        std::unique_lock<std::mutex> guard(lock);
+        return changed.wait_for(guard, std::chrono::seconds(30), [&] { return caught.size() >= count; });
+    };
+    auto code_of = [](std::exception_ptr exception) {
+        try {
+            std::rethrow_exception(exception);
+        } catch (const pa::Error &error) {
+            return error.code();
+        } catch (...) {
+        }
+        return pa::Code::ok;
+    };
+
+    /* On the I/O thread: a completion that takes the value of an error, which throws it. */
+    pa::Client client(test::emulator_options("env-open"));
+    client.login_with_apple([](pa::Outcome<std::string> outcome) { (void)outcome.value(); });
+    CHECK(seen(1) && code_of(caught[0]) == pa::Code::auth_method_unavailable);
+
+    /* From the completion queue: run_completions returns as usual. */
+    pa::Client queued(test::emulator_options("env-open"));
+    queued.set_completion_queue(true);
+    bool ran = false;
+    queued.get_methods([&ran](pa::Outcome<pa::Methods>) {
+        ran = true;
+        throw 42;
+    });
+    pollfd watched{pa::completion_fd(), POLLIN, 0};
+    while (!ran && poll(&watched, 1, 30000) == 1) pa::run_completions();
+    CHECK(ran && seen(2));
+    bool was_int = false;
+    try {
+        std::rethrow_exception(caught[1]);
+    } catch (int value) {
+        was_int = value == 42;
+    } catch (...) {
+    }
+    CHECK(was_int);
+
+    /* A dispatcher that throws: the job it dropped releases its completion uncalled. */
+    bool called = false;
+    client.set_dispatcher([](pa::Job) { throw std::runtime_error("dispatcher down"); });
+    client.get_methods([&called](pa::Outcome<pa::Methods>) { called = true; });
+    CHECK(seen(3) && !called);
+    bool said = false;
+    try {
+        std::rethrow_exception(caught[2]);
+    } catch (const std::runtime_error &error) {
+        said = std::string(error.what()) == "dispatcher down";
+    } catch (...) {
+    }
+    CHECK(said);
+    client.set_dispatcher(nullptr);
+
+    /* The default: one line at error level to the log handler. */
+    pa::set_completion_exception_handler(nullptr);
+    auto lines = std::make_shared<std::promise<std::string>>();
+    auto once = std::make_shared<std::once_flag>();
+    pa::set_log_handler([lines, once](pa::LogLevel level, std::string_view message) {
+        test::audit(level, message);
+        if (level == pa::LogLevel::error) std::call_once(*once, [&] { lines->set_value(std::string(message)); });
+    });
+    std::future<std::string> line = lines->get_future();
+    client.get_methods([](pa::Outcome<pa::Methods>) { throw std::runtime_error("the completion failed"); });
+    CHECK(line.wait_for(std::chrono::seconds(30)) == std::future_status::ready &&
+          line.get() == "A completion threw: the completion failed");
+    pa::set_log_handler(test::audit);
+}
+
 /* Log lines: on the library thread, filtered by level, and through the completion queue. */
 void logging() {
     struct Lines {
@@ -672,10 +856,12 @@ int main(int argc, char **argv) {
     version();
     magic_link_flow();
     error_fields();
+    reasons();
     host_storage();
     browser_sign_in();
     dispatcher();
     forwarding();
+    completion_exceptions();
     logging();
     pa::set_log_handler(nullptr);
     curl_global_cleanup();

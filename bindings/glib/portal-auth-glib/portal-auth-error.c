@@ -51,6 +51,9 @@ SAME (PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED, PORTAL_AUTH_REASON_CHANNEL_FAILED
 SAME (PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED, PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
 SAME (PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT, PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
 SAME (PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED, PORTAL_AUTH_REASON_CLIENT_CLOSED);
+SAME (PORTAL_AUTH_ERROR_REASON_LINK_USED, PORTAL_AUTH_REASON_LINK_USED);
+SAME (PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED, PORTAL_AUTH_REASON_TOTP_CODE_REJECTED);
+SAME (PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED, PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);
 
 /* The case's fields, as the C library's error holds them; strings NULL when absent. */
 typedef struct {
@@ -62,6 +65,7 @@ typedef struct {
     char *missing;
     char *detail;
     char *method;
+    char *url;
 } PortalAuthErrorPrivate;
 
 static void
@@ -81,6 +85,7 @@ portal_auth_error_private_copy (const PortalAuthErrorPrivate *from, PortalAuthEr
     to->missing = g_strdup (from->missing);
     to->detail = g_strdup (from->detail);
     to->method = g_strdup (from->method);
+    to->url = g_strdup (from->url);
 }
 
 static void
@@ -92,6 +97,7 @@ portal_auth_error_private_clear (PortalAuthErrorPrivate *fields)
     g_clear_pointer (&fields->missing, g_free);
     g_clear_pointer (&fields->detail, g_free);
     g_clear_pointer (&fields->method, g_free);
+    g_clear_pointer (&fields->url, g_free);
 }
 
 /**
@@ -120,6 +126,7 @@ portal_auth_glib_error_new (const portal_auth_error *error)
     fields->missing = g_strdup (portal_auth_error_missing (error));
     fields->detail = g_strdup (portal_auth_error_detail (error));
     fields->method = g_strdup (portal_auth_error_method (error));
+    fields->url = g_strdup (portal_auth_error_url (error));
     return made;
 }
 
@@ -150,16 +157,35 @@ fields_of (const GError *error)
  * portal_auth_error_get_reason:
  * @error: an error
  *
- * Which failure a %PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE or a
- * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE was.
+ * Which failure a %PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE, a
+ * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE, a %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED or a
+ * %PORTAL_AUTH_ERROR_UNAUTHORIZED was.
  *
- * Returns: the reason; %PORTAL_AUTH_ERROR_REASON_NONE for any other error
+ * Returns: the reason; %PORTAL_AUTH_ERROR_REASON_NONE for any other error, and for a
+ *   %PORTAL_AUTH_ERROR_UNAUTHORIZED of a call that cannot tell
  */
 PortalAuthErrorReason
 portal_auth_error_get_reason (const GError *error)
 {
     const PortalAuthErrorPrivate *fields = fields_of (error);
     return fields ? fields->reason : PORTAL_AUTH_ERROR_REASON_NONE;
+}
+
+/**
+ * portal_auth_error_reason_get_user_message:
+ * @reason: a reason
+ *
+ * A one-line sentence for the user, in English, saying what to do about @reason ("Your
+ * keyring is locked. Unlock it, then try again."), to show as it is; the error's own message
+ * is the developer's. The C library's portal_auth_reason_user_message().
+ *
+ * Returns: (nullable): the sentence, static; %NULL for %PORTAL_AUTH_ERROR_REASON_NONE and a
+ *   value the library does not know
+ */
+const char *
+portal_auth_error_reason_get_user_message (PortalAuthErrorReason reason)
+{
+    return portal_auth_reason_user_message ((portal_auth_reason) reason);
 }
 
 /**
@@ -269,4 +295,21 @@ portal_auth_error_get_method (const GError *error)
 {
     const PortalAuthErrorPrivate *fields = fields_of (error);
     return fields ? fields->method : NULL;
+}
+
+/**
+ * portal_auth_error_get_url:
+ * @error: an error
+ *
+ * The authorize URL of a %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE with
+ * %PORTAL_AUTH_ERROR_REASON_NO_BROWSER from a browser sign-in, which no browser could open:
+ * show it to the user, to open elsewhere.
+ *
+ * Returns: (nullable): the URL, owned by @error
+ */
+const char *
+portal_auth_error_get_url (const GError *error)
+{
+    const PortalAuthErrorPrivate *fields = fields_of (error);
+    return fields ? fields->url : NULL;
 }

@@ -34,12 +34,12 @@ G_BEGIN_DECLS
  * @PORTAL_AUTH_ERROR_ACCOUNT_ABSTRACTION_UNAVAILABLE: The server's text is portal_auth_error_get_detail().
  * @PORTAL_AUTH_ERROR_RATE_LIMITED: Portal sends no more emails for now.
  * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: No QR code of this link.
- * @PORTAL_AUTH_ERROR_UNAUTHORIZED: HTTP 401: a wrong TOTP code, or an expired or spent userJwt.
+ * @PORTAL_AUTH_ERROR_UNAUTHORIZED: HTTP 401: portal_auth_error_get_reason() says what the user does next (a used link, a refused TOTP code, an expired step), when the call can tell.
  * @PORTAL_AUTH_ERROR_HTTP_STATUS: Another HTTP error; portal_auth_error_get_http_status(), portal_auth_error_get_body().
  * @PORTAL_AUTH_ERROR_NETWORK: No answer: refused, reset, timed out, too large.
  * @PORTAL_AUTH_ERROR_SESSION_INVALIDATED: The session was invalidated.
  * @PORTAL_AUTH_ERROR_SIGN_IN_CLOSED: A browser sign-in ended before the browser came back (a timeout, the client disposed).
- * @PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE: A browser sign-in could not start; portal_auth_error_get_reason() says why.
+ * @PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE: A browser sign-in could not start; portal_auth_error_get_reason() says why, and with no browser portal_auth_error_get_url() gives the URL to show.
  * @PORTAL_AUTH_ERROR_SIGN_IN_IN_PROGRESS: Another browser sign-in of the client runs.
  * @PORTAL_AUTH_ERROR_SIGN_IN_CALLBACK_INCOMPLETE: The browser came back without a usable grant.
  * @PORTAL_AUTH_ERROR_INTERNAL: Anything else.
@@ -89,7 +89,7 @@ typedef enum {
  * @PORTAL_AUTH_ERROR_REASON_REDIRECT_NOT_LOOPBACK: The redirect URL is not a loopback URL with an explicit port.
  * @PORTAL_AUTH_ERROR_REASON_PORT_IN_USE: Another program listens on the redirect URL's port.
  * @PORTAL_AUTH_ERROR_REASON_LISTENER_FAILED: The loopback listener could not start.
- * @PORTAL_AUTH_ERROR_REASON_NO_BROWSER: No browser to open ($BROWSER, xdg-open).
+ * @PORTAL_AUTH_ERROR_REASON_NO_BROWSER: No browser to open ($BROWSER, xdg-open); portal_auth_error_get_url() gives the URL to show the user.
  * @PORTAL_AUTH_ERROR_REASON_OPENER_FAILED: The browser opener failed.
  * @PORTAL_AUTH_ERROR_REASON_NO_RUNTIME_DIRECTORY: No $XDG_RUNTIME_DIR for the redirect channel.
  * @PORTAL_AUTH_ERROR_REASON_RUNTIME_DIRECTORY_UNSAFE: $XDG_RUNTIME_DIR is not the user's alone (mode 0700).
@@ -98,12 +98,19 @@ typedef enum {
  * @PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED: The sign-in was cancelled before the redirect came.
  * @PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT: The sign-in's timeout passed before the redirect came.
  * @PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED: The client was disposed of during the sign-in.
+ * @PORTAL_AUTH_ERROR_REASON_LINK_USED: A redirect's grant was refused: the link was already used, has expired, or is not Portal's. Request a new link.
+ * @PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED: The TOTP code was not accepted and the step had not expired: ask for the code again, and verify with the same step.
+ * @PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED: The TOTP step had expired by the local clock (#PortalAuthResult:totp-expires-at): sign in again.
  *
- * Which failure a %PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE or a
- * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE was, or how a %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED
- * ended, so that an app can choose what to tell its
- * user: the C library's stable PORTAL_AUTH_REASON_* numbers. A newer library may report one
- * this list lacks: treat it as the error's code alone.
+ * Which failure a %PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE, a
+ * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE or a %PORTAL_AUTH_ERROR_UNAUTHORIZED was, or how a
+ * %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED ended, so that an app can choose what its user does
+ * next: the C library's stable PORTAL_AUTH_REASON_* numbers. Each value's #GEnumValue
+ * names it as the C library does (portal_auth_reason_name()), to log or to key translations
+ * by: its value_name is that name after PORTAL_AUTH_ERROR_REASON_ ("KEYRING_LOCKED"), its
+ * nick the same in lower case with dashes ("keyring-locked");
+ * portal_auth_error_reason_get_user_message() gives a sentence to show the user. A newer
+ * library may report one this list lacks: treat it as the error's code alone.
  */
 typedef enum {
     PORTAL_AUTH_ERROR_REASON_NONE = 0,
@@ -130,7 +137,10 @@ typedef enum {
     PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED = 28,
     PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED = 40,
     PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT = 41,
-    PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED = 42
+    PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED = 42,
+    PORTAL_AUTH_ERROR_REASON_LINK_USED = 50,
+    PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED = 51,
+    PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED = 52
 } PortalAuthErrorReason;
 
 PORTAL_AUTH_GLIB_API
@@ -138,6 +148,9 @@ GQuark portal_auth_error_quark (void);
 
 PORTAL_AUTH_GLIB_API
 PortalAuthErrorReason portal_auth_error_get_reason (const GError *error);
+
+PORTAL_AUTH_GLIB_API
+const char *portal_auth_error_reason_get_user_message (PortalAuthErrorReason reason);
 
 PORTAL_AUTH_GLIB_API
 guint portal_auth_error_get_http_status (const GError *error);
@@ -159,5 +172,8 @@ const char *portal_auth_error_get_detail (const GError *error);
 
 PORTAL_AUTH_GLIB_API
 const char *portal_auth_error_get_method (const GError *error);
+
+PORTAL_AUTH_GLIB_API
+const char *portal_auth_error_get_url (const GError *error);
 
 G_END_DECLS

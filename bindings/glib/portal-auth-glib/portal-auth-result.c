@@ -19,6 +19,7 @@ struct _PortalAuthResult {
     char *user_jwt;  /* a secret */
     char *totp_link; /* a secret */
     char *end_user_id;
+    gint64 totp_expires_at;
 };
 
 G_DEFINE_FINAL_TYPE (PortalAuthResult, portal_auth_result, G_TYPE_OBJECT)
@@ -31,6 +32,7 @@ enum {
     PROP_USER_JWT,
     PROP_TOTP_LINK,
     PROP_END_USER_ID,
+    PROP_TOTP_EXPIRES_AT,
     N_PROPERTIES
 };
 static GParamSpec *properties[N_PROPERTIES];
@@ -59,6 +61,7 @@ portal_auth_result_get_property (GObject *object, guint id, GValue *value, GPara
     case PROP_USER_JWT: g_value_set_string (value, self->user_jwt); break;
     case PROP_TOTP_LINK: g_value_set_string (value, self->totp_link); break;
     case PROP_END_USER_ID: g_value_set_string (value, self->end_user_id); break;
+    case PROP_TOTP_EXPIRES_AT: g_value_set_int64 (value, self->totp_expires_at); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, spec);
     }
 }
@@ -123,6 +126,16 @@ portal_auth_result_class_init (PortalAuthResultClass *klass)
      * %PORTAL_AUTH_RESULT_KIND_TOTP_REQUIRED: the user's id ("" when the server did not send it).
      */
     properties[PROP_END_USER_ID] = readable_string ("end-user-id");
+    /**
+     * PortalAuthResult:totp-expires-at:
+     *
+     * %PORTAL_AUTH_RESULT_KIND_TOTP_REQUIRED: when the step expires, in seconds since the Unix
+     * epoch, by its userJwt (ten minutes after the sign-in); 0 when the userJwt carries no
+     * expiry, and for an authenticated result. A code verified later fails with
+     * %PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED.
+     */
+    properties[PROP_TOTP_EXPIRES_AT] = g_param_spec_int64 ("totp-expires-at", NULL, NULL, G_MININT64, G_MAXINT64, 0,
+                                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
     g_object_class_install_properties (object_class, N_PROPERTIES, properties);
 }
 
@@ -141,6 +154,7 @@ portal_auth_glib_result_new (const portal_auth_result *result)
         self->user_jwt = g_strdup (portal_auth_result_user_jwt (result));
         self->totp_link = g_strdup (portal_auth_result_totp_link (result));
         self->end_user_id = g_strdup (portal_auth_result_end_user_id (result));
+        self->totp_expires_at = portal_auth_result_totp_expires_at (result);
         return self;
     }
     self->kind = PORTAL_AUTH_RESULT_KIND_AUTHENTICATED;
@@ -246,6 +260,22 @@ portal_auth_result_get_end_user_id (PortalAuthResult *self)
 }
 
 /**
+ * portal_auth_result_get_totp_expires_at:
+ * @self: the result
+ *
+ * When a TOTP step expires (#PortalAuthResult:totp-expires-at).
+ *
+ * Returns: seconds since the Unix epoch; 0 when the step's userJwt carries no expiry, and for
+ *   an authenticated result
+ */
+gint64
+portal_auth_result_get_totp_expires_at (PortalAuthResult *self)
+{
+    g_return_val_if_fail (PORTAL_AUTH_IS_RESULT (self), 0);
+    return self->totp_expires_at;
+}
+
+/**
  * portal_auth_result_get_totp_secret:
  * @self: the result
  *
@@ -289,4 +319,24 @@ portal_auth_result_get_qr_code (PortalAuthResult *self, GError **error)
         return NULL;
     }
     return portal_auth_qr_code_new (self->totp_link, error);
+}
+
+/**
+ * portal_auth_normalize_totp_code:
+ * @typed: what the user typed for a TOTP code
+ *
+ * Tidies what the user typed before portal_auth_client_verify_totp_async(): removes the
+ * spaces and dashes authenticator apps show ("123 456", "123-456"), and gives the six digits
+ * that remain. Makes no request. The C library's portal_auth_totp_code_normalize().
+ *
+ * Returns: (transfer full) (nullable): the six digits; %NULL when anything else, or another
+ *   number of digits, is left (ask the user again), and for a string that is not UTF-8
+ */
+char *
+portal_auth_normalize_totp_code (const char *typed)
+{
+    char code[PORTAL_AUTH_TOTP_CODE_SIZE] = "";
+    if (!typed || portal_auth_totp_code_normalize (typed, code) != PORTAL_AUTH_TRUE)
+        return NULL;
+    return g_strdup (code);
 }

@@ -67,9 +67,15 @@ PORTAL_AUTH_GLIB_API
 const char *portal_auth_result_get_end_user_id (PortalAuthResult *self);
 
 PORTAL_AUTH_GLIB_API
+gint64 portal_auth_result_get_totp_expires_at (PortalAuthResult *self);
+
+PORTAL_AUTH_GLIB_API
 char *portal_auth_result_get_totp_secret (PortalAuthResult *self);
 
 PORTAL_AUTH_GLIB_API
 PortalAuthQrCode *portal_auth_result_get_qr_code (PortalAuthResult *self, GError **error);
+
+PORTAL_AUTH_GLIB_API
+char *portal_auth_normalize_totp_code (const char *typed);
 
 G_END_DECLS

@@ -6,7 +6,9 @@
  * also on a second thread's context at the same time, and calls started on a thread with no
  * context of its own that complete on the main thread before their start has returned; cancellation before and after the
  * request is sent (the session persisted all the same); the PORTAL_AUTH_ERROR domain with
- * its fields; dispose ending a browser sign-in's wait and releasing its port at once; the
+ * its fields; the reasons of a refused TOTP code, a step expired by the local clock, a used
+ * link and no browser (with its URL), the reasons' names and sentences, the typed-code
+ * helper; dispose ending a browser sign-in's wait and releasing its port at once; the
  * library's log lines on g_log. Waits by iterating main contexts, never by sleeping; a wait
  * that outlasts 60 s fails. */
 #define _GNU_SOURCE
@@ -320,18 +322,37 @@ test_magic_link_with_totp (void)
     CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE));
     g_clear_error (&error);
 
-    /* A wrong code is UNAUTHORIZED and leaves the step usable; the right one signs in. */
-    portal_auth_client_verify_totp_async (client, "000000x", portal_auth_result_get_user_jwt (step), NULL, on_ready, &ready);
-    CHECK (portal_auth_client_verify_totp_finish (client, wait_ready (&ready), &error) == NULL);
-    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_UNAUTHORIZED) && changes.emitted == 0);
-    CHECK (portal_auth_error_get_http_status (error) == 401);
-    g_clear_error (&error);
-    clear_ready (&ready);
+    /* The step expires ten minutes after the sign-in, by its userJwt. */
+    gint64 now = g_get_real_time () / G_USEC_PER_SEC, expires_at = 0;
+    g_object_get (step, "totp-expires-at", &expires_at, NULL);
+    CHECK (expires_at >= now + 590 && expires_at <= now + 601);
+    CHECK (portal_auth_result_get_totp_expires_at (step) == expires_at);
+
+    /* A wrong code is UNAUTHORIZED, rejected, and leaves the step usable; the right one,
+       typed as the app shows it and tidied, signs in. */
     char query[256], totp[64];
     snprintf (query, sizeof query, "/_emulator/totp?environmentId=%s&email=%s", environment, email);
     emulator_request (query, NULL, answer, sizeof answer);
     json_string (answer, "code", totp, sizeof totp);
-    portal_auth_client_verify_totp_async (client, totp, portal_auth_result_get_user_jwt (step), NULL, on_ready, &ready);
+    char wrong[16];
+    snprintf (wrong, sizeof wrong, "%06d", (atoi (totp) + 500000) % 1000000);
+    portal_auth_client_verify_totp_async (client, wrong, portal_auth_result_get_user_jwt (step), NULL, on_ready, &ready);
+    CHECK (portal_auth_client_verify_totp_finish (client, wait_ready (&ready), &error) == NULL);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_UNAUTHORIZED) && changes.emitted == 0);
+    CHECK (portal_auth_error_get_http_status (error) == 401);
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED);
+    CHECK (portal_auth_error_get_url (error) == NULL);
+    g_clear_error (&error);
+    clear_ready (&ready);
+    emulator_request (query, NULL, answer, sizeof answer); /* the code of now, should the 30 s have turned */
+    json_string (answer, "code", totp, sizeof totp);
+    char *typed = g_strdup_printf ("%.3s %s", totp, totp + 3);
+    char *tidied = portal_auth_normalize_totp_code (typed);
+    CHECK (g_strcmp0 (tidied, totp) == 0);
+    portal_auth_client_verify_totp_async (client, tidied ? tidied : "", portal_auth_result_get_user_jwt (step), NULL, on_ready,
+                                          &ready);
+    g_free (tidied);
+    g_free (typed);
     PortalAuthResult *signed_in = portal_auth_client_verify_totp_finish (client, wait_ready (&ready), &error);
     clear_ready (&ready);
     CHECK (signed_in && portal_auth_result_get_kind (signed_in) == PORTAL_AUTH_RESULT_KIND_AUTHENTICATED);
@@ -351,6 +372,15 @@ test_magic_link_with_totp (void)
     clear_ready (&ready);
     CHECK (replayed && portal_auth_result_get_session (replayed) == session && changes.emitted == 2);
     g_clear_object (&replayed);
+    /* From a client that never saw it, the link is used: request a new one. */
+    PortalAuthClient *stranger = new_client ("myapp://auth/callback", PORTAL_AUTH_STORAGE_KIND_MEMORY);
+    portal_auth_client_handle_redirect_async (stranger, link, NULL, on_ready, &ready);
+    CHECK (portal_auth_client_handle_redirect_finish (stranger, wait_ready (&ready), &error) == NULL);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_UNAUTHORIZED));
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_LINK_USED);
+    g_clear_error (&error);
+    clear_ready (&ready);
+    g_object_unref (stranger);
 
     PortalAuthClient *next_launch = new_client ("myapp://auth/callback", PORTAL_AUTH_STORAGE_KIND_KEYRING);
     Changes restored = { 0 };
@@ -387,6 +417,136 @@ test_magic_link_with_totp (void)
     g_object_unref (step);
     g_object_unref (next_launch);
     g_object_unref (client);
+}
+
+/* The GLib reasons are the C library's: the same numbers, and each GEnumValue names its reason
+   as the C library does, with its sentence for the user from there too. */
+#define SAME(glib, c) G_STATIC_ASSERT ((int) (glib) == (int) (c))
+SAME (PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED, PORTAL_AUTH_REASON_CLIENT_CLOSED);
+SAME (PORTAL_AUTH_ERROR_REASON_LINK_USED, PORTAL_AUTH_REASON_LINK_USED);
+SAME (PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED, PORTAL_AUTH_REASON_TOTP_CODE_REJECTED);
+SAME (PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED, PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);
+
+static void
+test_reason_names (void)
+{
+    GEnumClass *reasons = g_type_class_ref (PORTAL_AUTH_TYPE_ERROR_REASON);
+    int named = 0, agree = 1;
+    for (guint i = 0; i < reasons->n_values; i++) {
+        const GEnumValue *value = &reasons->values[i];
+        const char *name = portal_auth_reason_name (value->value);
+        const char *sentence = portal_auth_error_reason_get_user_message (value->value);
+        if (value->value == PORTAL_AUTH_ERROR_REASON_NONE) {
+            agree &= name == NULL && sentence == NULL;
+            continue;
+        }
+        char *value_name = g_strconcat ("PORTAL_AUTH_ERROR_REASON_", name, NULL);
+        char *nick = g_ascii_strdown (name ? name : "", -1);
+        g_strdelimit (nick, "_", '-');
+        agree &= name && strcmp (value->value_name, value_name) == 0 && strcmp (value->value_nick, nick) == 0;
+        agree &= sentence && sentence == portal_auth_reason_user_message (value->value) && g_str_has_suffix (sentence, ".");
+        g_free (value_name);
+        g_free (nick);
+        named++;
+    }
+    CHECK (agree && named == 27);
+    const GEnumValue *link_used = g_enum_get_value (reasons, PORTAL_AUTH_ERROR_REASON_LINK_USED);
+    CHECK (link_used && strcmp (link_used->value_nick, "link-used") == 0);
+    g_type_class_unref (reasons);
+    CHECK (g_strcmp0 (portal_auth_error_reason_get_user_message (PORTAL_AUTH_ERROR_REASON_KEYRING_LOCKED),
+                      "Your keyring is locked. Unlock it, then try again.") == 0);
+    CHECK (portal_auth_error_reason_get_user_message ((PortalAuthErrorReason) 13) == NULL);
+
+    char *code = portal_auth_normalize_totp_code (" 123-456\n");
+    CHECK (g_strcmp0 (code, "123456") == 0);
+    g_free (code);
+    CHECK (portal_auth_normalize_totp_code ("12345") == NULL && portal_auth_normalize_totp_code ("12a456") == NULL);
+    CHECK (portal_auth_normalize_totp_code ("12\xff" "456") == NULL && portal_auth_normalize_totp_code (NULL) == NULL);
+}
+
+/* The emulator's clock, offset by `seconds` for what it issues. */
+static void
+clock_offset (int seconds)
+{
+    char json[64], answer[512];
+    snprintf (json, sizeof json, "{\"clockOffsetSeconds\":%d}", seconds);
+    emulator_request ("/_emulator/control", json, answer, sizeof answer);
+}
+
+/* A TOTP step the server issued eleven minutes ago: expired by the local clock, so even the
+   right code fails, with the reason that says to sign in again. */
+static void
+test_expired_step (void)
+{
+    PortalAuthClient *client = new_client ("myapp://auth/callback", PORTAL_AUTH_STORAGE_KIND_MEMORY);
+    GError *error = NULL;
+    Ready ready = { 0 };
+    char url[1024], query[256], answer[512], totp[64];
+    clock_offset (-660);
+    grant_redirect (environment, "glib-late@example.com", url, sizeof url);
+    portal_auth_client_handle_redirect_async (client, url, NULL, on_ready, &ready);
+    PortalAuthResult *step = portal_auth_client_handle_redirect_finish (client, wait_ready (&ready), &error);
+    clear_ready (&ready);
+    clock_offset (0);
+    CHECK (step && portal_auth_result_get_kind (step) == PORTAL_AUTH_RESULT_KIND_TOTP_REQUIRED);
+    if (!step)
+        abort ();
+    gint64 expires_at = portal_auth_result_get_totp_expires_at (step);
+    CHECK (expires_at > 0 && expires_at < g_get_real_time () / G_USEC_PER_SEC);
+    snprintf (query, sizeof query, "/_emulator/totp?environmentId=%s&email=glib-late%%40example.com", environment);
+    emulator_request (query, NULL, answer, sizeof answer);
+    json_string (answer, "code", totp, sizeof totp);
+    portal_auth_client_verify_totp_async (client, totp, portal_auth_result_get_user_jwt (step), NULL, on_ready, &ready);
+    CHECK (portal_auth_client_verify_totp_finish (client, wait_ready (&ready), &error) == NULL);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_UNAUTHORIZED));
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED);
+    /* A copy keeps the reason. */
+    GError *copy = g_error_copy (error);
+    CHECK (portal_auth_error_get_reason (copy) == PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED);
+    g_clear_error (&copy);
+    g_clear_error (&error);
+    clear_ready (&ready);
+    g_object_unref (step);
+    g_object_unref (client);
+}
+
+static int some_free_port (void);
+
+/* No browser to open ($BROWSER fails, no xdg-open on $PATH): the browser sign-in fails at once
+   with NO_BROWSER, and the error carries the URL to show the user. */
+static void
+test_no_browser (void)
+{
+    int port = some_free_port ();
+    char redirect[64];
+    snprintf (redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
+    new_environment (redirect, FALSE);
+    char *browser = g_strdup (g_getenv ("BROWSER")), *path = g_strdup (g_getenv ("PATH"));
+    char *nowhere = g_dir_make_tmp ("portal-auth-glib-path-XXXXXX", NULL);
+    g_setenv ("BROWSER", "/bin/false", TRUE);
+    g_setenv ("PATH", nowhere, TRUE);
+    PortalAuthClient *client = new_client (redirect, PORTAL_AUTH_STORAGE_KIND_MEMORY);
+    GError *error = NULL;
+    Ready ready = { 0 };
+    portal_auth_client_sign_in_with_google_async (client, 0, NULL, on_ready, &ready);
+    CHECK (portal_auth_client_sign_in_with_google_finish (client, wait_ready (&ready), &error) == NULL);
+    g_setenv ("BROWSER", browser, TRUE);
+    g_setenv ("PATH", path, TRUE);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE));
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_NO_BROWSER);
+    const char *url = portal_auth_error_get_url (error);
+    CHECK (url && strstr (url, "/oauth/google/authorize?state=") != NULL);
+    CHECK (error && url && strstr (error->message, url) == NULL);
+    GError *copy = g_error_copy (error);
+    CHECK (g_strcmp0 (portal_auth_error_get_url (copy), url) == 0);
+    g_clear_error (&copy);
+    g_clear_error (&error);
+    clear_ready (&ready);
+    g_object_unref (client);
+    rmdir (nowhere);
+    g_free (nowhere);
+    g_free (browser);
+    g_free (path);
 }
 
 /* Two contexts with calls in flight at once, one on another thread: each call returns on the
@@ -892,12 +1052,15 @@ main (void)
     g_setenv ("BROWSER", browser, TRUE);
 
     test_errors ();
+    test_reason_names ();
     test_magic_link_with_totp ();
+    test_expired_step ();
     test_contexts ();
     test_calls_completing_while_they_start ();
     test_cancellation ();
     test_dispose_ends_the_wait (fifo);
     test_magic_link_loopback ();
+    test_no_browser ();
     test_listening ();
     CHECK (g_atomic_int_get (&glib_lines) > 0);
 

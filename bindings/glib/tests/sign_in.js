@@ -120,7 +120,22 @@ async function main() {
     }
     check(agree && dark > 0 && qr.to_png(4).get_size() > 0, "the QR code's modules, a bit each, and its PNG");
 
-    const result = await auth.verify_totp_async(totpCode(secret, Date.now() / 1000), step.userJwt, null);
+    const now = Date.now() / 1000;
+    check(step.totpExpiresAt >= now + 590 && step.totpExpiresAt <= now + 601, 'the step expires in ten minutes');
+    const right = totpCode(secret, Date.now() / 1000);
+    try {
+        await auth.verify_totp_async(String((Number(right) + 500000) % 1000000).padStart(6, '0'), step.userJwt, null);
+        check(false, 'a wrong code fails');
+    } catch (error) {
+        const reason = PortalAuth.Error.get_reason(error);
+        check(error.matches(PortalAuth.error_quark(), PortalAuth.Error.UNAUTHORIZED) &&
+              reason === PortalAuth.ErrorReason.TOTP_CODE_REJECTED &&
+              PortalAuth.ErrorReason.get_user_message(reason).endsWith('.'),
+        'a wrong code is UNAUTHORIZED, TOTP_CODE_REJECTED, with its sentence');
+    }
+    const typed = PortalAuth.normalize_totp_code(`${right.slice(0, 3)} ${right.slice(3)}`);
+    check(typed === right && PortalAuth.normalize_totp_code('12345') === null, 'the typed code, tidied');
+    const result = await auth.verify_totp_async(typed, step.userJwt, null);
     const session = result.get_session();
     check(result.kind === PortalAuth.ResultKind.AUTHENTICATED && session.endUserId.startsWith('eu_'),
         'the code from the secret signs the user in');

@@ -141,7 +141,20 @@ def main() -> int:
                                  capture_output=True, text=True, check=False).stdout
     check(decoded == totp_link, "zbarimg reads the enrollment link from the QR code's PNG")
 
-    result = run(auth.verify_totp_async, auth.verify_totp_finish, totp_code(secret, time.time()), step.props.user_jwt)
+    check(time.time() + 590 <= step.props.totp_expires_at <= time.time() + 601, "the step expires in ten minutes")
+    right = totp_code(secret, time.time())
+    try:
+        run(auth.verify_totp_async, auth.verify_totp_finish, "%06d" % ((int(right) + 500000) % 1000000), step.props.user_jwt)
+        check(False, "a wrong code fails")
+    except GLib.Error as error:
+        # (PyGObject's GLib.Error keeps the domain, code and message, not the extended fields.)
+        check(error.matches(PortalAuth.error_quark(), PortalAuth.Error.UNAUTHORIZED), "a wrong code is UNAUTHORIZED")
+    reason = PortalAuth.ErrorReason.TOTP_CODE_REJECTED
+    check(reason.value_nick == "totp-code-rejected" and PortalAuth.ErrorReason.get_user_message(reason).endswith("."),
+          "a reason's name and its sentence for the user")
+    typed = PortalAuth.normalize_totp_code(right[:3] + " " + right[3:])
+    check(typed == right and PortalAuth.normalize_totp_code("12345") is None, "the typed code, tidied")
+    result = run(auth.verify_totp_async, auth.verify_totp_finish, typed, step.props.user_jwt)
     session = result.get_session()
     check(result.get_kind() == PortalAuth.ResultKind.AUTHENTICATED and session.props.end_user_id.startswith("eu_"),
           "the code from the secret signs the user in")

@@ -104,6 +104,7 @@ typedef struct {
     portal_auth_reason reason;  /* the error's reason (PORTAL_AUTH_REASON_*) */
     char *message;              /* the error's message (malloc'd) */
     char *name;                 /* INVALID_ARGUMENT: the argument's name (malloc'd) */
+    char *url;                  /* SIGN_IN_UNAVAILABLE, NO_BROWSER: the URL to show (malloc'd) */
     int kind;                   /* 0: no result; else PORTAL_AUTH_RESULT_* */
     char *user_jwt;             /* TOTP_REQUIRED (malloc'd; a secret: never printed) */
     char *totp_link;            /* TOTP_REQUIRED on the first sign-in (malloc'd; a secret) */
@@ -121,6 +122,7 @@ static void reply_init(reply *r) {
 static void reply_clear(reply *r) {
     free(r->message);
     free(r->name);
+    free(r->url);
     free(r->user_jwt);
     free(r->totp_link);
     portal_auth_session_release(r->session);
@@ -144,6 +146,7 @@ static void finish(reply *r, const portal_auth_error *error) {
     if (error) {
         r->message = copy(portal_auth_error_message(error));
         r->name = copy(portal_auth_error_name(error));
+        r->url = copy(portal_auth_error_url(error));
     }
     r->done = 1;
     pthread_cond_broadcast(&r->changed);
@@ -200,8 +203,11 @@ static void on_forwarded(void *user_data, portal_auth_forward_result outcome, co
     finish(&f->reply, error);
 }
 
-/* Reports a failed call on stderr; returns its exit status. */
+/* Reports a failed call on stderr, with what the user does next when the error has a
+   reason; returns its exit status. */
 static int failed(const char *what, const reply *r) {
+    const char *next = portal_auth_reason_user_message(r->reason);
+    if (next) fprintf(stderr, "%s\n", next);
     if (r->code == PORTAL_AUTH_E_INVALID_ARGUMENT && r->name)
         fprintf(stderr, "%s: %s failed: %s (%s)\n", program, what, r->message ? r->message : "invalid argument", r->name);
     else if (r->message)
@@ -340,13 +346,20 @@ static int complete(portal_auth *client, reply *step) {
     int status = 0;
     for (int attempt = 1;; attempt++) {
         if (!ask("Code from your authenticator app: ", &line, &capacity)) { status = input_ended(); break; }
+        /* "123 456" as the app shows it; anything but six digits is asked again, unsent. */
+        char code[PORTAL_AUTH_TOTP_CODE_SIZE];
+        if (!portal_auth_totp_code_normalize(line, code)) {
+            printf("The code is six digits.\n");
+            attempt--;
+            continue;
+        }
         reply verified;
         reply_init(&verified);
-        await_reply(&verified, portal_auth_verify_totp(client, line, step->user_jwt, on_result, &verified, NULL));
+        await_reply(&verified, portal_auth_verify_totp(client, code, step->user_jwt, on_result, &verified, NULL));
         if (verified.code == PORTAL_AUTH_OK) {
             signed_in(verified.session);
-        } else if (verified.code == PORTAL_AUTH_E_UNAUTHORIZED && attempt < TOTP_ATTEMPTS) {
-            printf("That code was not accepted; codes change every 30 seconds. Try again.\n");
+        } else if (verified.reason == PORTAL_AUTH_REASON_TOTP_CODE_REJECTED && attempt < TOTP_ATTEMPTS) {
+            printf("%s\n", portal_auth_reason_user_message(verified.reason));
             reply_clear(&verified);
             continue;
         } else {
@@ -589,6 +602,21 @@ static int sign_in_when_opened(portal_auth *client, int32_t timeout_ms) {
     return status;
 }
 
+static void nothing_to_stop(void *data) { (void)data; }
+
+/* Nothing waits but the user: lines pasted at the Link: prompt until one is a sign-in
+   redirect of this app. */
+static int sign_in_by_pasting(portal_auth *client) {
+    char *line = NULL;
+    size_t capacity = 0;
+    int status;
+    do {
+        if (!read_line(&line, &capacity)) { status = input_ended(); break; }
+    } while ((status = pasted(client, line, nothing_to_stop, NULL)) == NOT_A_SIGN_IN_LINK);
+    free(line);
+    return status;
+}
+
 static int sign_in_with_browser(portal_auth *client, const char *provider, int32_t timeout_ms) {
     int google = strcmp(provider, "google") == 0;
     printf("Opening your browser to sign in with %s; waiting for it to come back.\n", google ? "Google" : "Apple");
@@ -597,6 +625,16 @@ static int sign_in_with_browser(portal_auth *client, const char *provider, int32
     reply_init(&step);
     await_reply(&step, google ? portal_auth_sign_in_with_google(client, timeout_ms, on_result, &step, NULL)
                               : portal_auth_sign_in_with_apple(client, timeout_ms, on_result, &step, NULL));
+    if (step.code == PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE && step.reason == PORTAL_AUTH_REASON_NO_BROWSER && step.url) {
+        /* No browser here (over SSH): the user opens the address elsewhere; the browser then
+           lands on this machine's loopback address, which is not there, and the address it
+           shows is pasted back. */
+        printf("No browser can be opened here. Open this address in a browser:\n%s\n"
+               "Then paste the address the browser ends on.\nLink: ", step.url);
+        fflush(stdout);
+        reply_clear(&step);
+        return sign_in_by_pasting(client);
+    }
     if (step.code != PORTAL_AUTH_OK) {
         int status = failed("signing in in the browser", &step);
         reply_clear(&step);

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -109,6 +110,22 @@ def free_port() -> int:
 
 
 _ports = itertools.count(os.getpid() * 7919 % 12_000)
+
+
+class _NotFollowing(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *arguments: object) -> None:
+        return None
+
+
+def next_hop(url: str) -> str:
+    """Where a redirect at `url` leads, without going there."""
+    try:
+        urllib.request.build_opener(_NotFollowing).open(url, timeout=30)
+    except urllib.error.HTTPError as answer:
+        if answer.code in (301, 302, 303, 307, 308):
+            return urllib.parse.urljoin(url, answer.headers["Location"])
+        raise
+    raise AssertionError(f"{url} does not redirect")
 
 
 class Run:
@@ -214,12 +231,20 @@ class MagicLinkTests(unittest.TestCase):
     def test_three_wrong_codes_fail_as_unauthorized(self) -> None:
         environment, email = new_environment(totp=True), "wrong@example.com"
         login = self.sign_in(environment, email)
-        for _ in range(3):
-            login.expect("Code from your authenticator app: ")
-            login.answer("abcdef")
+        login.expect("Code from your authenticator app: ")
+        login.answer("abc-def")  # not six digits: asked again, nothing sent
+        login.expect("The code is six digits.\nCode from your authenticator app: ")
+        wrong = f"{(int(current_code(environment, email)) + 500_000) % 1_000_000:06d}"
+        for attempt in range(3):
+            login.answer(f"{wrong[:3]} {wrong[3:]}")  # as authenticator apps show it
+            if attempt < 2:
+                login.expect("That code is not correct. Check your authenticator app and type the current code.\n"
+                             "Code from your authenticator app: ")
         status, _, errors = login.finish()
         self.assertEqual(status, 30)
-        self.assertEqual(errors, "portal-auth-login: verifying the code failed: Unauthorized (HTTP 401).\n")
+        self.assertEqual(errors, "That code is not correct. Check your authenticator app and type the current code.\n"
+                                 "portal-auth-login: verifying the code failed: Unauthorized (HTTP 401): "
+                                 "the TOTP code was not accepted; the step is still usable.\n")
         self.assertEqual(run("--restore", environment=environment)[0], 1)
 
     def test_without_totp_the_link_signs_in(self) -> None:
@@ -659,6 +684,24 @@ class BrowserTests(unittest.TestCase):
                                 environment=environment, env={"BROWSER": "true"})
         self.assertEqual(status, 50)  # sign-in closed
         self.assertIn("portal-auth-login: signing in in the browser failed: ", errors)
+
+    def test_with_no_browser_the_address_is_shown_and_where_it_lands_is_pasted(self) -> None:
+        # Over SSH: no browser here. The user opens the address on the laptop; the provider
+        # sends that browser to this machine's loopback address, which is not there, and the
+        # address it shows is pasted back.
+        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        environment = new_environment(totp=False, redirect_url=redirect)
+        login = Run("--redirect-url", redirect, "--browser", "google", environment=environment,
+                    env={"BROWSER": "/bin/false", "PATH": "/nonexistent"})
+        shown = login.expect("Then paste the address the browser ends on.\nLink: ")
+        address = shown.split("Open this address in a browser:\n")[1].split("\n")[0]
+        landed = address
+        while not landed.startswith(redirect):  # the provider's redirects, as a browser follows them
+            landed = next_hop(landed)
+        login.answer(landed)
+        status, output, errors = login.finish()
+        self.assertEqual((status, errors), (0, ""))
+        self.assertRegex(output, r"Signed in as eu_\w+\.\n$")
 
     def test_a_redirect_url_that_is_not_loopback(self) -> None:
         status, _, errors = run("--browser", "google", environment="env-open", env=self.FETCHING)

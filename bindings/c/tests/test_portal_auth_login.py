@@ -89,6 +89,11 @@ def current_code(environment: str, email: str) -> str:
     return code
 
 
+def wrong_code(environment: str, email: str) -> str:
+    """Six digits that are not the current code (nor, 500,000 apart, a neighbouring step's)."""
+    return f"{(int(current_code(environment, email)) + 500_000) % 1_000_000:06d}"
+
+
 def grant_redirect(environment: str, email: str) -> str:
     token = control("grants", {"environmentId": environment, "email": email, "kind": "magic"})["token"]
     return f"myapp://auth/callback?token={token}&authMethod=EMAIL_MAGIC_LINK"
@@ -201,9 +206,9 @@ class MagicLinkTests(unittest.TestCase):
         secret = re.search(r"enter this key in it by hand: ([A-Z2-7]+)\n", shown)
         self.assertIsNotNone(secret)
         # A wrong code may be corrected.
-        login.answer("abcdef")
-        login.expect("not accepted; codes change every 30 seconds. Try again.\n"
-                          "Code from your authenticator app: ")
+        login.answer(wrong_code(environment, email))
+        login.expect("That code is not correct. Check your authenticator app and type the current code.\n"
+                     "Code from your authenticator app: ")
         login.answer(current_code(environment, email))
         status, output, errors = login.finish()
         self.assertEqual((status, errors), (0, ""))
@@ -234,7 +239,7 @@ class MagicLinkTests(unittest.TestCase):
         login.expect("Code from your authenticator app: ")
         login.answer("abc-def")  # not six digits: asked again, nothing sent
         login.expect("The code is six digits.\nCode from your authenticator app: ")
-        wrong = f"{(int(current_code(environment, email)) + 500_000) % 1_000_000:06d}"
+        wrong = wrong_code(environment, email)
         for attempt in range(3):
             login.answer(f"{wrong[:3]} {wrong[3:]}")  # as authenticator apps show it
             if attempt < 2:
@@ -611,7 +616,9 @@ class RedirectTests(unittest.TestCase):
         # The grant is spent: another process cannot use it again.
         status, output, errors = run("--redirect", url, environment=environment)
         self.assertEqual((status, output), (30, "No portal-auth-login is running for this environment; signing in here.\n"))
-        self.assertEqual(errors, "portal-auth-login: signing in failed: Unauthorized (HTTP 401).\n")
+        self.assertEqual(errors, "This sign-in link was already used or has expired. Request a new one.\n"
+                                 "portal-auth-login: signing in failed: Unauthorized (HTTP 401): the redirect's grant "
+                                 "was refused (used, expired or not Portal's); request a new link.\n")
 
     def test_a_forwarded_redirect_with_totp_asks_for_the_code(self) -> None:
         environment, email = new_environment(totp=True), "forwarded-totp@example.com"

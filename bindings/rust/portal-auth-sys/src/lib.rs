@@ -164,9 +164,10 @@ pub const PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK: portal_auth_reason = 20;
 pub const PORTAL_AUTH_REASON_PORT_IN_USE: portal_auth_reason = 21;
 /// The loopback listener could not start.
 pub const PORTAL_AUTH_REASON_LISTENER_FAILED: portal_auth_reason = 22;
-/// The default opener found no browser.
+/// No browser could be opened: the default opener found none, or the host's opener returned
+/// this value; portal_auth_error_url gives the URL to show the user.
 pub const PORTAL_AUTH_REASON_NO_BROWSER: portal_auth_reason = 23;
-/// The host's opener returned non-zero.
+/// The host's opener returned another non-zero value.
 pub const PORTAL_AUTH_REASON_OPENER_FAILED: portal_auth_reason = 24;
 /// The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder.
 pub const PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY: portal_auth_reason = 25;
@@ -184,6 +185,18 @@ pub const PORTAL_AUTH_REASON_SIGN_IN_CANCELLED: portal_auth_reason = 40;
 pub const PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT: portal_auth_reason = 41;
 /// The client was freed during the sign-in.
 pub const PORTAL_AUTH_REASON_CLIENT_CLOSED: portal_auth_reason = 42;
+/// PORTAL_AUTH_E_UNAUTHORIZED: a redirect's grant was refused (used, expired, or not
+/// Portal's): request a new link.
+pub const PORTAL_AUTH_REASON_LINK_USED: portal_auth_reason = 50;
+/// PORTAL_AUTH_E_UNAUTHORIZED of portal_auth_verify_totp: the code was not accepted; ask for it
+/// again and verify with the same step.
+pub const PORTAL_AUTH_REASON_TOTP_CODE_REJECTED: portal_auth_reason = 51;
+/// PORTAL_AUTH_E_UNAUTHORIZED of portal_auth_verify_totp: the step's userJwt had expired by the
+/// local clock: sign in again.
+pub const PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED: portal_auth_reason = 52;
+
+/// The size of the buffer portal_auth_totp_code_normalize writes: six digits and a NUL.
+pub const PORTAL_AUTH_TOTP_CODE_SIZE: usize = 7;
 
 /// Detail for debugging.
 pub const PORTAL_AUTH_LOG_DEBUG: portal_auth_log_level = 0;
@@ -248,7 +261,8 @@ pub type portal_auth_dispatch_fn =
     Option<unsafe extern "C" fn(dispatcher_data: *mut c_void, run: portal_auth_job_fn, job: *mut c_void)>;
 /// Releases what the host passed with a dispatcher, once no job of it can run any more.
 pub type portal_auth_destroy_fn = Option<unsafe extern "C" fn(data: *mut c_void)>;
-/// Opens an authorize URL in a browser; 0 once the browser is launched.
+/// Opens an authorize URL in a browser; 0 once the browser is launched,
+/// PORTAL_AUTH_REASON_NO_BROWSER when there is no browser to open, any other value a failure.
 pub type portal_auth_opener_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, ephemeral: portal_auth_bool) -> c_int>;
 /// Receives one log line, borrowed for the call.
@@ -343,8 +357,10 @@ extern "C" {
     pub fn portal_auth_error_name(error: *const portal_auth_error) -> *const c_char;
     /// MALFORMED_RESPONSE: the endpoint's path.
     pub fn portal_auth_error_path(error: *const portal_auth_error) -> *const c_char;
-    /// SESSION_STORAGE_FAILURE and SIGN_IN_UNAVAILABLE: which failure it was.
+    /// SESSION_STORAGE_FAILURE, SIGN_IN_UNAVAILABLE, SIGN_IN_CLOSED and UNAUTHORIZED: which failure it was.
     pub fn portal_auth_error_reason(error: *const portal_auth_error) -> portal_auth_reason;
+    /// SIGN_IN_UNAVAILABLE with PORTAL_AUTH_REASON_NO_BROWSER from a browser sign-in: the authorize URL no browser could open, to show the user.
+    pub fn portal_auth_error_url(error: *const portal_auth_error) -> *const c_char;
     /// In the URL handler the desktop started: hands the URL to the application's running instance (listening for the same user, application_id and environment) and says whether one took it.
     pub fn portal_auth_forward_redirect(
         options: *const portal_auth_options,
@@ -406,6 +422,10 @@ extern "C" {
     pub fn portal_auth_options_init(options: *mut portal_auth_options, size: usize);
     /// The flag passed to the opener as ephemeral.
     pub fn portal_auth_prefers_ephemeral_web_browser_session(client: *const portal_auth) -> portal_auth_bool;
+    /// A reason's name, as the header spells it after PORTAL_AUTH_REASON_ ("KEYRING_LOCKED"), to log or to key an app's own translations by; static storage, NULL for NONE and unknown values.
+    pub fn portal_auth_reason_name(reason: portal_auth_reason) -> *const c_char;
+    /// A reason's one-line sentence for the user, in English, to show as it is; static storage, NULL for NONE and unknown values.
+    pub fn portal_auth_reason_user_message(reason: portal_auth_reason) -> *const c_char;
     /// Reads the persisted session, with no network.
     pub fn portal_auth_restore_session(
         client: *mut portal_auth,
@@ -423,6 +443,8 @@ extern "C" {
     pub fn portal_auth_result_kind(result: *const portal_auth_result) -> portal_auth_result_type;
     /// AUTHENTICATED: the session.
     pub fn portal_auth_result_session(result: *const portal_auth_result) -> *mut portal_auth_session;
+    /// TOTP_REQUIRED: when the step expires, by the userJwt's `exp` (ten minutes after the sign-in), in whole seconds since the Unix epoch; 0 when absent, or for another kind.
+    pub fn portal_auth_result_totp_expires_at(result: *const portal_auth_result) -> i64;
     /// TOTP_REQUIRED: the enrollment link, present on the user's first sign-in only (see
     pub fn portal_auth_result_totp_link(result: *const portal_auth_result) -> *const c_char;
     /// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp.
@@ -509,6 +531,8 @@ extern "C" {
     ) -> portal_auth_code;
     /// Frees a string the library handed over, clearing its bytes first.
     pub fn portal_auth_string_free(string: *mut c_char);
+    /// Tidies what the user typed for a TOTP code before portal_auth_verify_totp: removes the spaces and dashes authenticator apps show ("123 456", "123-456") and says whether exactly six digits remain; `out_code` (NULL, or PORTAL_AUTH_TOTP_CODE_SIZE bytes) receives them, or "".
+    pub fn portal_auth_totp_code_normalize(typed: *const c_char, out_code: *mut c_char) -> portal_auth_bool;
     /// The QR code of an enrollment link as a PNG: byte mode, error correction M, a 4-module quiet zone, pure black on opaque white (1-bit grayscale), (modules + 8) * scale pixels square.
     pub fn portal_auth_totp_qr_png(
         otpauth_url: *const c_char,

@@ -262,6 +262,8 @@ fn rust_constants() -> BTreeMap<String, String> {
         PORTAL_AUTH_REASON_NO_BROWSER, PORTAL_AUTH_REASON_OPENER_FAILED, PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
         PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE, PORTAL_AUTH_REASON_CHANNEL_IN_USE, PORTAL_AUTH_REASON_CHANNEL_FAILED,
         PORTAL_AUTH_REASON_SIGN_IN_CANCELLED, PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT, PORTAL_AUTH_REASON_CLIENT_CLOSED,
+        PORTAL_AUTH_REASON_LINK_USED, PORTAL_AUTH_REASON_TOTP_CODE_REJECTED, PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED,
+        PORTAL_AUTH_TOTP_CODE_SIZE,
         PORTAL_AUTH_FORWARD_TAKEN, PORTAL_AUTH_FORWARD_NO_INSTANCE, PORTAL_AUTH_FORWARD_REFUSED, PORTAL_AUTH_LOG_DEBUG, PORTAL_AUTH_LOG_INFO,
         PORTAL_AUTH_LOG_WARNING, PORTAL_AUTH_LOG_ERROR, PORTAL_AUTH_LOG_NONE, PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK,
         PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT,
@@ -407,7 +409,10 @@ fn the_checks_see_a_header_that_differs() {
         ("int (*remove)(void *user_data, const char *environment_id);", "int (*remove)(void *user_data, char *environment_id);"),
         // a constant's value, a constant added
         ("PORTAL_AUTH_E_NETWORK = 22,", "PORTAL_AUTH_E_NETWORK = 23,"),
-        ("PORTAL_AUTH_REASON_CLIENT_CLOSED = 42", "PORTAL_AUTH_REASON_CLIENT_CLOSED = 42,\n    PORTAL_AUTH_REASON_NEW = 43"),
+        ("PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52", "PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,\n    PORTAL_AUTH_REASON_NEW = 53"),
+        ("#define PORTAL_AUTH_TOTP_CODE_SIZE 7", "#define PORTAL_AUTH_TOTP_CODE_SIZE 8"),
+        // a parameter that is an array in C (a pointer to its first element)
+        ("char out_code[PORTAL_AUTH_TOTP_CODE_SIZE]);", "const char out_code[PORTAL_AUTH_TOTP_CODE_SIZE]);"),
         ("#define PORTAL_AUTH_VERSION_STRING \"0.1.0\"", "#define PORTAL_AUTH_VERSION_STRING \"0.2.0\""),
         // an integer type
         ("typedef int32_t portal_auth_reason;", "typedef uint32_t portal_auth_reason;"),

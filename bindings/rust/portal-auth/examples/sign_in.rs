@@ -19,7 +19,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 
 use portal_auth::{
-    Call, Error, MagicLinkConfig, Options, PortalAuth, Session, SignInResult, SignInUnavailableReason, TerminalColors,
+    normalize_totp_code, Call, Error, MagicLinkConfig, Options, PortalAuth, Session, SignInResult, SignInUnavailableReason,
+    TerminalColors, UnauthorizedReason,
 };
 
 /// What the program waits for: a line of standard input, its end, or the sign-in's waker.
@@ -142,8 +143,25 @@ fn sign_in(auth: &PortalAuth) -> Result<Session, Failure> {
                 print!("{}", step.qr_code_terminal(TerminalColors::LightOnDark)?);
                 println!("or enter this key in it by hand: {}", step.totp_secret().unwrap_or_default());
             }
-            let code = input.ask("Code from your authenticator app: ")?;
-            Ok(auth.verify_totp(&code, &step.user_jwt).wait()?.session)
+            // Asked again until the server accepts one: what was typed, tidied ("123 456"), is
+            // six digits, or nothing is sent.
+            loop {
+                let typed = input.ask("Code from your authenticator app: ")?;
+                let code = match normalize_totp_code(&typed) {
+                    Some(code) => code,
+                    None => {
+                        println!("The code is six digits.");
+                        continue;
+                    }
+                };
+                match auth.verify_totp(&code, &step.user_jwt).wait() {
+                    Ok(signed_in) => return Ok(signed_in.session),
+                    Err(Error::Unauthorized { reason: Some(reason @ UnauthorizedReason::TotpCodeRejected), .. }) => {
+                        println!("{}", reason.user_message())
+                    }
+                    Err(error) => return Err(error.into()),
+                }
+            }
         }
     }
 }

@@ -19,7 +19,13 @@ use crate::sys;
 
 /// Opens an authorize URL in the user's browser: `(url, ephemeral)`, where `ephemeral` asks
 /// for a private window if the opener can. Return once the browser is launched; an error
-/// ends the sign-in as [`Error::SignInUnavailable`], whose `cause` is that error.
+/// ends the sign-in at once as [`Error::SignInUnavailable`], whose `cause` is that error
+/// (also its [`source()`](std::error::Error::source)):
+/// - an error of kind [`io::ErrorKind::NotFound`] says there is no browser to open (a
+///   terminal over SSH, no desktop; `Command::status()` gives it when the program is not
+///   installed): the reason is [`NoBrowser`](SignInUnavailableReason::NoBrowser), and the
+///   error's `url` is the URL, to show the user;
+/// - any other error (or a panic) is [`OpenerFailed`](SignInUnavailableReason::OpenerFailed).
 pub type BrowserOpener = Box<dyn Fn(&str, bool) -> io::Result<()> + Send + Sync>;
 
 /// One opener installed on a client, and what it last failed with (for the sign-in's error).
@@ -265,8 +271,14 @@ impl PortalAuth {
         })
     }
 
-    /// Submits the user's code for a TOTP step (posted verbatim); the session, persisted. A
-    /// wrong code is [`Error::Unauthorized`] and leaves the step usable.
+    /// Submits the user's code for a TOTP step; the session, persisted. The code is posted
+    /// verbatim: tidy what the user typed with [`normalize_totp_code`](crate::normalize_totp_code)
+    /// first. A code the server refuses is [`Error::Unauthorized`] with a reason:
+    /// [`TotpCodeRejected`](crate::UnauthorizedReason::TotpCodeRejected) leaves the step usable
+    /// (ask for the code again); [`TotpStepExpired`](crate::UnauthorizedReason::TotpStepExpired)
+    /// says the step had expired by the local clock
+    /// ([`TotpRequired::expires_at`](crate::TotpRequired::expires_at)), so the user signs in
+    /// again. An expired step is still sent: the server decides.
     pub fn verify_totp(&self, code: &str, user_jwt: &str) -> Call<Authenticated> {
         let (code, user_jwt) = match (c_string(code, "code"), c_string(user_jwt, "user_jwt")) {
             (Ok(code), Ok(user_jwt)) => (code, user_jwt),
@@ -394,8 +406,8 @@ unsafe extern "C" fn on_session(
     call::complete(user_data, || call::outcome(error, || Ok(Session::retain(session))));
 }
 
-/// The callback of the browser sign-ins: as `handle_redirect`'s, and an opener's failure is
-/// the error's cause.
+/// The callback of the browser sign-ins: as `handle_redirect`'s, and an opener's failure (no
+/// browser, or another) is the error's cause.
 unsafe extern "C" fn on_sign_in(
     user_data: *mut c_void,
     result: *const sys::portal_auth_result,
@@ -404,18 +416,24 @@ unsafe extern "C" fn on_sign_in(
     call::complete_keeping(user_data, |keep| {
         let outcome = call::outcome(error, || SignInResult::read(result).and_then(SignInResult::from_result));
         match outcome {
-            Err(Error::SignInUnavailable { reason: SignInUnavailableReason::OpenerFailed, message, .. }) => {
+            Err(Error::SignInUnavailable {
+                reason: reason @ (SignInUnavailableReason::OpenerFailed | SignInUnavailableReason::NoBrowser),
+                message,
+                url,
+                ..
+            }) => {
                 let openers = keep.and_then(|keep| keep.downcast_ref::<Openers>());
                 let cause = openers.and_then(Openers::take_failure).map(Cause::new);
-                Err(Error::SignInUnavailable { reason: SignInUnavailableReason::OpenerFailed, message, cause })
+                Err(Error::SignInUnavailable { reason, message, url, cause })
             }
             other => other,
         }
     });
 }
 
-/// Calls a host's opener, keeping its error; a panic in it fails the sign-in instead of
-/// unwinding into C.
+/// Calls a host's opener, keeping its error: `NotFound` tells the library there is no browser
+/// (PORTAL_AUTH_REASON_NO_BROWSER), any other error is a failure. A panic in it fails the
+/// sign-in instead of unwinding into C.
 unsafe extern "C" fn open_browser(user_data: *mut c_void, url: *const c_char, ephemeral: sys::portal_auth_bool) -> c_int {
     let opener = &*(user_data as *const Opener);
     let url = borrowed(url).unwrap_or_default();
@@ -424,6 +442,7 @@ unsafe extern "C" fn open_browser(user_data: *mut c_void, url: *const c_char, ep
         Ok(Err(error)) => error,
         Err(_) => io::Error::new(io::ErrorKind::Other, "the browser opener panicked"),
     };
+    let answer = if failure.kind() == io::ErrorKind::NotFound { sys::PORTAL_AUTH_REASON_NO_BROWSER } else { 1 };
     *opener.failure.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(failure);
-    1
+    answer
 }

@@ -3,11 +3,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::strings::borrowed;
+use crate::strings::{borrowed, static_text};
 use crate::sys;
 
-/// What went wrong. `Display` gives the library's message, a sentence for the user, which
-/// never carries a secret; each case has its fields, and `message` is that sentence.
+/// What went wrong. `Display` gives the library's message, a sentence for the developer,
+/// which never carries a secret; each case has its fields, and `message` is that sentence.
+/// The reasons of the cases that have one say what the user does next, with a sentence to
+/// show the user as it is (`user_message()`) and a name to key a translation by (`Display`).
 ///
 /// ```
 /// use portal_auth::{Error, Options, PortalAuth};
@@ -45,8 +47,10 @@ pub enum Error {
     RateLimited { message: String },
     /// No QR code can be made of this link.
     TotpQrUnavailable { message: String },
-    /// HTTP 401: a spent or expired grant, a wrong TOTP code.
-    Unauthorized { message: String },
+    /// HTTP 401: a spent or expired grant, a wrong TOTP code, an expired TOTP step. `reason`
+    /// says what the user does next where the call can tell (a redirect's grant, a TOTP
+    /// code); None for a call that cannot (`get_methods`, …).
+    Unauthorized { reason: Option<UnauthorizedReason>, message: String },
     /// Another HTTP error status. `body` is the server's reason, for the developer (such as
     /// `{"error":"redirectUrl is not allow-listed"}`): the response body's first 512
     /// characters, bytes that are not UTF-8 as U+FFFD and control characters other than tab
@@ -65,10 +69,15 @@ pub enum Error {
     /// Browser or magic-link sign-in: its wait ended before the redirect came (POPUP_CLOSED);
     /// `reason` says how. Nothing was exchanged.
     SignInClosed { reason: SignInClosedReason, message: String },
-    /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why. For
-    /// [`OpenerFailed`](SignInUnavailableReason::OpenerFailed), `cause` is the error the
-    /// opener returned, also [`source()`](std::error::Error::source).
-    SignInUnavailable { reason: SignInUnavailableReason, message: String, cause: Option<Cause> },
+    /// Browser sign-in is not possible (POPUP_UNAVAILABLE): `reason` says why. When the
+    /// opener of [`set_browser_opener`](crate::PortalAuth::set_browser_opener) failed
+    /// ([`OpenerFailed`](SignInUnavailableReason::OpenerFailed), or
+    /// [`NoBrowser`](SignInUnavailableReason::NoBrowser) for its `NotFound`), `cause` is the
+    /// error it returned, also [`source()`](std::error::Error::source). For `NoBrowser` from a
+    /// browser sign-in, `url` is the authorize URL no browser could open, to show the user
+    /// (to open elsewhere; the redirect can then be pasted into
+    /// [`handle_redirect`](crate::PortalAuth::handle_redirect)); it is not part of the message.
+    SignInUnavailable { reason: SignInUnavailableReason, message: String, url: Option<String>, cause: Option<Cause> },
     /// Browser sign-in: another one of this client is running (SIGN_IN_ALREADY_IN_PROGRESS).
     SignInInProgress { message: String },
     /// Browser sign-in: the browser came back without a usable answer (CALLBACK_INCOMPLETE).
@@ -158,7 +167,7 @@ impl Error {
             | AccountAbstractionUnavailable { message, .. }
             | RateLimited { message }
             | TotpQrUnavailable { message }
-            | Unauthorized { message }
+            | Unauthorized { message, .. }
             | HttpStatus { message, .. }
             | Network { message }
             | SessionInvalidated { message }
@@ -188,6 +197,7 @@ impl Error {
             status: u16::try_from(sys::portal_auth_error_http_status(error)).unwrap_or(0),
             body: borrowed(sys::portal_auth_error_body(error)),
             reason: sys::portal_auth_error_reason(error),
+            url: borrowed(sys::portal_auth_error_url(error)),
         })
     }
 
@@ -234,14 +244,18 @@ impl Error {
             }
             sys::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
             sys::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
-            sys::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized { message },
+            sys::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized {
+                reason: (f.reason != sys::PORTAL_AUTH_REASON_NONE).then(|| UnauthorizedReason::from_raw(f.reason)),
+                message,
+            },
             sys::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, body: f.body, message },
             sys::PORTAL_AUTH_E_NETWORK => Error::Network { message },
             sys::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
             sys::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
             sys::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { reason: SignInClosedReason::from_raw(f.reason), message },
             sys::PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE => {
-                Error::SignInUnavailable { reason: SignInUnavailableReason::from_raw(f.reason), message, cause: None }
+                let reason = SignInUnavailableReason::from_raw(f.reason);
+                Error::SignInUnavailable { reason, message, url: f.url, cause: None }
             }
             sys::PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS => Error::SignInInProgress { message },
             sys::PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE => Error::SignInCallbackIncomplete { message },
@@ -261,10 +275,69 @@ struct Fields {
     status: u16,
     body: Option<String>,
     reason: sys::portal_auth_reason,
+    url: Option<String>,
+}
+
+/// What every reason enum has, from its table of `PORTAL_AUTH_REASON_*` constants: the
+/// conversions, `Display` as the library's name of the reason, and the library's sentence for
+/// the user. The names and the sentences are the library's (portal_auth_reason_name,
+/// portal_auth_reason_user_message): this crate only passes them on.
+macro_rules! reason {
+    ($name:ident { $($variant:ident = $constant:ident),* $(,)? }) => {
+        impl $name {
+            fn from_raw(reason: sys::portal_auth_reason) -> $name {
+                match reason {
+                    $(sys::$constant => $name::$variant,)*
+                    other => $name::Other(other),
+                }
+            }
+
+            /// The C ABI's stable `PORTAL_AUTH_REASON_*` number.
+            fn raw(self) -> sys::portal_auth_reason {
+                match self {
+                    $($name::$variant => sys::$constant,)*
+                    $name::Other(other) => other,
+                }
+            }
+
+            /// A one-line sentence for the user, in English, to show as it is: what to do
+            /// next ("Your keyring is locked. Unlock it, then try again."). It never carries a
+            /// detail of the error (those are in the error's message, for the developer);
+            /// `Display` gives the reason's name, to key an app's own translations by. Empty
+            /// for a number the library does not know.
+            pub fn user_message(&self) -> &'static str {
+                // SAFETY: a plain number in; static storage or NULL out.
+                unsafe { static_text(sys::portal_auth_reason_user_message(self.raw())) }.unwrap_or_default()
+            }
+        }
+
+        /// The reason's name as the C ABI spells it after `PORTAL_AUTH_REASON_`
+        /// (`KEYRING_LOCKED`), to log or to key a translation by; the number, for one the
+        /// library does not know. Width and alignment apply (`{:>16}`).
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                // SAFETY: a plain number in; static storage or NULL out.
+                match unsafe { static_text(sys::portal_auth_reason_name(self.raw())) } {
+                    Some(name) => f.pad(name),
+                    None => f.pad(&self.raw().to_string()),
+                }
+            }
+        }
+    };
 }
 
 /// Which failure an [`Error::SessionStorageFailure`] was, to choose what to tell the user
 /// (the `PORTAL_AUTH_REASON_*` values of the C ABI, stable).
+///
+/// Like every reason enum, it prints as its name and has the library's sentence for the user:
+///
+/// ```
+/// use portal_auth::StorageFailureReason;
+///
+/// let reason = StorageFailureReason::KeyringLocked;
+/// assert_eq!(reason.to_string(), "KEYRING_LOCKED"); // to log, or to key a translation by
+/// assert_eq!(reason.user_message(), "Your keyring is locked. Unlock it, then try again.");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StorageFailureReason {
@@ -304,26 +377,20 @@ pub enum StorageFailureReason {
     Other(i32),
 }
 
-impl StorageFailureReason {
-    fn from_raw(reason: sys::portal_auth_reason) -> StorageFailureReason {
-        use StorageFailureReason::*;
-        match reason {
-            sys::PORTAL_AUTH_REASON_KEYRING_LOCKED => KeyringLocked,
-            sys::PORTAL_AUTH_REASON_NO_SECRET_SERVICE => NoSecretService,
-            sys::PORTAL_AUTH_REASON_NO_SESSION_BUS => NoSessionBus,
-            sys::PORTAL_AUTH_REASON_DBUS_FAILURE => DbusFailure,
-            sys::PORTAL_AUTH_REASON_LIBSECRET_MISSING => LibsecretMissing,
-            sys::PORTAL_AUTH_REASON_HOST_STORAGE_FAILED => HostStorageFailed,
-            sys::PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED => EntryNotCleared,
-            sys::PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION => KeyringNeedsConfirmation,
-            sys::PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED => KeyringPromptDismissed,
-            sys::PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED => KeyringEncryptionFailed,
-            sys::PORTAL_AUTH_REASON_FILE_STORE_UNSAFE => FileStoreUnsafe,
-            sys::PORTAL_AUTH_REASON_FILE_STORE_FAILED => FileStoreFailed,
-            other => Other(other),
-        }
-    }
-}
+reason!(StorageFailureReason {
+    KeyringLocked = PORTAL_AUTH_REASON_KEYRING_LOCKED,
+    NoSecretService = PORTAL_AUTH_REASON_NO_SECRET_SERVICE,
+    NoSessionBus = PORTAL_AUTH_REASON_NO_SESSION_BUS,
+    DbusFailure = PORTAL_AUTH_REASON_DBUS_FAILURE,
+    LibsecretMissing = PORTAL_AUTH_REASON_LIBSECRET_MISSING,
+    HostStorageFailed = PORTAL_AUTH_REASON_HOST_STORAGE_FAILED,
+    EntryNotCleared = PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED,
+    KeyringNeedsConfirmation = PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION,
+    KeyringPromptDismissed = PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED,
+    KeyringEncryptionFailed = PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED,
+    FileStoreUnsafe = PORTAL_AUTH_REASON_FILE_STORE_UNSAFE,
+    FileStoreFailed = PORTAL_AUTH_REASON_FILE_STORE_FAILED,
+});
 
 /// Why a browser or magic-link sign-in, or the redirect channel, is not possible
 /// ([`Error::SignInUnavailable`]; the
@@ -338,11 +405,13 @@ pub enum SignInUnavailableReason {
     PortInUse,
     /// The loopback listener could not start; no request was made.
     ListenerFailed,
-    /// No browser could be started (`$BROWSER`, `xdg-open`): `login_with_google`/`apple`
-    /// still give the URL to show.
+    /// No browser could be started (`$BROWSER`, `xdg-open`), or the opener of
+    /// [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener) returned an
+    /// [`io::ErrorKind::NotFound`](std::io::ErrorKind::NotFound) error (its `cause`): the
+    /// sign-in ends at once, and the error's `url` is the URL to show the user.
     NoBrowser,
     /// The opener of [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener)
-    /// returned an error or panicked.
+    /// returned another error (the error's `cause`) or panicked.
     OpenerFailed,
     /// The redirect channel: `$XDG_RUNTIME_DIR` is unset, missing or not a folder (the
     /// desktop session sets it).
@@ -360,23 +429,17 @@ pub enum SignInUnavailableReason {
     Other(i32),
 }
 
-impl SignInUnavailableReason {
-    fn from_raw(reason: sys::portal_auth_reason) -> SignInUnavailableReason {
-        use SignInUnavailableReason::*;
-        match reason {
-            sys::PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK => RedirectNotLoopback,
-            sys::PORTAL_AUTH_REASON_PORT_IN_USE => PortInUse,
-            sys::PORTAL_AUTH_REASON_LISTENER_FAILED => ListenerFailed,
-            sys::PORTAL_AUTH_REASON_NO_BROWSER => NoBrowser,
-            sys::PORTAL_AUTH_REASON_OPENER_FAILED => OpenerFailed,
-            sys::PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY => NoRuntimeDirectory,
-            sys::PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE => RuntimeDirectoryUnsafe,
-            sys::PORTAL_AUTH_REASON_CHANNEL_IN_USE => ChannelInUse,
-            sys::PORTAL_AUTH_REASON_CHANNEL_FAILED => ChannelFailed,
-            other => Other(other),
-        }
-    }
-}
+reason!(SignInUnavailableReason {
+    RedirectNotLoopback = PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK,
+    PortInUse = PORTAL_AUTH_REASON_PORT_IN_USE,
+    ListenerFailed = PORTAL_AUTH_REASON_LISTENER_FAILED,
+    NoBrowser = PORTAL_AUTH_REASON_NO_BROWSER,
+    OpenerFailed = PORTAL_AUTH_REASON_OPENER_FAILED,
+    NoRuntimeDirectory = PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
+    RuntimeDirectoryUnsafe = PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE,
+    ChannelInUse = PORTAL_AUTH_REASON_CHANNEL_IN_USE,
+    ChannelFailed = PORTAL_AUTH_REASON_CHANNEL_FAILED,
+});
 
 /// How a sign-in's wait ended before its redirect came ([`Error::SignInClosed`]; the
 /// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
@@ -393,17 +456,36 @@ pub enum SignInClosedReason {
     Other(i32),
 }
 
-impl SignInClosedReason {
-    fn from_raw(reason: sys::portal_auth_reason) -> SignInClosedReason {
-        use SignInClosedReason::*;
-        match reason {
-            sys::PORTAL_AUTH_REASON_SIGN_IN_CANCELLED => Cancelled,
-            sys::PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT => TimedOut,
-            sys::PORTAL_AUTH_REASON_CLIENT_CLOSED => ClientClosed,
-            other => Other(other),
-        }
-    }
+reason!(SignInClosedReason {
+    Cancelled = PORTAL_AUTH_REASON_SIGN_IN_CANCELLED,
+    TimedOut = PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT,
+    ClientClosed = PORTAL_AUTH_REASON_CLIENT_CLOSED,
+});
+
+/// What the user does after an [`Error::Unauthorized`], where the call can tell (the
+/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum UnauthorizedReason {
+    /// A redirect's grant was refused (`handle_redirect`, the browser and magic-link
+    /// sign-ins): the link was already used, has expired, or is not Portal's. Request a new
+    /// link.
+    LinkUsed,
+    /// `verify_totp`: the code was not accepted, and the step had not expired by the local
+    /// clock. Ask for the code again and verify with the same step.
+    TotpCodeRejected,
+    /// `verify_totp`: the step's userJwt had expired by the local clock
+    /// ([`TotpRequired::expires_at`](crate::TotpRequired::expires_at)). Sign in again.
+    TotpStepExpired,
+    /// A reason of a newer library than this crate knows, by its number.
+    Other(i32),
 }
+
+reason!(UnauthorizedReason {
+    LinkUsed = PORTAL_AUTH_REASON_LINK_USED,
+    TotpCodeRejected = PORTAL_AUTH_REASON_TOTP_CODE_REJECTED,
+    TotpStepExpired = PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED,
+});
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -412,7 +494,8 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {
-    /// The application's error behind this one: what a failed browser opener returned.
+    /// The application's error behind this one: what a failed browser opener returned
+    /// (`SignInUnavailable`'s `cause`).
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::SignInUnavailable { cause: Some(cause), .. } => Some(cause.error()),

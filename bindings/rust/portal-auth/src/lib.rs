@@ -47,14 +47,14 @@ mod strings;
 
 pub use call::Call;
 pub use client::{BrowserOpener, PortalAuth};
-pub use error::{Cause, Error, SignInClosedReason, SignInUnavailableReason, StorageFailureReason};
+pub use error::{Cause, Error, SignInClosedReason, SignInUnavailableReason, StorageFailureReason, UnauthorizedReason};
 pub use log::{set_log_handler, set_log_level, LogHandler, LogLevel};
 pub use options::{MagicLinkConfig, Options};
 pub use portal_auth_sys as sys;
 pub use redirects::{forward_redirect, Forwarded, ForwardedRedirect, NextRedirect, Redirects};
 pub use results::{
-    totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_qr_terminal, totp_secret, AuthMethod, AuthMethods, Authenticated, SignInResult,
-    TerminalColors, TotpRequired,
+    normalize_totp_code, totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_qr_terminal, totp_secret, AuthMethod, AuthMethods,
+    Authenticated, SignInResult, TerminalColors, TotpRequired,
 };
 pub use session::Session;
 pub use storage::{SessionStore, Storage};

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::os::raw::c_char;
 use std::ptr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::Error;
 use crate::sys;
@@ -40,6 +41,7 @@ pub struct Authenticated {
 ///     user_jwt: String::new(),
 ///     totp_link: Some("otpauth://totp/Portal:ada@example.com?secret=JBSWY3DPEHPK3PXP".into()),
 ///     end_user_id: String::new(),
+///     expires_at: None,
 /// };
 /// assert_eq!(step.totp_secret().as_deref(), Some("JBSWY3DPEHPK3PXP"));
 /// assert!(step.qr_code_svg(4)?.starts_with("<svg"));
@@ -54,6 +56,11 @@ pub struct TotpRequired {
     pub totp_link: Option<String>,
     /// Empty when the server did not send it.
     pub end_user_id: String,
+    /// When the step expires: the userJwt's expiry, ten minutes after the sign-in (compare
+    /// with `SystemTime::now()`); None when it carries none. A code verified later fails with
+    /// [`Error::Unauthorized`] and
+    /// [`TotpStepExpired`](crate::UnauthorizedReason::TotpStepExpired): sign in again.
+    pub expires_at: Option<SystemTime>,
 }
 
 impl TotpRequired {
@@ -90,6 +97,7 @@ impl fmt::Debug for TotpRequired {
             .field("user_jwt", &"<redacted>")
             .field("totp_link", &self.totp_link.as_ref().map(|_| "<redacted>"))
             .field("end_user_id", &self.end_user_id)
+            .field("expires_at", &self.expires_at)
             .finish()
     }
 }
@@ -120,6 +128,10 @@ impl SignInResult {
                 user_jwt: borrowed(sys::portal_auth_result_user_jwt(result)).ok_or_else(|| internal("a userJwt"))?,
                 totp_link: borrowed(sys::portal_auth_result_totp_link(result)),
                 end_user_id: borrowed(sys::portal_auth_result_end_user_id(result)).unwrap_or_default(),
+                expires_at: u64::try_from(sys::portal_auth_result_totp_expires_at(result))
+                    .ok()
+                    .filter(|&seconds| seconds > 0)
+                    .map(|seconds| UNIX_EPOCH + Duration::from_secs(seconds)),
             }))),
             kind => Err(internal(&format!("a result of a known kind (not {})", kind))),
         }
@@ -202,6 +214,32 @@ pub fn totp_secret(otpauth_url: &str) -> Option<String> {
     unsafe {
         sys::portal_auth_totp_secret(link.as_ptr(), &mut secret, ptr::null_mut());
         owned(secret)
+    }
+}
+
+/// What the user typed for a TOTP code, tidied for
+/// [`PortalAuth::verify_totp`](crate::PortalAuth::verify_totp): the six digits once the spaces
+/// and dashes authenticator apps show (`"123 456"`, `"123-456"`) are removed, or None when
+/// anything else is left or not exactly six digits remain (ask the user again; nothing was
+/// sent). The library decides (portal_auth_totp_code_normalize); `verify_totp` itself posts
+/// exactly what it is given.
+///
+/// ```
+/// use portal_auth::normalize_totp_code;
+///
+/// assert_eq!(normalize_totp_code("123 456").as_deref(), Some("123456"));
+/// assert_eq!(normalize_totp_code("12345"), None);
+/// ```
+pub fn normalize_totp_code(typed: &str) -> Option<String> {
+    let typed = c_string(typed, "typed").ok()?; // a NUL byte: not a code
+    let mut code: [c_char; sys::PORTAL_AUTH_TOTP_CODE_SIZE] = [0; sys::PORTAL_AUTH_TOTP_CODE_SIZE];
+    // SAFETY: borrowed input; the buffer is the PORTAL_AUTH_TOTP_CODE_SIZE bytes the library
+    // writes, NUL-terminated.
+    unsafe {
+        if sys::portal_auth_totp_code_normalize(typed.as_ptr(), code.as_mut_ptr()) != sys::PORTAL_AUTH_TRUE {
+            return None;
+        }
+        borrowed(code.as_ptr())
     }
 }
 

@@ -26,6 +26,19 @@ pub(crate) unsafe fn borrowed(text: *const c_char) -> Option<String> {
     }
 }
 
+/// A string of the library's static storage (a reason's name or sentence); None for NULL or
+/// text that is not UTF-8.
+///
+/// # Safety
+/// `text` is NULL or a NUL-terminated string in static storage.
+pub(crate) unsafe fn static_text(text: *const c_char) -> Option<&'static str> {
+    if text.is_null() {
+        None
+    } else {
+        CStr::from_ptr(text).to_str().ok()
+    }
+}
+
 /// A copy of a string the library gave the caller, which is then freed; None for NULL.
 ///
 /// # Safety

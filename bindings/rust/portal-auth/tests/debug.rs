@@ -27,12 +27,14 @@ fn every_public_type_is_debug() {
     debug::<PortalAuth>();
     debug::<Redirects>();
     debug::<Session>();
+    debug::<SignInClosedReason>();
     debug::<SignInResult>();
     debug::<SignInUnavailableReason>();
     debug::<Storage>();
     debug::<StorageFailureReason>();
     debug::<TerminalColors>();
     debug::<TotpRequired>();
+    debug::<UnauthorizedReason>();
 }
 
 struct Secretive;
@@ -70,7 +72,9 @@ fn no_debug_shows_a_secret() {
         user_jwt: "eyJhbGciOi.secret.jwt".into(),
         totp_link: Some("otpauth://totp/x?secret=JBSWY3DPEHPK3PXP".into()),
         end_user_id: "eu_2".into(),
+        expires_at: Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_900_000_000)),
     };
     let shown = format!("{:?}", SignInResult::TotpRequired(step));
     assert!(shown.contains("eu_2") && !shown.contains("eyJ") && !shown.contains("JBSW"), "{}", shown);
+    assert!(shown.contains("expires_at: Some(") && shown.contains("1900000000"), "{}", shown);
 }

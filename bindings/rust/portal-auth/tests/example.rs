@@ -1,5 +1,5 @@
 //! The example program `sign_in`, driven through its standard input: magic link with TOTP
-//! enrollment and the link pasted, then `--restore` in another run (the keyring); with a
+//! enrollment and the link pasted (a code that is not six digits and a wrong one asked again), then `--restore` in another run (the keyring); with a
 //! loopback redirect URL, signed in with nothing pasted once Chromium opens the email.
 mod support;
 
@@ -51,7 +51,15 @@ fn the_example_signs_in_with_totp_and_restores() {
     writeln!(input, "{}", mail(email, 1, "link")).unwrap(); // a custom scheme: pasted
     let shown = expect(&mut output, "Code from your authenticator app: ");
     assert!(shown.contains("or enter this key in it by hand: ") && shown.contains('█'));
-    writeln!(input, "{}", current_code(&environment, email)).unwrap();
+    // Not six digits: asked again, nothing sent; a wrong code: the library's sentence, and
+    // asked again; the right one, as an authenticator app shows it.
+    writeln!(input, "12a 456").unwrap();
+    assert_eq!(expect(&mut output, "Code from your authenticator app: "), "The code is six digits.\nCode from your authenticator app: ");
+    let code = current_code(&environment, email);
+    writeln!(input, "{:06}", (code.parse::<u32>().unwrap() + 500_000) % 1_000_000).unwrap();
+    let retype = format!("{}\nCode from your authenticator app: ", portal_auth::UnauthorizedReason::TotpCodeRejected.user_message());
+    assert_eq!(expect(&mut output, "Code from your authenticator app: "), retype);
+    writeln!(input, "{} {}", &code[..3], &code[3..]).unwrap();
     let mut rest = String::new();
     output.read_to_string(&mut rest).unwrap();
     assert!(child.wait().unwrap().success());

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
-use portal_auth::{Error, PortalAuth, SignInResult, StorageFailureReason};
+use portal_auth::{Error, PortalAuth, SignInResult, Storage, StorageFailureReason, UnauthorizedReason};
 use support::*;
 
 static FAULTS: Mutex<()> = Mutex::new(());
@@ -166,6 +166,35 @@ fn invalidating_one_session_invalidates_every_one_of_its_token() {
     restored.invalidate().wait().unwrap();
     assert!(matches!(signed_in.token(), Err(Error::SessionInvalidated { .. })));
     assert!(auth.restore_session().wait().unwrap().is_none());
+}
+
+/// The emulator's clock shifted back eleven minutes while it issues a TOTP step: a step that
+/// had expired by the local clock before it came. The code is still sent (the server
+/// decides), and its refusal says to sign in again.
+#[test]
+fn a_step_expired_by_the_local_clock_is_to_sign_in_again() {
+    let _faults = faults();
+    let environment = environment(true, APP_REDIRECT);
+    let email = "rust-late@example.com";
+    let mut options = options(&environment, APP_REDIRECT);
+    options.storage = Storage::Memory;
+    let auth = PortalAuth::new(&options).unwrap();
+    control("POST", "control", Some(r#"{"clockOffsetSeconds":-660}"#));
+    let issued = auth.handle_redirect(&grant_redirect(&environment, email)).wait();
+    control("POST", "control", Some(r#"{"clockOffsetSeconds":0}"#));
+    let step = match issued.unwrap() {
+        Some(SignInResult::TotpRequired(step)) => step,
+        other => panic!("expected a TOTP step, got {:?}", other),
+    };
+    assert!(step.expires_at.expect("the step's expiry") < std::time::SystemTime::now());
+    control("DELETE", "requests", None);
+    match auth.verify_totp(&current_code(&environment, email), &step.user_jwt).wait() {
+        Err(Error::Unauthorized { reason: Some(UnauthorizedReason::TotpStepExpired), message }) => {
+            assert!(!message.is_empty())
+        }
+        other => panic!("expected Unauthorized with TotpStepExpired, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(wait_count("/totps/validations"), 1, "the code was sent");
 }
 
 fn wait_count(path: &str) -> usize {

@@ -11,7 +11,7 @@ use std::thread;
 
 use portal_auth::{
     totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session,
-    SignInClosedReason, SignInResult, SignInUnavailableReason, Storage, TerminalColors,
+    SignInClosedReason, SignInResult, SignInUnavailableReason, Storage, TerminalColors, UnauthorizedReason,
 };
 use support::*;
 
@@ -53,9 +53,11 @@ fn magic_link_with_totp_then_restore_and_invalidate() {
     let shown = format!("{:?}", step);
     assert!(!shown.contains(&step.user_jwt) && !shown.contains(&secret) && shown.contains("<redacted>"));
 
-    // A wrong code is a 401 and leaves the step usable.
+    // A wrong code is a 401, to retype, and leaves the step usable.
     match auth.verify_totp("abcdef", &step.user_jwt).wait() {
-        Err(error @ Error::Unauthorized { .. }) => assert_eq!(error.code(), 20),
+        Err(error @ Error::Unauthorized { reason: Some(UnauthorizedReason::TotpCodeRejected), .. }) => {
+            assert_eq!(error.code(), 20)
+        }
         other => panic!("expected Unauthorized, got {:?}", other),
     }
     let signed_in = auth.verify_totp(&current_code(&environment, email), &step.user_jwt).wait().unwrap();
@@ -247,22 +249,22 @@ fn browser_sign_in_errors() {
     let environment = environment(false, &redirect);
     let auth = PortalAuth::new(&options(&environment, &redirect)).unwrap();
 
-    // An opener that fails, or panics: unavailable, for that reason, with the opener's error
-    // as the cause (a panic's, the crate's).
+    // An opener that fails (other than NotFound: tests/reasons.rs), or panics: unavailable,
+    // for that reason, with the opener's error as the cause (a panic's, the crate's).
     let opener_failed = |error: Error, cause: &str| {
         let message = "Browser sign-in is not possible: the application's browser opener failed (it returned 1).";
         assert_eq!(error.to_string(), message);
         assert_eq!(std::error::Error::source(&error).map(|source| source.to_string()), Some(cause.to_string()));
         match error {
-            Error::SignInUnavailable { reason: SignInUnavailableReason::OpenerFailed, cause: Some(cause), .. } => {
+            Error::SignInUnavailable { reason: SignInUnavailableReason::OpenerFailed, url: None, cause: Some(cause), .. } => {
                 let kind = cause.error().downcast_ref::<io::Error>().map(io::Error::kind);
                 assert!(kind.is_some(), "{:?}", cause);
             }
             other => panic!("expected SignInUnavailable with a cause, got {:?}", other),
         }
     };
-    auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| Err(io::Error::new(io::ErrorKind::NotFound, "no browser")))));
-    opener_failed(auth.sign_in_with_google(None).wait().map(|_| ()).unwrap_err(), "no browser");
+    auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| Err(io::Error::new(io::ErrorKind::PermissionDenied, "no display")))));
+    opener_failed(auth.sign_in_with_google(None).wait().map(|_| ()).unwrap_err(), "no display");
     auth.set_browser_opener(Some(Box::new(|_: &str, _: bool| panic!("the opener panics"))));
     opener_failed(auth.sign_in_with_google(None).wait().map(|_| ()).unwrap_err(), "the browser opener panicked");
 

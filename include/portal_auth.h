@@ -145,6 +145,12 @@ typedef struct portal_auth_result portal_auth_result;
 typedef struct portal_auth_session portal_auth_session;
 
 /**
+ * A completion queue a component owns (completion model 4.); made by
+ * portal_auth_completion_queue_new, freed by portal_auth_completion_queue_free.
+ */
+typedef struct portal_auth_completion_queue portal_auth_completion_queue;
+
+/**
  * The outcome of a function: PORTAL_AUTH_OK or an error code of @ref errors. A 32-bit
  * integer rather than an enum, because new codes are added over versions.
  */
@@ -283,6 +289,14 @@ typedef struct portal_auth_options {
      * leaves the old session or the new one); the file is not encrypted.
      */
     const char *file_storage_path;
+    /**
+     * The completion queue the client's calls complete through (completion model 4.):
+     * NULL, the default, is the I/O thread. The client keeps the queue for its own use, so
+     * the caller may free its handle first (portal_auth_completion_queue_free says what
+     * happens then). portal_auth_set_dispatcher and portal_auth_set_completion_queue
+     * replace it for the calls started after them.
+     */
+    portal_auth_completion_queue *completion_queue;
 } portal_auth_options;
 
 /**
@@ -291,7 +305,7 @@ typedef struct portal_auth_options {
  */
 #define PORTAL_AUTH_OPTIONS_INIT                                                      \
     { sizeof(portal_auth_options), NULL, NULL, NULL, NULL, NULL, PORTAL_AUTH_UNSET,   \
-      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL, 0, NULL }
+      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL, 0, NULL, NULL }
 
 /**
  * Fills options with the defaults and sets its `size`.
@@ -421,7 +435,12 @@ portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dis
  *    completions stay queued and run as usual, exactly once), and sessions, which outlive
  *    their clients, invalidate through it too. The price: every queued completion runs on
  *    whichever thread runs the queue, so a host with loops on several threads gives each
- *    its completions through a dispatcher instead.
+ *    its completions through a queue of its own (4.).
+ *
+ * 4. A component's own completion queue (portal_auth_completion_queue_new, named in the
+ *    options of its clients): the contract of 3., for those clients alone. A plugin, a
+ *    sync thread or a toolkit layer keeps its callbacks on its own thread, whatever else
+ *    in the process runs the process's queue or another component's.
  *
  * A plain poll loop, or a blocking wait with a timeout:
  * @code
@@ -502,6 +521,75 @@ int32_t portal_auth_completion_fd(void);
  *         the calls' work.
  */
 size_t portal_auth_run_completions(void);
+
+/**
+ * @name A component's own completion queue
+ * A completion queue a component owns (completion model 4.): the process's queue's
+ * contract, for the clients that name it in their options (portal_auth_options'
+ * completion_queue). Their calls do their work and run their completions, exactly once
+ * and never inside the starting call, only inside portal_auth_completion_queue_run on
+ * this queue, on the thread that calls it; sessions that those calls lend invalidate
+ * through it too. Its descriptor is its own and readable (POLLIN, level-triggered)
+ * exactly while it has work. When no run has begun for a second while it has work, a
+ * library thread does its calls' work (never their completions), as for the process's.
+ * In a forked child, a queue of the parent's is no queue: the functions below treat it as
+ * NULL.
+ *
+ * @code
+ * portal_auth_completion_queue *queue;
+ * portal_auth_completion_queue_new(&queue);
+ * options.completion_queue = queue;
+ * portal_auth_new(&options, &client, NULL);
+ * struct pollfd watched = { .fd = portal_auth_completion_queue_fd(queue), .events = POLLIN };
+ * while (!state.done && poll(&watched, 1, timeout_ms) > 0)
+ *     portal_auth_completion_queue_run(queue);
+ * @endcode
+ * @{
+ */
+
+/**
+ * Makes a completion queue.
+ *
+ * @param out_queue Receives the queue (free it with portal_auth_completion_queue_free),
+ *                  or NULL on failure.
+ * @retval PORTAL_AUTH_OK Made.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL out_queue.
+ * @retval PORTAL_AUTH_E_INTERNAL No descriptor was left for it.
+ */
+portal_auth_code portal_auth_completion_queue_new(portal_auth_completion_queue **out_queue);
+
+/**
+ * Lets go of a queue; stop watching its descriptor first, which closes once nothing uses
+ * the queue any more (its number may then be reused). Nothing of it is lost: its calls
+ * still in flight, the completions it holds, and the calls of clients that still name it
+ * are then done and completed, each exactly once, on the library's I/O thread (as in
+ * completion model 1.), so their callbacks must be safe to run there. A component that
+ * goes away cancels its calls and frees its clients first. It may be called from inside
+ * a completion that this queue runs.
+ *
+ * @param queue The queue; NULL is ignored.
+ */
+void portal_auth_completion_queue_free(portal_auth_completion_queue *queue);
+
+/**
+ * The queue's descriptor, for the event loop of the thread that runs it: readable exactly
+ * while the queue has work (as portal_auth_completion_fd is for the process's).
+ *
+ * @param queue The queue.
+ * @return The descriptor: poll it, never read, write or close it. -1 for NULL.
+ */
+int32_t portal_auth_completion_queue_fd(const portal_auth_completion_queue *queue);
+
+/**
+ * Does, on the calling thread, the queue's work that is ready and runs the completions
+ * pending, as portal_auth_run_completions does for the process's queue.
+ *
+ * @param queue The queue.
+ * @return How many completions it ran; 0 for NULL.
+ */
+size_t portal_auth_completion_queue_run(portal_auth_completion_queue *queue);
+
+/** @} */
 
 /** @} */
 

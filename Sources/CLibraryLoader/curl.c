@@ -8,6 +8,7 @@
     F(curl_global_init, CURLcode, (long flags), (flags), CURLE_FAILED_INIT) \
     F(curl_easy_init, CURL *, (void), (), NULL) \
     V(curl_easy_reset, (CURL *easy), (easy)) \
+    V(curl_easy_cleanup, (CURL *easy), (easy)) \
     F(curl_easy_strerror, const char *, (CURLcode code), (code), "libcurl is not loaded") \
     R(curl_easy_setopt) \
     R(curl_easy_getinfo) \

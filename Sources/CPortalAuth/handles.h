@@ -13,5 +13,6 @@ struct portal_auth_call { char opaque_; };
 struct portal_auth_methods { char opaque_; };
 struct portal_auth_result { char opaque_; };
 struct portal_auth_session { char opaque_; };
+struct portal_auth_completion_queue { char opaque_; };
 
 #endif

@@ -58,18 +58,19 @@ final class HostDispatcher: Sendable {
     deinit { destroy?(data.raw) }
 }
 
-/// The client whose call lent a session to the host, while that client lives, and whether
-/// that call completed from the completion queue: the session's invalidation completes the
-/// same way (docs/desktop.md "C ABI contract").
+/// The client whose call lent a session to the host, while that client lives, and the
+/// completion queue that call completed from, if any: the session's invalidation completes
+/// the same way (docs/desktop.md "C ABI contract"). The queue is held, not watched: a weak
+/// reference to the process's queue would never be let go of.
 struct SessionLender: Sendable {
     weak var client: ClientBox?
-    let throughQueue: Bool
+    let queue: CompletionQueue?
 
     /// Through the lending client's dispatcher while the client lives; once it is freed,
-    /// from the completion queue if the lending call completed there, else on a library thread.
+    /// from the queue the lending call completed from, else on a library thread.
     var route: Dispatcher {
         if let client { return client.dispatcher.withLock { $0 } }
-        return throughQueue ? Dispatcher.queued ?? .direct : .direct
+        return queue.map { Dispatcher(host: nil, queue: $0) } ?? .direct
     }
 }
 
@@ -118,7 +119,7 @@ extension ClientBox {
     /// The dispatcher of a call started now, and the lender of the sessions it hands out.
     func lendingRoute() -> (dispatcher: Dispatcher, lender: SessionLender) {
         let dispatcher = self.dispatcher.withLock { $0 }
-        return (dispatcher, SessionLender(client: self, throughQueue: dispatcher.queue != nil))
+        return (dispatcher, SessionLender(client: self, queue: dispatcher.queue))
     }
 }
 
@@ -143,7 +144,7 @@ func startTask<Value: Sendable>(
         // started first: it goes on with the call if the host stops running the queue.
         _ = PortalAuth.executor
         task = Task(executorPreference: queue) {
-            finish(await PortalAuth.drivenByCompletionQueue { await outcome(of: work) })
+            finish(await PortalAuth.driven(by: queue) { await outcome(of: work) })
         }
     } else {
         // On the I/O thread: the call starts, waits and completes there, one hop from the caller.

@@ -36,7 +36,7 @@ public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_op
         size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
         magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: PORTAL_AUTH_UNSET,
         storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil,
-        application_id: nil, keyring_prompt_timeout_ms: 0, file_storage_path: nil)
+        application_id: nil, keyring_prompt_timeout_ms: 0, file_storage_path: nil, completion_queue: nil)
     let raw = UnsafeMutableRawPointer(options)
     let known = min(size, MemoryLayout<portal_auth_options>.size)
     withUnsafeBytes(of: &defaults) { bytes in
@@ -60,8 +60,10 @@ public func portalAuthNew(
     out_error?.pointee = nil
     do {
         guard let out_client else { throw PortalAuthError.invalidArgument(name: "out_client") }
-        let auth = try ClientOptions(options).makeClient()
-        out_client.pointee = ClientHandle.make(ClientBox(auth))
+        let options = try ClientOptions(options)
+        let box = ClientBox(try options.makeClient())
+        if let queue = try options.completionQueue() { box.use(Dispatcher(host: nil, queue: queue)) }
+        out_client.pointee = ClientHandle.make(box)
         return portal_auth_code(PORTAL_AUTH_OK)
     } catch {
         return ErrorBox.report(error, to: out_error)
@@ -109,6 +111,14 @@ struct ClientOptions {
         } catch {
             throw PortalAuthError.invalidArgument(name: name)
         }
+    }
+
+    /// The queue of `completion_queue`: nil for NULL; a freed one is the host's mistake, a
+    /// parent's (in a forked child) is refused.
+    func completionQueue() throws -> CompletionQueue? {
+        guard let handle = field(\.completion_queue, or: nil) else { return nil }
+        guard let box = QueueHandle.object(handle) else { throw PortalAuthError.invalidArgument(name: "completion_queue") }
+        return box.queue
     }
 
     func makeClient() throws -> PortalAuth {

@@ -156,6 +156,41 @@ import Testing
         }
     }
 
+    /// Two components' own queues, each run by a thread of its own: every call of a queue
+    /// does its work and completes on that queue's thread alone, exactly once (the C ABI's
+    /// portal_auth_completion_queue_new; Tests/c/component_queue_test.c does it through the
+    /// ABI, under valgrind).
+    @Test func twoHostQueuesKeepTheirCallsOnTheirOwnThreads() async throws {
+        let emulator = try await Emulator.shared.get()
+        let client = try makeClient(emulator, environment: Env.open)
+        let calls = 1000
+        let group = DispatchGroup()
+        let seen = Locked<[[(thread: UInt, ok: Bool)]]>([[], []])
+        let owners = Locked<[UInt]>([0, 0])
+        for component in 0..<2 {
+            let queue = try #require(CompletionQueue.hostQueue())
+            Self.onThread(group) {
+                owners.withLock { $0[component] = UInt(pthread_self()) }
+                for _ in 0..<calls {
+                    Task(executorPreference: queue) {
+                        let succeeded = await PortalAuth.driven(by: queue) { (try? await client.getMethods()) != nil }
+                        queue.push { seen.withLock { $0[component].append((UInt(pthread_self()), succeeded)) } }
+                    }
+                }
+                var watched = pollfd(fd: queue.descriptor, events: Int16(POLLIN), revents: 0)
+                while seen.withLock({ $0[component].count }) < calls, poll(&watched, 1, 30_000) == 1 {
+                    queue.run()
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 120) == .success)
+        let threads = owners.withLock { $0 }
+        for (component, outcomes) in seen.withLock({ $0 }).enumerated() {
+            #expect(outcomes.count == calls)
+            #expect(outcomes.allSatisfy { $0.thread == threads[component] && $0.ok })
+        }
+    }
+
     @Test func aJobMayRunTheQueueAgain() throws {
         let queue = try #require(CompletionQueue())
         let seen = Locked<[String]>([])

@@ -24,11 +24,11 @@ public final class PortalAuth: Sendable {
     /// Nil when the thread could not start. Reading it starts the thread.
     public static var executor: (any TaskExecutor)? { HTTPEngine.shared.executor }
 
-    /// Runs `work` as a call that the completion queue drives, in a task that prefers
-    /// `CompletionQueue.shared`: its requests go over the queue's own connections, advanced
-    /// by the queue's runs, and the tasks it starts (a session's write) prefer the queue too.
-    public static func drivenByCompletionQueue<T: Sendable>(_ work: @Sendable () async -> T) async -> T {
-        await HTTPEngine.$drivenByQueue.withValue(true) { await work() }
+    /// Runs `work` as a call that `queue` drives, in a task that prefers `queue`: its requests
+    /// go over the queue's own connections, advanced by the queue's runs, and the tasks it
+    /// starts (a session's write) prefer the queue too.
+    public static func driven<T: Sendable>(by queue: CompletionQueue, _ work: @Sendable () async -> T) async -> T {
+        await HTTPEngine.$drivingQueue.withValue(queue) { await work() }
     }
 
     /// Validates the configuration; performs no network or storage I/O.

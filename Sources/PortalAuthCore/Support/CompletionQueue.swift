@@ -12,8 +12,10 @@ import Glibc
 /// holding an eventfd that is signalled exactly while jobs are pending, and the driver's
 /// descriptors (connections, a timer) while it has transfers in flight.
 ///
-/// The C ABI's completion queue (portal_auth_completion_fd); Swift code awaits its calls
-/// instead. The eventfd's counter is non-zero exactly while jobs are pending, but for those
+/// The C ABI's completion queues: the process's (portal_auth_completion_fd) and those a
+/// host component makes for itself (portal_auth_completion_queue_new); Swift code awaits its
+/// calls instead. A host's queue, once the host lets go of it (`retire()`), is run by the
+/// I/O thread, completions included, until nothing of it is left. The eventfd's counter is non-zero exactly while jobs are pending, but for those
 /// that a thread advancing the calls queues for itself: the push that fills an empty queue
 /// signals it once, and the take that empties the queue drains that signal. The push signals
 /// after letting go of the lock, because the write wakes the host's thread, which would
@@ -38,6 +40,24 @@ public final class CompletionQueue: TaskExecutor, Sendable {
         if let queue { pa_fork_keep_queue(queue.descriptor, queue.signal.fd) }
         return queue
     }
+
+    /// A queue a host component made for itself, watched by the I/O thread (`attendAll`);
+    /// nil when no descriptor was left for it.
+    public static func hostQueue() -> CompletionQueue? {
+        guard let queue = CompletionQueue() else { return nil }
+        hostQueues.withLock { queues in
+            queues.removeAll { $0.queue == nil }
+            queues.append(WeakQueue(queue: queue))
+        }
+        return queue
+    }
+
+    private struct WeakQueue: Sendable {
+        weak var queue: CompletionQueue?
+    }
+
+    /// The hosts' queues still alive: few, one per component that made one.
+    private static let hostQueues = Locked<[WeakQueue]>([])
 
     private struct Pending {
         /// Completions, and the lines of a queued log handler: the host's code.
@@ -70,6 +90,8 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     private static let unattendedNanoseconds: UInt64 = 1_000_000_000
 
     private let pending = Locked(Pending())
+    /// The host has let go of the queue: the I/O thread runs it from now on.
+    private let retired = Atomic(false)
     /// When the last run began, on CLOCK_MONOTONIC.
     private let lastRun = Atomic<UInt64>(0)
     private let signal: WakeSignal
@@ -99,9 +121,23 @@ public final class CompletionQueue: TaskExecutor, Sendable {
 
     deinit { _ = close(descriptor) }
 
-    /// Installs the driver whose descriptors share the epoll set; each run advances it first.
-    public func drive(with driver: any CompletionQueueDriver) {
-        self.driver.withLock { $0 = driver }
+    /// The driver whose descriptors share the epoll set, which each run advances first: the
+    /// one installed, else the one `make` gives (nil: none, and nothing installed).
+    public func driver<Driver: CompletionQueueDriver>(madeBy make: () -> Driver?) -> Driver? {
+        driver.withLock { installed in
+            if let existing = installed as? Driver { return existing }
+            let made = make()
+            if let made { installed = made }
+            return made
+        }
+    }
+
+    /// The host will run this queue no more (its handle is freed): the I/O thread does, its
+    /// calls' work and their completions, on its next turn and on each one after while the
+    /// descriptor is readable, so every call still completes exactly once.
+    public func retire() {
+        retired.store(true, ordering: .releasing)
+        HTTPEngine.shared.wakeIOThread()
     }
 
     /// Queues `job` for the next `run()`; any thread.
@@ -158,13 +194,13 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     }
 
     /// Set once a task has preferred a queue: from then on the I/O thread attends to the
-    /// process's (`attendShared`), and host code called inside its steps may need `hostCode`.
+    /// queues (`attendAll`), and host code called inside its steps may need `hostCode`.
     private static let executing = Atomic(false)
 
     /// Runs `body`, host code that the library's work calls where it stands (a log handler
     /// called as a line is logged), on the process's queue's terms below.
     public static func hostCode<T>(_ body: () throws -> T) rethrows -> T {
-        guard executing.load(ordering: .acquiring), let queue = shared else { return try body() }
+        guard executing.load(ordering: .acquiring), let queue = HTTPEngine.drivingQueue else { return try body() }
         return try queue.hostCode(body)
     }
 
@@ -188,22 +224,36 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     }
 
     /// For the I/O thread, on each turn of its loop (at least once a second): `attend()` on
-    /// the process's queue, once tasks run on it.
-    public static func attendShared() {
+    /// every queue, once tasks run on one.
+    static func attendAll() {
         guard executing.load(ordering: .acquiring) else { return }
         shared?.attend()
+        for queue in hostQueues.withLock({ $0.compactMap(\.queue) }) { queue.attend() }
+    }
+
+    /// The descriptors of the queues the hosts have let go of, for the I/O thread to wait on
+    /// beside its own: what such a queue is given is its to run at once.
+    static var retiredDescriptors: [Int32] {
+        hostQueues.withLock { queues in
+            queues.compactMap { $0.queue }.filter { $0.retired.load(ordering: .acquiring) }.map(\.descriptor)
+        }
     }
 
     /// For a library thread, now and then: when no run has begun for a second while the
     /// queue is readable, does the calls' work that is ready, but runs no completion. So a
     /// call whose request is spent (a grant exchange) still reads its response and stores
     /// its session, well within the request's timeout, when the host stops running the
-    /// queue; its completion waits for the host, as ever.
-    public func attend() {
-        guard Self.now() &- lastRun.load(ordering: .relaxed) > Self.unattendedNanoseconds else { return }
+    /// queue; its completion waits for the host, as ever. A retired queue is run whole.
+    func attend() {
+        let retired = retired.load(ordering: .acquiring)
+        guard retired || Self.now() &- lastRun.load(ordering: .relaxed) > Self.unattendedNanoseconds else { return }
         var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&watched, 1, 0) == 1 else { return }
-        _ = advanceCalls(takingCompletions: false)
+        if retired {
+            run()
+        } else {
+            _ = advanceCalls(takingCompletions: false)
+        }
     }
 
     /// The rounds of the calls' work; then, when `takingCompletions`, takes the completions
@@ -220,7 +270,7 @@ public final class CompletionQueue: TaskExecutor, Sendable {
             }
         }
         for _ in 0..<Self.roundsPerRun {
-            // Read each time: a task's first request installs it (QueueTransfers.shared).
+            // Read each time: a task's first request installs it (QueueTransfers.of).
             driver.withLock { $0 }?.advance()
             let steps = take(\.tasks)
             if steps.isEmpty { break }

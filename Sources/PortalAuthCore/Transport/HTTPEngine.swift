@@ -40,15 +40,20 @@ package final class HTTPEngine: Sendable {
     /// on Swift's global executor and their requests fail with the reason).
     package var executor: (any TaskExecutor)? { try? loop.get() }
 
-    /// True in the tasks of calls that complete through the completion queue, which run on
-    /// the queue as their executor: their requests then go to the queue's own multi handle,
-    /// so that such a call never involves the I/O thread.
-    @TaskLocal package static var drivenByQueue = false
+    /// In the tasks of calls that complete through a completion queue, that queue, which they
+    /// run on as their executor: their requests then go to the queue's own multi handle, so
+    /// that such a call never involves the I/O thread.
+    @TaskLocal package static var drivingQueue: CompletionQueue?
 
     /// The executor for a task that a call starts on its own (a session's write): the
     /// completion queue in a call it drives, else the I/O thread, where the call itself runs.
     package static var currentExecutor: (any TaskExecutor)? {
-        drivenByQueue ? CompletionQueue.shared : shared.executor
+        drivingQueue ?? shared.executor
+    }
+
+    /// Wakes the I/O thread to look at the queues again (one the host has just let go of).
+    func wakeIOThread() {
+        try? loop.get().wakeUnlessOnLoop()
     }
 
     /// Sends `request` and returns its response, whatever its status.
@@ -57,7 +62,7 @@ package final class HTTPEngine: Sendable {
     /// to completion (a grant on the wire is spent either way).
     /// - Throws: `CancellationError`, or `PortalRequestsError.network`.
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let driver: any TransferDriver = HTTPEngine.drivenByQueue ? try QueueTransfers.shared.get() : try loop.get()
+        let driver: any TransferDriver = try HTTPEngine.drivingQueue.map { try QueueTransfers.of($0).get() } ?? loop.get()
         let transfer = Transfer(request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -119,15 +124,15 @@ private final class IOLoop: TaskExecutor, TransferDriver, @unchecked Sendable {
 
     /// The loop checks its queues before it waits again, so it only needs waking from
     /// another thread (where the wake also ends a wait already begun).
-    private func wakeUnlessOnLoop() {
+    func wakeUnlessOnLoop() {
         if thread.load(ordering: .acquiring) != UInt(pthread_self()) { wake.signal() }
     }
 
     private func run() -> Never {
         thread.store(UInt(pthread_self()), ordering: .releasing)
         while true {
-            // Lets the completion queue's calls go on when its host has stopped running it.
-            CompletionQueue.attendShared()
+            // Lets the completion queues' calls go on when their hosts have stopped running them.
+            CompletionQueue.attendAll()
             var progressed = runJobs()
             for transfer in submitted.withLock({ queue in defer { queue.removeAll() }; return queue }) {
                 transfers.add(transfer)
@@ -142,14 +147,16 @@ private final class IOLoop: TaskExecutor, TransferDriver, @unchecked Sendable {
         }
     }
 
-    /// Sleeps until a wake-up, a transfer's socket or curl's own timeout (at most a second).
+    /// Sleeps until a wake-up, a transfer's socket, work for a retired completion queue or
+    /// curl's own timeout (at most a second).
     private func waitForWork() {
-        var signal = wake.pollDescriptor
+        let watched = [wake.pollDescriptor.fd] + CompletionQueue.retiredDescriptors
         if let multi = transfers.multi {
-            var extra = curl_waitfd(fd: signal.fd, events: Int16(CURL_WAIT_POLLIN), revents: 0)
-            curl_multi_poll(multi, &extra, 1, 1000, nil)
+            var extra = watched.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+            curl_multi_poll(multi, &extra, UInt32(extra.count), 1000, nil)
         } else {
-            _ = poll(&signal, 1, 1000)
+            var extra = watched.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&extra, nfds_t(extra.count), 1000)
         }
         wake.drain()
     }

@@ -4,20 +4,17 @@ import CPosix
 import Glibc
 #endif
 
-/// The HTTP of the calls that complete through the completion queue, done by the host's
+/// The HTTP of the calls that complete through a completion queue, done by the host's
 /// thread in the queue's runs: a multi handle of its own, driven through libcurl's socket API,
 /// its connections and its timer watched by the queue's descriptor. Such a call's request,
 /// response and completion all happen on the thread that runs the queue, so it wakes no
 /// other thread (docs/desktop.md "C ABI contract").
 final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Sendable {
-    /// The process's, driven by CompletionQueue.shared; made by the first such request.
-    static var shared: Result<QueueTransfers, PortalRequestsError> { perProcess.value }
-
-    private static let perProcess = PerProcess<Result<QueueTransfers, PortalRequestsError>> {
-        guard let queue = CompletionQueue.shared, let transfers = QueueTransfers(queue) else {
+    /// `queue`'s, made by its first request.
+    static func of(_ queue: CompletionQueue) -> Result<QueueTransfers, PortalRequestsError> {
+        guard let transfers = queue.driver(madeBy: { QueueTransfers(queue) }) else {
             return .failure(.network(.connection, message: "The completion queue has no descriptor for its requests (errno \(errno))."))
         }
-        queue.drive(with: transfers)
         return .success(transfers)
     }
 
@@ -51,6 +48,16 @@ final class QueueTransfers: TransferDriver, CompletionQueueDriver, @unchecked Se
                 && pa_multi_setopt_timer_function(multi, queueTimerCallback) == CURLM_OK
                 && pa_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me) == CURLM_OK
         }
+    }
+
+    /// A host's queue, freed with it once nothing of it is in flight: curl must not call back
+    /// into what is going (its connections close as the pool goes).
+    deinit {
+        if let multi = transfers.multi {
+            _ = pa_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, nil)
+            _ = pa_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, nil)
+        }
+        _ = close(timer)
     }
 
     /// Takes a transfer, from any thread (a task of a call the queue drives, in a run or on

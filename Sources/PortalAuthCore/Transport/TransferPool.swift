@@ -22,6 +22,13 @@ final class TransferPool {
         self.configure = configure
     }
 
+    /// A completion queue's pool goes with its queue, with nothing in flight (each transfer's
+    /// task holds the queue): its spare handles and its connections go too.
+    deinit {
+        for easy in spareHandles { curl_easy_cleanup(easy) }
+        if let multi { curl_multi_cleanup(multi) }
+    }
+
     /// The multi handle, once a transfer has made it.
     var multi: UnsafeMutableRawPointer? {
         if case .success(let multi)? = curl { return multi }

@@ -136,6 +136,7 @@ class Options(ctypes.Structure):
         ("application_id", ctypes.c_char_p),
         ("keyring_prompt_timeout_ms", ctypes.c_int32),
         ("file_storage_path", ctypes.c_char_p),
+        ("completion_queue", ctypes.c_void_p),
     ]
 
 

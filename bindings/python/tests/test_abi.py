@@ -24,6 +24,8 @@ UNUSED = {
     "portal_auth_version_number": "the package's __version__ is checked against the header instead",
     "portal_auth_set_dispatcher": "completions come through the completion queue",
     "portal_auth_set_log_handler": "log lines come through the completion queue (set_queued_log_handler)",
+    **{f"portal_auth_completion_queue_{verb}": "the binding's clients share the process's queue, which its loop runs"
+       for verb in ("new", "free", "fd", "run")},
 }
 
 
@@ -247,8 +249,8 @@ def test_the_checks_see_a_header_that_differs(tmp_path: Path) -> None:
                      "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);")
     assert any("portal_auth_send_magic_link" in problem for problem in prototype_problems(facts))
     # A field added at the end of the options, and one moved.
-    facts = _changed(tmp_path, "    const char *file_storage_path;\n} portal_auth_options;",
-                     "    const char *file_storage_path;\n    const char *added_field;\n} portal_auth_options;")
+    facts = _changed(tmp_path, "    portal_auth_completion_queue *completion_queue;\n} portal_auth_options;",
+                     "    portal_auth_completion_queue *completion_queue;\n    const char *added_field;\n} portal_auth_options;")
     assert len(struct_problems(facts)) == 2  # its size and its fields
     facts = _changed(tmp_path, "    int32_t connect_timeout_ms;\n    /** How long a whole request may take; zero or less: 30,000 ms. */\n    int32_t request_timeout_ms;",
                      "    int64_t connect_timeout_ms;\n    /** How long a whole request may take; zero or less: 30,000 ms. */\n    int32_t request_timeout_ms;")

@@ -32,7 +32,9 @@ opaque!(
     /// Where a redirect or a TOTP code left the user; lent to a callback only.
     portal_auth_result,
     /// A signed-in user, reference counted (portal_auth_session_retain, _release).
-    portal_auth_session
+    portal_auth_session,
+    /// A completion queue a component owns (portal_auth_completion_queue_new, _free).
+    portal_auth_completion_queue
 );
 
 /// The outcome of a function: PORTAL_AUTH_OK or a PORTAL_AUTH_E_* code.
@@ -319,6 +321,8 @@ pub struct portal_auth_options {
     pub keyring_prompt_timeout_ms: i32,
     /// With PORTAL_AUTH_STORAGE_FILE: the folder of the session files; NULL: the default.
     pub file_storage_path: *const c_char,
+    /// The completion queue the client's calls complete through; NULL: the I/O thread.
+    pub completion_queue: *mut portal_auth_completion_queue,
 }
 
 extern "C" {
@@ -337,6 +341,14 @@ extern "C" {
     ) -> portal_auth_code;
     /// The completion queue's descriptor, for the host's event loop to watch: readable exactly while the queue has work for portal_auth_run_completions, that is completions queued and not yet taken, or its calls' work ready.
     pub fn portal_auth_completion_fd() -> i32;
+    /// The descriptor of a component's own queue; -1 for NULL.
+    pub fn portal_auth_completion_queue_fd(queue: *const portal_auth_completion_queue) -> i32;
+    /// Lets go of a component's own queue; the I/O thread completes what it still holds.
+    pub fn portal_auth_completion_queue_free(queue: *mut portal_auth_completion_queue);
+    /// Makes a completion queue a component owns.
+    pub fn portal_auth_completion_queue_new(out_queue: *mut *mut portal_auth_completion_queue) -> portal_auth_code;
+    /// Does a component's queue's ready work and runs its pending completions on the calling thread.
+    pub fn portal_auth_completion_queue_run(queue: *mut portal_auth_completion_queue) -> usize;
     /// HTTP_STATUS: the server's reason, an excerpt of the response body for the developer, such as {"error":"redirectUrl is not allow-listed"}.
     pub fn portal_auth_error_body(error: *const portal_auth_error) -> *const c_char;
     /// The error's code.

@@ -403,8 +403,8 @@ fn the_checks_see_a_header_that_differs() {
         ("typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);",
          "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);"),
         // a field added at the end, a field's type, a storage callback's parameter
-        ("    const char *file_storage_path;\n} portal_auth_options;",
-         "    const char *file_storage_path;\n    const char *added_field;\n} portal_auth_options;"),
+        ("    portal_auth_completion_queue *completion_queue;\n} portal_auth_options;",
+         "    portal_auth_completion_queue *completion_queue;\n    const char *added_field;\n} portal_auth_options;"),
         ("    int32_t connect_timeout_ms;", "    int64_t connect_timeout_ms;"),
         ("int (*remove)(void *user_data, const char *environment_id);", "int (*remove)(void *user_data, char *environment_id);"),
         // a constant's value, a constant added

@@ -235,7 +235,11 @@ public final class CompletionQueue: TaskExecutor, Sendable {
     /// beside its own: what such a queue is given is its to run at once.
     static var retiredDescriptors: [Int32] {
         hostQueues.withLock { queues in
-            queues.compactMap { $0.queue }.filter { $0.retired.load(ordering: .acquiring) }.map(\.descriptor)
+            var descriptors: [Int32] = []
+            for entry in queues {
+                if let queue = entry.queue, queue.retired.load(ordering: .acquiring) { descriptors.append(queue.descriptor) }
+            }
+            return descriptors
         }
     }
 

@@ -150,13 +150,23 @@ private final class IOLoop: TaskExecutor, TransferDriver, @unchecked Sendable {
     /// Sleeps until a wake-up, a transfer's socket, work for a retired completion queue or
     /// curl's own timeout (at most a second).
     private func waitForWork() {
-        let watched = [wake.pollDescriptor.fd] + CompletionQueue.retiredDescriptors
+        // Retired queues are rare: the usual wait watches the wake-up alone, allocating nothing.
+        let retired = CompletionQueue.retiredDescriptors
+        let watched = retired.isEmpty ? nil : [wake.pollDescriptor.fd] + retired
         if let multi = transfers.multi {
-            var extra = watched.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
-            curl_multi_poll(multi, &extra, UInt32(extra.count), 1000, nil)
-        } else {
+            if let watched {
+                var extra = watched.map { curl_waitfd(fd: $0, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+                curl_multi_poll(multi, &extra, UInt32(extra.count), 1000, nil)
+            } else {
+                var extra = curl_waitfd(fd: wake.pollDescriptor.fd, events: Int16(CURL_WAIT_POLLIN), revents: 0)
+                curl_multi_poll(multi, &extra, 1, 1000, nil)
+            }
+        } else if let watched {
             var extra = watched.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             _ = poll(&extra, nfds_t(extra.count), 1000)
+        } else {
+            var signal = wake.pollDescriptor
+            _ = poll(&signal, 1, 1000)
         }
         wake.drain()
     }

@@ -8,7 +8,8 @@
 #   include/portal_auth.h, include/portal_auth.hpp (the C++ layer, header-only),
 #   lib/pkgconfig/portal-auth.pc, lib/cmake/PortalAuth/*.cmake
 # so that a C program builds with `cc app.c $(pkg-config --cflags --libs portal-auth)`, or
-# with CMake's find_package(PortalAuth) and PortalAuth::PortalAuth; then portal-auth-glib
+# with CMake's find_package(PortalAuth) and PortalAuth::PortalAuth (a C++ one with
+# PortalAuth::PortalAuthCpp, which adds the C++17 portal_auth.hpp needs); then portal-auth-glib
 # (bindings/glib, built with Meson against the library just installed):
 #   lib/libportal-auth-glib.so.0.*, include/portal-auth-glib/*.h, lib/pkgconfig/portal-auth-glib.pc,
 #   share/gir-1.0/PortalAuth-0.gir, lib/girepository-1.0/PortalAuth-0.typelib

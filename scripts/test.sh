@@ -61,11 +61,11 @@ run_stage providers "The keyring on each Secret Service provider (gnome-keyring,
     scripts/test-providers.sh "$log/venv/bin/python"
 run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \
     scripts/test-header.sh
-run_stage consumers "Consumer projects: pkg-config, CMake and Meson, against the installed library" \
+run_stage consumers "Consumer projects: pkg-config, CMake (C and C++) and Meson, against the installed library" \
     scripts/test-consumers.sh
 run_stage docs "Documentation: make docs (Doxygen) and the citations of docs/" scripts/test-docs.sh
 run_stage bindings "The C sample and the Rust crate, against the installed library" scripts/test-bindings.sh
-run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++, its test under valgrind and its example" \
+run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++: its tests with and without exceptions under valgrind, its wiped secrets, its example" \
     scripts/test-cpp.sh
 run_stage glib "portal-auth-glib (C under valgrind, PyGObject, GJS) and the GTK app driven under Xvfb, against the installed library" \
     scripts/test-glib.sh

@@ -11,11 +11,25 @@
  *   model says (the C header's "Completion models"), never inside the starting call;
  * - values where the C side lends: results, methods and errors are copied into
  *   std::string and std::vector before the callback that lent them returns;
- * - errors as portal::auth::Error, an exception that carries the code, the reason, the
- *   message and every field of the C error (name, path, missing, detail, method, HTTP
- *   status, body). A synchronous function throws it; an asynchronous call hands it to its
- *   completion inside the Outcome, and throws it only when the call cannot start (its
- *   completion is then never called).
+ * - errors as portal::auth::Error, which carries the code, the reason, the message and
+ *   every field of the C error (name, path, missing, detail, method, HTTP status, body),
+ *   and is an exception where exceptions are enabled.
+ *
+ * Every call that can fail has two forms:
+ * - f(std::nothrow, args...) returns an Outcome<T>: the value, or the Error. It is the
+ *   primitive, declared with and without exceptions; Client::create(options) and
+ *   CompletionQueue::create() stand for the constructors. An asynchronous call's
+ *   Outcome<Call> is an error only when the library refuses to start it (its completion is
+ *   then never called); otherwise its completion receives the outcome;
+ * - f(args...) returns the value and throws the Error: the std::nothrow form's value(),
+ *   declared only with exceptions, like the constructors, Outcome::value() and the
+ *   completion exception handler.
+ * A program built with -fno-exceptions (as KDE's ECM builds by default; detected with
+ * __cpp_exceptions and __EXCEPTIONS, PORTAL_AUTH_HPP_EXCEPTIONS says which) uses the
+ * std::nothrow forms and reads an Outcome with error() first, then *outcome, outcome->
+ * or value_or() (* and -> on an error end the program). Build every file of one program
+ * that includes this header the same way: its inline functions differ between the two,
+ * and a program keeps one copy of each.
  *
  * Callables run on the library's terms, and no exception of theirs crosses the library's C
  * frames (where it would end the program through std::terminate):
@@ -29,7 +43,17 @@
  *   or to stderr when none is installed; nothing with set_log_level(LogLevel::none). The
  *   call is over all the same: its completion is not called again;
  * - an exception from a log handler is dropped, with its line;
- * - a browser opener or a session store may throw, which counts as its failure.
+ * - a browser opener or a session store may throw, which counts as its failure (without
+ *   exceptions, an opener returns its failure and a store calls SessionStore::fail()).
+ *
+ * Secrets: the copies this layer makes of a secret are Secret strings, std::strings that
+ * overwrite their bytes with zeros before their memory is freed, as the C library does
+ * with its own (portal_auth.h, "Secrets in memory"): a TotpRequired's user_jwt and
+ * totp_link, the values a SessionStore gets and is given as they pass through, a typed
+ * TOTP code being tidied; and so are the secret strings it returns: Session::token(),
+ * totp_secret(), totp_qr_svg() and totp_qr_terminal() (TotpRequired's too). Not wiped: a
+ * std::string the app copies or moves out of a Secret (the app's own), and the PNG bytes
+ * and QrMatrix of a QR code (std::vectors: clear them yourself).
  *
  * Strings passed in are copied by the library; one holding a NUL byte cannot cross into C
  * and is refused as Code::invalid_argument, named as C names the argument.
@@ -38,10 +62,15 @@
  * Session) member that hands start() a lambda calling the C function with one of the
  * trampolines of namespace detail (on_done, on_url, on_methods, on_result, on_session, or
  * one more of the same shape for a new callback type); a synchronous one calls the C
- * function and detail::check().
+ * function and returns detail::failure()'s error or the value. Either is its std::nothrow
+ * form; its throwing form is one line in the block of throwing forms that follows.
  */
 #ifndef PORTAL_AUTH_HPP
 #define PORTAL_AUTH_HPP
+
+#if __cplusplus < 201703L
+#error "portal_auth.hpp needs C++17 (-std=c++17; in CMake, link PortalAuth::PortalAuthCpp)"
+#endif
 
 #include <portal_auth.h>
 
@@ -54,6 +83,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -61,6 +91,14 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+/* 1 when this file is compiled with exceptions; 0 with -fno-exceptions, when only the
+   std::nothrow forms are declared. */
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define PORTAL_AUTH_HPP_EXCEPTIONS 1
+#else
+#define PORTAL_AUTH_HPP_EXCEPTIONS 0
+#endif
 
 namespace portal::auth {
 
@@ -144,6 +182,58 @@ inline std::optional<std::string_view> reason_user_message(Reason reason) noexce
     return message ? std::optional<std::string_view>(message) : std::nullopt;
 }
 
+/* ---- Secrets ---------------------------------------------------------------------------- */
+
+namespace detail {
+
+/* Overwrites size bytes with zeros through volatile stores, which the compiler cannot drop as
+   dead before the memory is freed. */
+inline void wipe(void *bytes, std::size_t size) noexcept {
+    volatile unsigned char *at = static_cast<unsigned char *>(bytes);
+    for (std::size_t i = 0; i < size; i++) at[i] = 0;
+}
+
+/* Overwrites all that text's buffer holds, its spare capacity included (where a longer value
+   may have left bytes). */
+inline void wipe(std::string &text) noexcept {
+    text.resize(text.capacity());
+    wipe(text.data(), text.size());
+}
+
+} // namespace detail
+
+/* A copy of a secret: a std::string whose bytes are overwritten with zeros before its memory
+   is freed or reused, when it is destroyed or assigned to. It is a std::string for all else:
+   pass it where one is taken, compare it, print it. Not wiped: a std::string copied or moved
+   out of it (the app's own), and the buffer that growing it in place (append, reserve) may
+   free; keep it as it came. */
+class Secret : public std::string {
+public:
+    using std::string::string;
+    Secret() noexcept = default;
+    Secret(const std::string &text) : std::string(text) {}
+    /* Takes text's buffer, and wipes what the move leaves in text (a short string keeps its
+       bytes inside the object). */
+    Secret(std::string &&text) noexcept : std::string(std::move(text)) { detail::wipe(text); }
+    Secret(const Secret &other) = default;
+    Secret(Secret &&other) noexcept = default;
+    Secret &operator=(const Secret &other) {
+        if (this != &other) {
+            detail::wipe(*this);
+            std::string::operator=(other);
+        }
+        return *this;
+    }
+    Secret &operator=(Secret &&other) noexcept {
+        if (this != &other) {
+            detail::wipe(*this);
+            std::string::operator=(std::move(other));
+        }
+        return *this;
+    }
+    ~Secret() { detail::wipe(*this); }
+};
+
 /* ---- Errors ----------------------------------------------------------------------------- */
 
 /* The fields of an error: each is set only for the codes the C header names it for. */
@@ -160,7 +250,8 @@ struct ErrorFields {
 };
 
 /* What went wrong: what() is the library's message, a sentence for the user, which never
-   holds a secret. */
+   holds a secret. A std::runtime_error, thrown by the throwing forms where exceptions are
+   enabled; without them, a value an Outcome carries. */
 class Error : public std::runtime_error {
 public:
     Error(Code code, const std::string &message, ErrorFields fields = {})
@@ -208,9 +299,11 @@ private:
     ErrorFields fields_;
 };
 
-/* What an asynchronous call completed with: its value, or an Error. */
+/* What a call completed with (or, for an asynchronous call's start, began with): its value,
+   or an Error, not to be ignored. Check before reading: `if (const Error *error =
+   outcome.error())`, else *outcome. */
 template <typename Value>
-class Outcome {
+class [[nodiscard]] Outcome {
 public:
     Outcome(Value value) : state_(std::in_place_index<0>, std::move(value)) {}
     Outcome(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
@@ -219,27 +312,50 @@ public:
     explicit operator bool() const noexcept { return ok(); }
     /* The error; nullptr on success. */
     const Error *error() const noexcept { return std::get_if<1>(&state_); }
-    /* The value; throws the Error when the call failed. */
-    Value &value() & { return std::get<0>(checked()); }
-    const Value &value() const & { return std::get<0>(checked()); }
-    Value &&value() && { return std::get<0>(std::move(checked())); }
+    /* The value, after ok() (the way to read it without exceptions): on an error there is
+       none, and the program ends (std::abort). */
+    Value &operator*() & noexcept { return held(*this); }
+    const Value &operator*() const & noexcept { return held(*this); }
+    Value &&operator*() && noexcept { return std::move(held(*this)); }
+    Value *operator->() noexcept { return &held(*this); }
+    const Value *operator->() const noexcept { return &held(*this); }
+    /* The value, or fallback on an error. */
+    template <typename Fallback>
+    Value value_or(Fallback &&fallback) const & {
+        return ok() ? **this : static_cast<Value>(std::forward<Fallback>(fallback));
+    }
+    template <typename Fallback>
+    Value value_or(Fallback &&fallback) && {
+        return ok() ? std::move(**this) : static_cast<Value>(std::forward<Fallback>(fallback));
+    }
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    /* The value; throws the Error when the call failed. Only with exceptions. */
+    Value &value() & { return *throw_failure(*this); }
+    const Value &value() const & { return *throw_failure(*this); }
+    Value &&value() && { return *std::move(throw_failure(*this)); }
+#endif
 
 private:
-    std::variant<Value, Error> &checked() {
-        if (const Error *failed = error()) throw *failed;
-        return state_;
+    template <typename Self>
+    static auto &held(Self &self) noexcept {
+        auto *value = std::get_if<0>(&self.state_);
+        if (!value) std::abort();
+        return *value;
     }
-    const std::variant<Value, Error> &checked() const {
-        if (const Error *failed = error()) throw *failed;
-        return state_;
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    template <typename Self>
+    static Self &throw_failure(Self &self) {
+        if (const Error *failed = self.error()) throw *failed;
+        return self;
     }
+#endif
 
     std::variant<Value, Error> state_;
 };
 
 /* The outcome of a call that has no value. */
 template <>
-class Outcome<void> {
+class [[nodiscard]] Outcome<void> {
 public:
     Outcome() = default;
     Outcome(Error error) : error_(std::move(error)) {}
@@ -247,10 +363,12 @@ public:
     bool ok() const noexcept { return !error_; }
     explicit operator bool() const noexcept { return ok(); }
     const Error *error() const noexcept { return error_ ? &*error_ : nullptr; }
-    /* Throws the Error when the call failed. */
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    /* Throws the Error when the call failed. Only with exceptions. */
     void value() const {
         if (error_) throw *error_;
     }
+#endif
 
 private:
     std::optional<Error> error_;
@@ -261,8 +379,10 @@ private:
 template <typename Value>
 using Done = std::function<void(Outcome<Value>)>;
 
+#if PORTAL_AUTH_HPP_EXCEPTIONS
 /* Receives an exception that escaped a completion or a dispatcher (caught by this layer),
-   on the thread it ran on. An exception the handler throws in turn is dropped. */
+   on the thread it ran on. An exception the handler throws in turn is dropped. Only with
+   exceptions: without, nothing escapes. */
 using CompletionExceptionHandler = std::function<void(std::exception_ptr exception)>;
 
 /* The process's completion exception handler; an empty one: the default,
@@ -274,11 +394,47 @@ inline void set_completion_exception_handler(CompletionExceptionHandler handler)
    is installed; nothing after set_log_level(LogLevel::none). A handler of the host's may
    call it too. */
 inline void log_completion_exception(std::exception_ptr exception) noexcept;
+#endif
 
 namespace detail {
+
+#if PORTAL_AUTH_HPP_EXCEPTIONS
 /* Hands the exception being handled (inside a catch block) to the completion exception
    handler. */
 inline void completion_threw() noexcept;
+
+/* Runs run, a callable of the host's, inside a C callback, where no exception may leave:
+   what it returns, or, when it throws, what threw() returns, called while the exception is
+   being handled. The one place that catches what the host's callables throw. */
+template <typename Run, typename Threw>
+auto shielded(Run run, Threw threw) noexcept -> decltype(run()) {
+    try {
+        return run();
+    } catch (...) {
+        return threw();
+    }
+}
+
+/* Runs a completion or a dispatcher: what it throws goes to the completion exception
+   handler. */
+template <typename Run>
+void shielded_completion(Run run) noexcept {
+    shielded(run, completion_threw);
+}
+#else
+/* Without exceptions the host's callables throw nothing: run runs, and there is nothing to
+   catch. */
+template <typename Run, typename Threw>
+auto shielded(Run run, Threw) noexcept -> decltype(run()) {
+    return run();
+}
+
+template <typename Run>
+void shielded_completion(Run run) noexcept {
+    run();
+}
+#endif
+
 } // namespace detail
 
 /* ---- Calls ------------------------------------------------------------------------------ */
@@ -329,36 +485,57 @@ inline Error refused(portal_auth_code code) {
     return Error(static_cast<Code>(code), "The library refused the call (error " + std::to_string(code) + ").");
 }
 
-/* Throws unless code is PORTAL_AUTH_OK; takes (and frees) the error that came with it. */
-inline void check(portal_auth_code code, portal_auth_error *error = nullptr) {
+/* The error of a C call that returned code, nullopt when it succeeded; takes (and frees) the
+   error handle that came with it. */
+inline std::optional<Error> failure(portal_auth_code code, portal_auth_error *error = nullptr) {
     OwnedError owned(error);
-    if (code == PORTAL_AUTH_OK) return;
-    throw owned ? Error::copy(owned.get()) : refused(code);
+    if (code == PORTAL_AUTH_OK) return std::nullopt;
+    return owned ? Error::copy(owned.get()) : refused(code);
 }
 
-/* text as a C string for one call; a NUL byte inside cannot cross, so it is refused by name. */
-inline const char *c_string(const std::string &text, const char *name) {
-    if (text.find('\0') != std::string::npos) {
-        ErrorFields fields;
-        fields.name = name;
-        throw Error(Code::invalid_argument, std::string("Invalid argument: ") + name + " contains a NUL byte.",
-                    std::move(fields));
+/* The same, as the outcome of a call with no value. */
+inline Outcome<void> outcome(portal_auth_code code, portal_auth_error *error = nullptr) {
+    std::optional<Error> failed = failure(code, error);
+    return failed ? Outcome<void>(std::move(*failed)) : Outcome<void>();
+}
+
+/* An argument the layer refuses before C sees it, by the name C gives it. */
+inline Error invalid_argument(const char *name, const char *problem) {
+    ErrorFields fields;
+    fields.name = name;
+    return Error(Code::invalid_argument, std::string("Invalid argument: ") + name + problem, std::move(fields));
+}
+
+/* An empty callable where the library needs one. */
+inline Error empty_callable(const char *name) { return invalid_argument(name, " is empty."); }
+
+/* The C strings of one call's arguments. A string holding a NUL byte cannot cross into C (C
+   would read only its start): the first one is refused. */
+class CStrings {
+public:
+    const char *operator()(const std::string &text, const char *name) {
+        if (!refused_ && text.find('\0') != std::string::npos) refused_ = invalid_argument(name, " contains a NUL byte.");
+        return text.c_str();
     }
-    return text.c_str();
-}
+    const char *operator()(const std::optional<std::string> &text, const char *name) {
+        return text ? (*this)(*text, name) : nullptr;
+    }
+    /* The refusal, nullptr when every string can cross. */
+    const Error *refused() const noexcept { return refused_ ? &*refused_ : nullptr; }
 
-inline const char *c_string(const std::optional<std::string> &text, const char *name) {
-    return text ? c_string(*text, name) : nullptr;
-}
+private:
+    std::optional<Error> refused_;
+};
 
 inline std::optional<std::string> copy(const char *borrowed) {
     return borrowed ? std::optional<std::string>(borrowed) : std::nullopt;
 }
 
-/* Clears a temporary copy of a secret before it is freed; volatile, so the stores stay. */
-inline void wipe(std::string &text) noexcept {
-    volatile char *bytes = text.data();
-    for (std::size_t i = 0; i < text.size(); i++) bytes[i] = 0;
+/* A string the library handed over (a call that succeeded), as a Secret; the library's copy
+   wiped and freed. */
+inline Secret take_text(char *text) {
+    OwnedString owned(text);
+    return Secret(owned.get());
 }
 
 /* A host callable the library calls through a pointer: shared by the client that installed
@@ -381,23 +558,22 @@ struct Pending {
     Keep keep;
 };
 
-/* Starts a call: begin(user_data, out_call) calls the C function. Throws when the library
-   refuses it; the completion is then never called. */
-/* An empty callable where the library needs one, refused by name. */
-[[noreturn]] inline void empty_callable(const char *name) {
-    ErrorFields fields;
-    fields.name = name;
-    throw Error(Code::invalid_argument, std::string("Invalid argument: ") + name + " is empty.", std::move(fields));
+/* Starts a call: begin(user_data, out_call) calls the C function with owned as the user data,
+   which the callback owns once the call started. When the library refuses it, owned is freed
+   here and the callback never comes. */
+template <typename Owned, typename Begin>
+Outcome<Call> begin_call(std::unique_ptr<Owned> owned, Begin begin) {
+    portal_auth_call *call = nullptr;
+    if (std::optional<Error> failed = failure(begin(static_cast<void *>(owned.get()), &call))) return std::move(*failed);
+    owned.release(); /* the callback owns it now */
+    return Call(call);
 }
 
+/* Starts a call that completes through done. */
 template <typename Value, typename Begin>
-Call start(Done<Value> done, Keep keep, Begin begin) {
-    if (!done) empty_callable("done");
-    auto pending = std::make_unique<Pending<Value>>(Pending<Value>{std::move(done), std::move(keep)});
-    portal_auth_call *call = nullptr;
-    check(begin(static_cast<void *>(pending.get()), &call));
-    pending.release(); /* the callback owns it now */
-    return Call(call);
+Outcome<Call> start(Done<Value> done, Keep keep, Begin begin) {
+    if (!done) return empty_callable("done");
+    return begin_call(std::make_unique<Pending<Value>>(Pending<Value>{std::move(done), std::move(keep)}), begin);
 }
 
 /* True on a thread while it runs a job destroyed unrun (Job): the completion is let go, not
@@ -412,11 +588,7 @@ template <typename Value>
 void complete(void *user_data, Outcome<Value> outcome) noexcept {
     std::unique_ptr<Pending<Value>> pending(static_cast<Pending<Value> *>(user_data));
     if (discarding()) return;
-    try {
-        pending->done(std::move(outcome));
-    } catch (...) {
-        completion_threw();
-    }
+    shielded_completion([&] { pending->done(std::move(outcome)); });
 }
 
 /* The C callback of the calls that complete with nothing but an error. */
@@ -460,23 +632,29 @@ public:
     /* The user's id: never secret, what to log and key per-user state on. */
     std::string end_user_id() const { return detail::copy(portal_auth_session_end_user_id(raw_)).value_or(""); }
 
-    /* The Client Session Token, a secret; throws Code::session_invalidated once invalidated. */
-    std::string token() const {
+    /* The Client Session Token, a secret (wiped when the Secret goes);
+       Code::session_invalidated once invalidated. */
+    Outcome<Secret> token(std::nothrow_t) const {
         char *token = nullptr;
         portal_auth_error *error = nullptr;
         portal_auth_code code = portal_auth_session_copy_token(raw_, &token, &error);
-        detail::OwnedString owned(token);
-        detail::check(code, error);
-        return owned.get();
+        if (std::optional<Error> failed = detail::failure(code, error)) return std::move(*failed);
+        return detail::take_text(token);
     }
 
     /* Signs the user out here: the token is forgotten at once in every handle of it, then the
        persisted copy is deleted if it is still this token's (portal_auth_session_invalidate). */
-    Call invalidate(Done<void> done) const {
+    Outcome<Call> invalidate(std::nothrow_t, Done<void> done) const {
         return detail::start(std::move(done), {}, [this](void *data, portal_auth_call **call) {
             return portal_auth_session_invalidate(raw_, detail::on_done, data, call);
         });
     }
+
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    /* The throwing forms: each returns its std::nothrow form's value, or throws its Error. */
+    Secret token() const { return token(std::nothrow).value(); }
+    Call invalidate(Done<void> done) const { return invalidate(std::nothrow, std::move(done)).value(); }
+#endif
 
     portal_auth_session *raw() const noexcept { return raw_; }
     friend bool operator==(const Session &a, const Session &b) noexcept { return a.raw_ == b.raw_; }
@@ -496,39 +674,62 @@ enum class TerminalColors {
     dark_on_light = PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT
 };
 
+namespace detail {
+
+/* A TOTP function of the C header, called on otpauth_url: make(url, &error) calls it and
+   returns its code, then read() makes the value of what it stored (a failed call stores
+   nothing). */
+template <typename Make, typename Read>
+auto totp_call(const std::string &otpauth_url, Make make, Read read) -> Outcome<decltype(read())> {
+    CStrings strings;
+    const char *url = strings(otpauth_url, "otpauth_url");
+    if (const Error *refused = strings.refused()) return *refused;
+    portal_auth_error *error = nullptr;
+    portal_auth_code code = make(url, &error);
+    if (std::optional<Error> failed = failure(code, error)) return std::move(*failed);
+    return read();
+}
+
+/* A buffer the library handed over, copied; the library's wiped and freed. */
+inline std::vector<std::uint8_t> take_bytes(std::uint8_t *bytes, std::size_t length) {
+    OwnedBytes owned(bytes);
+    return std::vector<std::uint8_t>(owned.get(), owned.get() + length);
+}
+
+} // namespace detail
+
 /* The base32 secret of an enrollment link, for entry by hand; nullopt when it has none.
    Synchronous, as are the QR codes below; each carries the TOTP secret. */
-inline std::optional<std::string> totp_secret(const std::string &otpauth_url) {
+inline Outcome<std::optional<Secret>> totp_secret(std::nothrow_t, const std::string &otpauth_url) {
     char *secret = nullptr;
-    portal_auth_error *error = nullptr;
-    portal_auth_code code = portal_auth_totp_secret(detail::c_string(otpauth_url, "otpauth_url"), &secret, &error);
-    detail::OwnedString owned(secret);
-    detail::check(code, error);
-    return detail::copy(owned.get());
+    return detail::totp_call(
+        otpauth_url, [&](const char *url, portal_auth_error **error) { return portal_auth_totp_secret(url, &secret, error); },
+        [&] { return secret ? std::optional<Secret>(detail::take_text(secret)) : std::nullopt; });
 }
 
 /* What the user typed for a TOTP code, tidied for verify_totp (portal_auth_totp_code_normalize):
    the spaces and dashes authenticator apps show removed, the six digits; nullopt when
    anything else, or another number of digits, is left (ask the user again). Makes no
-   request. */
+   request, and cannot fail. */
 inline std::optional<std::string> normalize_totp_code(std::string_view typed) {
-    std::string text(typed);
+    Secret text(typed);
     if (text.find('\0') != std::string::npos) return std::nullopt; /* C would read only its start */
     char code[PORTAL_AUTH_TOTP_CODE_SIZE] = {};
-    if (portal_auth_totp_code_normalize(text.c_str(), code) != PORTAL_AUTH_TRUE) return std::nullopt;
-    return std::string(code);
+    bool tidied = portal_auth_totp_code_normalize(text.c_str(), code) == PORTAL_AUTH_TRUE;
+    std::optional<std::string> digits = tidied ? std::optional<std::string>(code) : std::nullopt;
+    detail::wipe(code, sizeof code);
+    return digits;
 }
 
 /* The enrollment link's QR code as a PNG, scale pixels a module (portal_auth_totp_qr_png). */
-inline std::vector<std::uint8_t> totp_qr_png(const std::string &otpauth_url, std::int32_t scale = 10) {
+inline Outcome<std::vector<std::uint8_t>> totp_qr_png(std::nothrow_t, const std::string &otpauth_url,
+                                                      std::int32_t scale = 10) {
     std::uint8_t *png = nullptr;
     std::size_t length = 0;
-    portal_auth_error *error = nullptr;
-    portal_auth_code code =
-        portal_auth_totp_qr_png(detail::c_string(otpauth_url, "otpauth_url"), scale, &png, &length, &error);
-    detail::OwnedBytes owned(png);
-    detail::check(code, error);
-    return std::vector<std::uint8_t>(owned.get(), owned.get() + length);
+    return detail::totp_call(
+        otpauth_url,
+        [&](const char *url, portal_auth_error **error) { return portal_auth_totp_qr_png(url, scale, &png, &length, error); },
+        [&] { return detail::take_bytes(png, length); });
 }
 
 /* The modules of an enrollment link's QR code, to paint at any scale (portal_auth_totp_qr_matrix):
@@ -544,39 +745,54 @@ struct QrMatrix {
     }
 };
 
-inline QrMatrix totp_qr_matrix(const std::string &otpauth_url) {
+inline Outcome<QrMatrix> totp_qr_matrix(std::nothrow_t, const std::string &otpauth_url) {
     std::int32_t side = 0;
     std::uint8_t *modules = nullptr;
     std::size_t length = 0;
-    portal_auth_error *error = nullptr;
-    portal_auth_code code =
-        portal_auth_totp_qr_matrix(detail::c_string(otpauth_url, "otpauth_url"), &side, &modules, &length, &error);
-    detail::OwnedBytes owned(modules);
-    detail::check(code, error);
-    return QrMatrix{side, std::vector<std::uint8_t>(owned.get(), owned.get() + length)};
+    return detail::totp_call(
+        otpauth_url,
+        [&](const char *url, portal_auth_error **error) {
+            return portal_auth_totp_qr_matrix(url, &side, &modules, &length, error);
+        },
+        [&] { return QrMatrix{side, detail::take_bytes(modules, length)}; });
 }
 
 /* The enrollment link's QR code as SVG text (portal_auth_totp_qr_svg). */
-inline std::string totp_qr_svg(const std::string &otpauth_url, std::int32_t scale = 10) {
+inline Outcome<Secret> totp_qr_svg(std::nothrow_t, const std::string &otpauth_url, std::int32_t scale = 10) {
     char *svg = nullptr;
-    portal_auth_error *error = nullptr;
-    portal_auth_code code = portal_auth_totp_qr_svg(detail::c_string(otpauth_url, "otpauth_url"), scale, &svg, &error);
-    detail::OwnedString owned(svg);
-    detail::check(code, error);
-    return owned.get();
+    return detail::totp_call(
+        otpauth_url, [&](const char *url, portal_auth_error **error) { return portal_auth_totp_qr_svg(url, scale, &svg, error); },
+        [&] { return detail::take_text(svg); });
 }
 
 /* The enrollment link's QR code as text for a terminal (portal_auth_totp_qr_terminal). */
-inline std::string totp_qr_terminal(const std::string &otpauth_url,
-                                    TerminalColors colors = TerminalColors::light_on_dark) {
+inline Outcome<Secret> totp_qr_terminal(std::nothrow_t, const std::string &otpauth_url,
+                                        TerminalColors colors = TerminalColors::light_on_dark) {
     char *text = nullptr;
-    portal_auth_error *error = nullptr;
-    portal_auth_code code = portal_auth_totp_qr_terminal(
-        detail::c_string(otpauth_url, "otpauth_url"), static_cast<portal_auth_terminal_colors>(colors), &text, &error);
-    detail::OwnedString owned(text);
-    detail::check(code, error);
-    return owned.get();
+    return detail::totp_call(
+        otpauth_url,
+        [&](const char *url, portal_auth_error **error) {
+            return portal_auth_totp_qr_terminal(url, static_cast<portal_auth_terminal_colors>(colors), &text, error);
+        },
+        [&] { return detail::take_text(text); });
 }
+
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+/* The throwing forms: each returns its std::nothrow form's value, or throws its Error. */
+inline std::optional<Secret> totp_secret(const std::string &otpauth_url) {
+    return totp_secret(std::nothrow, otpauth_url).value();
+}
+inline std::vector<std::uint8_t> totp_qr_png(const std::string &otpauth_url, std::int32_t scale = 10) {
+    return totp_qr_png(std::nothrow, otpauth_url, scale).value();
+}
+inline QrMatrix totp_qr_matrix(const std::string &otpauth_url) { return totp_qr_matrix(std::nothrow, otpauth_url).value(); }
+inline Secret totp_qr_svg(const std::string &otpauth_url, std::int32_t scale = 10) {
+    return totp_qr_svg(std::nothrow, otpauth_url, scale).value();
+}
+inline Secret totp_qr_terminal(const std::string &otpauth_url, TerminalColors colors = TerminalColors::light_on_dark) {
+    return totp_qr_terminal(std::nothrow, otpauth_url, colors).value();
+}
+#endif
 
 /* ---- Results ---------------------------------------------------------------------------- */
 
@@ -594,29 +810,50 @@ struct Authenticated {
 };
 
 /* One TOTP step away: verify_totp with the user's code and user_jwt. user_jwt and totp_link
-   are secrets: never log them. */
+   are secrets, wiped when the step goes: never log them. */
 struct TotpRequired {
-    std::string user_jwt;
-    std::optional<std::string> totp_link; /* the enrollment link, on the first sign-in only */
-    std::string end_user_id;              /* "" when the server did not send it */
+    Secret user_jwt;
+    std::optional<Secret> totp_link; /* the enrollment link, on the first sign-in only */
+    std::string end_user_id;         /* "" when the server did not send it */
     /* When the step expires, in seconds since the Unix epoch (portal_auth_result_totp_expires_at);
        0 when the userJwt carries no expiry. A code verified later is Reason::totp_step_expired. */
     std::int64_t expires_at = 0;
 
     /* The enrollment secret and QR codes of totp_link; without a link, the library's
        Code::totp_qr_unavailable (and no secret). */
-    std::optional<std::string> totp_secret() const {
-        return totp_link ? auth::totp_secret(*totp_link) : std::nullopt;
+    Outcome<std::optional<Secret>> totp_secret(std::nothrow_t) const {
+        if (!totp_link) return std::optional<Secret>();
+        return auth::totp_secret(std::nothrow, *totp_link);
     }
-    std::vector<std::uint8_t> qr_png(std::int32_t scale = 10) const { return totp_qr_png(link(), scale); }
-    QrMatrix qr_matrix() const { return totp_qr_matrix(link()); }
-    std::string qr_svg(std::int32_t scale = 10) const { return totp_qr_svg(link(), scale); }
-    std::string qr_terminal(TerminalColors colors = TerminalColors::light_on_dark) const {
-        return totp_qr_terminal(link(), colors);
+    Outcome<std::vector<std::uint8_t>> qr_png(std::nothrow_t, std::int32_t scale = 10) const {
+        return totp_qr_png(std::nothrow, link(), scale);
+    }
+    Outcome<QrMatrix> qr_matrix(std::nothrow_t) const { return totp_qr_matrix(std::nothrow, link()); }
+    Outcome<Secret> qr_svg(std::nothrow_t, std::int32_t scale = 10) const {
+        return totp_qr_svg(std::nothrow, link(), scale);
+    }
+    Outcome<Secret> qr_terminal(std::nothrow_t, TerminalColors colors = TerminalColors::light_on_dark) const {
+        return totp_qr_terminal(std::nothrow, link(), colors);
     }
 
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    /* The throwing forms: each returns its std::nothrow form's value, or throws its Error. */
+    std::optional<Secret> totp_secret() const { return totp_secret(std::nothrow).value(); }
+    std::vector<std::uint8_t> qr_png(std::int32_t scale = 10) const { return qr_png(std::nothrow, scale).value(); }
+    QrMatrix qr_matrix() const { return qr_matrix(std::nothrow).value(); }
+    Secret qr_svg(std::int32_t scale = 10) const { return qr_svg(std::nothrow, scale).value(); }
+    Secret qr_terminal(TerminalColors colors = TerminalColors::light_on_dark) const {
+        return qr_terminal(std::nothrow, colors).value();
+    }
+#endif
+
 private:
-    std::string link() const { return totp_link.value_or(""); }
+    /* The link, or "" (which the library refuses as Code::totp_qr_unavailable): the secret
+       itself, not a copy of it. */
+    const std::string &link() const noexcept {
+        static const std::string none;
+        return totp_link ? *totp_link : none;
+    }
 };
 
 /* Where a redirect, a browser sign-in or a TOTP code left the user. */
@@ -646,9 +883,11 @@ inline Outcome<std::optional<Result>> read_result(const portal_auth_result *resu
             abstracted == PORTAL_AUTH_UNSET ? std::nullopt : std::optional<bool>(abstracted == PORTAL_AUTH_TRUE)});
     }
     case PORTAL_AUTH_RESULT_TOTP_REQUIRED: {
-        std::optional<std::string> user_jwt = copy(portal_auth_result_user_jwt(result));
+        /* Copied straight into Secrets: no other copy of them is made. */
+        const char *user_jwt = portal_auth_result_user_jwt(result);
         if (!user_jwt) return lacking("a userJwt");
-        return std::optional<Result>(TotpRequired{std::move(*user_jwt), copy(portal_auth_result_totp_link(result)),
+        const char *totp_link = portal_auth_result_totp_link(result);
+        return std::optional<Result>(TotpRequired{user_jwt, totp_link ? std::optional<Secret>(totp_link) : std::nullopt,
                                                   copy(portal_auth_result_end_user_id(result)).value_or(""),
                                                   portal_auth_result_totp_expires_at(result)});
     }
@@ -668,7 +907,7 @@ inline void on_result(void *user_data, const portal_auth_result *result, const p
     if (error) return complete<Result>(user_data, Error::copy(error));
     Outcome<std::optional<Result>> read = read_result(result);
     if (const Error *failed = read.error()) return complete<Result>(user_data, *failed);
-    std::optional<Result> &value = read.value();
+    std::optional<Result> &value = *read;
     complete<Result>(user_data, value ? Outcome<Result>(std::move(*value)) : Outcome<Result>(lacking("a result")));
 }
 
@@ -690,31 +929,37 @@ inline void on_forwarded(void *user_data, const portal_auth_result *result, cons
     auto *listening = static_cast<Listening *>(user_data);
     if (last != PORTAL_AUTH_TRUE) {
         if (discarding()) return;
-        try {
+        shielded_completion([&] {
             listening->each(error ? Outcome<std::optional<Result>>(Error::copy(error)) : read_result(result));
-        } catch (...) {
-            completion_threw();
-        }
+        });
         return;
     }
     std::unique_ptr<Listening> owned(listening);
     if (discarding()) return;
-    try {
-        owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>());
-    } catch (...) {
-        completion_threw();
-    }
+    shielded_completion([&] { owned->ended(error ? Outcome<void>(Error::copy(error)) : Outcome<void>()); });
 }
 
 } // namespace detail
 
 /* ---- Storage ---------------------------------------------------------------------------- */
 
+namespace detail {
+
+/* Set by SessionStore::fail() on the thread of the store's call in progress. */
+inline bool &store_failed() noexcept {
+    static thread_local bool failed = false;
+    return failed;
+}
+
+} // namespace detail
+
 /* The host's own session store (portal_auth_storage_callbacks): one opaque UTF-8 value per
    environment, which the library encodes, decodes and applies the fault taxonomy to. Called
-   on a library thread, one call at a time per environment. An exception is a failure of the
-   store (Code::session_storage_failure, Reason::host_storage_failed; nothing is deleted for
-   it). The value holds the Client Session Token: keep it as a secret. */
+   on a library thread, one call at a time per environment. A call fails when it throws, or
+   calls fail() (the way without exceptions): a failure of the store
+   (Code::session_storage_failure, Reason::host_storage_failed; nothing is deleted for it).
+   The value holds the Client Session Token: keep it as a secret. This layer's own copies of
+   it are wiped: the value set is a Secret, and the one get returns is wiped once read. */
 class SessionStore {
 public:
     virtual ~SessionStore() = default;
@@ -724,6 +969,11 @@ public:
     virtual void set(const std::string &environment_id, const std::string &value) = 0;
     /* Deletes the value; deleting nothing is a success. */
     virtual void remove(const std::string &environment_id) = 0;
+
+protected:
+    /* Makes the call in progress on this thread (get, set or remove) fail once it returns,
+       whatever it returns. */
+    static void fail() noexcept { detail::store_failed() = true; }
 };
 
 /* Where a client keeps the session of its environment. */
@@ -773,42 +1023,40 @@ struct StoreBridge {
         return portal_auth_storage_callbacks{sizeof(portal_auth_storage_callbacks), get, set, remove, this, release};
     }
 
+    /* One call of the store, made by run(store): 0, or -1 when it failed (threw, or called
+       SessionStore::fail()). */
+    template <typename Run>
+    static int status(void *data, Run run) noexcept {
+        store_failed() = false;
+        return shielded(
+            [&] {
+                run(*static_cast<StoreBridge *>(data)->store);
+                return store_failed() ? -1 : 0;
+            },
+            [] { return -1; });
+    }
+
     static int get(void *data, const char *environment_id, char **out_value) noexcept {
         *out_value = nullptr;
-        try {
-            std::optional<std::string> value = static_cast<StoreBridge *>(data)->store->get(environment_id);
-            if (!value) return 0;
-            char *copy = static_cast<char *>(std::malloc(value->size() + 1)); /* the library free()s it */
-            if (copy) std::memcpy(copy, value->c_str(), value->size() + 1);
-            wipe(*value);
-            *out_value = copy;
-            return copy ? 0 : -1;
-        } catch (...) {
-            return -1;
-        }
+        return status(data, [&](SessionStore &host) {
+            std::optional<std::string> got = host.get(environment_id);
+            if (!got || store_failed()) return;
+            Secret value(std::move(*got));
+            /* The library wipes and free()s it. */
+            *out_value = static_cast<char *>(std::malloc(value.size() + 1));
+            if (*out_value)
+                std::memcpy(*out_value, value.c_str(), value.size() + 1);
+            else
+                store_failed() = true;
+        });
     }
 
     static int set(void *data, const char *environment_id, const char *value) noexcept {
-        try {
-            std::string copy(value);
-            struct Wiped {
-                std::string &text;
-                ~Wiped() { wipe(text); }
-            } wiped{copy};
-            static_cast<StoreBridge *>(data)->store->set(environment_id, copy);
-            return 0;
-        } catch (...) {
-            return -1;
-        }
+        return status(data, [&](SessionStore &host) { host.set(environment_id, Secret(value)); });
     }
 
     static int remove(void *data, const char *environment_id) noexcept {
-        try {
-            static_cast<StoreBridge *>(data)->store->remove(environment_id);
-            return 0;
-        } catch (...) {
-            return -1;
-        }
+        return status(data, [&](SessionStore &host) { host.remove(environment_id); });
     }
 
     static void release(void *data) noexcept {
@@ -821,6 +1069,8 @@ struct StoreBridge {
 } // namespace detail
 
 /* ---- Options ---------------------------------------------------------------------------- */
+
+class CompletionQueue;
 
 /* The sender and template of magic-link emails. */
 struct MagicLinkConfig {
@@ -845,6 +1095,9 @@ struct Options {
     /* With the keyring: the longest wait for the user to answer the keyring's dialog; 0:
        never show one (portal_auth_options). */
     std::int32_t keyring_prompt_timeout_ms = 0;
+    /* The component's own queue the client's calls complete through; nullptr: the I/O
+       thread. The client keeps the queue for its own use (portal_auth_options). */
+    const CompletionQueue *completion_queue = nullptr;
 };
 
 /* ---- Completion models ------------------------------------------------------------------ */
@@ -891,6 +1144,47 @@ inline int completion_fd() noexcept { return portal_auth_completion_fd(); }
    (portal_auth_run_completions); how many completions ran. */
 inline std::size_t run_completions() noexcept { return portal_auth_run_completions(); }
 
+/* A completion queue a component owns (completion model 4., portal_auth_completion_queue):
+   the calls of the clients whose Options name it do their work and complete only in run(), on
+   the thread that calls it. Move-only. Destroying it lets go of it
+   (portal_auth_completion_queue_free; stop watching fd() first): what it still holds, and
+   the calls of clients that still name it, then complete on the I/O thread. */
+class CompletionQueue {
+public:
+    /* A new queue; Code::internal when no descriptor is left for it. */
+    static Outcome<CompletionQueue> create() {
+        portal_auth_completion_queue *queue = nullptr;
+        if (std::optional<Error> failed = detail::failure(portal_auth_completion_queue_new(&queue))) return std::move(*failed);
+        return CompletionQueue(queue);
+    }
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    /* The throwing form: create()'s value, or throws its Error. */
+    CompletionQueue() : CompletionQueue(create().value()) {}
+#endif
+
+    CompletionQueue(CompletionQueue &&other) noexcept : raw_(std::exchange(other.raw_, nullptr)) {}
+    CompletionQueue &operator=(CompletionQueue &&other) noexcept {
+        std::swap(raw_, other.raw_);
+        return *this;
+    }
+    CompletionQueue(const CompletionQueue &) = delete;
+    CompletionQueue &operator=(const CompletionQueue &) = delete;
+    ~CompletionQueue() { portal_auth_completion_queue_free(raw_); }
+
+    /* Readable exactly while the queue has work (portal_auth_completion_queue_fd): watch it,
+       never read, write or close it. */
+    int fd() const noexcept { return portal_auth_completion_queue_fd(raw_); }
+    /* Does the queue's ready work and runs its pending completions on this thread
+       (portal_auth_completion_queue_run); how many completions ran. */
+    std::size_t run() noexcept { return portal_auth_completion_queue_run(raw_); }
+    portal_auth_completion_queue *raw() const noexcept { return raw_; }
+
+private:
+    explicit CompletionQueue(portal_auth_completion_queue *raw) noexcept : raw_(raw) {}
+
+    portal_auth_completion_queue *raw_;
+};
+
 /* Opens an authorize URL in a browser, on a library thread, once per browser sign-in: return
    opener_launched (0) once the browser is launched; opener_no_browser when there is no
    browser to open (a terminal over SSH), which ends the sign-in at once as
@@ -909,11 +1203,8 @@ namespace detail {
 /* The library owns the dispatcher it was given: it calls on_dispatch until no job of it can
    run any more, then on_dispatcher_destroy, which deletes it. */
 inline void on_dispatch(void *data, portal_auth_job_fn run, void *job) noexcept {
-    try {
-        (*static_cast<Dispatcher *>(data))(Job(run, job)); /* a job the exception dropped runs discarded */
-    } catch (...) {
-        completion_threw();
-    }
+    /* A job an exception dropped runs discarded. */
+    shielded_completion([&] { (*static_cast<Dispatcher *>(data))(Job(run, job)); });
 }
 
 inline void on_dispatcher_destroy(void *data) noexcept { delete static_cast<Dispatcher *>(data); }
@@ -921,11 +1212,7 @@ inline void on_dispatcher_destroy(void *data) noexcept { delete static_cast<Disp
 inline int on_open(void *data, const char *url, portal_auth_bool ephemeral) noexcept {
     auto *box = static_cast<Box<BrowserOpener> *>(data);
     std::shared_ptr<Box<BrowserOpener>> keep = box->shared_from_this();
-    try {
-        return box->function(url, ephemeral == PORTAL_AUTH_TRUE);
-    } catch (...) {
-        return -1;
-    }
+    return shielded([&] { return box->function(url, ephemeral == PORTAL_AUTH_TRUE); }, [] { return -1; });
 }
 
 /* What a client shares with its calls in flight, and the lock that keeps what a call keeps
@@ -935,29 +1222,27 @@ struct Hooks {
     std::shared_ptr<Box<BrowserOpener>> opener;
 };
 
-} // namespace detail
-
-namespace detail {
-
-/* The C options of `options`, but for host storage's callbacks; the strings stay options'. */
-inline portal_auth_options c_options(const Options &options) {
+/* The C options of `options`, but for host storage's callbacks, their strings taken by
+   strings (which refuses one C cannot take); the strings stay options'. */
+inline portal_auth_options c_options(const Options &options, CStrings &strings) {
     portal_auth_options raw;
     portal_auth_options_init(&raw, sizeof raw);
-    raw.auth_environment_id = c_string(options.auth_environment_id, "auth_environment_id");
-    raw.redirect_url = c_string(options.redirect_url, "redirect_url");
-    raw.api_host = c_string(options.api_host, "api_host");
+    raw.auth_environment_id = strings(options.auth_environment_id, "auth_environment_id");
+    raw.redirect_url = strings(options.redirect_url, "redirect_url");
+    raw.api_host = strings(options.api_host, "api_host");
     if (options.magic_link) {
-        raw.magic_link_from_email = c_string(options.magic_link->from_email, "magic_link_from_email");
-        raw.magic_link_template_id = c_string(options.magic_link->template_id, "magic_link_template_id");
+        raw.magic_link_from_email = strings(options.magic_link->from_email, "magic_link_from_email");
+        raw.magic_link_template_id = strings(options.magic_link->template_id, "magic_link_template_id");
     }
     raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
                                 : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
     raw.storage = options.storage.kind();
     raw.connect_timeout_ms = options.connect_timeout_ms;
     raw.request_timeout_ms = options.request_timeout_ms;
-    raw.application_id = c_string(options.application_id, "application_id");
+    raw.application_id = strings(options.application_id, "application_id");
     raw.keyring_prompt_timeout_ms = options.keyring_prompt_timeout_ms;
-    raw.file_storage_path = c_string(options.storage.folder(), "file_storage_path");
+    raw.file_storage_path = strings(options.storage.folder(), "file_storage_path");
+    raw.completion_queue = options.completion_queue ? options.completion_queue->raw() : nullptr;
     return raw;
 }
 
@@ -976,11 +1261,9 @@ namespace detail {
 
 inline void on_forward(void *user_data, portal_auth_forward_result outcome, const portal_auth_error *error) noexcept {
     std::unique_ptr<Done<ForwardResult>> done(static_cast<Done<ForwardResult> *>(user_data));
-    try {
+    shielded_completion([&] {
         (*done)(error ? Outcome<ForwardResult>(Error::copy(error)) : Outcome<ForwardResult>(static_cast<ForwardResult>(outcome)));
-    } catch (...) {
-        completion_threw();
-    }
+    });
 }
 
 } // namespace detail
@@ -988,30 +1271,44 @@ inline void on_forward(void *user_data, portal_auth_forward_result outcome, cons
 /* In the URL handler the desktop started: hands url to the application's running instance,
    the one listening (Client::listen_for_redirects) for the same user, application_id and
    environment as options (checked as Client's are; the storage plays no part). done is called
-   once, on a library thread. */
-inline void forward_redirect(const Options &options, const std::string &url, Done<ForwardResult> done) {
-    if (!done) detail::empty_callable("done");
-    portal_auth_options raw = detail::c_options(options);
+   once, on a library thread, unless this returns an error. */
+inline Outcome<void> forward_redirect(std::nothrow_t, const Options &options, const std::string &url,
+                                      Done<ForwardResult> done) {
+    if (!done) return detail::empty_callable("done");
+    detail::CStrings strings;
+    portal_auth_options raw = detail::c_options(options, strings);
     if (options.storage.store()) raw.storage = PORTAL_AUTH_STORAGE_MEMORY; /* no callbacks to lend */
-    const char *text = detail::c_string(url, "url");
+    const char *text = strings(url, "url");
+    if (const Error *refused = strings.refused()) return *refused;
     auto pending = std::make_unique<Done<ForwardResult>>(std::move(done));
-    detail::check(portal_auth_forward_redirect(&raw, text, detail::on_forward, pending.get()));
-    pending.release(); /* the callback owns it now */
+    Outcome<void> started = detail::outcome(portal_auth_forward_redirect(&raw, text, detail::on_forward, pending.get()));
+    if (started) pending.release(); /* the callback owns it now */
+    return started;
 }
+
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+/* The throwing form: throws the std::nothrow form's Error. */
+inline void forward_redirect(const Options &options, const std::string &url, Done<ForwardResult> done) {
+    forward_redirect(std::nothrow, options, url, std::move(done)).value();
+}
+#endif
 
 /* ---- The client ------------------------------------------------------------------------- */
 
 /* A client of one auth environment (portal_auth). Every member may be called from any thread.
    Destroying it with calls in flight is safe: each still completes, exactly once, the way it
-   was started. Each asynchronous member returns a Call, throws Error when the library refuses
-   to start it, and calls done exactly once otherwise. A moved-from Client may only be
-   destroyed or assigned to. */
+   was started. Each asynchronous member returns an Outcome<Call>, an error when the library
+   refuses to start the call (done is then never called), and calls done exactly once
+   otherwise. A moved-from Client may only be destroyed or assigned to. */
 class Client {
 public:
-    /* Checks the options and makes the client, with no network or keyring I/O; throws Error
-       (Code::invalid_argument, name() naming the field). */
-    explicit Client(const Options &options) : hooks_(std::make_unique<detail::Hooks>()) {
-        portal_auth_options raw = detail::c_options(options);
+    /* Checks the options and makes the client, with no network or keyring I/O; for options
+       it refuses, the Error (Code::invalid_argument, name() naming the field). */
+    static Outcome<Client> create(const Options &options) {
+        detail::CStrings strings;
+        portal_auth_options raw = detail::c_options(options, strings);
+        if (const Error *refused = strings.refused()) return *refused;
+        auto hooks = std::make_unique<detail::Hooks>();
         bool released = false;
         detail::StoreBridge *bridge = nullptr;
         portal_auth_storage_callbacks callbacks{};
@@ -1020,11 +1317,13 @@ public:
             callbacks = bridge->callbacks();
             raw.host_storage = &callbacks;
         }
+        portal_auth *made = nullptr;
         portal_auth_error *error = nullptr;
-        portal_auth_code code = portal_auth_new(&raw, &raw_, &error);
+        portal_auth_code code = portal_auth_new(&raw, &made, &error);
         if (code != PORTAL_AUTH_OK && bridge && !released) delete bridge;
-        detail::check(code, error);
+        if (std::optional<Error> failed = detail::failure(code, error)) return std::move(*failed);
         if (bridge) bridge->released_in_new = nullptr;
+        return Client(made, std::move(hooks));
     }
 
     Client(Client &&other) noexcept : raw_(std::exchange(other.raw_, nullptr)), hooks_(std::move(other.hooks_)) {}
@@ -1045,48 +1344,47 @@ public:
        client hands out, while it lives) through dispatcher; an empty one: the I/O thread
        again. The dispatcher, and what it captured, is destroyed on some thread once no job of
        it can run any more. */
-    void set_dispatcher(Dispatcher dispatcher) {
-        if (!dispatcher) {
-            detail::check(portal_auth_set_dispatcher(raw_, nullptr, nullptr, nullptr));
-            return;
-        }
+    Outcome<void> set_dispatcher(std::nothrow_t, Dispatcher dispatcher) {
+        if (!dispatcher) return detail::outcome(portal_auth_set_dispatcher(raw_, nullptr, nullptr, nullptr));
         /* Owned by the library from here on, released through on_dispatcher_destroy, on
            failure as well. */
         auto *held = new Dispatcher(std::move(dispatcher));
-        detail::check(portal_auth_set_dispatcher(raw_, detail::on_dispatch, held, detail::on_dispatcher_destroy));
+        return detail::outcome(portal_auth_set_dispatcher(raw_, detail::on_dispatch, held, detail::on_dispatcher_destroy));
     }
 
     /* Runs the calls started from now on through the completion queue (true), in
        run_completions() on the thread that watches completion_fd(), or on the I/O thread
        (false). Either replaces the dispatcher. */
-    void set_completion_queue(bool enabled) {
-        detail::check(portal_auth_set_completion_queue(raw_, enabled ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE));
+    Outcome<void> set_completion_queue(std::nothrow_t, bool enabled) {
+        return detail::outcome(portal_auth_set_completion_queue(raw_, enabled ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE));
     }
 
     /* -- Methods, magic link, OAuth URLs -- */
 
-    Call get_methods(Done<Methods> done) {
+    Outcome<Call> get_methods(std::nothrow_t, Done<Methods> done) {
         return start(std::move(done), [this](void *data, portal_auth_call **call) {
             return portal_auth_get_methods(raw_, detail::on_methods, data, call);
         });
     }
 
     /* Emails the user a sign-in link (the options' magic_link is needed). */
-    Call send_magic_link(const std::string &email, Done<void> done) {
-        const char *text = detail::c_string(email, "email");
+    Outcome<Call> send_magic_link(std::nothrow_t, const std::string &email, Done<void> done) {
+        detail::CStrings strings;
+        const char *text = strings(email, "email");
+        if (const Error *refused = strings.refused()) return *refused;
         return start(std::move(done), [this, text](void *data, portal_auth_call **call) {
             return portal_auth_send_magic_link(raw_, text, detail::on_done, data, call);
         });
     }
 
     /* A fresh, single-use authorize URL for the host to open itself. */
-    Call login_with_google(Done<std::string> done) {
+    Outcome<Call> login_with_google(std::nothrow_t, Done<std::string> done) {
         return start(std::move(done), [this](void *data, portal_auth_call **call) {
             return portal_auth_login_with_google(raw_, detail::on_url, data, call);
         });
     }
 
-    Call login_with_apple(Done<std::string> done) {
+    Outcome<Call> login_with_apple(std::nothrow_t, Done<std::string> done) {
         return start(std::move(done), [this](void *data, portal_auth_call **call) {
             return portal_auth_login_with_apple(raw_, detail::on_url, data, call);
         });
@@ -1096,16 +1394,17 @@ public:
 
     /* The opener of the browser sign-ins started from now on; an empty one: the default
        ($BROWSER, else xdg-open). */
-    void set_browser_opener(BrowserOpener opener) {
+    Outcome<void> set_browser_opener(std::nothrow_t, BrowserOpener opener) {
         std::lock_guard<std::mutex> guard(hooks_->lock);
         auto box = opener ? std::make_shared<detail::Box<BrowserOpener>>(std::move(opener)) : nullptr;
-        detail::check(portal_auth_set_browser_opener(raw_, box ? detail::on_open : nullptr, box.get()));
-        hooks_->opener = std::move(box);
+        Outcome<void> set = detail::outcome(portal_auth_set_browser_opener(raw_, box ? detail::on_open : nullptr, box.get()));
+        if (set) hooks_->opener = std::move(box);
+        return set;
     }
 
     /* The flag passed to the opener as `ephemeral` (a private window, if it can). */
-    void set_prefers_ephemeral_web_browser_session(bool prefers) {
-        detail::check(portal_auth_set_prefers_ephemeral_web_browser_session(
+    Outcome<void> set_prefers_ephemeral_web_browser_session(std::nothrow_t, bool prefers) {
+        return detail::outcome(portal_auth_set_prefers_ephemeral_web_browser_session(
             raw_, prefers ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE));
     }
 
@@ -1115,13 +1414,13 @@ public:
 
     /* Opens the browser, waits up to timeout_ms (0: 300,000 ms) for it to come back, and
        completes the sign-in. */
-    Call sign_in_with_google(std::int32_t timeout_ms, Done<Result> done) {
+    Outcome<Call> sign_in_with_google(std::nothrow_t, std::int32_t timeout_ms, Done<Result> done) {
         return start(std::move(done), [this, timeout_ms](void *data, portal_auth_call **call) {
             return portal_auth_sign_in_with_google(raw_, timeout_ms, detail::on_result, data, call);
         });
     }
 
-    Call sign_in_with_apple(std::int32_t timeout_ms, Done<Result> done) {
+    Outcome<Call> sign_in_with_apple(std::nothrow_t, std::int32_t timeout_ms, Done<Result> done) {
         return start(std::move(done), [this, timeout_ms](void *data, portal_auth_call **call) {
             return portal_auth_sign_in_with_apple(raw_, timeout_ms, detail::on_result, data, call);
         });
@@ -1130,8 +1429,11 @@ public:
     /* Signs in by magic link with nothing to paste: with a loopback redirect URL, emails the
        link, waits up to timeout_ms (0: 900,000 ms) for the browser the user opens it in, and
        completes the sign-in; handle_redirect with the link completes it too. */
-    Call sign_in_with_magic_link(const std::string &email, std::int32_t timeout_ms, Done<Result> done) {
-        const char *text = detail::c_string(email, "email");
+    Outcome<Call> sign_in_with_magic_link(std::nothrow_t, const std::string &email, std::int32_t timeout_ms,
+                                          Done<Result> done) {
+        detail::CStrings strings;
+        const char *text = strings(email, "email");
+        if (const Error *refused = strings.refused()) return *refused;
         return start(std::move(done), [this, text, timeout_ms](void *data, portal_auth_call **call) {
             return portal_auth_sign_in_with_magic_link(raw_, text, timeout_ms, detail::on_result, data, call);
         });
@@ -1143,23 +1445,25 @@ public:
        (forward_redirect) and handles each as handle_redirect would, calling each with its
        outcome, one at a time in order; then ended, once, with why listening ended
        (Code::sign_in_closed: cancelled, or the client went; Code::sign_in_unavailable with
-       its reason: it could not listen). Listening has begun when this returns. */
-    Call listen_for_redirects(std::function<void(Outcome<std::optional<Result>>)> each, Done<void> ended) {
-        if (!each) detail::empty_callable("each");
-        if (!ended) detail::empty_callable("ended");
+       its reason: it could not listen). Listening has begun when this returns its Call. */
+    Outcome<Call> listen_for_redirects(std::nothrow_t, std::function<void(Outcome<std::optional<Result>>)> each,
+                                       Done<void> ended) {
+        if (!each) return detail::empty_callable("each");
+        if (!ended) return detail::empty_callable("ended");
         std::lock_guard<std::mutex> guard(hooks_->lock);
-        auto listening = std::make_unique<detail::Listening>(
-            detail::Listening{std::move(each), std::move(ended), detail::Keep{hooks_->opener}});
-        portal_auth_call *call = nullptr;
-        detail::check(portal_auth_listen_for_redirects(raw_, detail::on_forwarded, listening.get(), &call));
-        listening.release(); /* the callback owns it now */
-        return Call(call);
+        return detail::begin_call(
+            std::make_unique<detail::Listening>(detail::Listening{std::move(each), std::move(ended), detail::Keep{hooks_->opener}}),
+            [this](void *data, portal_auth_call **call) {
+                return portal_auth_listen_for_redirects(raw_, detail::on_forwarded, data, call);
+            });
     }
 
     /* Exchanges the grant of the redirect URL the app received; nullopt when it is not a
        sign-in redirect of this client (nothing was sent). */
-    Call handle_redirect(const std::string &url, Done<std::optional<Result>> done) {
-        const char *text = detail::c_string(url, "url");
+    Outcome<Call> handle_redirect(std::nothrow_t, const std::string &url, Done<std::optional<Result>> done) {
+        detail::CStrings strings;
+        const char *text = strings(url, "url");
+        if (const Error *refused = strings.refused()) return *refused;
         return start(std::move(done), [this, text](void *data, portal_auth_call **call) {
             return portal_auth_handle_redirect(raw_, text, detail::on_redirect, data, call);
         });
@@ -1169,9 +1473,11 @@ public:
        typed with normalize_totp_code first). A refused code is Code::unauthorized with
        Reason::totp_code_rejected, the step still usable (ask again), or
        Reason::totp_step_expired once the step expired by the local clock (sign in again). */
-    Call verify_totp(const std::string &code, const std::string &user_jwt, Done<Result> done) {
-        const char *code_text = detail::c_string(code, "code");
-        const char *jwt_text = detail::c_string(user_jwt, "user_jwt");
+    Outcome<Call> verify_totp(std::nothrow_t, const std::string &code, const std::string &user_jwt, Done<Result> done) {
+        detail::CStrings strings;
+        const char *code_text = strings(code, "code");
+        const char *jwt_text = strings(user_jwt, "user_jwt");
+        if (const Error *refused = strings.refused()) return *refused;
         return start(std::move(done), [this, code_text, jwt_text](void *data, portal_auth_call **call) {
             return portal_auth_verify_totp(raw_, code_text, jwt_text, detail::on_result, data, call);
         });
@@ -1180,23 +1486,63 @@ public:
     /* -- The persisted session -- */
 
     /* Reads the persisted session, with no network; nullopt when none is stored. */
-    Call restore_session(Done<std::optional<Session>> done) {
+    Outcome<Call> restore_session(std::nothrow_t, Done<std::optional<Session>> done) {
         return start(std::move(done), [this](void *data, portal_auth_call **call) {
             return portal_auth_restore_session(raw_, detail::on_session, data, call);
         });
     }
 
     /* Deletes the persisted session and forgets the last grant. */
-    Call clear_persisted_session(Done<void> done) {
+    Outcome<Call> clear_persisted_session(std::nothrow_t, Done<void> done) {
         return start(std::move(done), [this](void *data, portal_auth_call **call) {
             return portal_auth_clear_persisted_session(raw_, detail::on_done, data, call);
         });
     }
 
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+    /* -- The throwing forms: each returns its std::nothrow form's value, or throws its Error -- */
+
+    explicit Client(const Options &options) : Client(create(options).value()) {}
+    void set_dispatcher(Dispatcher dispatcher) { set_dispatcher(std::nothrow, std::move(dispatcher)).value(); }
+    void set_completion_queue(bool enabled) { set_completion_queue(std::nothrow, enabled).value(); }
+    Call get_methods(Done<Methods> done) { return get_methods(std::nothrow, std::move(done)).value(); }
+    Call send_magic_link(const std::string &email, Done<void> done) {
+        return send_magic_link(std::nothrow, email, std::move(done)).value();
+    }
+    Call login_with_google(Done<std::string> done) { return login_with_google(std::nothrow, std::move(done)).value(); }
+    Call login_with_apple(Done<std::string> done) { return login_with_apple(std::nothrow, std::move(done)).value(); }
+    void set_browser_opener(BrowserOpener opener) { set_browser_opener(std::nothrow, std::move(opener)).value(); }
+    void set_prefers_ephemeral_web_browser_session(bool prefers) {
+        set_prefers_ephemeral_web_browser_session(std::nothrow, prefers).value();
+    }
+    Call sign_in_with_google(std::int32_t timeout_ms, Done<Result> done) {
+        return sign_in_with_google(std::nothrow, timeout_ms, std::move(done)).value();
+    }
+    Call sign_in_with_apple(std::int32_t timeout_ms, Done<Result> done) {
+        return sign_in_with_apple(std::nothrow, timeout_ms, std::move(done)).value();
+    }
+    Call sign_in_with_magic_link(const std::string &email, std::int32_t timeout_ms, Done<Result> done) {
+        return sign_in_with_magic_link(std::nothrow, email, timeout_ms, std::move(done)).value();
+    }
+    Call listen_for_redirects(std::function<void(Outcome<std::optional<Result>>)> each, Done<void> ended) {
+        return listen_for_redirects(std::nothrow, std::move(each), std::move(ended)).value();
+    }
+    Call handle_redirect(const std::string &url, Done<std::optional<Result>> done) {
+        return handle_redirect(std::nothrow, url, std::move(done)).value();
+    }
+    Call verify_totp(const std::string &code, const std::string &user_jwt, Done<Result> done) {
+        return verify_totp(std::nothrow, code, user_jwt, std::move(done)).value();
+    }
+    Call restore_session(Done<std::optional<Session>> done) { return restore_session(std::nothrow, std::move(done)).value(); }
+    Call clear_persisted_session(Done<void> done) { return clear_persisted_session(std::nothrow, std::move(done)).value(); }
+#endif
+
 private:
+    Client(portal_auth *raw, std::unique_ptr<detail::Hooks> hooks) noexcept : raw_(raw), hooks_(std::move(hooks)) {}
+
     /* Under the hooks' lock, the library takes the opener this call keeps. */
     template <typename Value, typename Begin>
-    Call start(Done<Value> done, Begin begin) {
+    Outcome<Call> start(Done<Value> done, Begin begin) {
         std::lock_guard<std::mutex> guard(hooks_->lock);
         return detail::start(std::move(done), detail::Keep{hooks_->opener}, begin);
     }
@@ -1237,44 +1583,49 @@ inline LogHandlers &log_handlers() {
 }
 
 inline void on_log(void *data, portal_auth_log_level level, const char *message) noexcept {
-    try {
-        (*static_cast<LogHandler *>(data))(static_cast<LogLevel>(level), message ? message : "");
-    } catch (...) {
-        /* dropped, with its line: reporting it would log again */
-    }
+    /* An exception is dropped, with its line: reporting it would log again. */
+    shielded([&] { (*static_cast<LogHandler *>(data))(static_cast<LogLevel>(level), message ? message : ""); }, [] {});
 }
 
 /* Installs handler with install (either C setter); once that returns, the library no longer
    calls the handler it replaced, which is then destroyed. */
-inline void install_log_handler(portal_auth_code (*install)(portal_auth_log_fn, void *), LogHandler handler) {
+inline Outcome<void> install_log_handler(portal_auth_code (*install)(portal_auth_log_fn, void *), LogHandler handler) {
     LogHandlers &handlers = log_handlers();
     std::lock_guard<std::mutex> guard(handlers.lock);
     auto next = handler ? std::make_shared<LogHandler>(std::move(handler)) : nullptr;
-    check(install(next ? on_log : nullptr, next.get()));
-    handlers.current = std::move(next);
+    Outcome<void> installed = outcome(install(next ? on_log : nullptr, next.get()));
+    if (installed) handlers.current = std::move(next);
+    return installed;
 }
 
 } // namespace detail
 
 /* The process's log handler, called on the library thread that logs; an empty one: silence. */
-inline void set_log_handler(LogHandler handler) {
-    detail::install_log_handler(portal_auth_set_log_handler, std::move(handler));
+inline Outcome<void> set_log_handler(std::nothrow_t, LogHandler handler) {
+    return detail::install_log_handler(portal_auth_set_log_handler, std::move(handler));
 }
 
 /* The process's log handler, called from run_completions() on the thread that runs it. */
-inline void set_queued_log_handler(LogHandler handler) {
-    detail::install_log_handler(portal_auth_set_queued_log_handler, std::move(handler));
+inline Outcome<void> set_queued_log_handler(std::nothrow_t, LogHandler handler) {
+    return detail::install_log_handler(portal_auth_set_queued_log_handler, std::move(handler));
 }
 
 /* Passes only the lines at level and above to the handler. */
-inline void set_log_level(LogLevel level) {
+inline Outcome<void> set_log_level(std::nothrow_t, LogLevel level) {
     detail::LogHandlers &handlers = detail::log_handlers();
     std::lock_guard<std::mutex> guard(handlers.lock);
-    detail::check(portal_auth_set_log_level(static_cast<portal_auth_log_level>(level)));
-    handlers.level = level;
+    Outcome<void> set = detail::outcome(portal_auth_set_log_level(static_cast<portal_auth_log_level>(level)));
+    if (set) handlers.level = level;
+    return set;
 }
 
-/* ---- Exceptions that escape completions ------------------------------------------------- */
+#if PORTAL_AUTH_HPP_EXCEPTIONS
+/* The throwing forms: each throws its std::nothrow form's Error. */
+inline void set_log_handler(LogHandler handler) { set_log_handler(std::nothrow, std::move(handler)).value(); }
+inline void set_queued_log_handler(LogHandler handler) { set_queued_log_handler(std::nothrow, std::move(handler)).value(); }
+inline void set_log_level(LogLevel level) { set_log_level(std::nothrow, level).value(); }
+
+/* ---- Exceptions that escape completions (only with exceptions) -------------------------- */
 
 namespace detail {
 
@@ -1291,21 +1642,22 @@ inline CompletionExceptions &completion_exceptions() {
 }
 
 inline void completion_threw() noexcept {
-    try {
-        std::exception_ptr exception = std::current_exception();
-        std::shared_ptr<CompletionExceptionHandler> handler;
-        {
-            CompletionExceptions &handlers = completion_exceptions();
-            std::lock_guard<std::mutex> guard(handlers.lock);
-            handler = handlers.current;
-        }
-        if (handler)
-            (*handler)(exception);
-        else
-            log_completion_exception(exception);
-    } catch (...) {
-        /* the handler's own exception is dropped */
-    }
+    std::exception_ptr exception = std::current_exception();
+    /* The handler's own exception is dropped. */
+    shielded(
+        [&] {
+            std::shared_ptr<CompletionExceptionHandler> handler;
+            {
+                CompletionExceptions &handlers = completion_exceptions();
+                std::lock_guard<std::mutex> guard(handlers.lock);
+                handler = handlers.current;
+            }
+            if (handler)
+                (*handler)(exception);
+            else
+                log_completion_exception(exception);
+        },
+        [] {});
 }
 
 } // namespace detail
@@ -1318,33 +1670,35 @@ inline void set_completion_exception_handler(CompletionExceptionHandler handler)
 }
 
 inline void log_completion_exception(std::exception_ptr exception) noexcept {
-    try {
-        std::string line = "A completion threw: ";
-        try {
-            if (exception) std::rethrow_exception(exception);
-            line += "no exception";
-        } catch (const std::exception &caught) {
-            line += caught.what();
-        } catch (...) {
-            line += "an exception of a type not derived from std::exception";
-        }
-        std::shared_ptr<LogHandler> handler;
-        LogLevel level;
-        {
-            detail::LogHandlers &handlers = detail::log_handlers();
-            std::lock_guard<std::mutex> guard(handlers.lock);
-            handler = handlers.current;
-            level = handlers.level;
-        }
-        if (level == LogLevel::none) return;
-        if (handler)
-            (*handler)(LogLevel::error, line);
-        else
-            std::fprintf(stderr, "portal_auth: %s\n", line.c_str());
-    } catch (...) {
-        /* nowhere left to report it */
-    }
+    /* An exception here has nowhere left to be reported. */
+    detail::shielded(
+        [&] {
+            std::string line = "A completion threw: ";
+            try {
+                if (exception) std::rethrow_exception(exception);
+                line += "no exception";
+            } catch (const std::exception &caught) {
+                line += caught.what();
+            } catch (...) {
+                line += "an exception of a type not derived from std::exception";
+            }
+            std::shared_ptr<LogHandler> handler;
+            LogLevel level;
+            {
+                detail::LogHandlers &handlers = detail::log_handlers();
+                std::lock_guard<std::mutex> guard(handlers.lock);
+                handler = handlers.current;
+                level = handlers.level;
+            }
+            if (level == LogLevel::none) return;
+            if (handler)
+                (*handler)(LogLevel::error, line);
+            else
+                std::fprintf(stderr, "portal_auth: %s\n", line.c_str());
+        },
+        [] {});
 }
+#endif
 
 /* ---- Version ---------------------------------------------------------------------------- */
 

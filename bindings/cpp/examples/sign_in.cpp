@@ -95,8 +95,9 @@ int main(int argc, char **argv) {
                           << step->totp_secret().value_or("") << ":\n" << step->qr_terminal();
             }
             /* Asked again for a code that is not six digits, or that the server refused; any
-               other error (an expired step) ends the program. */
-            std::string user_jwt = step->user_jwt;
+               other error (an expired step) ends the program. The userJwt outlives the step,
+               which result's next value replaces: a Secret, wiped when it goes. */
+            const pa::Secret user_jwt = step->user_jwt;
             for (;;) {
                 std::optional<std::string> code = pa::normalize_totp_code(ask("Code: "));
                 if (!code) {

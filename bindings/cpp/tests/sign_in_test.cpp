@@ -1,18 +1,14 @@
 /* The C++ layer (portal_auth.hpp) end to end against the Portal emulator whose base URL is in
  * PORTAL_AUTH_TEST_API_HOST, inside a private keyring: a magic link from the emulator's
  * outbox, TOTP enrollment with a code computed from the enrollment secret, the session in the
- * keyring, its replay, a restore from another client, sign-out; every completion model; the
- * errors with each of their fields; the reasons that say what the user does next (a refused
- * TOTP code, a step expired by the local clock, a used link, no browser), their names and
- * sentences, and the typed-code helper; host storage with its release; browser sign-in with
- * an opener that is a lambda; completions that throw, caught and handed to the handler;
- * logging. The first argument names the run (its emails), so that builds by two compilers
- * share one emulator. */
+ * keyring, its replay, a restore from another client, sign-out; every completion model (a
+ * component's own queue too); the errors with each of their fields; the reasons that say
+ * what the user does next (a refused TOTP code, a step expired by the local clock, a used
+ * link, no browser), their names and sentences, and the typed-code helper; host storage with
+ * its release; browser sign-in with an opener that is a lambda; completions that throw,
+ * caught and handed to the handler; logging. The first argument names the run (its emails),
+ * so that builds by two compilers share one emulator. */
 #include "support.hpp"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,12 +18,11 @@
 
 namespace {
 
-std::string label;
-
-std::string email(const std::string &what) { return "cpp-" + what + "-" + label + "@example.com"; }
-
-/* The same, percent-encoded for a query. */
-std::string query_email(const std::string &what) { return "cpp-" + what + "-" + label + "%40example.com"; }
+using test::email;
+using test::failure;
+using test::free_port;
+using test::label;
+using test::query_email;
 
 void version() {
     CHECK(pa::version() == PORTAL_AUTH_VERSION_STRING);
@@ -136,12 +131,6 @@ void magic_link_flow() {
     auto gone = test::wait<std::optional<pa::Session>>(false, [&](auto done) { return second.restore_session(done); });
     CHECK(gone.ok() && !gone.value());
     CHECK(test::wait<void>(queued, [&](auto done) { return client.clear_persisted_session(done); }).ok());
-}
-
-template <typename Value>
-const pa::Error *failure(const pa::Outcome<Value> &outcome, pa::Code code) {
-    const pa::Error *error = outcome.error();
-    return error && error->code() == code ? error : nullptr;
 }
 
 /* Each error with its fields: name, method, detail, path and missing, HTTP status and body. */
@@ -421,27 +410,6 @@ void host_storage() {
     CHECK(named);
 }
 
-/* A loopback port nobody listens on now, from below the kernel's ephemeral range (32768 and
-   up): a port bind(0) gave could be taken by an outgoing connection (the library's, to the
-   emulator) before the sign-in binds it. Each process searches from a place of its own. */
-int free_port() {
-    constexpr int first = 20000, count = 12000;
-    static int next = static_cast<int>(getpid() * 7919L % count);
-    for (int tries = 0; tries < count; tries++) {
-        int port = first + next++ % count;
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) test::give_up("no socket");
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(static_cast<uint16_t>(port));
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        bool bound = bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
-        close(fd);
-        if (bound) return port;
-    }
-    test::give_up("no free port");
-}
-
 /* Loads url as a browser would, following the fake provider back to the loopback listener. */
 long browse(const std::string &url) {
     std::unique_ptr<CURL, void (*)(CURL *)> easy(curl_easy_init(), curl_easy_cleanup);
@@ -648,6 +616,35 @@ void dispatcher() {
     CHECK(released.reaches(3));
 }
 
+/* A component's own completion queue: the client's calls complete only in its runs, on the
+   thread that runs it; once the queue is let go, on the I/O thread. */
+void component_queue() {
+    std::optional<pa::Client> client;
+    std::thread::id ran_on;
+    {
+        pa::CompletionQueue queue;
+        pa::Options options = test::emulator_options("env-open");
+        options.completion_queue = &queue;
+        client.emplace(options);
+        std::optional<pa::Outcome<pa::Methods>> methods;
+        client->get_methods([&](pa::Outcome<pa::Methods> outcome) {
+            methods = std::move(outcome);
+            ran_on = std::this_thread::get_id();
+        });
+        CHECK(!methods);
+        pollfd watched{queue.fd(), POLLIN, 0};
+        while (!methods && poll(&watched, 1, 30000) == 1) queue.run();
+        CHECK(methods && methods->ok() && ran_on == std::this_thread::get_id());
+    }
+    auto after = test::wait<pa::Methods>(false, [&](auto finished) {
+        return client->get_methods([&ran_on, finished](pa::Outcome<pa::Methods> outcome) {
+            ran_on = std::this_thread::get_id();
+            finished(std::move(outcome));
+        });
+    });
+    CHECK(after.ok() && ran_on != std::this_thread::get_id());
+}
+
 /* Redirect forwarding: a forwarded magic link reaches the listening client, which signs the
    user in; refused and unclaimed URLs; listening ended by cancelling it. */
 void forwarding() {
@@ -849,21 +846,17 @@ void logging() {
 } // namespace
 
 int main(int argc, char **argv) {
-    if (!std::getenv("PORTAL_AUTH_TEST_API_HOST") || argc < 2) return 2;
-    label = argv[1];
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    pa::set_log_handler(test::audit);
-    version();
-    magic_link_flow();
-    error_fields();
-    reasons();
-    host_storage();
-    browser_sign_in();
-    dispatcher();
-    forwarding();
-    completion_exceptions();
-    logging();
-    pa::set_log_handler(nullptr);
-    curl_global_cleanup();
-    return test::report("sign_in_test");
+    return test::main_of(argc, argv, "sign_in_test", [] {
+        version();
+        magic_link_flow();
+        error_fields();
+        reasons();
+        host_storage();
+        browser_sign_in();
+        dispatcher();
+        component_queue();
+        forwarding();
+        completion_exceptions();
+        logging();
+    });
 }

@@ -1,17 +1,21 @@
-/* What the C++ test shares: checks and their count, waiting for a completion in each model,
- * requests to the Portal emulator's control endpoints (libcurl), a TOTP code computed from an
- * enrollment secret as an authenticator app does (RFC 6238 with OpenSSL's HMAC-SHA1), and the
- * log audit's file. */
+/* What the C++ tests share: checks and their count, the run's label and its emails, waiting
+ * for a completion in each model, requests to the Portal emulator's control endpoints
+ * (libcurl), a free loopback port, a TOTP code computed from an enrollment secret as an
+ * authenticator app does (RFC 6238 with OpenSSL's HMAC-SHA1), and the log audit's file. Built
+ * with and without exceptions. */
 #ifndef PORTAL_AUTH_CPP_TEST_SUPPORT_HPP
 #define PORTAL_AUTH_CPP_TEST_SUPPORT_HPP
 
 #include <portal_auth.hpp>
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -45,6 +49,29 @@ inline int passed, failed;
     std::abort();
 }
 
+/* The first argument of the test: it names the run (its emails, its environments), so that
+   builds by two compilers share one emulator. */
+inline std::string label;
+
+inline std::string email(const std::string &what) { return "cpp-" + what + "-" + label + "@example.com"; }
+
+/* The same, percent-encoded for a query. */
+inline std::string query_email(const std::string &what) { return "cpp-" + what + "-" + label + "%40example.com"; }
+
+/* The outcome's error, when it has the code. */
+template <typename Value>
+const pa::Error *failure(const pa::Outcome<Value> &outcome, pa::Code code) {
+    const pa::Error *error = outcome.error();
+    return error && error->code() == code ? error : nullptr;
+}
+
+/* Whether a call started: a Call did; a std::nothrow form's outcome unless it is an error. */
+inline bool started(const pa::Call &) { return true; }
+template <typename Value>
+bool started(const pa::Outcome<Value> &outcome) {
+    return outcome.ok();
+}
+
 /* The completion of the call `start(done)` starts, waited for: from the completion queue
    (run on this thread whenever its descriptor is readable), or else however the client's model
    delivers it. `ran_inside` tells whether the completion ran inside the starting call. */
@@ -52,7 +79,8 @@ template <typename Value, typename Start>
 pa::Outcome<Value> wait(bool queued, Start start, bool *ran_inside = nullptr) {
     auto promise = std::make_shared<std::promise<pa::Outcome<Value>>>();
     std::future<pa::Outcome<Value>> future = promise->get_future();
-    pa::Call call = start(pa::Done<Value>([promise](pa::Outcome<Value> outcome) { promise->set_value(std::move(outcome)); }));
+    auto call = start(pa::Done<Value>([promise](pa::Outcome<Value> outcome) { promise->set_value(std::move(outcome)); }));
+    if (!started(call)) give_up("the library refused to start the call");
     bool ready = future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     if (ran_inside) *ran_inside = ready && queued;
     if (queued) {
@@ -117,6 +145,27 @@ inline pa::Options emulator_options(const std::string &environment) {
     return options;
 }
 
+/* A loopback port nobody listens on now, from below the kernel's ephemeral range (32768 and
+   up): a port bind(0) gave could be taken by an outgoing connection (the library's, to the
+   emulator) before the sign-in binds it. Each process searches from a place of its own. */
+inline int free_port() {
+    constexpr int first = 20000, count = 12000;
+    static int next = static_cast<int>(getpid() * 7919L % count);
+    for (int tries = 0; tries < count; tries++) {
+        int port = first + next++ % count;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) give_up("no socket");
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<uint16_t>(port));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bool bound = bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
+        close(fd);
+        if (bound) return port;
+    }
+    give_up("no free port");
+}
+
 /* The code an authenticator app shows now for a base32 secret (RFC 6238: HMAC-SHA1, 30 s, 6
    digits). */
 inline std::string totp_code(const std::string &base32) {
@@ -163,6 +212,20 @@ inline void audit(pa::LogLevel level, std::string_view message) {
 inline int report(const char *name) {
     std::printf("%s: %d passed, %d failed\n", name, passed, failed);
     return failed == 0 ? 0 : 1;
+}
+
+/* A test program's main: with the emulator's URL and the run's label (its first argument),
+   runs the tests with libcurl ready and the log audit as the log handler, and reports. */
+template <typename Tests>
+int main_of(int argc, char **argv, const char *name, Tests tests) {
+    if (!std::getenv("PORTAL_AUTH_TEST_API_HOST") || argc < 2) return 2;
+    label = argv[1];
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (!pa::set_log_handler(std::nothrow, audit)) give_up("the log handler was refused");
+    tests();
+    if (!pa::set_log_handler(std::nothrow, nullptr)) give_up("the log handler stayed");
+    curl_global_cleanup();
+    return report(name);
 }
 
 } // namespace test

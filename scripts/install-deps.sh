@@ -9,7 +9,8 @@
 # its encryption plugins, the Secret Service providers the keyring is tested on beside
 # gnome-keyring; bubblewrap, xdg-dbus-proxy and xdg-desktop-portal for the Flatpak-like
 # sandbox the sandbox's store is tested in, with xdg-desktop-portal-gtk, without which the
-# portal offers no OpenURI; debootstrap for the Debian 11 root the library is tested in).
+# portal offers no OpenURI; debootstrap for the Debian 11 root the library is tested in;
+# Qt 6's base for bindings/qt, its sample and its QtTest tests).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
 
@@ -22,7 +23,8 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           gjs python3-gi gir1.2-soup-3.0 libgtk-4-dev
           xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1
           keepassxc libkf5wallet-bin libqca-qt5-2-plugins
-          bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk debootstrap)
+          bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk debootstrap
+          qt6-base-dev)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 

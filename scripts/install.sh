@@ -13,6 +13,9 @@
 # (bindings/glib, built with Meson against the library just installed):
 #   lib/libportal-auth-glib.so.0.*, include/portal-auth-glib/*.h, lib/pkgconfig/portal-auth-glib.pc,
 #   share/gir-1.0/PortalAuth-0.gir, lib/girepository-1.0/PortalAuth-0.typelib
+# and portal-auth-qt (bindings/qt, with CMake, where Qt 6 is installed):
+#   lib/libportal-auth-qt6.so.0.*, include/PortalAuthQt/*.h, lib/pkgconfig/portal-auth-qt6.pc,
+#   lib/cmake/PortalAuthQt/*.cmake
 #   scripts/install.sh PREFIX
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,12 +48,26 @@ substitute scripts/PortalAuthConfig.cmake.in "$lib/cmake/PortalAuth/PortalAuthCo
 substitute scripts/PortalAuthConfigVersion.cmake.in "$lib/cmake/PortalAuth/PortalAuthConfigVersion.cmake"
 echo "Installed portal-auth $version under $prefix ($file, $(stat -c %s "$lib/$file") bytes stripped)" >&2
 
-# portal-auth-glib, built in a folder of its own and installed beside the library it wraps.
+# portal-auth-glib and portal-auth-qt, each built in a folder of its own and installed beside
+# the library it wraps.
 glib_build=$(mktemp -d)
-trap 'rm -rf "$glib_build"' EXIT
+qt_build=$(mktemp -d)
+trap 'rm -rf "$glib_build" "$qt_build"' EXIT
 export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 meson setup --prefix="$prefix" --libdir=lib "$glib_build" bindings/glib > "$glib_build.log" 2>&1 \
     && meson install -C "$glib_build" >> "$glib_build.log" 2>&1 \
     || { cat "$glib_build.log" >&2; rm -f "$glib_build.log"; exit 1; }
 rm -f "$glib_build.log"
 echo "Installed portal-auth-glib under $prefix (with its PortalAuth-0 introspection data)" >&2
+
+# portal-auth-qt, with CMake, where Qt 6 is installed (make deps installs it).
+if pkg-config --exists Qt6Core Qt6Gui; then
+    { cmake -S bindings/qt -B "$qt_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$prefix" \
+          -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+        && cmake --build "$qt_build" --parallel "$(nproc)" && cmake --install "$qt_build"; } > "$qt_build.log" 2>&1 \
+        || { cat "$qt_build.log" >&2; rm -f "$qt_build.log"; exit 1; }
+    rm -f "$qt_build.log"
+    echo "Installed portal-auth-qt under $prefix (the PortalAuthQt CMake package, portal-auth-qt6.pc)" >&2
+else
+    echo "Not installed: portal-auth-qt (no Qt 6: apt-get install qt6-base-dev)" >&2
+fi

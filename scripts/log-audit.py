@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-HARNESSES = ("swift", "c", "python", "cpp", "glib")
+HARNESSES = ("swift", "c", "python", "cpp", "glib", "qt")
 KINDS = ("grant", "clientSessionToken", "userJwt", "totpLink", "totpSecret")
 
 

@@ -8,6 +8,7 @@
 # the documentation and its citations, the C sample and the Rust crate against the
 # installed library, the C++ layer's test (under valgrind, built by g++ and by clang++) and
 # example, the GLib layer (C, PyGObject, GJS) and the GTK app driven end to end under Xvfb,
+# portal-auth-qt (its QtTest tests, its sample's window and the README's sign-in, under Xvfb),
 # the fuzzers for a bounded time, the Swift suite again under ThreadSanitizer and
 # AddressSanitizer, and an audit of every log line the library wrote during all of it. Ends
 # with one summary line.
@@ -69,6 +70,8 @@ run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++: its tests 
     scripts/test-cpp.sh
 run_stage glib "portal-auth-glib (C under valgrind, PyGObject, GJS) and the GTK app driven under Xvfb, against the installed library" \
     scripts/test-glib.sh
+run_stage qt "portal-auth-qt (QtTest under Xvfb and valgrind, the sample's window, the README's sign-in through xdg-open), against the installed library" \
+    scripts/test-qt.sh
 run_stage fuzz "Fuzzing (libFuzzer, 20 s per target)" scripts/fuzz.sh 20
 run_stage sanitize "Swift tests under ThreadSanitizer and AddressSanitizer" scripts/sanitize.sh
 run_stage log-audit "Log audit: no secret the emulators issued in any log line of this run" \

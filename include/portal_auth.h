@@ -1478,6 +1478,25 @@ const char *portal_auth_reason_name(portal_auth_reason reason);
 const char *portal_auth_reason_user_message(portal_auth_reason reason);
 
 /**
+ * A code's name, as this header spells it after PORTAL_AUTH_E_ ("UNAUTHORIZED"; "OK" for
+ * PORTAL_AUTH_OK), for a code with no error handle beside it: a call refused before it
+ * made one, or a binding's own failure. Like curl_easy_strerror and sqlite3_errstr.
+ *
+ * @param code A portal_auth_code.
+ * @return Static storage, never freed; NULL for a value this library does not know.
+ */
+const char *portal_auth_code_name(portal_auth_code code);
+
+/**
+ * What a code means, in one English sentence for the developer ("Portal refused the request
+ * (HTTP 401)."); an error's own message (portal_auth_error_message) says more of its case.
+ *
+ * @param code A portal_auth_code.
+ * @return Static storage, never freed; NULL for a value this library does not know.
+ */
+const char *portal_auth_code_message(portal_auth_code code);
+
+/**
  * The error's code.
  *
  * @param error The error.

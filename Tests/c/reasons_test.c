@@ -122,6 +122,12 @@ static void names_and_user_messages(void) {
     CHECK(portal_auth_reason_name(PORTAL_AUTH_REASON_NONE) == NULL);
     CHECK(portal_auth_reason_user_message(PORTAL_AUTH_REASON_NONE) == NULL);
     CHECK(portal_auth_reason_name(13) == NULL && portal_auth_reason_name(-1) == NULL && portal_auth_reason_name(INT32_MAX) == NULL);
+
+    /* A bare code's name and meaning (every code's: bindings/python/tests/test_abi.py). */
+    CHECK(strcmp(portal_auth_code_name(PORTAL_AUTH_E_UNAUTHORIZED), "UNAUTHORIZED") == 0);
+    CHECK(strcmp(portal_auth_code_name(PORTAL_AUTH_OK), "OK") == 0);
+    CHECK(strcmp(portal_auth_code_message(PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS), "Another sign-in of this client is running.") == 0);
+    CHECK(portal_auth_code_name(12) == NULL && portal_auth_code_message(-1) == NULL && portal_auth_code_name(INT32_MAX) == NULL);
     CHECK(portal_auth_error_reason(NULL) == PORTAL_AUTH_REASON_NONE && portal_auth_error_url(NULL) == NULL);
 }
 

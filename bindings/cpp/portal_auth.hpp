@@ -182,6 +182,19 @@ inline std::optional<std::string_view> reason_user_message(Reason reason) noexce
     return message ? std::optional<std::string_view>(message) : std::nullopt;
 }
 
+/* A code's name as the C header spells it after PORTAL_AUTH_E_ ("UNAUTHORIZED"; "OK" for
+   Code::ok), and what it means in a sentence for the developer (portal_auth_code_name,
+   portal_auth_code_message); nullopt for a value the library does not know. Static storage. */
+inline std::optional<std::string_view> code_name(Code code) noexcept {
+    const char *name = portal_auth_code_name(static_cast<portal_auth_code>(code));
+    return name ? std::optional<std::string_view>(name) : std::nullopt;
+}
+
+inline std::optional<std::string_view> code_message(Code code) noexcept {
+    const char *message = portal_auth_code_message(static_cast<portal_auth_code>(code));
+    return message ? std::optional<std::string_view>(message) : std::nullopt;
+}
+
 /* ---- Secrets ---------------------------------------------------------------------------- */
 
 namespace detail {

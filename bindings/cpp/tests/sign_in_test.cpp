@@ -293,6 +293,10 @@ void reasons() {
           std::optional<std::string_view>("Your keyring is locked. Unlock it, then try again."));
     CHECK(!pa::reason_name(pa::Reason::none) && !pa::reason_user_message(pa::Reason::none));
     CHECK(!pa::reason_name(static_cast<pa::Reason>(13)) && !pa::reason_user_message(static_cast<pa::Reason>(-1)));
+    CHECK(pa::code_name(pa::Code::unauthorized) == std::optional<std::string_view>("UNAUTHORIZED"));
+    CHECK(pa::code_name(pa::Code::ok) == std::optional<std::string_view>("OK"));
+    CHECK(pa::code_message(pa::Code::network) == std::optional<std::string_view>("No response came from Portal."));
+    CHECK(!pa::code_name(static_cast<pa::Code>(12345)) && !pa::code_message(static_cast<pa::Code>(-1)));
 
     CHECK(pa::normalize_totp_code("123 456") == std::optional<std::string>("123456"));
     CHECK(pa::normalize_totp_code(" 123-456\n") == std::optional<std::string>("123456"));

@@ -26,6 +26,8 @@ UNUSED = {
     "portal_auth_set_log_handler": "log lines come through the completion queue (set_queued_log_handler)",
     **{f"portal_auth_completion_queue_{verb}": "the binding's clients share the process's queue, which its loop runs"
        for verb in ("new", "free", "fd", "run")},
+    "portal_auth_code_name": "each code is an exception class of its own, named in errors.py",
+    "portal_auth_code_message": "each code is an exception class of its own, with its own message",
 }
 
 
@@ -214,6 +216,20 @@ def test_every_code_of_the_header_is_read_into_its_own_exception(facts: Facts) -
     assert {name for name, code in codes.items() if code not in read} == {"PORTAL_AUTH_E_INTERNAL"}
     for code, kind in _error_handles._SIMPLE.items():
         assert kind is not errors.PortalAuthError and type(_error_handles.from_code(code, "")) is kind
+
+
+def test_every_code_of_the_header_has_its_name_and_a_message_from_the_library(facts: Facts) -> None:
+    library = _native.lib()
+    for function in (library.portal_auth_code_name, library.portal_auth_code_message):
+        function.restype, function.argtypes = ctypes.c_char_p, [ctypes.c_int32]
+    codes = {name: code for name, code in facts.constants.items() if name.startswith("PORTAL_AUTH_E_") or name == "PORTAL_AUTH_OK"}
+    assert len(codes) > 20
+    for name, code in codes.items():
+        assert isinstance(code, int)
+        assert library.portal_auth_code_name(code) == name.removeprefix("PORTAL_AUTH_E_").removeprefix("PORTAL_AUTH_").encode()
+        message = library.portal_auth_code_message(code)
+        assert message and message.endswith(b".")
+    assert library.portal_auth_code_name(12345) is None and library.portal_auth_code_message(-1) is None
 
 
 def test_the_default_request_timeout_is_the_header_s() -> None:

@@ -53,7 +53,6 @@ Client::Client(const Options &options, QObject *parent) : QObject(parent) {
     NativeOptions native(options);
     if (!native.refusedField().isEmpty()) {
         error_ = PORTAL_AUTH_E_INVALID_ARGUMENT;
-        errorName_ = QStringLiteral("INVALID_ARGUMENT");
         errorString_ = nulMessage(native.refusedField().toLatin1().constData());
         return;
     }
@@ -64,13 +63,11 @@ Client::Client(const Options &options, QObject *parent) : QObject(parent) {
         portal_auth_error *failure = nullptr;
         made = portal_auth_new(&withQueue, &native_, &failure);
         if (failure) {
-            errorName_ = QString::fromUtf8(portal_auth_error_name(failure));
             errorString_ = QString::fromUtf8(portal_auth_error_message(failure));
             portal_auth_error_free(failure);
         }
     } else {
-        errorName_ = QStringLiteral("INTERNAL");
-        errorString_ = QStringLiteral("The completion queue has no descriptor: the process is out of them.");
+        errorString_ = QString::fromUtf8(portal_auth_code_message(made));
     }
     error_ = made;
     if (!native_) return;
@@ -118,7 +115,7 @@ template <typename R, typename Start>
 R *Client::begin(Start start, bool opens) {
     auto *reply = new R(this);
     if (!native_) {
-        reply->finishLater(error_, errorName_, errorString_);
+        reply->finishLater(error_, errorString_);
         return reply;
     }
     auto *state = new CallState(this, reply);
@@ -126,7 +123,7 @@ R *Client::begin(Start start, bool opens) {
     portal_auth_code started = start(state, &state->call);
     if (started != PORTAL_AUTH_OK) {
         delete state;
-        reply->finishLater(started, QStringLiteral("INVALID_ARGUMENT"), QStringLiteral("The library refused the call's arguments."));
+        reply->finishLater(started, QString::fromUtf8(portal_auth_code_message(started)));
         return reply;
     }
     reply->state_ = state;
@@ -150,7 +147,7 @@ Reply *Client::sendMagicLink(const QString &email) {
     QByteArray address;
     if (!utf8(email, &address)) {
         auto *reply = new Reply(this);
-        reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, QStringLiteral("INVALID_ARGUMENT"), nulMessage("email"));
+        reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, nulMessage("email"));
         return reply;
     }
     return begin<Reply>([this, address](CallState *state, portal_auth_call **call) {
@@ -162,7 +159,7 @@ SignInReply *Client::signInWithMagicLink(const QString &email, int timeoutMs) {
     QByteArray address;
     if (!utf8(email, &address)) {
         auto *reply = new SignInReply(this);
-        reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, QStringLiteral("INVALID_ARGUMENT"), nulMessage("email"));
+        reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, nulMessage("email"));
         return reply;
     }
     return begin<SignInReply>(

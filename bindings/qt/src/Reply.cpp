@@ -16,7 +16,7 @@ Reply::~Reply() {
 bool Reply::isFinished() const { return finished_; }
 portal_auth_code Reply::error() const { return code_; }
 portal_auth_reason Reply::reason() const { return reason_; }
-QString Reply::errorName() const { return name_; }
+QString Reply::errorName() const { return code_ ? QString::fromUtf8(portal_auth_code_name(code_)) : QString(); }
 QString Reply::errorString() const { return message_; }
 QString Reply::userMessage() const { return userMessage_; }
 QUrl Reply::url() const { return url_; }
@@ -29,7 +29,6 @@ void Reply::finish(const portal_auth_error *error) {
     if (error) {
         code_ = portal_auth_error_code(error);
         reason_ = portal_auth_error_reason(error);
-        name_ = QString::fromUtf8(portal_auth_error_name(error));
         message_ = QString::fromUtf8(portal_auth_error_message(error));
         if (reason_) userMessage_ = QString::fromUtf8(portal_auth_reason_user_message(reason_));
         if (const char *url = portal_auth_error_url(error)) url_ = QUrl::fromEncoded(QByteArray(url));
@@ -38,9 +37,8 @@ void Reply::finish(const portal_auth_error *error) {
     Q_EMIT finished();
 }
 
-void Reply::finishLater(portal_auth_code code, const QString &name, const QString &message) {
+void Reply::finishLater(portal_auth_code code, const QString &message) {
     code_ = code;
-    name_ = name;
     message_ = message;
     QMetaObject::invokeMethod(this, [this] {
         finished_ = true;

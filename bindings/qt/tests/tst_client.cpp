@@ -88,6 +88,7 @@ private Q_SLOTS:
         QVERIFY(!reply->isFinished());  // never inside the call that made it
         QVERIFY(finished(reply));
         QCOMPARE(reply->error(), PORTAL_AUTH_E_INVALID_ARGUMENT);
+        QCOMPARE(reply->errorName(), QStringLiteral("INVALID_ARGUMENT"));
         QVERIFY(!reply->errorString().isEmpty());
     }
 
@@ -145,6 +146,7 @@ private Q_SLOTS:
         QVERIFY(finished(refused));
         QCOMPARE(refused->error(), PORTAL_AUTH_E_UNAUTHORIZED);
         QCOMPARE(refused->reason(), PORTAL_AUTH_REASON_TOTP_CODE_REJECTED);
+        QCOMPARE(refused->errorName(), QStringLiteral("UNAUTHORIZED"));
         QCOMPARE(refused->userMessage(), QString::fromUtf8(portal_auth_reason_user_message(PORTAL_AUTH_REASON_TOTP_CODE_REJECTED)));
         QVERIFY(!client.isSignedIn());
 

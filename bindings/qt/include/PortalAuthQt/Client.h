@@ -123,7 +123,6 @@ private:
     QSet<CallState *> calls_;
     std::shared_ptr<OpenerLink> opener_;
     portal_auth_code error_ = PORTAL_AUTH_OK;
-    QString errorName_;
     QString errorString_;
 };
 

@@ -31,7 +31,8 @@ public:
     portal_auth_code error() const;
     // Which case of the code, where it has several (PORTAL_AUTH_REASON_*); 0 for none.
     portal_auth_reason reason() const;
-    // The code's name as the library spells it ("UNAUTHORIZED"); empty on success.
+    // The code's name as the library spells it ("UNAUTHORIZED", portal_auth_code_name);
+    // empty on success.
     QString errorName() const;
     // The developer's message; never a secret. Empty on success.
     QString errorString() const;
@@ -57,13 +58,12 @@ private:
     void finish(const portal_auth_error *error);
     // Finishes, on the next turn of the client's event loop, with an error of this layer's
     // (a call refused before it started).
-    void finishLater(portal_auth_code code, const QString &name, const QString &message);
+    void finishLater(portal_auth_code code, const QString &message);
 
     CallState *state_ = nullptr;
     bool finished_ = false;
     portal_auth_code code_ = PORTAL_AUTH_OK;
     portal_auth_reason reason_ = 0;
-    QString name_;
     QString message_;
     QString userMessage_;
     QUrl url_;

@@ -339,6 +339,10 @@ extern "C" {
         user_data: *mut c_void,
         out_call: *mut *mut portal_auth_call,
     ) -> portal_auth_code;
+    /// A code's name after PORTAL_AUTH_E_ ("UNAUTHORIZED"; "OK"); NULL for an unknown value. Static.
+    pub fn portal_auth_code_name(code: portal_auth_code) -> *const c_char;
+    /// What a code means, one sentence for the developer; NULL for an unknown value. Static.
+    pub fn portal_auth_code_message(code: portal_auth_code) -> *const c_char;
     /// The completion queue's descriptor, for the host's event loop to watch: readable exactly while the queue has work for portal_auth_run_completions, that is completions queued and not yet taken, or its calls' work ready.
     pub fn portal_auth_completion_fd() -> i32;
     /// The descriptor of a component's own queue; -1 for NULL.

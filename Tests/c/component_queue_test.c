@@ -63,20 +63,6 @@ static portal_auth *client_of(portal_auth_completion_queue *queue) {
     return client;
 }
 
-/* Runs `queue` on this thread, waiting on its descriptor, until `*count` reaches `target`;
-   0 if a wait timed out. */
-static int run_queue_until(portal_auth_completion_queue *queue, const int *count, int target) {
-    int fd = portal_auth_completion_queue_fd(queue);
-    for (;;) {
-        pthread_mutex_lock(&lock);
-        int now = *count;
-        pthread_mutex_unlock(&lock);
-        if (now >= target) return 1;
-        if (!wait_readable(fd)) return 0;
-        portal_auth_completion_queue_run(queue);
-    }
-}
-
 static void bad_arguments(void) {
     CHECK(portal_auth_completion_queue_new(NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_completion_queue_fd(NULL) == -1);

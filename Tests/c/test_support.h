@@ -160,17 +160,36 @@ static inline int wait_readable(int fd) {
     return poll(&watched, 1, 30000) == 1 && (watched.revents & POLLIN);
 }
 
-/* Runs the completion queue, waiting on its descriptor, until `*count` reaches `target`;
-   0 if a wait timed out. */
-static inline int run_until(int fd, const int *count, int target) {
+/* Runs a completion queue with `run(queue)`, waiting on its descriptor `fd`, until `*count`
+   reaches `target`; 0 if a wait timed out. */
+static inline int run_with_until(int fd, size_t (*run)(void *), void *queue, const int *count, int target) {
     for (;;) {
         pthread_mutex_lock(&lock);
         int now = *count;
         pthread_mutex_unlock(&lock);
         if (now >= target) return 1;
         if (!wait_readable(fd)) return 0;
-        portal_auth_run_completions();
+        run(queue);
     }
+}
+
+static inline size_t run_process_queue(void *unused) {
+    (void)unused;
+    return portal_auth_run_completions();
+}
+
+static inline size_t run_own_queue(void *queue) {
+    return portal_auth_completion_queue_run(queue);
+}
+
+/* The process's completion queue, whose descriptor is `fd`, run until `*count` reaches `target`. */
+static inline int run_until(int fd, const int *count, int target) {
+    return run_with_until(fd, run_process_queue, NULL, count, target);
+}
+
+/* A component's own queue run until `*count` reaches `target`. */
+static inline int run_queue_until(portal_auth_completion_queue *queue, const int *count, int target) {
+    return run_with_until(portal_auth_completion_queue_fd(queue), run_own_queue, queue, count, target);
 }
 
 typedef struct { char *text; size_t size; } response_body;

@@ -12,6 +12,7 @@ from __future__ import annotations
 import _thread
 import os
 import select
+import signal
 
 from . import _calls
 from .errors import SignInUnavailable
@@ -56,10 +57,13 @@ def sign_in(
 
     _thread.start_new_thread(waiting, ())
     waiting_thread = True  # until its outcome is taken
+    signals = _SignalWakeup()
     watched, pending = [terminal, done], b""
     try:
         while True:
-            ready, _, _ = select.select(watched, [], [])
+            ready, _, _ = select.select(watched + signals.descriptors, [], [])
+            if signals.taken(ready):
+                continue  # its handler runs now, here (Ctrl-C: KeyboardInterrupt)
             if done in ready:
                 _joined(done)
                 waiting_thread = False
@@ -96,8 +100,54 @@ def sign_in(
         if waiting_thread:
             cancel()
             _joined(done)
+        signals.close()
         os.close(done)
         os.close(finished)
+
+
+class _SignalWakeup:
+    """Wakes the main thread's select for a signal: Ctrl-C is sent to the process, and the
+    kernel may hand it to any thread (the waiting one, a library thread), which leaves the
+    main thread asleep in select with the handler pending. A wake-up descriptor
+    (signal.set_wakeup_fd) is written whichever thread takes it, for the time of the wait;
+    the one installed before comes back after. Off the main thread, signals are not this
+    thread's to handle, and it watches none."""
+
+    def __init__(self) -> None:
+        self.descriptors: list[int] = []
+        try:
+            read, write = os.pipe()
+        except OSError:
+            return
+        os.set_blocking(read, False)
+        os.set_blocking(write, False)
+        try:
+            self._previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        except ValueError:  # not the main thread
+            os.close(read)
+            os.close(write)
+            return
+        self.descriptors = [read]
+        self._write = write
+
+    def taken(self, ready: list[int]) -> bool:
+        """Whether a signal woke the select; its bytes are read."""
+        if not self.descriptors or self.descriptors[0] not in ready:
+            return False
+        try:
+            while os.read(self.descriptors[0], 512):
+                pass
+        except BlockingIOError:
+            pass
+        return True
+
+    def close(self) -> None:
+        if not self.descriptors:
+            return
+        signal.set_wakeup_fd(self._previous)
+        os.close(self.descriptors[0])
+        os.close(self._write)
+        self.descriptors = []
 
 
 def _joined(done: int) -> None:

@@ -131,6 +131,13 @@ R *Client::begin(Start start, bool opens) {
     return reply;
 }
 
+template <typename R>
+R *Client::refusedNul(const char *field) {
+    auto *reply = new R(this);
+    reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, nulMessage(field));
+    return reply;
+}
+
 MethodsReply *Client::getMethods() {
     return begin<MethodsReply>([this](CallState *state, portal_auth_call **call) {
         return portal_auth_get_methods(native_, &CallState::onMethods, state, call);
@@ -145,11 +152,7 @@ SignInReply *Client::restoreSession() {
 
 Reply *Client::sendMagicLink(const QString &email) {
     QByteArray address;
-    if (!utf8(email, &address)) {
-        auto *reply = new Reply(this);
-        reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, nulMessage("email"));
-        return reply;
-    }
+    if (!utf8(email, &address)) return refusedNul<Reply>("email");
     return begin<Reply>([this, address](CallState *state, portal_auth_call **call) {
         return portal_auth_send_magic_link(native_, address.constData(), &CallState::onDone, state, call);
     });
@@ -157,11 +160,7 @@ Reply *Client::sendMagicLink(const QString &email) {
 
 SignInReply *Client::signInWithMagicLink(const QString &email, int timeoutMs) {
     QByteArray address;
-    if (!utf8(email, &address)) {
-        auto *reply = new SignInReply(this);
-        reply->finishLater(PORTAL_AUTH_E_INVALID_ARGUMENT, nulMessage("email"));
-        return reply;
-    }
+    if (!utf8(email, &address)) return refusedNul<SignInReply>("email");
     return begin<SignInReply>(
         [this, address, timeoutMs](CallState *state, portal_auth_call **call) {
             return portal_auth_sign_in_with_magic_link(native_, address.constData(), timeoutMs, &CallState::onResult, state, call);
@@ -199,14 +198,13 @@ SignInReply *Client::verifyTotp(const QByteArray &code, const QByteArray &userJw
 }
 
 Reply *Client::signOut() {
-    Reply *reply = begin<Reply>([this](CallState *state, portal_auth_call **call) {
+    return begin<Reply>([this](CallState *state, portal_auth_call **call) {
         state->signsOut = true;
         // The session held: invalidated, and its persisted copy deleted if it is still its
         // own (a newer sign-in's is spared). None held: the persisted one goes.
         if (session_) return portal_auth_session_invalidate(session_, &CallState::onDone, state, call);
         return portal_auth_clear_persisted_session(native_, &CallState::onDone, state, call);
     });
-    return reply;
 }
 
 Reply *Client::listenForRedirects() {

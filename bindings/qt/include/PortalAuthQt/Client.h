@@ -106,7 +106,8 @@ private:
     friend struct CallState;
     friend class TotpStep;
 
-    template <typename R> R *newReply();
+    // A reply that finishes later as INVALID_ARGUMENT: `field` holds a NUL character.
+    template <typename R> R *refusedNul(const char *field);
     // Starts a call through `start`, which gets the state to pass as user_data and where the
     // call handle goes; refused starts finish the reply later.
     template <typename R, typename Start> R *begin(Start start, bool opens = false);

@@ -4,55 +4,15 @@
  * completion exactly once, on its own queue's thread, never inside its start; each
  * descriptor readable exactly while its queue has work; a session lent through a queue
  * invalidates through it; a queue freed with calls in flight, or from inside one of its
- * completions, loses none of them. Named cases: no argument runs them all, an argument runs
- * the case of that name. Waits in poll or on condition variables, never sleeps. */
+ * completions, loses none of them. Named cases (test_support.h's run_cases). Waits in poll
+ * or on condition variables, never sleeps. */
 #define _GNU_SOURCE
-#include "test_support.h"
+#include "session_support.h"
 
 #include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-
-static _Thread_local int inside_start;
-
-typedef struct {
-    int calls;              /* how often the callback ran: must end at exactly 1 */
-    int inside_start;       /* it ran inside a starting call */
-    pthread_t thread;       /* where it ran */
-    portal_auth_code code;  /* the error's code, or PORTAL_AUTH_OK */
-    portal_auth_session *session; /* a redirect's, retained */
-} outcome;
-
-static void record(outcome *out, const portal_auth_error *error) {
-    pthread_mutex_lock(&lock);
-    out->calls++;
-    out->inside_start |= inside_start;
-    out->thread = pthread_self();
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&lock);
-}
-
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    record(user_data, error);
-}
-
-static void on_done(void *user_data, const portal_auth_error *error) {
-    record(user_data, error);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    record(out, error);
-}
-
-static int readable(int fd) {
-    struct pollfd watched = { .fd = fd, .events = POLLIN };
-    return poll(&watched, 1, 0) == 1 && (watched.revents & POLLIN);
-}
 
 /* A client of the emulator's open environment whose calls complete through `queue`. */
 static portal_auth *client_of(portal_auth_completion_queue *queue) {
@@ -114,18 +74,12 @@ typedef struct {
     int finished_fd;  /* an eventfd the thread signals as it ends */
 } component;
 
-static void on_component_call(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    outcome *out = user_data;
-    record(out, error);
-}
-
 static void *run_component(void *arg) {
     component *self = arg;
     portal_auth *client = client_of(self->queue);
     inside_start = 1;
     for (int index = 0; index < CALLS; index++) {
-        if (portal_auth_get_methods(client, on_component_call, &self->outcomes[index], NULL) != PORTAL_AUTH_OK) abort();
+        if (portal_auth_get_methods(client, on_methods, &self->outcomes[index], NULL) != PORTAL_AUTH_OK) abort();
     }
     inside_start = 0;
     int fd = portal_auth_completion_queue_fd(self->queue);
@@ -247,7 +201,7 @@ static void on_freeing(void *user_data, const portal_auth_methods *methods, cons
     (void)methods;
     freeing *self = user_data;
     portal_auth_completion_queue_free(self->queue);
-    record(&self->out, error);
+    finish(&self->out, error);
 }
 
 static void freed_inside_its_completion(void) {
@@ -264,27 +218,15 @@ static void freed_inside_its_completion(void) {
     portal_auth_free(client);
 }
 
-static const struct { const char *name; void (*run)(void); } cases[] = {
-    { "bad_arguments", bad_arguments },
-    { "one_call", one_call },
-    { "two_components", two_components },
-    { "sessions_invalidate_through_it", sessions_invalidate_through_it },
-    { "freed_with_calls_in_flight", freed_with_calls_in_flight },
-    { "freed_inside_its_completion", freed_inside_its_completion },
+static const test_case cases[] = {
+    { "bad_arguments", bad_arguments, NULL },
+    { "one_call", one_call, NULL },
+    { "two_components", two_components, NULL },
+    { "sessions_invalidate_through_it", sessions_invalidate_through_it, NULL },
+    { "freed_with_calls_in_flight", freed_with_calls_in_flight, NULL },
+    { "freed_inside_its_completion", freed_inside_its_completion, NULL },
 };
 
 int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    char body[2048];
-    emulator_request("/_emulator/reset", "{}", body, sizeof body);
-    int ran = 0;
-    for (size_t index = 0; index < sizeof cases / sizeof cases[0]; index++) {
-        if (argc > 1 && strcmp(argv[1], cases[index].name) != 0) continue;
-        cases[index].run();
-        ran++;
-    }
-    if (ran == 0) { fprintf(stderr, "no case named %s\n", argv[1]); return 2; }
-    curl_global_cleanup();
-    return report("component_queue_test");
+    return RUN_EMULATOR_CASES(argc, argv, "component_queue_test", cases);
 }

@@ -28,19 +28,9 @@ static void end_child(int status) {
     _exit(status);
 }
 
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    finish(user_data, error);
-}
-
 static void on_url(void *user_data, const char *url, const portal_auth_error *error) {
     (void)url;
     finish(user_data, error);
-}
-
-static int readable(int fd) {
-    struct pollfd watched = { .fd = fd, .events = POLLIN };
-    return poll(&watched, 1, 0) == 1;
 }
 
 static portal_auth *keyring_client(const char *environment) {

@@ -2,13 +2,14 @@
  * emulator in PORTAL_AUTH_TEST_API_HOST: completions run only inside
  * portal_auth_run_completions, on the thread that calls it, exactly once (also under 1,000
  * concurrent calls started from several threads while the main thread runs the queue, with
- * the client freed in flight, and for calls that complete before their start has returned); the descriptor is read-ready (poll, and epoll
- * level-triggered) exactly while the queue has work: completions pending, or the I/O of its
- * calls ready (not while a request waits for its server); sessions lent through the queue
- * invalidate through it; queued log lines; the other models unchanged. Waits in poll or on
- * condition variables, never sleeps. */
+ * the client freed in flight, and for calls that complete before their start has returned);
+ * the descriptor is read-ready (poll, and epoll level-triggered) exactly while the queue has
+ * work: completions pending, or the I/O of its calls ready (not while a request waits for its
+ * server); sessions lent through the queue invalidate through it; queued log lines; the other
+ * models unchanged. Named cases (test_support.h's run_cases). Waits in poll or on condition
+ * variables, never sleeps. */
 #define _GNU_SOURCE
-#include "test_support.h"
+#include "session_support.h"
 #include "paused_start.h"
 
 #include <poll.h>
@@ -16,50 +17,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-
-static _Thread_local int inside_start;
-
-typedef struct {
-    int calls;              /* how often the callback ran: must end at exactly 1 */
-    int inside_start;       /* it ran inside a starting call */
-    int on_main;            /* it ran on the main thread */
-    portal_auth_code code;  /* the error's code, or PORTAL_AUTH_OK */
-    portal_auth_session *session; /* restore, redirect: retained */
-} outcome;
-
-static pthread_t main_thread;
-
-static void record(outcome *out, const portal_auth_error *error) {
-    pthread_mutex_lock(&lock);
-    out->calls++;
-    out->inside_start |= inside_start;
-    out->on_main = pthread_equal(pthread_self(), main_thread);
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&lock);
-}
-
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    record(user_data, error);
-}
-
-static void on_done(void *user_data, const portal_auth_error *error) {
-    record(user_data, error);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    record(out, error);
-}
-
-/* Whether the descriptor is readable now (poll with no wait). */
-static int readable(int fd) {
-    struct pollfd watched = { .fd = fd, .events = POLLIN };
-    return poll(&watched, 1, 0) == 1 && (watched.revents & POLLIN);
-}
-
 
 /* The emulator's wait for a count of requests, on a thread of its own, which says when it
    has answered on an eventfd. */
@@ -118,14 +75,14 @@ static portal_auth *queued_client(const char *environment) {
 }
 
 /* 1,000 concurrent calls, started from 4 threads. */
-enum { THREADS = 4, PER_THREAD = 250, CONCURRENT = THREADS * PER_THREAD };
+enum { STARTERS = 4, PER_STARTER = 250, CONCURRENT = STARTERS * PER_STARTER };
 static portal_auth *shared_client;
 static outcome many[CONCURRENT];
 static int many_done;
 
 static void on_many(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;
-    record(user_data, error);
+    finish(user_data, error);
     count_call(&many_done);
 }
 
@@ -158,7 +115,7 @@ static void *start_kept(void *client) {
 
 static void *start_many(void *arg) {
     outcome *slice = arg;
-    for (int i = 0; i < PER_THREAD; i++) {
+    for (int i = 0; i < PER_STARTER; i++) {
         if (portal_auth_get_methods(shared_client, on_many, &slice[i], NULL) != PORTAL_AUTH_OK) abort();
     }
     return NULL;
@@ -203,29 +160,29 @@ static void on_outer(void *user_data, const portal_auth_methods *methods, const 
     nesting *nest = user_data;
     if (portal_auth_get_methods(nest->client, on_methods, &nest->inner, NULL) != PORTAL_AUTH_OK) abort();
     nest->ran_inner = run_until(nest->fd, &nest->inner.calls, 1);
-    record(&nest->outer, error);
+    finish(&nest->outer, error);
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    main_thread = pthread_self();
-    char body[2048];
-    emulator_request("/_emulator/reset", "{}", body, sizeof body);
-
-    /* One descriptor for the process, not readable while nothing is pending. */
+/* One descriptor for the process, not readable while nothing is pending. */
+static void one_descriptor_idle_without_calls(void) {
     int fd = portal_auth_completion_fd();
     CHECK(fd >= 0 && portal_auth_completion_fd() == fd);
     CHECK(!readable(fd));
     CHECK(portal_auth_run_completions() == 0);
+}
 
-    /* Bad arguments. */
+static void bad_arguments(void) {
     portal_auth *client = queued_client("env-open");
     CHECK(portal_auth_set_completion_queue(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_completion_queue(client, 2) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    portal_auth_free(client);
+}
 
-    /* One call: it starts only when the host runs the queue (the descriptor readable at
-       once, level-triggered), sends and completes in its runs, exactly once, on its thread. */
+/* One call: it starts only when the host runs the queue (the descriptor readable at once,
+   level-triggered), sends and completes in its runs, exactly once, on its thread. */
+static void one_call_completes_in_runs(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
     outcome first = {0};
     inside_start = 1;
     CHECK(portal_auth_get_methods(client, on_methods, &first, NULL) == PORTAL_AUTH_OK);
@@ -235,20 +192,28 @@ int main(void) {
     CHECK(first.calls == 0);
     pthread_mutex_unlock(&lock);
     CHECK(run_until(fd, &first.calls, 1));
-    CHECK(first.calls == 1 && first.on_main && !first.inside_start && first.code == PORTAL_AUTH_OK);
+    CHECK(first.calls == 1 && on_main(&first) && !first.inside_start && first.code == PORTAL_AUTH_OK);
     CHECK(!readable(fd));
     CHECK(portal_auth_run_completions() == 0);
+    portal_auth_free(client);
+    CHECK(first.calls == 1);
+}
 
-    /* The descriptor under epoll, level-triggered (EPOLLIN): no event while a request waits
-       for its server (held by the emulator), one on every wait once the response is there,
-       until the runs have completed the call; none after. */
+/* The descriptor under epoll, level-triggered (EPOLLIN): no event while a request waits for
+   its server (held by the emulator), one on every wait once the response is there, until the
+   runs have completed the call; none after. */
+static void epoll_level_triggered_not_while_server_waits(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
+    char body[2048];
     int poller = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event watch = { .events = EPOLLIN, .data.fd = fd }, event;
     CHECK(poller >= 0 && epoll_ctl(poller, EPOLL_CTL_ADD, fd, &watch) == 0);
+    clear_requests();
     emulator_request("/_emulator/faults", "{\"path\":\"/methods\",\"kind\":\"hold\"}", body, sizeof body);
     outcome held = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &held, NULL) == PORTAL_AUTH_OK);
-    CHECK(run_until_requested(fd, "/methods", 2));
+    CHECK(run_until_requested(fd, "/methods", 1));
     CHECK(epoll_wait(poller, &event, 1, 0) == 0 && !readable(fd));
     emulator_request("/_emulator/release", "{}", body, sizeof body);
     CHECK(epoll_wait(poller, &event, 1, 30000) == 1 && event.data.fd == fd && (event.events & EPOLLIN));
@@ -257,37 +222,52 @@ int main(void) {
     CHECK(run_until(fd, &held.calls, 1) && held.code == PORTAL_AUTH_OK);
     CHECK(epoll_wait(poller, &event, 1, 0) == 0);
     close(poller);
+    portal_auth_free(client);
+    CHECK(held.calls == 1);
+}
 
-    /* 1,000 concurrent calls from 4 threads while this thread runs the queue: each completes
-       exactly once, here, never inside its starting call; then nothing is pending. */
-    shared_client = client;
-    pthread_t threads[THREADS];
-    for (int t = 0; t < THREADS; t++) pthread_create(&threads[t], NULL, start_many, &many[t * PER_THREAD]);
+/* 1,000 concurrent calls from 4 threads while this thread runs the queue: each completes
+   exactly once, here, never inside its starting call; then nothing is pending. */
+static void concurrent_calls_complete_once_here(void) {
+    int fd = portal_auth_completion_fd();
+    shared_client = queued_client("env-open");
+    pthread_t threads[STARTERS];
+    for (int t = 0; t < STARTERS; t++) pthread_create(&threads[t], NULL, start_many, &many[t * PER_STARTER]);
     CHECK(run_until(fd, &many_done, CONCURRENT));
-    for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+    for (int t = 0; t < STARTERS; t++) pthread_join(threads[t], NULL);
     int once = 1, here = 1, ok = 1, outside = 1;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < CONCURRENT; i++) {
         once &= many[i].calls == 1;
-        here &= many[i].on_main;
+        here &= on_main(&many[i]);
         ok &= many[i].code == PORTAL_AUTH_OK;
         outside &= !many[i].inside_start;
     }
     pthread_mutex_unlock(&lock);
     CHECK(once && here && ok && outside);
     CHECK(!readable(fd) && portal_auth_run_completions() == 0);
+    portal_auth_free(shared_client);
+}
 
-    /* A call that completes here while another thread is still starting it: its handle is
-       where the host asked before then, so the completion frees it with the memory that held
-       it, and nothing is written there afterwards (valgrind). */
+/* A call that completes here while another thread is still starting it: its handle is where
+   the host asked before then, so the completion frees it with the memory that held it, and
+   nothing is written there afterwards (valgrind). */
+static void completes_before_its_start_returns(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
+    int kept_before = kept_done;
     pthread_t starter;
     pthread_create(&starter, NULL, start_kept, client);
-    CHECK(run_until(fd, &kept_done, KEPT));
+    CHECK(run_until(fd, &kept_done, kept_before + KEPT));
     pthread_join(starter, NULL);
     CHECK(!readable(fd) && portal_auth_run_completions() == 0);
+    portal_auth_free(client);
+}
 
-    /* A client freed with calls in flight, and with a completion already queued: each still
-       completes exactly once, through the queue. */
+/* A client freed with calls in flight, and with a completion already queued: each still
+   completes exactly once, through the queue. */
+static void client_freed_with_calls_in_flight(void) {
+    int fd = portal_auth_completion_fd();
     portal_auth *doomed = queued_client("env-open");
     outcome queued_before = {0}, orphans[50] = {{0}};
     CHECK(portal_auth_get_methods(doomed, on_methods, &queued_before, NULL) == PORTAL_AUTH_OK);
@@ -295,17 +275,23 @@ int main(void) {
     for (int i = 0; i < 50; i++) CHECK(portal_auth_get_methods(doomed, on_methods, &orphans[i], NULL) == PORTAL_AUTH_OK);
     portal_auth_free(doomed);
     CHECK(run_until(fd, &queued_before.calls, 1));
-    int freed_ok = queued_before.code == PORTAL_AUTH_OK && queued_before.on_main;
+    int freed_ok = queued_before.code == PORTAL_AUTH_OK && on_main(&queued_before);
     for (int i = 0; i < 50; i++) {
         CHECK(run_until(fd, &orphans[i].calls, 1));
-        freed_ok &= orphans[i].code == PORTAL_AUTH_OK && orphans[i].on_main;
+        freed_ok &= orphans[i].code == PORTAL_AUTH_OK && on_main(&orphans[i]);
     }
     CHECK(freed_ok);
     CHECK(!readable(fd));
+    int once = queued_before.calls == 1;
+    for (int i = 0; i < 50; i++) once &= orphans[i].calls == 1;
+    CHECK(once);
+}
 
-    /* A grant exchange goes on while the host does not run the queue: once no run has begun
-       for a second, a library thread attends to the calls' work, so the session is stored
-       (the grant is spent); its completion still waits for the host's run. */
+/* A grant exchange goes on while the host does not run the queue: once no run has begun for
+   a second, a library thread attends to the calls' work, so the session is stored (the grant
+   is spent); its completion still waits for the host's run. */
+static void exchange_goes_on_while_queue_unattended(void) {
+    int fd = portal_auth_completion_fd();
     portal_auth_storage_callbacks store = { .size = sizeof store, .get = store_get, .set = store_set, .remove = store_remove };
     portal_auth_options stored_options = emulator_options("env-open");
     stored_options.storage = PORTAL_AUTH_STORAGE_HOST;
@@ -316,17 +302,22 @@ int main(void) {
     char unattended_url[512];
     grant_redirect("env-open", "c-queue-unattended@example.com", unattended_url, sizeof unattended_url);
     outcome left = {0};
+    int stored_before = stored_sessions;
     CHECK(portal_auth_handle_redirect(unattended, unattended_url, on_result, &left, NULL) == PORTAL_AUTH_OK);
-    CHECK(wait_count_within(&stored_sessions, 1, 30));
+    CHECK(wait_count_within(&stored_sessions, stored_before + 1, 30));
     pthread_mutex_lock(&lock);
     CHECK(left.calls == 0);
     pthread_mutex_unlock(&lock);
-    CHECK(run_until(fd, &left.calls, 1) && left.code == PORTAL_AUTH_OK && left.on_main && left.session != NULL);
+    CHECK(run_until(fd, &left.calls, 1) && left.code == PORTAL_AUTH_OK && on_main(&left) && left.session != NULL);
     portal_auth_session_release(left.session);
     portal_auth_free(unattended);
+    CHECK(left.calls == 1);
+}
 
-    /* A session lent through the queue invalidates through it; one lent on the library
-       thread, there. */
+/* A session lent through the queue invalidates through it. */
+static void session_lent_through_queue_invalidates_through_it(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
     char url[512];
     grant_redirect("env-open", "c-queue@example.com", url, sizeof url);
     outcome signed_in = {0}, invalidated = {0};
@@ -335,79 +326,130 @@ int main(void) {
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session != NULL);
     CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
     CHECK(run_until(fd, &invalidated.calls, 1));
-    CHECK(invalidated.on_main && invalidated.code == PORTAL_AUTH_OK);
+    CHECK(on_main(&invalidated) && invalidated.code == PORTAL_AUTH_OK);
     portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+    CHECK(signed_in.calls == 1 && invalidated.calls == 1);
+}
 
+/* One lent on the library thread invalidates there, past the queue. */
+static void session_lent_on_library_thread_invalidates_there(void) {
+    int fd = portal_auth_completion_fd();
     portal_auth_options options = emulator_options("env-open");
     portal_auth *threaded = NULL;
     CHECK(portal_auth_new(&options, &threaded, NULL) == PORTAL_AUTH_OK);
+    char url[512];
     grant_redirect("env-open", "c-queue-thread@example.com", url, sizeof url);
     outcome threaded_in = {0}, threaded_out = {0};
     CHECK(portal_auth_handle_redirect(threaded, url, on_result, &threaded_in, NULL) == PORTAL_AUTH_OK);
     wait_calls(&threaded_in.calls);
-    CHECK(threaded_in.code == PORTAL_AUTH_OK && threaded_in.session != NULL && !threaded_in.on_main);
+    CHECK(threaded_in.code == PORTAL_AUTH_OK && threaded_in.session != NULL && !on_main(&threaded_in));
     CHECK(portal_auth_session_invalidate(threaded_in.session, on_done, &threaded_out, NULL) == PORTAL_AUTH_OK);
     wait_calls(&threaded_out.calls);
-    CHECK(!threaded_out.on_main && !readable(fd));
+    CHECK(!on_main(&threaded_out) && !readable(fd));
     portal_auth_session_release(threaded_in.session);
     portal_auth_free(threaded);
+    CHECK(threaded_in.calls == 1 && threaded_out.calls == 1);
+}
 
-    /* Queued log lines: delivered by the run, on this thread, never on a library thread. */
+/* Puts back the audit's log handler, on library threads. */
+static void end_queued_lines(void) {
+    CHECK(portal_auth_set_queued_log_handler(NULL, NULL) == PORTAL_AUTH_OK);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+}
+
+/* Queued log lines: delivered by the run, on this thread, never on a library thread. */
+static void queued_log_lines_delivered_by_the_run(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
     CHECK(portal_auth_set_queued_log_handler(queued_line, NULL) == PORTAL_AUTH_OK);
+    char url[512];
     grant_redirect("env-open", "c-queue-log@example.com", url, sizeof url);
     outcome logged = {0};
+    int lines_before = lines_on_main;
     CHECK(portal_auth_handle_redirect(client, url, on_result, &logged, NULL) == PORTAL_AUTH_OK);
     CHECK(run_until(fd, &logged.calls, 1));
-    int exchange_lines = lines_on_main; /* signed in, persisted */
-    CHECK(logged.code == PORTAL_AUTH_OK && exchange_lines >= 2 && lines_elsewhere == 0);
+    /* signed in, persisted */
+    CHECK(logged.code == PORTAL_AUTH_OK && lines_on_main - lines_before >= 2 && lines_elsewhere == 0);
     portal_auth_session_release(logged.session);
+    end_queued_lines();
+    portal_auth_free(client);
+    CHECK(logged.calls == 1);
+}
 
-    /* Lines still queued for a replaced handler are dropped: those of an exchange on the
-       library thread, queued by the time it has completed there, reach neither handler. */
+/* Lines still queued for a replaced handler are dropped: those of an exchange on the library
+   thread, queued by the time it has completed there, reach neither handler. */
+static void lines_queued_for_a_replaced_handler_dropped(void) {
+    int fd = portal_auth_completion_fd();
+    CHECK(portal_auth_set_queued_log_handler(queued_line, NULL) == PORTAL_AUTH_OK);
+    portal_auth_options options = emulator_options("env-open");
     portal_auth *logging = NULL;
     CHECK(portal_auth_new(&options, &logging, NULL) == PORTAL_AUTH_OK);
+    char url[512];
     grant_redirect("env-open", "c-queue-dropped@example.com", url, sizeof url);
     outcome dropped = {0};
+    int lines_before = lines_on_main;
     CHECK(portal_auth_handle_redirect(logging, url, on_result, &dropped, NULL) == PORTAL_AUTH_OK);
     wait_calls(&dropped.calls);
     CHECK(readable(fd));
     CHECK(portal_auth_set_queued_log_handler(replaced_line, NULL) == PORTAL_AUTH_OK);
     portal_auth_run_completions();
-    CHECK(dropped.code == PORTAL_AUTH_OK && lines_on_main == exchange_lines && lines_replaced == 0 && !readable(fd));
+    CHECK(dropped.code == PORTAL_AUTH_OK && lines_on_main == lines_before && lines_replaced == 0 && !readable(fd));
     portal_auth_session_release(dropped.session);
     portal_auth_free(logging);
-    CHECK(portal_auth_set_queued_log_handler(NULL, NULL) == PORTAL_AUTH_OK);
-    portal_auth_set_log_handler(audit_log_line, NULL); /* the audit's, on library threads again */
+    end_queued_lines();
+    CHECK(dropped.calls == 1 && lines_elsewhere == 0);
+}
 
-    /* A completion may run the queue itself. */
+/* A completion may run the queue itself. */
+static void completion_runs_the_queue_itself(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
     nesting nest = { .client = client, .fd = fd };
     CHECK(portal_auth_get_methods(client, on_outer, &nest, NULL) == PORTAL_AUTH_OK);
     CHECK(run_until(fd, &nest.outer.calls, 1));
-    CHECK(nest.ran_inner && nest.inner.calls == 1 && nest.inner.on_main && nest.outer.on_main);
+    CHECK(nest.ran_inner && nest.inner.calls == 1 && on_main(&nest.inner) && on_main(&nest.outer));
+    portal_auth_free(client);
+    CHECK(nest.outer.calls == 1 && nest.inner.calls == 1);
+}
 
-    /* A dispatcher replaces the queue; the queue switched off means the library thread. */
+/* A dispatcher replaces the queue; the queue switched off means the library thread. */
+static void dispatcher_or_off_replaces_the_queue(void) {
+    int fd = portal_auth_completion_fd();
+    portal_auth *client = queued_client("env-open");
+    int dispatches_before = dispatches;
     portal_auth_set_dispatcher(client, dispatch_at_once, NULL, NULL);
     outcome dispatched = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
     wait_calls(&dispatched.calls);
-    CHECK(dispatches == 1 && !dispatched.on_main && !readable(fd));
+    CHECK(dispatches == dispatches_before + 1 && !on_main(&dispatched) && !readable(fd));
     CHECK(portal_auth_set_completion_queue(client, PORTAL_AUTH_TRUE) == PORTAL_AUTH_OK);
     CHECK(portal_auth_set_completion_queue(client, PORTAL_AUTH_FALSE) == PORTAL_AUTH_OK);
     outcome off = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &off, NULL) == PORTAL_AUTH_OK);
     wait_calls(&off.calls);
-    CHECK(dispatches == 1 && !off.on_main && !readable(fd));
+    CHECK(dispatches == dispatches_before + 1 && !on_main(&off) && !readable(fd));
     portal_auth_free(client);
+    CHECK(dispatched.calls == 1 && off.calls == 1);
+}
 
-    /* Every callback of this test, counted once more now that all are done. */
-    pthread_mutex_lock(&lock);
-    CHECK(first.calls == 1 && held.calls == 1 && queued_before.calls == 1 && signed_in.calls == 1
-          && invalidated.calls == 1 && threaded_in.calls == 1 && threaded_out.calls == 1 && logged.calls == 1
-          && dropped.calls == 1 && dispatched.calls == 1 && off.calls == 1 && left.calls == 1);
-    int orphans_once = 1;
-    for (int i = 0; i < 50; i++) orphans_once &= orphans[i].calls == 1;
-    CHECK(orphans_once && lines_elsewhere == 0);
-    pthread_mutex_unlock(&lock);
-    curl_global_cleanup();
-    return report("queue_test");
+static const test_case cases[] = {
+    { "one_descriptor_idle_without_calls", one_descriptor_idle_without_calls, NULL },
+    { "bad_arguments", bad_arguments, NULL },
+    { "one_call_completes_in_runs", one_call_completes_in_runs, NULL },
+    { "epoll_level_triggered_not_while_server_waits", epoll_level_triggered_not_while_server_waits, NULL },
+    { "concurrent_calls_complete_once_here", concurrent_calls_complete_once_here, NULL },
+    { "completes_before_its_start_returns", completes_before_its_start_returns, NULL },
+    { "client_freed_with_calls_in_flight", client_freed_with_calls_in_flight, NULL },
+    { "exchange_goes_on_while_queue_unattended", exchange_goes_on_while_queue_unattended, NULL },
+    { "session_lent_through_queue_invalidates_through_it", session_lent_through_queue_invalidates_through_it, NULL },
+    { "session_lent_on_library_thread_invalidates_there", session_lent_on_library_thread_invalidates_there, NULL },
+    { "queued_log_lines_delivered_by_the_run", queued_log_lines_delivered_by_the_run, NULL },
+    { "lines_queued_for_a_replaced_handler_dropped", lines_queued_for_a_replaced_handler_dropped, NULL },
+    { "completion_runs_the_queue_itself", completion_runs_the_queue_itself, NULL },
+    { "dispatcher_or_off_replaces_the_queue", dispatcher_or_off_replaces_the_queue, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "queue_test", cases);
 }

@@ -1,7 +1,8 @@
-/* What the C tests of persisted sessions share (host_storage_test, keyring_test,
- * dispatcher_test, providers_test): the outcome of a call that lends a session or ends with
- * an error, the calls that wait for theirs, a sign-in at the emulator, 8 threads
- * invalidating at once, and programs run to their end (the private keyring's control). */
+/* What the C tests of persisted sessions and of completion queues share (host_storage_test,
+ * keyring_test, dispatcher_test, providers_test, fork_test, queue_test,
+ * component_queue_test): the outcome of a call that lends a session or ends with an error,
+ * the calls that wait for theirs, a sign-in at the emulator, 8 threads invalidating at
+ * once, and programs run to their end (the private keyring's control). */
 #ifndef PORTAL_AUTH_SESSION_SUPPORT_H
 #define PORTAL_AUTH_SESSION_SUPPORT_H
 
@@ -12,19 +13,40 @@
 
 extern char **environ;
 
+/* Set by a test around a starting call, to see whether a callback runs inside it. */
+static _Thread_local int inside_start;
+
 typedef struct {
-    int calls;
+    int calls;                     /* how often the callback ran: must end at exactly 1 */
     portal_auth_code code;
     portal_auth_reason reason;
     portal_auth_session *session;  /* retained */
     pthread_t thread;              /* where the callback ran */
+    int inside_start;              /* it ran inside a starting call */
 } outcome;
 
 static inline void finish(outcome *out, const portal_auth_error *error) {
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
     out->reason = portal_auth_error_reason(error);
     out->thread = pthread_self();
+    out->inside_start |= inside_start;
     count_call(&out->calls);
+}
+
+/* The thread that runs main: constructors run on it, before main. */
+static pthread_t main_thread;
+
+__attribute__((constructor)) static void note_main_thread(void) {
+    main_thread = pthread_self();
+}
+
+static inline int on_main(const outcome *out) {
+    return pthread_equal(out->thread, main_thread);
+}
+
+static inline void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    finish(user_data, error);
 }
 
 static inline void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {

@@ -65,6 +65,54 @@ static inline int report(const char *name) {
     return failed == 0 ? 0 : 1;
 }
 
+/* A named case of a test program: one behaviour, which sets up what it needs itself, so that
+   it can run alone. `needs` is NULL, or says what a run of the case needs beyond the
+   program's usual surroundings (a libcurl that refuses options, a library hidden): such a
+   case runs only when named. */
+typedef struct {
+    const char *name;
+    void (*run)(void);
+    const char *needs;
+} test_case;
+
+static inline const test_case *find_case(const test_case *cases, size_t count, const char *name) {
+    for (size_t index = 0; index < count; index++) {
+        if (strcmp(cases[index].name, name) == 0) return &cases[index];
+    }
+    return NULL;
+}
+
+/* Runs one case; its name goes with its failures, which CHECK has told by line. */
+static inline void run_case(const char *test, const test_case *chosen) {
+    int failed_before = failed;
+    chosen->run();
+    if (failed > failed_before) fprintf(stderr, "%s %s: %d failed\n", test, chosen->name, failed - failed_before);
+}
+
+/* A test program's main after its setup: with no argument, every case that needs nothing
+   more, in order; else the cases named, in the order given. Then the closing line of `test`.
+   An unknown name runs nothing: it lists the cases and returns 2. */
+static inline int run_cases(int argc, char **argv, const char *test, const test_case *cases, size_t count) {
+    for (int arg = 1; arg < argc; arg++) {
+        if (find_case(cases, count, argv[arg])) continue;
+        fprintf(stderr, "%s: no case named %s; its cases:\n", test, argv[arg]);
+        for (size_t index = 0; index < count; index++) {
+            fprintf(stderr, "  %s%s%s\n", cases[index].name, cases[index].needs ? " (only when named) needs " : "",
+                    cases[index].needs ? cases[index].needs : "");
+        }
+        return 2;
+    }
+    if (argc == 1) {
+        for (size_t index = 0; index < count; index++) {
+            if (!cases[index].needs) run_case(test, &cases[index]);
+        }
+    }
+    for (int arg = 1; arg < argc; arg++) run_case(test, find_case(cases, count, argv[arg]));
+    return report(test);
+}
+
+#define RUN_CASES(argc, argv, test, cases) run_cases((argc), (argv), (test), (cases), sizeof (cases) / sizeof (cases)[0])
+
 /* A loopback port nobody listens on now. It comes from below the kernel's ephemeral range
    (32768 and up): a port bind(0) gave could be taken by an outgoing connection (the library's
    own, to the emulator) before the test binds it again. The search starts at this process's
@@ -151,6 +199,12 @@ static inline int wait_count_within(const int *calls, int count, int seconds) {
     int reached = *calls >= count;
     pthread_mutex_unlock(&lock);
     return reached;
+}
+
+/* Whether the descriptor is readable now (poll with no wait). */
+static inline int readable(int fd) {
+    struct pollfd watched = { .fd = fd, .events = POLLIN };
+    return poll(&watched, 1, 0) == 1 && (watched.revents & POLLIN);
 }
 
 /* A blocking host's wait on the completion queue's descriptor: poll with a timeout (30 s,
@@ -285,5 +339,20 @@ static inline void grant_redirect(const char *environment, const char *email, ch
     if (!token[0]) abort();
     snprintf(url, size, "myapp://auth/callback?token=%s&authMethod=EMAIL_MAGIC_LINK", token);
 }
+
+/* run_cases for a test against the emulator in PORTAL_AUTH_TEST_API_HOST: libcurl set up
+   around the cases, which start from a reset emulator. */
+static inline int run_emulator_cases(int argc, char **argv, const char *test, const test_case *cases, size_t count) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "%s: PORTAL_AUTH_TEST_API_HOST is not set\n", test); return 2; }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    char answer[256];
+    emulator_request("/_emulator/reset", "{}", answer, sizeof answer);
+    int status = run_cases(argc, argv, test, cases, count);
+    curl_global_cleanup();
+    return status;
+}
+
+#define RUN_EMULATOR_CASES(argc, argv, test, cases) \
+    run_emulator_cases((argc), (argv), (test), (cases), sizeof (cases) / sizeof (cases)[0])
 
 #endif

@@ -1,7 +1,8 @@
 /* C tests of the asynchronous calls against the Portal emulator whose base URL is in
  * PORTAL_AUTH_TEST_API_HOST: exactly-once completion (also under 1,000 concurrent calls from
  * several threads, and with the client freed in flight), never inside the starting call,
- * the dispatcher, cancellation, and bad arguments. Waits on condition variables, never sleeps. */
+ * the dispatcher, cancellation, and bad arguments. Named cases (test_support.h's run_cases).
+ * Waits on condition variables, never sleeps. */
 #define _GNU_SOURCE /* pthread_getname_np */
 #include "test_support.h"
 
@@ -100,11 +101,9 @@ static void queue_job(void *dispatcher_data, portal_auth_job_fn run, void *data)
     pthread_mutex_unlock(&lock);
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
+/* get_methods: one completion, after the starting call returned. */
+static void get_methods_completes_once_after_its_start(void) {
     portal_auth *client = client_for("env-demo");
-
-    /* get_methods: one completion, after the starting call returned. */
     outcome methods = {0};
     portal_auth_call *call = NULL;
     inside_start = 1;
@@ -116,24 +115,35 @@ int main(void) {
     CHECK(strcmp(methods.text, "EMAIL_MAGIC_LINK GOOGLE APPLE ") == 0 && methods.count == 1);
     portal_auth_call_cancel(call); /* finished: ignored */
     portal_auth_call_free(call);
+    portal_auth_free(client);
+    CHECK(methods.calls == 1);
+}
 
-    /* send_magic_link: success, and a blank address through the callback. */
+/* send_magic_link: success, and a blank address through the callback. */
+static void send_magic_link_and_a_blank_address(void) {
+    portal_auth *client = client_for("env-demo");
     outcome sent[2] = {{0}};
     CHECK(portal_auth_send_magic_link(client, "Ada@Example.com", on_done, &sent[0], NULL) == PORTAL_AUTH_OK);
     CHECK(portal_auth_send_magic_link(client, "  ", on_done, &sent[1], NULL) == PORTAL_AUTH_OK);
     wait_for(sent, 2);
     CHECK(sent[0].code == PORTAL_AUTH_OK);
     CHECK(sent[1].code == PORTAL_AUTH_E_INVALID_ARGUMENT && strcmp(sent[1].text, "email") == 0);
+    portal_auth_free(client);
+    CHECK(sent[0].calls == 1 && sent[1].calls == 1);
+}
 
-    /* Calls that cannot start: an error code, and no callback ever. */
+/* Calls that cannot start: an error code, no callback ever, and each of the eleven clears
+   *out_call. */
+static void refused_calls_never_call_back(void) {
+    portal_auth *client = client_for("env-demo");
     outcome never = {0};
+    portal_auth_call *call = NULL;
     CHECK(portal_auth_get_methods(NULL, on_methods, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_get_methods(client, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_send_magic_link(client, "\xff\xfe@example.com", on_done, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_send_magic_link(client, NULL, NULL, &never, &call) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_login_with_google(client, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
 
-    /* Each of the eleven calls that cannot start clears *out_call. */
     portal_auth_call *stale = (portal_auth_call *)&never;
     portal_auth_call *refused[11];
     for (int i = 0; i < 11; i++) refused[i] = stale;
@@ -154,16 +164,22 @@ int main(void) {
         if (codes[i] != PORTAL_AUTH_E_INVALID_ARGUMENT || refused[i] != NULL) fprintf(stderr, "call %d: code %d\n", i, (int)codes[i]);
         CHECK(codes[i] == PORTAL_AUTH_E_INVALID_ARGUMENT && refused[i] == NULL);
     }
+    portal_auth_free(client);
+    CHECK(never.calls == 0);
+}
 
-    /* The setters all answer with a code. */
+/* The setters all answer with a code. */
+static void setters_answer_with_a_code(void) {
     CHECK(portal_auth_set_dispatcher(NULL, queue_job, NULL, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_browser_opener(NULL, NULL, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_log_level((portal_auth_log_level)5) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_log_level(PORTAL_AUTH_LOG_NONE) == PORTAL_AUTH_OK);
     CHECK(portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG) == PORTAL_AUTH_OK);
+}
 
-    /* Authorize URLs, and a provider the environment lacks. */
+/* Authorize URLs, and a provider the environment lacks. */
+static void authorize_urls_and_a_missing_provider(void) {
     portal_auth *open_client = client_for("env-open");
     outcome urls[2] = {{0}};
     CHECK(portal_auth_login_with_google(open_client, on_url, &urls[0], NULL) == PORTAL_AUTH_OK);
@@ -172,44 +188,63 @@ int main(void) {
     CHECK(urls[0].code == PORTAL_AUTH_OK && strncmp(urls[0].text, "http://127.0.0.1:", 17) == 0);
     CHECK(urls[1].code == PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE && strcmp(urls[1].text, "APPLE") == 0);
     portal_auth_free(open_client);
+    CHECK(urls[0].calls == 1 && urls[1].calls == 1);
+}
 
-    /* 1,000 concurrent calls from 4 threads: each completes exactly once. */
-    shared_client = client;
+/* 1,000 concurrent calls from 4 threads: each completes exactly once; without a dispatcher,
+   all of them on the library's one I/O thread. */
+static void concurrent_calls_complete_once_on_the_io_thread(void) {
+    shared_client = client_for("env-demo");
     pthread_t threads[THREADS];
     for (int t = 0; t < THREADS; t++) pthread_create(&threads[t], NULL, start_many, &many[t * PER_THREAD]);
     for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
     wait_for(many, THREADS * PER_THREAD);
-    int all_once = 1, all_ok = 1;
+    portal_auth_free(shared_client);
+    int all_once = 1, all_ok = 1, one_thread = 1;
+    pthread_mutex_lock(&lock);
     for (int i = 0; i < THREADS * PER_THREAD; i++) {
         all_once &= many[i].calls == 1;
         all_ok &= many[i].code == PORTAL_AUTH_OK;
+        one_thread &= pthread_equal(many[i].thread, many[0].thread);
     }
-    CHECK(all_ok);
-
-    /* Without a dispatcher, all of them complete on the library's one I/O thread. */
-    int one_thread = 1;
-    for (int i = 0; i < THREADS * PER_THREAD; i++) one_thread &= pthread_equal(many[i].thread, many[0].thread);
+    pthread_mutex_unlock(&lock);
+    CHECK(all_once && all_ok);
     char thread_name[16] = "";
     pthread_getname_np(many[0].thread, thread_name, sizeof thread_name);
     CHECK(one_thread && strcmp(thread_name, "portal-auth-io") == 0);
+}
 
-    /* The client freed with calls in flight: every call still completes. */
+/* The client freed with calls in flight: every call still completes, once. */
+static void client_freed_with_calls_in_flight(void) {
     portal_auth *doomed = client_for("env-demo");
     outcome orphans[50] = {{0}};
     for (int i = 0; i < 50; i++) CHECK(portal_auth_get_methods(doomed, on_methods, &orphans[i], NULL) == PORTAL_AUTH_OK);
     portal_auth_free(doomed);
     wait_for(orphans, 50);
-    for (int i = 0; i < 50; i++) all_once &= orphans[i].code == PORTAL_AUTH_OK;
+    int all_done = 1;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < 50; i++) all_done &= orphans[i].calls == 1 && orphans[i].code == PORTAL_AUTH_OK;
+    pthread_mutex_unlock(&lock);
+    CHECK(all_done);
+}
 
-    /* Cancelled at once: one completion, cancelled or (if already sent) done. */
+/* Cancelled at once: one completion, cancelled or (if already sent) done. */
+static void cancelled_at_once_completes_once(void) {
+    portal_auth *client = client_for("env-demo");
     outcome cancelled = {0};
+    portal_auth_call *call = NULL;
     CHECK(portal_auth_get_methods(client, on_methods, &cancelled, &call) == PORTAL_AUTH_OK);
     portal_auth_call_cancel(call);
     portal_auth_call_free(call);
     wait_for(&cancelled, 1);
     CHECK(cancelled.code == PORTAL_AUTH_E_CANCELLED || cancelled.code == PORTAL_AUTH_OK);
+    portal_auth_free(client);
+    CHECK(cancelled.calls == 1);
+}
 
-    /* A dispatcher: the completion runs where the host runs the job, here the main thread. */
+/* A dispatcher: the completion runs where the host runs the job, here the main thread. */
+static void dispatcher_completes_where_host_runs_the_job(void) {
+    portal_auth *client = client_for("env-demo");
     CHECK(portal_auth_set_dispatcher(client, queue_job, NULL, NULL) == PORTAL_AUTH_OK);
     outcome dispatched = {0};
     CHECK(portal_auth_get_methods(client, on_methods, &dispatched, NULL) == PORTAL_AUTH_OK);
@@ -223,16 +258,22 @@ int main(void) {
     free(entry);
     CHECK(dispatched.calls == 1 && pthread_equal(dispatched.thread, pthread_self()));
     CHECK(portal_auth_set_dispatcher(client, NULL, NULL, NULL) == PORTAL_AUTH_OK);
-
     portal_auth_free(client);
+    CHECK(dispatched.calls == 1);
+}
 
-    /* Every callback of this test, counted once more now that all are done. */
-    pthread_mutex_lock(&lock);
-    all_once &= methods.calls == 1 && sent[0].calls == 1 && sent[1].calls == 1 && never.calls == 0
-        && urls[0].calls == 1 && urls[1].calls == 1 && cancelled.calls == 1 && dispatched.calls == 1;
-    for (int i = 0; i < 50; i++) all_once &= orphans[i].calls == 1;
-    pthread_mutex_unlock(&lock);
-    CHECK(all_once);
+static const test_case cases[] = {
+    { "get_methods_completes_once_after_its_start", get_methods_completes_once_after_its_start, NULL },
+    { "send_magic_link_and_a_blank_address", send_magic_link_and_a_blank_address, NULL },
+    { "refused_calls_never_call_back", refused_calls_never_call_back, NULL },
+    { "setters_answer_with_a_code", setters_answer_with_a_code, NULL },
+    { "authorize_urls_and_a_missing_provider", authorize_urls_and_a_missing_provider, NULL },
+    { "concurrent_calls_complete_once_on_the_io_thread", concurrent_calls_complete_once_on_the_io_thread, NULL },
+    { "client_freed_with_calls_in_flight", client_freed_with_calls_in_flight, NULL },
+    { "cancelled_at_once_completes_once", cancelled_at_once_completes_once, NULL },
+    { "dispatcher_completes_where_host_runs_the_job", dispatcher_completes_where_host_runs_the_job, NULL },
+};
 
-    return report("calls_test");
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "calls_test", cases);
 }

@@ -5,10 +5,10 @@
  * email is still queued (every connection to the server busy) ends SIGN_IN_CLOSED, and the
  * email is never sent. The emulator holds requests until released, and the second case's
  * calls run through the completion queue, whose runs the test makes, so the order is
- * certain. */
+ * certain. Named cases (test_support.h's run_cases). */
 #include "session_support.h"
 
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+static void count_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;
     (void)error;
     count_call(user_data);
@@ -51,6 +51,13 @@ static int run_until_seen(int fd, const char *path, int count) {
     return 0;
 }
 
+/* The emulator served every fault it was given: none is left for a later case. */
+static void no_fault_left(void) {
+    char body[256];
+    emulator_request("/_emulator/faults", NULL, body, sizeof body);
+    CHECK(strcmp(body, "{\"faults\":[]}") == 0);
+}
+
 static portal_auth *client_of(const char *id, const char *redirect) {
     emulator_environment(id, redirect, 0);
     portal_auth_options options = emulator_options(id);
@@ -79,10 +86,13 @@ static void free_while_fetching_the_authorize_url(void) {
     pthread_mutex_lock(&lock);
     CHECK(opened == 0);
     pthread_mutex_unlock(&lock);
+    no_fault_left();
 }
 
 /* The email is queued behind 16 held requests when the client goes: it is never sent. */
-static void free_while_the_email_waits_for_a_connection(int fd) {
+static void free_while_the_email_waits_for_a_connection(void) {
+    int fd = portal_auth_completion_fd();
+    CHECK(fd >= 0);
     enum { connections = 16 };  /* per origin (README.md, "Transport notes") */
     char redirect[128], body[1024];
     snprintf(redirect, sizeof redirect, "http://127.0.0.1:%d/callback", free_port());
@@ -91,7 +101,7 @@ static void free_while_the_email_waits_for_a_connection(int fd) {
     clear_requests();
     emulator_request("/_emulator/faults", "{\"path\":\"/methods\",\"kind\":\"hold\",\"count\":16}", body, sizeof body);
     int methods = 0;
-    for (int i = 0; i < connections; i++) CHECK(portal_auth_get_methods(client, on_methods, &methods, NULL) == PORTAL_AUTH_OK);
+    for (int i = 0; i < connections; i++) CHECK(portal_auth_get_methods(client, count_methods, &methods, NULL) == PORTAL_AUTH_OK);
     CHECK(run_until_seen(fd, "/methods", connections));
 
     outcome signed_in = {0};
@@ -103,18 +113,14 @@ static void free_while_the_email_waits_for_a_connection(int fd) {
     CHECK(run_until(fd, &signed_in.calls, 1));
     CHECK(signed_in.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && signed_in.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     CHECK(requests_seen("/magic-links", 1, 0) == 0);
+    no_fault_left();
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    free_while_fetching_the_authorize_url();
-    int fd = portal_auth_completion_fd();
-    CHECK(fd >= 0);
-    free_while_the_email_waits_for_a_connection(fd);
-    char body[256];
-    emulator_request("/_emulator/faults", NULL, body, sizeof body);
-    CHECK(strcmp(body, "{\"faults\":[]}") == 0);
-    curl_global_cleanup();
-    return report("free_test");
+static const test_case cases[] = {
+    { "free_while_fetching_the_authorize_url", free_while_fetching_the_authorize_url, NULL },
+    { "free_while_the_email_waits_for_a_connection", free_while_the_email_waits_for_a_connection, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "free_test", cases);
 }

@@ -7,9 +7,9 @@
  * - two processes invalidating one token at once remove the file once;
  * - a temporary file a crash left beside the entry is never read, and the next write
  *   replaces it.
- * With the arguments "restore FOLDER" it is the new process: it prints what a restore gave;
- * with "invalidate FOLDER", it restores, waits for a line on stdin, invalidates, and prints
- * how many times it removed the file. */
+ * Named cases (test_support.h's run_cases). With the arguments "restore FOLDER" it is the new
+ * process: it prints what a restore gave; with "invalidate FOLDER", it restores, waits for a
+ * line on stdin, invalidates, and prints how many times it removed the file. */
 #include "session_support.h"
 
 #include <sys/stat.h>
@@ -124,79 +124,132 @@ static void refused(const char *folder, const char *what) {
     portal_auth_free(client);
 }
 
-int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) {
-        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST\n");
-        return 2;
-    }
-    /* No session bus: the file store needs none. */
-    unsetenv("DBUS_SESSION_BUS_ADDRESS");
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    portal_auth_set_log_handler(audit_log_line, NULL);
-    if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore_of(client_in(argv[2]));
-    if (argc == 3 && strcmp(argv[1], "invalidate") == 0) return print_invalidate(argv[2]);
+/* This program, which the cases run again as a new process. */
+static const char *self;
 
-    char base[] = "/tmp/portal-auth-file-store-XXXXXX", folder[256], file[512], seen[256], expected[256];
-    if (!mkdtemp(base)) abort();
-    snprintf(folder, sizeof folder, "%s/state/portal-auth", base);
-    snprintf(file, sizeof file, "%s/%s", folder, FILE_NAME);
+/* A case's own folder: `base`, made now, with `folder` to be made in it by the library. */
+typedef struct { char base[64], folder[256], file[512]; } place;
 
-    /* Persisted: the folder made 0700, the file 0600; a new process restores it. */
-    portal_auth *client = client_in(folder);
-    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-1@example.com");
-    CHECK(mode_of(folder) == 0700 && mode_of(file) == 0600);
-    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(signed_in.session));
-    restore_in_new_process(argv[0], folder, seen, sizeof seen);
+static place new_place(void) {
+    place at;
+    snprintf(at.base, sizeof at.base, "/tmp/portal-auth-file-store-XXXXXX");
+    if (!mkdtemp(at.base)) abort();
+    snprintf(at.folder, sizeof at.folder, "%s/state/portal-auth", at.base);
+    snprintf(at.file, sizeof at.file, "%s/%s", at.folder, FILE_NAME);
+    return at;
+}
+
+static void remove_place(const place *at) {
+    char cleanup[512];
+    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", at->base);
+    if (system(cleanup) != 0) abort();
+}
+
+/* A new process restores `signed_in`'s session from the folder. */
+static void restored_in_new_process(const place *at, const outcome *signed_in) {
+    char seen[256], expected[256];
+    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(signed_in->session));
+    restore_in_new_process(self, at->folder, seen, sizeof seen);
     CHECK(strcmp(seen, expected) == 0);
+}
 
-    /* A crash's temporary file is never read; the next write replaces it. */
+/* Persisted: the folder made 0700, the file 0600; a new process restores it. */
+static void sign_in_persists_privately(void) {
+    place at = new_place();
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-1@example.com");
+    CHECK(mode_of(at.folder) == 0700 && mode_of(at.file) == 0600);
+    restored_in_new_process(&at, &signed_in);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+    remove_place(&at);
+}
+
+/* A crash's temporary file is never read; the next write replaces it. */
+static void crash_leftover_never_read_then_replaced(void) {
+    place at = new_place();
+    portal_auth *client = client_in(at.folder);
+    outcome first = sign_in(client, ENVIRONMENT, "c-file-1@example.com");
     char temporary[512];
-    snprintf(temporary, sizeof temporary, "%s/.%s.tmp", folder, FILE_NAME);
+    snprintf(temporary, sizeof temporary, "%s/.%s.tmp", at.folder, FILE_NAME);
     FILE *partial = fopen(temporary, "w");
     if (!partial) abort();
     fputs("{\"clientSessionTok", partial);
     fclose(partial);
-    restore_in_new_process(argv[0], folder, seen, sizeof seen);
-    CHECK(strcmp(seen, expected) == 0);
+    restored_in_new_process(&at, &first);
     outcome second = sign_in(client, ENVIRONMENT, "c-file-2@example.com");
     CHECK(mode_of(temporary) == -1);
-    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(second.session));
-    restore_in_new_process(argv[0], folder, seen, sizeof seen);
-    CHECK(strcmp(seen, expected) == 0);
+    restored_in_new_process(&at, &second);
+    portal_auth_session_release(first.session);
+    portal_auth_session_release(second.session);
+    portal_auth_free(client);
+    remove_place(&at);
+}
 
-    /* Two processes invalidate at once: one removal; then there is no session. */
-    two_invalidate_at_once(argv[0], folder);
-    CHECK(mode_of(file) == -1);
-    restore_in_new_process(argv[0], folder, seen, sizeof seen);
+/* Two processes invalidate at once: one removal; then there is no session. */
+static void two_processes_invalidating_remove_once(void) {
+    place at = new_place();
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-2@example.com");
+    two_invalidate_at_once(self, at.folder);
+    CHECK(mode_of(at.file) == -1);
+    char seen[256];
+    restore_in_new_process(self, at.folder, seen, sizeof seen);
     CHECK(strcmp(seen, "none\n") == 0);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+    remove_place(&at);
+}
 
-    /* Signed in again, then out: the file goes. */
-    outcome third = sign_in(client, ENVIRONMENT, "c-file-3@example.com");
-    CHECK(mode_of(file) == 0600);
+/* Signed in, then out: the file goes. */
+static void sign_out_removes_the_file(void) {
+    place at = new_place();
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-3@example.com");
+    CHECK(mode_of(at.file) == 0600);
     CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
-    CHECK(mode_of(file) == -1);
+    CHECK(mode_of(at.file) == -1);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+    remove_place(&at);
+}
 
-    /* Hostile folders are refused, and spend nothing. */
+/* Hostile folders are refused, and spend nothing: a symlink, one open to others, and (as
+   root) another user's. */
+static void hostile_folders_refused(void) {
+    place at = new_place();
     char link[256], open_folder[256], foreign[256];
-    snprintf(link, sizeof link, "%s/link", base);
-    if (symlink(folder, link) != 0) abort();
+    /* The link's target is a folder the store would take. */
+    snprintf(link, sizeof link, "%s/safe", at.base);
+    if (mkdir(link, 0700) != 0) abort();
+    snprintf(link, sizeof link, "%s/link", at.base);
+    if (symlink("safe", link) != 0) abort();
     refused(link, "a symlink");
-    snprintf(open_folder, sizeof open_folder, "%s/open", base);
+    snprintf(open_folder, sizeof open_folder, "%s/open", at.base);
     if (mkdir(open_folder, 0700) != 0 || chmod(open_folder, 0777) != 0) abort();
     refused(open_folder, "a folder of mode 0777");
     if (geteuid() == 0) {
-        snprintf(foreign, sizeof foreign, "%s/foreign", base);
+        snprintf(foreign, sizeof foreign, "%s/foreign", at.base);
         if (mkdir(foreign, 0700) != 0 || chown(foreign, 65534, 65534) != 0) abort();
         refused(foreign, "another user's folder");
     }
+    remove_place(&at);
+}
 
-    portal_auth_session_release(signed_in.session);
-    portal_auth_session_release(second.session);
-    portal_auth_session_release(third.session);
-    portal_auth_free(client);
-    char cleanup[512];
-    snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", base);
-    if (system(cleanup) != 0) abort();
-    curl_global_cleanup();
-    return report("file_store_test");
+static const test_case cases[] = {
+    { "sign_in_persists_privately", sign_in_persists_privately, NULL },
+    { "crash_leftover_never_read_then_replaced", crash_leftover_never_read_then_replaced, NULL },
+    { "two_processes_invalidating_remove_once", two_processes_invalidating_remove_once, NULL },
+    { "sign_out_removes_the_file", sign_out_removes_the_file, NULL },
+    { "hostile_folders_refused", hostile_folders_refused, NULL },
+};
+
+int main(int argc, char **argv) {
+    /* No session bus: the file store needs none. */
+    unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore_of(client_in(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "invalidate") == 0) return print_invalidate(argv[2]);
+    self = argv[0];
+    return RUN_EMULATOR_CASES(argc, argv, "file_store_test", cases);
 }

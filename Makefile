@@ -3,7 +3,12 @@
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build demo test library header install docs clean fuzz sanitize bench
+# The tiers of make test, each runnable alone (docs/testing.md): make test-c, make test-qt...
+TIERS := swift python c rust cpp glib qt providers docs hardening
+TIER_TARGETS := $(addprefix test-,$(TIERS))
+
+.PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install docs clean fuzz \
+	sanitize bench
 
 all: build
 
@@ -16,9 +21,20 @@ build: deps
 demo: build
 	scripts/demo.sh
 
-test: deps
+build-tests: deps
 	swift build --build-tests
+
+test: build-tests
 	scripts/test.sh
+
+# The fast tier: the Swift suite, pytest and the C tests without valgrind, on one build.
+check: build-tests
+	scripts/check.sh
+
+# One tier of make test; ONLY= picks one test in it: a Swift test filter (test-swift),
+# pytest's arguments (test-python), "TEST [CASE]" of Tests/c (test-c).
+$(TIER_TARGETS): test-%: build-tests
+	PORTAL_AUTH_TEST_ONLY='$(ONLY)' scripts/test.sh $*
 
 # libFuzzer over the parsers, 60 s per target (make test runs them for 20 s each).
 fuzz: deps

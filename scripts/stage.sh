@@ -3,8 +3,10 @@
 #   pass "what held"        counts a check and says so
 #   fail "what did not"     says so, closes with "NAME: N passed, 1 failed" and exits 1
 #   finish                  closes with "NAME: N passed, 0 failed"
-#   install_prefix          `make install` into $work/prefix: sets prefix, soname and
-#                           PKG_CONFIG_PATH
+#   install_prefix          the library as `make install` lays it out: the run's prefix
+#                           when PORTAL_AUTH_TEST_PREFIX names one (scripts/test.sh installs
+#                           once for every stage), else a `make install` into $work/prefix;
+#                           sets prefix, soname and PKG_CONFIG_PATH
 #   loads_by_soname LABEL PROGRAM   fails unless PROGRAM loads the library by its soname,
 #                           found in the prefix when run as it is (no LD_LIBRARY_PATH)
 #   hiding PATH COMMAND...  runs COMMAND in a private mount namespace where PATH is hidden: a
@@ -24,8 +26,8 @@ pass() { passed=$((passed + 1)); echo "ok: $1"; }
 fail() { echo "FAILED: $1" >&2; echo "$stage: $passed passed, 1 failed"; exit 1; }
 finish() { echo "$stage: $passed passed, 0 failed"; }
 install_prefix() {
-    prefix="$work/prefix"
-    scripts/install.sh "$prefix"
+    prefix=${PORTAL_AUTH_TEST_PREFIX:-$work/prefix}
+    [ -n "${PORTAL_AUTH_TEST_PREFIX:-}" ] || scripts/install.sh "$prefix"
     export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
     soname=$(readelf -d "$prefix/lib/libportalauth.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
 }

@@ -6,11 +6,8 @@
 # abi/ (scripts/abi.sh, which fails on an incompatible change and lets added functions pass);
 # the library links only glibc, libstdc++ and libgcc_s (libcurl, libsecret, libqrencode
 # and libpng are opened on first use) and loads with the Swift toolchain hidden; a C11 and a
-# C++17 program build with pkg-config; the C tests in Tests/c, built the same way, pass under
-# valgrind (the keyring's inside private keyrings; wipe_test, which watches the library's
-# free() calls itself, without it); the transport test passes again with a libcurl that
-# refuses each protection, and the lazy-loading test passes again with each system library
-# hidden. Ends with a count line.
+# C++17 program build with pkg-config. (The C tests of Tests/c are scripts/test-c.sh.) Ends
+# with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/stage.sh c-abi
@@ -123,81 +120,14 @@ for program in version-c version-cpp; do
 done
 pass "both run against the library and agree with the header's version"
 
-can_hide=true
-hiding "$work" true 2>/dev/null || { can_hide=false; echo "skipped below: no private mount namespace (unshare)"; }
-
 # Loads where no Swift toolchain is installed: the toolchain's folder is hidden.
 toolchain=$(swift_toolchain)
-if $can_hide; then
+if hiding "$work" true 2>/dev/null; then
     hiding "$toolchain" sh -c '[ -z "$(ls "$0")" ] && exec "$@"' "$toolchain" env LD_LIBRARY_PATH="$prefix/lib" "$work/version-c" >/dev/null \
         || fail "the library does not load with the toolchain ($toolchain) hidden"
     pass "it loads with the Swift toolchain ($toolchain) hidden"
-fi
-
-# The C tests call a Portal emulator on loopback; it stops when this script exits.
-source scripts/emulator.sh
-start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
-trap 'stop_emulator; rm -rf "$work"' EXIT
-
-# Runs a C test program under valgrind (any invalid access or definite leak fails it, but
-# for glibc's own in Tests/c/valgrind.supp) and checks its closing line. LABEL names the run; WRAPPER... (maybe none) runs valgrind.
-# wipe_test runs on its own: it defines free() to watch the library's, which valgrind's
-# allocator would replace.
-#   run_c_test LABEL NAME [ARGUMENT] [-- WRAPPER...]
-run_c_test() {
-    local label=$1 name=$2 arguments=() wrapper=()
-    shift 2
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do arguments+=("$1"); shift; done
-    [ $# -gt 0 ] && { shift; wrapper=("$@"); }
-    local memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite
-                    --suppressions=Tests/c/valgrind.supp)
-    [ "$name" = wipe_test ] && memcheck=()
-    "${wrapper[@]}" env LD_LIBRARY_PATH="${library_path:-$prefix/lib}" "${memcheck[@]}" "$work/$name" "${arguments[@]}" > "$work/$name.out" \
-        || { cat "$work/$name.out"; fail "$label failed under valgrind"; }
-    cat "$work/$name.out"
-    grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$label printed no result"
-    pass "$label"
-}
-
-# The C test programs. --as-needed: only those that call libcurl themselves link it, so
-# lazy_load_test sees what the library alone loads.
-for source in Tests/c/*_test.c; do
-    name=$(basename "$source" .c)
-    # Inside each Secret Service provider, in its own stage (scripts/test-providers.sh); in
-    # a Debian 11 root, in its own (scripts/test-old-glibc.sh).
-    [ "$name" = providers_test ] || [ "$name" = old_glibc_test ] && continue
-    gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "$source" -Wl,--as-needed "${portal_auth_flags[@]}" $(pkg-config --libs libcurl) \
-        -o "$work/$name" || fail "$name does not build"
-    case "$name" in
-        keyring_test)  # the real keyring, in a private one; then in one whose bus refuses deletes
-            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
-            run_c_test "$name with the keyring refusing deletes" "$name" refused-delete -- \
-                scripts/private-keyring.sh run --deny-item-delete ;;
-        fork_test)  # in a private keyring; then with the parent on the keyring's D-Bus before it forks
-            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
-            run_c_test "$name with the keyring used first" "$name" keyring-first -- scripts/private-keyring.sh run ;;
-        *) run_c_test "$name" "$name" ;;
-    esac
-done
-
-# A libcurl that cannot honour one of the transport's protections (as an older one) fails
-# each request with a message naming it, and sends nothing.
-real_curl=$(readlink -f "$(gcc -print-file-name=libcurl.so.4)")
-mkdir -p "$work/refusing"
-# Its symbols carry the real library's version node, as the programs linked to it expect.
-node=$(objdump -T "$real_curl" | awk '$NF == "curl_easy_init" { print $(NF - 1) }')
-echo "$node { global: curl_*; local: *; };" > "$work/refusing/libcurl.map"
-gcc -std=c11 "${flags[@]}" -shared -fPIC -DREAL_LIBCURL="\"$real_curl\"" -Wl,-soname,libcurl.so.4 \
-    -Wl,--version-script="$work/refusing/libcurl.map" Tests/c/support/refusing_libcurl.c -ldl \
-    -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
-library_path="$work/refusing:$prefix/lib" run_c_test "curl_options_test with each protection refused" curl_options_test --refusing
-
-# With each system library unloadable, only the calls that need it fail, with its name.
-if $can_hide; then
-    for soname in libcurl.so.4 libsecret-1.so.0 libqrencode.so.4 libpng16.so.16; do
-        file=$(readlink -f "$(gcc -print-file-name="$soname")")
-        run_c_test "lazy_load_test with $soname hidden" lazy_load_test "$soname" -- hiding "$file"
-    done
+else
+    echo "skipped: loading with the toolchain hidden (no private mount namespace: unshare)"
 fi
 
 finish

@@ -1,83 +1,142 @@
 #!/usr/bin/env bash
-# Every test: the Python binding (installed into a fresh virtual environment, type-checked,
-# tested end to end with the emulator, fault injection included; its wheel built from its
-# sdist and installed where no toolchain is), the Swift suite (which starts the emulators it
-# needs on loopback and stops them) inside a private keyring, the C ABI's packaging checks
-# (soname, versioned symbols, its glibc floor, debug information, the ABI baseline) and C
-# tests, the library signing in on Debian 11, the header's checks, the consumer projects,
-# the documentation and its citations, the C sample and the Rust crate against the
-# installed library, the C++ layer's test (under valgrind, built by g++ and by clang++) and
-# example, the GLib layer (C, PyGObject, GJS) and the GTK app driven end to end under Xvfb,
-# portal-auth-qt (its QtTest tests, its sample's window and the README's sign-in, under Xvfb),
-# the fuzzers for a bounded time, the Swift suite again under ThreadSanitizer and
-# AddressSanitizer, and an audit of every log line the library wrote during all of it. Ends
-# with one summary line.
+# The tests in tiers (docs/testing.md says what each runs):
+#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers docs hardening
+# No tier: every one (make test, which CI runs), then an audit of every log line the library
+# wrote during the run. Each tier's stages start the services they need (the emulator, a
+# private keyring, Xvfb) and stop them. The tiers that test the library as `make install`
+# lays it out share one install, made once here. PORTAL_AUTH_TEST_ONLY (make's ONLY=) picks
+# one test of a single tier: a Swift test filter, pytest's arguments, or "TEST [CASE]" of
+# the C tests. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+all_tiers=(swift python c rust cpp glib qt providers docs hardening)
+tiers=("$@")
+[ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
+for tier in "${tiers[@]}"; do
+    [[ " ${all_tiers[*]} " == *" $tier "* ]] || { echo "no tier named $tier (tiers: ${all_tiers[*]})" >&2; exit 2; }
+done
+only=${PORTAL_AUTH_TEST_ONLY:-}
+[ -z "$only" ] || [ ${#tiers[@]} -eq 1 ] || { echo "ONLY picks a test of one tier: name one tier" >&2; exit 2; }
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 # The log audit's inputs: every harness appends the library's log lines to the first, every
 # emulator the secrets it issues to the second; scripts/log-audit.py compares them at the end.
 export PORTAL_AUTH_TEST_LOG_FILE="$log/library.log" PORTAL_AUTH_TEST_SECRETS_FILE="$log/issued-secrets"
 
-echo "== Python: pip install ./bindings/python into a fresh virtual environment"
-python3 -m venv "$log/venv"
-pip=("$log/venv/bin/pip" install --quiet --disable-pip-version-check)
-"${pip[@]}" -r bindings/python/tests/requirements.txt
-"${pip[@]}" ./bindings/python
-echo "== Python: mypy --strict"
-"$log/venv/bin/mypy" --config-file bindings/python/pyproject.toml \
-    bindings/python/portal_auth bindings/python/examples
-echo "== Python: pytest (the binding end to end, inside a private D-Bus session with gnome-keyring; the emulator)"
-# (The provider tests run in their own stage, once inside each provider, and the sandbox's
-# tests there too.)
-scripts/private-keyring.sh run "$log/venv/bin/python" -m pytest -p no:cacheprovider -q bindings/python/tests \
-    --ignore=bindings/python/tests/providers --ignore=bindings/python/tests/sandbox \
-    2>&1 | tee "$log/python"
-# Every test ran and passed: a skipped one (a missing keyring) counts as a failure here.
-python_count=$(sed -n 's/^\([0-9]*\) passed\(, [0-9]* subtests passed\)\{0,1\} in .*/\1/p' "$log/python")
-
-echo "== Swift tests (inside a private D-Bus session with gnome-keyring)"
-scripts/private-keyring.sh run swift test --disable-xctest 2>&1 | tee "$log/swift"
-swift_count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$log/swift" | tail -n 1)
-
 # Runs a stage that closes with "NAME: N passed, 0 failed"; its N joins the total.
 #   run_stage NAME TITLE COMMAND...
-stage_counts=()
+counts=()
 run_stage() {
-    local name=$1 title=$2
+    local name=$1 title=$2 started=$SECONDS
     shift 2
     echo "== $title"
     "$@" 2>&1 | tee "$log/$name"
-    stage_counts+=("$(sed -n "s/^$name: \([0-9]*\) passed, 0 failed\$/\1/p" "$log/$name")")
+    counts+=("$(sed -n "s/^$name: \([0-9]*\) passed, 0 failed\$/\1/p" "$log/$name")")
+    echo "== $name: $((SECONDS - started)) s"
 }
-run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a sign-in from it with no toolchain" \
-    scripts/test-wheel.sh
-run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh
-run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline, the C tests" \
-    scripts/test-library.sh
-run_stage old-glibc "The library on Debian 11 (its glibc floor, 2.31, and libcurl 7.74), in a root of its own" \
-    scripts/test-old-glibc.sh
-run_stage providers "The keyring on each Secret Service provider (gnome-keyring, KeePassXC, KWallet), Python and C" \
-    scripts/test-providers.sh "$log/venv/bin/python"
-run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \
-    scripts/test-header.sh
-run_stage consumers "Consumer projects: pkg-config, CMake (C and C++) and Meson, against the installed library" \
-    scripts/test-consumers.sh
-run_stage docs "Documentation: make docs (Doxygen) and the citations of docs/" scripts/test-docs.sh
-run_stage bindings "The C sample and the Rust crate, against the installed library" scripts/test-bindings.sh
-run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++: its tests with and without exceptions under valgrind, its wiped secrets, its example" \
+# As run_stage, for a test runner: COUNTER is a sed script that prints its count of passed
+# tests from its output.
+#   run_counted NAME TITLE COUNTER COMMAND...
+run_counted() {
+    local name=$1 title=$2 counter=$3 started=$SECONDS
+    shift 3
+    echo "== $title"
+    "$@" 2>&1 | tee "$log/$name"
+    counts+=("$(sed -n "$counter" "$log/$name" | tail -n 1)")
+    echo "== $name: $((SECONDS - started)) s"
+}
+selected() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
+swift_counter='s/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p'
+# Every test ran and passed: a skipped one (a missing keyring) counts as a failure here.
+pytest_counter='s/^\([0-9]*\) passed\(, [0-9]* subtests passed\)\{0,1\} in .*/\1/p'
+
+# One install for every tier that tests the library as `make install` lays it out.
+for tier in c rust cpp glib qt providers hardening; do
+    if selected "$tier"; then
+        echo "== make install into this run's prefix"
+        scripts/install.sh "$log/prefix"
+        export PORTAL_AUTH_TEST_PREFIX="$log/prefix"
+        break
+    fi
+done
+
+if selected swift; then
+    filter=()
+    [ -z "$only" ] || filter=(--filter "$only")
+    run_counted swift "Swift tests (inside a private D-Bus session with gnome-keyring)" "$swift_counter" \
+        scripts/private-keyring.sh run swift test --skip-build --disable-xctest "${filter[@]}"
+fi
+
+# The Python binding installed into a fresh virtual environment, made once, with its tests'
+# requirements: sets python.
+python_venv() {
+    python=$log/venv/bin/python
+    [ ! -x "$python" ] || return 0
+    echo "== Python: pip install ./bindings/python into a fresh virtual environment"
+    python3 -m venv "$log/venv"
+    local pip=("$log/venv/bin/pip" install --quiet --disable-pip-version-check)
+    "${pip[@]}" -r bindings/python/tests/requirements.txt
+    "${pip[@]}" ./bindings/python ./emulator
+}
+
+if selected python; then
+    python_venv
+    read -r -a pytest_arguments <<< "${only:-bindings/python/tests}"
+    if [ -z "$only" ]; then
+        echo "== Python: mypy --strict"
+        "$log/venv/bin/mypy" --config-file bindings/python/pyproject.toml \
+            bindings/python/portal_auth bindings/python/examples
+        # (The provider tests run in the providers tier, once inside each provider, and the
+        # sandbox's tests there too.)
+        pytest_arguments+=(--ignore=bindings/python/tests/providers --ignore=bindings/python/tests/sandbox)
+    fi
+    run_counted python "Python: pytest (the binding end to end, inside a private D-Bus session with gnome-keyring; the emulator)" \
+        "$pytest_counter" scripts/private-keyring.sh run "$python" -m pytest -p no:cacheprovider -q "${pytest_arguments[@]}"
+    if [ -z "$only" ]; then
+        run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a sign-in from it with no toolchain" \
+            scripts/test-wheel.sh
+        run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh
+    fi
+fi
+
+if selected c; then
+    if [ -n "$only" ]; then
+        # shellcheck disable=SC2086 # "TEST [CASE]"
+        run_stage c-tests "The C test $only, under valgrind" scripts/test-c.sh --valgrind $only
+    else
+        run_stage c-abi "C ABI packaging: soname, versioned symbols, debug information, the ABI baseline" \
+            scripts/test-library.sh
+        run_stage c-tests "The C tests (Tests/c) under valgrind" scripts/test-c.sh --valgrind
+        run_stage header "The C header: plain C under gcc and clang, and the declarations of the Swift exports" \
+            scripts/test-header.sh
+        run_stage consumers "Consumer projects: pkg-config, CMake (C and C++) and Meson, against the installed library" \
+            scripts/test-consumers.sh
+        run_stage c-sample "The C sample, against the installed library" scripts/test-c-sample.sh
+    fi
+fi
+selected rust && run_stage rust "The Rust crates, against the installed library" scripts/test-rust.sh
+selected cpp && run_stage cpp "The C++ layer (portal_auth.hpp) under g++ and clang++: its tests with and without exceptions under valgrind, its wiped secrets, its example" \
     scripts/test-cpp.sh
-run_stage glib "portal-auth-glib (C under valgrind, PyGObject, GJS) and the GTK app driven under Xvfb, against the installed library" \
+selected glib && run_stage glib "portal-auth-glib (C under valgrind, PyGObject, GJS) and the GTK app driven under Xvfb, against the installed library" \
     scripts/test-glib.sh
-run_stage qt "portal-auth-qt (QtTest under Xvfb and valgrind, the sample's window, the README's sign-in through xdg-open), against the installed library" \
+selected qt && run_stage qt "portal-auth-qt (QtTest under Xvfb and valgrind, the sample's window, the README's sign-in through xdg-open), against the installed library" \
     scripts/test-qt.sh
-run_stage fuzz "Fuzzing (libFuzzer, 20 s per target)" scripts/fuzz.sh 20
-run_stage sanitize "Swift tests under ThreadSanitizer and AddressSanitizer" scripts/sanitize.sh
-run_stage log-audit "Log audit: no secret the emulators issued in any log line of this run" \
+if selected providers; then
+    python_venv
+    run_stage providers "The keyring on each Secret Service provider (gnome-keyring, KeePassXC, KWallet), Python and C" \
+        scripts/test-providers.sh "$python"
+fi
+selected docs && run_stage docs "Documentation: make docs (Doxygen), the citations of docs/, the commands the documents show" \
+    scripts/test-docs.sh
+if selected hardening; then
+    run_stage old-glibc "The library on Debian 11 (its glibc floor, 2.31, and libcurl 7.74), in a root of its own" \
+        scripts/test-old-glibc.sh
+    run_stage fuzz "Fuzzing (libFuzzer, 20 s per target)" scripts/fuzz.sh 20
+    run_stage sanitize "Swift tests under ThreadSanitizer and AddressSanitizer" scripts/sanitize.sh
+fi
+[ $# -gt 0 ] || run_stage log-audit "Log audit: no secret the emulators issued in any log line of this run" \
     python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE"
 
-counts=("$python_count" "$swift_count" "${stage_counts[@]}")
 total=0
 for count in "${counts[@]}"; do
     [ -n "$count" ] || { echo "tests: a stage reported no count" >&2; exit 1; }

@@ -127,7 +127,7 @@ fn server_errors_carry_their_fields() {
     assert!(matches!(auth.get_methods().wait(), Err(Error::Network { .. })));
 }
 
-/// Locks the private keyring (scripts/private-keyring.sh, which test-bindings.sh runs the
+/// Locks the private keyring (scripts/private-keyring.sh, which test-rust.sh runs the
 /// tests inside) for the test: among this binary's tests, which hold the faults lock, no other
 /// touches the keyring meanwhile.
 #[test]

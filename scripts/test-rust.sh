@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# The C sample and the Rust crates, built against the library as `make install` lays it out
-# (in a temporary prefix, found with pkg-config), tested against the Portal emulator inside
-# a private D-Bus session with gnome-keyring: the sample's quick start as its README writes
-# it, its end-to-end tests (some under valgrind); the crates' quick start, `cargo test` with
-# Debian's cargo, offline (portal-auth-sys against the header, portal-auth end to end and
-# under tokio, the doctests), and Debian's `cargo clippy` with every warning an error. The
-# sample, the crate's example and a program that depends on the crates (bindings/rust/
+# The Rust crates (bindings/rust), built against the library as `make install` lays it out
+# (in a prefix, found with pkg-config), tested against the Portal emulator inside a private
+# D-Bus session with gnome-keyring: the crates' quick start as the README writes it, `cargo
+# test` with Debian's cargo, offline (portal-auth-sys against the header, portal-auth end to
+# end and under tokio, the doctests), and Debian's `cargo clippy` with every warning an
+# error. The crate's example and a program that depends on the crates (bindings/rust/
 # dependent) load the library by its soname, found through their run path. Ends with a count
 # line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
-source scripts/stage.sh bindings
+source scripts/stage.sh rust
 
 install_prefix
 
@@ -23,17 +22,7 @@ trap 'stop_emulator; rm -rf "$work"' EXIT
 # their home and build folder here.
 export CARGO_HOME="$work/cargo-home" CARGO_TARGET_DIR="$work/cargo-target" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 
-quick_start bindings/c/README.md
 quick_start bindings/rust/README.md
-
-make -s -C bindings/c OUT="$work/portal-auth-login" || fail "portal-auth-login does not build"
-loads_by_soname "the C sample" "$work/portal-auth-login"
-pass "the C sample loads the library as $soname"
-PORTAL_AUTH_LOGIN="$work/portal-auth-login" python3 -m unittest discover -v -s bindings/c/tests 2>&1 | tee "$work/c-sample" \
-    || fail "the C sample's tests"
-c_count=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$work/c-sample")
-grep -qx OK "$work/c-sample" && [ -n "$c_count" ] || fail "the C sample's tests printed no result"
-passed=$((passed + c_count))
 
 # From the crates' folder: its .cargo/config.toml points crates.io at Debian's registry, for
 # the tokio of the tests. Debian's cargo-clippy comes first on PATH.

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The C tests of Tests/c, built as a C11 program each against one libportalauth and run
+# against a Portal emulator this script starts (the keyring's inside private keyrings):
+#   scripts/test-c.sh [--valgrind] [--library DIR] [TEST [CASE]]
+# --library DIR: the folder of a libportalauth.so to test, with the header of include/ (make
+# check gives .build/debug); by default the library as `make install` lays it out.
+# --valgrind: each runs under memcheck, where an invalid access or a definite leak fails it
+# (but glibc's own, in Tests/c/valgrind.supp); wipe_test runs without it, since it defines
+# free() to watch the library's, which valgrind's allocator would replace.
+# TEST [CASE]: only that test, given CASE as its argument; by default every test, each in
+# each of its modes (the transport test again with a libcurl that refuses each protection,
+# the lazy-loading test again with each system library hidden). providers_test and
+# old_glibc_test run in their own stages (scripts/test-providers.sh, test-old-glibc.sh).
+# Ends with a count line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/stage.sh c-tests
+
+valgrind=false library_dir=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --valgrind) valgrind=true; shift ;;
+        --library) library_dir=$(readlink -f "$2"); shift 2 ;;
+        *) break ;;
+    esac
+done
+only=${1:-} only_argument=${2:-}
+if [ -n "$library_dir" ]; then
+    compile_flags=(-Iinclude "-L$library_dir" -lportalauth)
+else
+    install_prefix
+    library_dir="$prefix/lib"
+    read -r -a compile_flags <<< "$(pkg-config --cflags --libs portal-auth)"
+fi
+[ -z "$only" ] || [ -f "Tests/c/$only.c" ] || fail "no C test named $only (Tests/c/$only.c)"
+
+source scripts/emulator.sh
+start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
+trap 'stop_emulator; rm -rf "$work"' EXIT
+
+flags=(-Wall -Wextra -Wpedantic -Werror)
+# Runs a built C test and checks its closing line. LABEL names the run; WRAPPER... (maybe
+# none) runs around it.
+#   run_c_test LABEL NAME [ARGUMENT...] [-- WRAPPER...]
+run_c_test() {
+    local label=$1 name=$2 arguments=() wrapper=() memcheck=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do arguments+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; wrapper=("$@"); }
+    $valgrind && [ "$name" != wipe_test ] \
+        && memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite
+                     --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp)
+    "${wrapper[@]}" env LD_LIBRARY_PATH="${library_path:-$library_dir}" "${memcheck[@]}" "$work/$name" "${arguments[@]}" \
+        > "$work/$name.out" || { cat "$work/$name.out"; fail "$label failed${memcheck:+ under valgrind}"; }
+    cat "$work/$name.out"
+    grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$label printed no result"
+    pass "$label"
+}
+
+# --as-needed: only the tests that call libcurl themselves link it, so lazy_load_test sees
+# what the library alone loads.
+build_c_test() {
+    gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "Tests/c/$1.c" -Wl,--as-needed "${compile_flags[@]}" \
+        $(pkg-config --libs libcurl) -o "$work/$1" || fail "$1 does not build"
+}
+
+if [ -n "$only" ]; then
+    build_c_test "$only"
+    wrapper=()
+    case "$only" in keyring_test|fork_test) wrapper=(-- scripts/private-keyring.sh run) ;; esac
+    run_c_test "$only${only_argument:+ $only_argument}" "$only" ${only_argument:+"$only_argument"} "${wrapper[@]}"
+    finish
+    exit 0
+fi
+
+for source in Tests/c/*_test.c; do
+    name=$(basename "$source" .c)
+    [ "$name" = providers_test ] || [ "$name" = old_glibc_test ] && continue
+    build_c_test "$name"
+    case "$name" in
+        keyring_test)  # the real keyring, in a private one; then in one whose bus refuses deletes
+            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
+            run_c_test "$name with the keyring refusing deletes" "$name" refused-delete -- \
+                scripts/private-keyring.sh run --deny-item-delete ;;
+        fork_test)  # in a private keyring; then with the parent on the keyring's D-Bus before it forks
+            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
+            run_c_test "$name with the keyring used first" "$name" keyring-first -- scripts/private-keyring.sh run ;;
+        *) run_c_test "$name" "$name" ;;
+    esac
+done
+
+# A libcurl that cannot honour one of the transport's protections (as an older one) fails
+# each request with a message naming it, and sends nothing.
+real_curl=$(readlink -f "$(gcc -print-file-name=libcurl.so.4)")
+mkdir -p "$work/refusing"
+# Its symbols carry the real library's version node, as the programs linked to it expect.
+node=$(objdump -T "$real_curl" | awk '$NF == "curl_easy_init" { print $(NF - 1) }')
+echo "$node { global: curl_*; local: *; };" > "$work/refusing/libcurl.map"
+gcc -std=c11 "${flags[@]}" -shared -fPIC -DREAL_LIBCURL="\"$real_curl\"" -Wl,-soname,libcurl.so.4 \
+    -Wl,--version-script="$work/refusing/libcurl.map" Tests/c/support/refusing_libcurl.c -ldl \
+    -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
+library_path="$work/refusing:$library_dir" run_c_test "curl_options_test with each protection refused" curl_options_test --refusing
+
+# With each system library unloadable, only the calls that need it fail, with its name.
+if hiding "$work" true 2>/dev/null; then
+    for soname in libcurl.so.4 libsecret-1.so.0 libqrencode.so.4 libpng16.so.16; do
+        file=$(readlink -f "$(gcc -print-file-name="$soname")")
+        run_c_test "lazy_load_test with $soname hidden" lazy_load_test "$soname" -- hiding "$file"
+    done
+else
+    echo "skipped: lazy_load_test with each library hidden (no private mount namespace: unshare)"
+fi
+
+finish

@@ -1,7 +1,8 @@
 /* C test of host-supplied storage and the log hook (and its level), against the Portal
  * emulator whose base URL is in PORTAL_AUTH_TEST_API_HOST: a recording store that can fail,
  * undecodable values cleared (and a clear that fails), and invalidation shared by every
- * session of one token and single-flight from 8 threads, counted in the store's calls. */
+ * session of one token and single-flight from 8 threads, counted in the store's calls. Named
+ * cases (test_support.h's run_cases), each with clients and a store of its own. */
 #define _POSIX_C_SOURCE 200809L  /* strdup */
 #include "session_support.h"
 
@@ -94,23 +95,48 @@ static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, 
     return client;
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    portal_auth_set_log_handler(on_log, NULL);
+/* A client of the host's store, whose user_data is `released`'s counter. */
+typedef struct {
+    portal_auth_storage_callbacks callbacks;
+    int released;
+    portal_auth *client;
+} host_client;
 
-    int released = 0;
-    portal_auth_storage_callbacks callbacks = { sizeof callbacks, host_get, host_set, host_remove, &released, host_release };
+/* An empty store that does not fail, and a client of it. */
+static void open_client(host_client *host) {
+    pthread_mutex_lock(&lock);
+    fail_get = fail_remove = 0;
+    pthread_mutex_unlock(&lock);
+    store_value(NULL);
+    host->callbacks = (portal_auth_storage_callbacks){ sizeof host->callbacks, host_get, host_set, host_remove,
+                                                       &host->released, host_release };
     portal_auth_code code;
-    portal_auth_error *error = NULL;
-    portal_auth *client = client_with(&callbacks, &code, &error);
-    CHECK(code == PORTAL_AUTH_OK && client != NULL);
+    host->client = client_with(&host->callbacks, &code, NULL);
+    CHECK(code == PORTAL_AUTH_OK && host->client != NULL);
+}
 
-    /* A sign-in persists through the host's set. */
+/* Frees the client, its sessions released: the host's user_data is released once. */
+static void close_client(host_client *host) {
+    portal_auth_free(host->client);
+    wait_count(&host->released, 1);
+    CHECK(counted(&host->released) == 1);
+}
+
+static void set_switch(int *which, int on) {
+    pthread_mutex_lock(&lock);
+    *which = on;
+    pthread_mutex_unlock(&lock);
+}
+
+/* A sign-in persists through the host's set; the log has lines, none with the token or the
+   grant. */
+static void sign_in_persists_through_set(void) {
+    host_client host = {0};
+    open_client(&host);
     char url[512];
     grant_redirect("env-open", "c-host@example.com", url, sizeof url);
     outcome signed_in = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_handle_redirect(host.client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
     wait_calls(&signed_in.calls);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session != NULL);
     char *token = NULL;
@@ -118,140 +144,8 @@ int main(void) {
     char expected[512];
     snprintf(expected, sizeof expected, "{\"clientSessionToken\":\"%s\",\"endUserId\":\"%s\"}", token,
              portal_auth_session_end_user_id(signed_in.session));
-    pthread_mutex_lock(&lock);
-    CHECK(stored != NULL && strcmp(stored, expected) == 0);
-    pthread_mutex_unlock(&lock);
+    CHECK(stored_is(expected));
 
-    /* A second client restores it, which logs a line at info level. */
-    portal_auth *second = client_with(&callbacks, &code, NULL);
-    pthread_mutex_lock(&lock);
-    int lines_before = lines;
-    pthread_mutex_unlock(&lock);
-    outcome restored = {0};
-    CHECK(portal_auth_restore_session(second, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&restored.calls);
-    CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
-    portal_auth_session_release(restored.session);
-    pthread_mutex_lock(&lock);
-    CHECK(lines > lines_before);
-    lines_before = lines;
-    pthread_mutex_unlock(&lock);
-
-    /* With the log level at warning, the same restore passes no line to the handler. */
-    portal_auth_set_log_level(PORTAL_AUTH_LOG_WARNING);
-    outcome quiet = {0};
-    CHECK(portal_auth_restore_session(second, on_session, &quiet, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&quiet.calls);
-    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
-    CHECK(quiet.code == PORTAL_AUTH_OK && quiet.session != NULL);
-    portal_auth_session_release(quiet.session);
-    pthread_mutex_lock(&lock);
-    CHECK(lines == lines_before);
-    pthread_mutex_unlock(&lock);
-
-    /* A failing get is transient: an error, and the value stays. */
-    pthread_mutex_lock(&lock);
-    fail_get = 1;
-    pthread_mutex_unlock(&lock);
-    outcome failing = {0};
-    CHECK(portal_auth_restore_session(second, on_session, &failing, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&failing.calls);
-    CHECK(failing.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && failing.session == NULL);
-    pthread_mutex_lock(&lock);
-    fail_get = 0;
-    CHECK(stored != NULL && removes == 0);
-    /* A value that does not decode is deleted and reads as no session. */
-    free(stored);
-    stored = strdup("garbage");
-    pthread_mutex_unlock(&lock);
-    outcome corrupt = {0};
-    CHECK(portal_auth_restore_session(second, on_session, &corrupt, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&corrupt.calls);
-    CHECK(corrupt.code == PORTAL_AUTH_OK && corrupt.session == NULL);
-    pthread_mutex_lock(&lock);
-    CHECK(stored == NULL && removes == 1);
-    pthread_mutex_unlock(&lock);
-
-
-    /* Its heal logged one warning, without the value. */
-    pthread_mutex_lock(&lock);
-    CHECK(cleared == 1 && strstr(logged, "garbage") == NULL);
-    pthread_mutex_unlock(&lock);
-
-    /* A heal whose delete fails: a storage failure that says so, the value kept, no warning. */
-    store_value("garbage");
-    pthread_mutex_lock(&lock);
-    fail_remove = 1;
-    pthread_mutex_unlock(&lock);
-    outcome unhealed = restore(second);
-    CHECK(unhealed.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unhealed.session == NULL);
-    CHECK(unhealed.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
-    CHECK(stored_is("garbage") && counted(&cleared) == 1);
-    /* ...which invalidate() reports too: an undecodable value belongs to nobody. */
-    outcome other = sign_in(client, "env-open", "c-host-2@example.com");
-    store_value("garbage");
-    outcome refused = invalidate(other.session);
-    CHECK(refused.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && refused.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
-    CHECK(stored_is("garbage"));
-    pthread_mutex_lock(&lock);
-    fail_remove = 0;
-    pthread_mutex_unlock(&lock);
-    outcome retried = invalidate(other.session);
-    CHECK(retried.code == PORTAL_AUTH_OK && stored_is(NULL) && counted(&cleared) == 2);
-    portal_auth_session_release(other.session);
-
-    /* A store that fails to read: the reason is the host's store. */
-    pthread_mutex_lock(&lock);
-    fail_get = 1;
-    pthread_mutex_unlock(&lock);
-    outcome unread = restore(second);
-    CHECK(unread.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unread.reason == PORTAL_AUTH_REASON_HOST_STORAGE_FAILED);
-    pthread_mutex_lock(&lock);
-    fail_get = 0;
-    pthread_mutex_unlock(&lock);
-
-    /* One token, three sessions (a sign-in, a restore by each client); 8 threads invalidate
-       them at once: one read, one delete, the same outcome for all, every session invalidated. */
-    outcome shared = sign_in(client, "env-open", "c-host-3@example.com");
-    outcome by_first = restore(client), by_second = restore(second);
-    portal_auth_session *sessions[3] = { shared.session, by_first.session, by_second.session };
-    CHECK(sessions[0] && sessions[1] && sessions[2] && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
-    int gets_before = counted(&gets), removes_before = counted(&removes);
-    CHECK(invalidate_at_once(sessions, 3) == THREADS);
-    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1 && stored_is(NULL));
-    for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
-    /* Settled: invalidating again does no storage I/O. */
-    CHECK(invalidate(sessions[2]).code == PORTAL_AUTH_OK);
-    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1);
-    for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
-
-    /* Host storage without callbacks, or without all of them. */
-    error = NULL;
-    CHECK(client_with(NULL, &code, &error) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
-    CHECK(strcmp(portal_auth_error_name(error), "host_storage") == 0);
-    portal_auth_error_free(error);
-    /* A failed portal_auth_new releases the host's user_data before it returns. */
-    int partial_released = 0;
-    portal_auth_storage_callbacks partial = callbacks;
-    partial.remove = NULL;
-    partial.user_data = &partial_released;
-    CHECK(client_with(&partial, &code, NULL) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
-    pthread_mutex_lock(&lock);
-    CHECK(partial_released == 1);
-    pthread_mutex_unlock(&lock);
-    /* So does one that fails the client's own checks after reading the callbacks. */
-    portal_auth_options blank = emulator_options("");
-    blank.storage = PORTAL_AUTH_STORAGE_HOST;
-    blank.host_storage = &partial;
-    partial.remove = host_remove;
-    portal_auth *none = NULL;
-    CHECK(portal_auth_new(&blank, &none, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT && none == NULL);
-    pthread_mutex_lock(&lock);
-    CHECK(partial_released == 2);
-    pthread_mutex_unlock(&lock);
-
-    /* The log: lines arrived, none with the token or the grant. */
-    portal_auth_set_log_handler(audit_log_line, NULL);
     pthread_mutex_lock(&lock);
     CHECK(lines > 0 && strstr(logged, portal_auth_session_end_user_id(signed_in.session)) != NULL);
     CHECK(strstr(logged, token) == NULL);
@@ -260,17 +154,163 @@ int main(void) {
     snprintf(grant_only, sizeof grant_only, "%.*s", (int)strcspn(grant, "&"), grant);
     CHECK(strstr(logged, grant_only) == NULL);
     pthread_mutex_unlock(&lock);
-
     portal_auth_string_free(token);
     portal_auth_session_release(signed_in.session);
-    portal_auth_free(second);
-    portal_auth_free(client);
-    /* Both clients and their sessions gone: each released the host's user_data once. */
-    wait_count(&released, 2);
+    close_client(&host);
+}
+
+/* A second client restores it, which logs a line at info level; with the log level at
+   warning, the same restore passes no line to the handler. */
+static void restore_logs_at_info_only(void) {
+    host_client first = {0}, second = {0};
+    open_client(&first);
+    open_client(&second);
+    outcome signed_in = sign_in(first.client, "env-open", "c-host@example.com");
+    int lines_before = counted(&lines);
+    outcome restored = restore(second.client);
+    CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
+    portal_auth_session_release(restored.session);
+    CHECK(counted(&lines) > lines_before);
+
+    lines_before = counted(&lines);
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_WARNING);
+    outcome quiet = restore(second.client);
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
+    CHECK(quiet.code == PORTAL_AUTH_OK && quiet.session != NULL);
+    portal_auth_session_release(quiet.session);
+    CHECK(counted(&lines) == lines_before);
+    portal_auth_session_release(signed_in.session);
+    close_client(&second);
+    close_client(&first);
+}
+
+/* A failing get is transient: an error, and the value stays. */
+static void failing_get_keeps_the_value(void) {
+    host_client host = {0};
+    open_client(&host);
+    outcome signed_in = sign_in(host.client, "env-open", "c-host@example.com");
+    int removes_before = counted(&removes);
+    set_switch(&fail_get, 1);
+    outcome failing = restore(host.client);
+    set_switch(&fail_get, 0);
+    CHECK(failing.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && failing.session == NULL);
+    CHECK(!stored_is(NULL) && counted(&removes) == removes_before);
+    portal_auth_session_release(signed_in.session);
+    close_client(&host);
+}
+
+/* A value that does not decode is deleted and reads as no session; its heal logs one
+   warning, without the value. */
+static void undecodable_value_cleared(void) {
+    host_client host = {0};
+    open_client(&host);
+    int removes_before = counted(&removes), cleared_before = counted(&cleared);
+    store_value("garbage");
+    outcome corrupt = restore(host.client);
+    CHECK(corrupt.code == PORTAL_AUTH_OK && corrupt.session == NULL);
+    CHECK(stored_is(NULL) && counted(&removes) == removes_before + 1);
     pthread_mutex_lock(&lock);
-    CHECK(released == 2);
+    CHECK(cleared == cleared_before + 1 && strstr(logged, "garbage") == NULL);
     pthread_mutex_unlock(&lock);
-    free(stored);
-    curl_global_cleanup();
-    return report("host_storage_test");
+    close_client(&host);
+}
+
+/* A heal whose delete fails: a storage failure that says so, the value kept, no warning;
+   which invalidate() reports too (an undecodable value belongs to nobody), and clears once
+   the delete works. */
+static void failed_clear_reported_and_kept(void) {
+    host_client host = {0};
+    open_client(&host);
+    int cleared_before = counted(&cleared);
+    store_value("garbage");
+    set_switch(&fail_remove, 1);
+    outcome unhealed = restore(host.client);
+    CHECK(unhealed.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unhealed.session == NULL);
+    CHECK(unhealed.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
+    CHECK(stored_is("garbage") && counted(&cleared) == cleared_before);
+
+    outcome other = sign_in(host.client, "env-open", "c-host-2@example.com");
+    store_value("garbage");
+    outcome refused = invalidate(other.session);
+    CHECK(refused.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && refused.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
+    CHECK(stored_is("garbage"));
+    set_switch(&fail_remove, 0);
+    outcome retried = invalidate(other.session);
+    CHECK(retried.code == PORTAL_AUTH_OK && stored_is(NULL) && counted(&cleared) == cleared_before + 1);
+    portal_auth_session_release(other.session);
+    close_client(&host);
+}
+
+/* A store that fails to read: the reason is the host's store. */
+static void unreadable_store_is_the_hosts_failure(void) {
+    host_client host = {0};
+    open_client(&host);
+    set_switch(&fail_get, 1);
+    outcome unread = restore(host.client);
+    set_switch(&fail_get, 0);
+    CHECK(unread.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unread.reason == PORTAL_AUTH_REASON_HOST_STORAGE_FAILED);
+    close_client(&host);
+}
+
+/* One token, three sessions (a sign-in, a restore by each client); 8 threads invalidate them
+   at once: one read, one delete, the same outcome for all, every session invalidated; then
+   invalidating again does no storage I/O. */
+static void concurrent_invalidations_share_one_delete(void) {
+    host_client first = {0}, second = {0};
+    open_client(&first);
+    open_client(&second);
+    outcome shared = sign_in(first.client, "env-open", "c-host-3@example.com");
+    outcome by_first = restore(first.client), by_second = restore(second.client);
+    portal_auth_session *sessions[3] = { shared.session, by_first.session, by_second.session };
+    CHECK(sessions[0] && sessions[1] && sessions[2] && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
+    int gets_before = counted(&gets), removes_before = counted(&removes);
+    CHECK(invalidate_at_once(sessions, 3) == THREADS);
+    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1 && stored_is(NULL));
+    for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
+    CHECK(invalidate(sessions[2]).code == PORTAL_AUTH_OK);
+    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1);
+    for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
+    close_client(&second);
+    close_client(&first);
+}
+
+/* Host storage without callbacks, or without all of them; a failed portal_auth_new releases
+   the host's user_data before it returns, also when the client's own checks fail after it
+   read the callbacks. */
+static void incomplete_callbacks_refused_and_released(void) {
+    portal_auth_code code;
+    portal_auth_error *error = NULL;
+    CHECK(client_with(NULL, &code, &error) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(strcmp(portal_auth_error_name(error), "host_storage") == 0);
+    portal_auth_error_free(error);
+    int partial_released = 0;
+    portal_auth_storage_callbacks partial = { sizeof partial, host_get, host_set, NULL, &partial_released, host_release };
+    CHECK(client_with(&partial, &code, NULL) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(counted(&partial_released) == 1);
+    portal_auth_options blank = emulator_options("");
+    blank.storage = PORTAL_AUTH_STORAGE_HOST;
+    blank.host_storage = &partial;
+    partial.remove = host_remove;
+    portal_auth *none = NULL;
+    CHECK(portal_auth_new(&blank, &none, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT && none == NULL);
+    CHECK(counted(&partial_released) == 2);
+}
+
+static const test_case cases[] = {
+    { "sign_in_persists_through_set", sign_in_persists_through_set, NULL },
+    { "restore_logs_at_info_only", restore_logs_at_info_only, NULL },
+    { "failing_get_keeps_the_value", failing_get_keeps_the_value, NULL },
+    { "undecodable_value_cleared", undecodable_value_cleared, NULL },
+    { "failed_clear_reported_and_kept", failed_clear_reported_and_kept, NULL },
+    { "unreadable_store_is_the_hosts_failure", unreadable_store_is_the_hosts_failure, NULL },
+    { "concurrent_invalidations_share_one_delete", concurrent_invalidations_share_one_delete, NULL },
+    { "incomplete_callbacks_refused_and_released", incomplete_callbacks_refused_and_released, NULL },
+};
+
+int main(int argc, char **argv) {
+    portal_auth_set_log_handler(on_log, NULL);
+    int status = RUN_EMULATOR_CASES(argc, argv, "host_storage_test", cases);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    store_value(NULL);
+    return status;
 }

@@ -57,13 +57,6 @@ static int wait_until(const int *value, int target) {
     return reached;
 }
 
-static int read_locked(const int *value) {
-    pthread_mutex_lock(&lock);
-    int now = *value;
-    pthread_mutex_unlock(&lock);
-    return now;
-}
-
 /* Runs, on this thread, the jobs waiting at `host`; how many. */
 static int run_jobs(dispatcher *host) {
     pthread_mutex_lock(&lock);
@@ -90,7 +83,7 @@ static portal_auth *client_for(const char *environment) {
 
 /* Starts get_methods through `host` and waits for its job, not run yet. */
 static outcome *methods_in_flight(portal_auth *client, dispatcher *host, outcome *out) {
-    int before = read_locked(&host->dispatched);
+    int before = read_count(&host->dispatched);
     CHECK(portal_auth_get_methods(client, on_methods, out, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&host->dispatched, before + 1));
     return out;
@@ -100,7 +93,7 @@ static outcome *methods_in_flight(portal_auth *client, dispatcher *host, outcome
 static void sign_in_through(portal_auth *client, dispatcher *host, const char *email, outcome *out) {
     char url[512];
     grant_redirect("env-open", email, url, sizeof url);
-    int before = read_locked(&host->dispatched);
+    int before = read_count(&host->dispatched);
     CHECK(portal_auth_handle_redirect(client, url, on_result, out, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&host->dispatched, before + 1));
     CHECK(run_jobs(host) == 1 && out->calls == 1 && on_main(out) && out->session != NULL);
@@ -139,7 +132,7 @@ static void replaced_busy_destroyed_after_its_job(void) {
     outcome waiting = {0};
     methods_in_flight(client, &busy, &waiting);
     CHECK(portal_auth_set_dispatcher(client, dispatch, &last, destroy) == PORTAL_AUTH_OK);
-    CHECK(read_locked(&busy.destroyed) == 0);
+    CHECK(read_count(&busy.destroyed) == 0);
     CHECK(run_jobs(&busy) == 1 && waiting.calls == 1 && on_main(&waiting) && waiting.code == PORTAL_AUTH_OK);
     CHECK(wait_until(&busy.destroyed, 1));
     portal_auth_free(client);
@@ -157,7 +150,7 @@ static void client_freed_busy_destroyed_after_its_job(void) {
     outcome orphan = {0};
     methods_in_flight(client, &last, &orphan);
     portal_auth_free(client);
-    CHECK(read_locked(&last.destroyed) == 0);
+    CHECK(read_count(&last.destroyed) == 0);
     CHECK(run_jobs(&last) == 1 && orphan.calls == 1 && orphan.code == PORTAL_AUTH_OK);
     CHECK(wait_until(&last.destroyed, 1));
     pthread_mutex_lock(&lock);
@@ -175,7 +168,7 @@ static void invalidation_through_lenders_dispatcher_of_the_time(void) {
     sign_in_through(lender, &first, "c-dispatcher@example.com", &signed_in);
     CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_until(&first.dispatched, 2));
-    CHECK(read_locked(&invalidated.calls) == 0); /* nothing ran before the host ran the job */
+    CHECK(read_count(&invalidated.calls) == 0); /* nothing ran before the host ran the job */
     CHECK(run_jobs(&first) == 1 && invalidated.calls == 1 && on_main(&invalidated) && invalidated.code == PORTAL_AUTH_OK);
 
     CHECK(portal_auth_set_dispatcher(lender, dispatch, &second, destroy) == PORTAL_AUTH_OK);
@@ -224,7 +217,7 @@ static void queue_lent_session_invalidates_through_queue(void) {
     CHECK(through_queue.calls == 1 && through_queue.session != NULL);
     portal_auth_free(queued);
     CHECK(portal_auth_session_invalidate(through_queue.session, on_done, &after_free, NULL) == PORTAL_AUTH_OK);
-    CHECK(wait_readable(fd) && read_locked(&after_free.calls) == 0);
+    CHECK(wait_readable(fd) && read_count(&after_free.calls) == 0);
     CHECK(run_until(fd, &after_free.calls, 1) && after_free.calls == 1 && on_main(&after_free));
     portal_auth_session_release(through_queue.session);
     pthread_mutex_lock(&lock);

@@ -79,13 +79,6 @@ static void on_log(void *user_data, portal_auth_log_level level, const char *mes
     pthread_mutex_unlock(&lock);
 }
 
-static int counted(const int *counter) {
-    pthread_mutex_lock(&lock);
-    int value = *counter;
-    pthread_mutex_unlock(&lock);
-    return value;
-}
-
 static portal_auth *client_with(const portal_auth_storage_callbacks *callbacks, portal_auth_code *code, portal_auth_error **error) {
     portal_auth_options options = emulator_options("env-open");
     options.storage = PORTAL_AUTH_STORAGE_HOST;
@@ -119,7 +112,7 @@ static void open_client(host_client *host) {
 static void close_client(host_client *host) {
     portal_auth_free(host->client);
     wait_count(&host->released, 1);
-    CHECK(counted(&host->released) == 1);
+    CHECK(read_count(&host->released) == 1);
 }
 
 static void set_switch(int *which, int on) {
@@ -166,19 +159,19 @@ static void restore_logs_at_info_only(void) {
     open_client(&first);
     open_client(&second);
     outcome signed_in = sign_in(first.client, "env-open", "c-host@example.com");
-    int lines_before = counted(&lines);
+    int lines_before = read_count(&lines);
     outcome restored = restore(second.client);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
     portal_auth_session_release(restored.session);
-    CHECK(counted(&lines) > lines_before);
+    CHECK(read_count(&lines) > lines_before);
 
-    lines_before = counted(&lines);
+    lines_before = read_count(&lines);
     portal_auth_set_log_level(PORTAL_AUTH_LOG_WARNING);
     outcome quiet = restore(second.client);
     portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
     CHECK(quiet.code == PORTAL_AUTH_OK && quiet.session != NULL);
     portal_auth_session_release(quiet.session);
-    CHECK(counted(&lines) == lines_before);
+    CHECK(read_count(&lines) == lines_before);
     portal_auth_session_release(signed_in.session);
     close_client(&second);
     close_client(&first);
@@ -189,12 +182,12 @@ static void failing_get_keeps_the_value(void) {
     host_client host = {0};
     open_client(&host);
     outcome signed_in = sign_in(host.client, "env-open", "c-host@example.com");
-    int removes_before = counted(&removes);
+    int removes_before = read_count(&removes);
     set_switch(&fail_get, 1);
     outcome failing = restore(host.client);
     set_switch(&fail_get, 0);
     CHECK(failing.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && failing.session == NULL);
-    CHECK(!stored_is(NULL) && counted(&removes) == removes_before);
+    CHECK(!stored_is(NULL) && read_count(&removes) == removes_before);
     portal_auth_session_release(signed_in.session);
     close_client(&host);
 }
@@ -204,11 +197,11 @@ static void failing_get_keeps_the_value(void) {
 static void undecodable_value_cleared(void) {
     host_client host = {0};
     open_client(&host);
-    int removes_before = counted(&removes), cleared_before = counted(&cleared);
+    int removes_before = read_count(&removes), cleared_before = read_count(&cleared);
     store_value("garbage");
     outcome corrupt = restore(host.client);
     CHECK(corrupt.code == PORTAL_AUTH_OK && corrupt.session == NULL);
-    CHECK(stored_is(NULL) && counted(&removes) == removes_before + 1);
+    CHECK(stored_is(NULL) && read_count(&removes) == removes_before + 1);
     pthread_mutex_lock(&lock);
     CHECK(cleared == cleared_before + 1 && strstr(logged, "garbage") == NULL);
     pthread_mutex_unlock(&lock);
@@ -221,13 +214,13 @@ static void undecodable_value_cleared(void) {
 static void failed_clear_reported_and_kept(void) {
     host_client host = {0};
     open_client(&host);
-    int cleared_before = counted(&cleared);
+    int cleared_before = read_count(&cleared);
     store_value("garbage");
     set_switch(&fail_remove, 1);
     outcome unhealed = restore(host.client);
     CHECK(unhealed.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && unhealed.session == NULL);
     CHECK(unhealed.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
-    CHECK(stored_is("garbage") && counted(&cleared) == cleared_before);
+    CHECK(stored_is("garbage") && read_count(&cleared) == cleared_before);
 
     outcome other = sign_in(host.client, "env-open", "c-host-2@example.com");
     store_value("garbage");
@@ -236,7 +229,7 @@ static void failed_clear_reported_and_kept(void) {
     CHECK(stored_is("garbage"));
     set_switch(&fail_remove, 0);
     outcome retried = invalidate(other.session);
-    CHECK(retried.code == PORTAL_AUTH_OK && stored_is(NULL) && counted(&cleared) == cleared_before + 1);
+    CHECK(retried.code == PORTAL_AUTH_OK && stored_is(NULL) && read_count(&cleared) == cleared_before + 1);
     portal_auth_session_release(other.session);
     close_client(&host);
 }
@@ -263,12 +256,12 @@ static void concurrent_invalidations_share_one_delete(void) {
     outcome by_first = restore(first.client), by_second = restore(second.client);
     portal_auth_session *sessions[3] = { shared.session, by_first.session, by_second.session };
     CHECK(sessions[0] && sessions[1] && sessions[2] && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
-    int gets_before = counted(&gets), removes_before = counted(&removes);
+    int gets_before = read_count(&gets), removes_before = read_count(&removes);
     CHECK(invalidate_at_once(sessions, 3) == THREADS);
-    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1 && stored_is(NULL));
+    CHECK(read_count(&gets) - gets_before == 1 && read_count(&removes) - removes_before == 1 && stored_is(NULL));
     for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
     CHECK(invalidate(sessions[2]).code == PORTAL_AUTH_OK);
-    CHECK(counted(&gets) - gets_before == 1 && counted(&removes) - removes_before == 1);
+    CHECK(read_count(&gets) - gets_before == 1 && read_count(&removes) - removes_before == 1);
     for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
     close_client(&second);
     close_client(&first);
@@ -286,14 +279,14 @@ static void incomplete_callbacks_refused_and_released(void) {
     int partial_released = 0;
     portal_auth_storage_callbacks partial = { sizeof partial, host_get, host_set, NULL, &partial_released, host_release };
     CHECK(client_with(&partial, &code, NULL) == NULL && code == PORTAL_AUTH_E_INVALID_ARGUMENT);
-    CHECK(counted(&partial_released) == 1);
+    CHECK(read_count(&partial_released) == 1);
     portal_auth_options blank = emulator_options("");
     blank.storage = PORTAL_AUTH_STORAGE_HOST;
     blank.host_storage = &partial;
     partial.remove = host_remove;
     portal_auth *none = NULL;
     CHECK(portal_auth_new(&blank, &none, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT && none == NULL);
-    CHECK(counted(&partial_released) == 2);
+    CHECK(read_count(&partial_released) == 2);
 }
 
 static const test_case cases[] = {

@@ -177,6 +177,14 @@ static inline void count_call(int *calls) {
     pthread_mutex_unlock(&lock);
 }
 
+/* A count's value now, read under `lock`. */
+static inline int read_count(const int *calls) {
+    pthread_mutex_lock(&lock);
+    int now = *calls;
+    pthread_mutex_unlock(&lock);
+    return now;
+}
+
 static inline void wait_count(const int *calls, int count) {
     pthread_mutex_lock(&lock);
     while (*calls < count) pthread_cond_wait(&changed, &lock);

@@ -1,7 +1,7 @@
 /* C test of the reasons that tell an app what its user does next, against the Portal
  * emulator in PORTAL_AUTH_TEST_API_HOST: a refused TOTP code and an expired step, a used
  * magic link, the step's expiry, the names and user messages of every reason, and the
- * typed-code helper. */
+ * typed-code helper. Named cases (test_support.h's run_cases). */
 #include "test_support.h"
 
 #include <time.h>
@@ -55,7 +55,16 @@ static void current_code(const char *email, char *code, size_t size) {
     json_string(answer, "code", code, size);
 }
 
-static void the_steps_expiry_and_a_refused_code(portal_auth *client) {
+static portal_auth *demo_client(void) {
+    portal_auth_options options = emulator_options("env-demo");
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
+/* The step's expiry, a refused code, and the link again, spent. */
+static void step_expiry_refused_code_and_used_link(void) {
+    portal_auth *client = demo_client();
     char url[1024];
     grant_redirect("env-demo", "c-reasons-retype@example.com", url, sizeof url);
     outcome step = redirect(client, url);
@@ -74,15 +83,15 @@ static void the_steps_expiry_and_a_refused_code(portal_auth *client) {
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
 
     /* The link again, from a client that never saw it: the grant is spent. */
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *another = NULL;
-    CHECK(portal_auth_new(&options, &another, NULL) == PORTAL_AUTH_OK);
+    portal_auth *another = demo_client();
     outcome used = redirect(another, url);
     CHECK(used.code == PORTAL_AUTH_E_UNAUTHORIZED && used.reason == PORTAL_AUTH_REASON_LINK_USED);
     portal_auth_free(another);
+    portal_auth_free(client);
 }
 
-static void an_expired_step(portal_auth *client) {
+static void expired_step(void) {
+    portal_auth *client = demo_client();
     char url[1024];
     /* A step the server issued eleven minutes ago: expired by the local clock. */
     set_clock_offset(-660);
@@ -95,6 +104,7 @@ static void an_expired_step(portal_auth *client) {
     current_code("c-reasons-late%40example.com", code, sizeof code);
     outcome late = verify(client, code, step.user_jwt);
     CHECK(late.code == PORTAL_AUTH_E_UNAUTHORIZED && late.reason == PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);
+    portal_auth_free(client);
 }
 
 static void names_and_user_messages(void) {
@@ -144,17 +154,13 @@ static void typed_codes(void) {
     CHECK(portal_auth_totp_code_normalize("654321", NULL) == PORTAL_AUTH_TRUE);
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    names_and_user_messages();
-    typed_codes();
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *client = NULL;
-    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
-    the_steps_expiry_and_a_refused_code(client);
-    an_expired_step(client);
-    portal_auth_free(client);
-    curl_global_cleanup();
-    return report("reasons_test");
+static const test_case cases[] = {
+    { "names_and_user_messages", names_and_user_messages, NULL },
+    { "typed_codes", typed_codes, NULL },
+    { "step_expiry_refused_code_and_used_link", step_expiry_refused_code_and_used_link, NULL },
+    { "expired_step", expired_step, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "reasons_test", cases);
 }

@@ -1,7 +1,8 @@
 /* C tests of TOTP enrollment (docs/protocol.md §8): the secret, and the QR code as PNG bytes,
  * a module matrix, SVG text and terminal text, with the ownership the header states; bad
  * arguments of every kind. Run under valgrind by scripts/test-library.sh; the PNG, and the
- * matrix painted as a PBM image, are read back with zbarimg. */
+ * matrix painted as a PBM image, are read back with zbarimg. Named cases (test_support.h's
+ * run_cases). */
 /* popen, mkstemp */
 #define _POSIX_C_SOURCE 200809L
 
@@ -52,7 +53,7 @@ static void zbar_read(const uint8_t *png, size_t length, char *out, size_t size)
     unlink(path);
 }
 
-static void test_secret(void) {
+static void secret_of_a_link(void) {
     char *secret = (char *)1;
     portal_auth_error *error = (portal_auth_error *)1;
     CHECK(portal_auth_totp_secret("  " LINK "\n", &secret, &error) == PORTAL_AUTH_OK);
@@ -77,7 +78,7 @@ static void test_secret(void) {
     CHECK(portal_auth_totp_secret(NULL, &secret, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
 }
 
-static void test_png(void) {
+static void png_reads_back(void) {
     uint8_t *png = (uint8_t *)1, *again = NULL, *small = NULL;
     size_t length = 1, again_length = 0, small_length = 0;
     portal_auth_error *error = (portal_auth_error *)1;
@@ -133,7 +134,7 @@ static void test_png(void) {
 }
 
 /* Links of 200,000 characters: too long for a QR code, or carrying no secret. */
-static void test_hostile_links(void) {
+static void hostile_links_refused(void) {
     const size_t size = 200000;
     char *link = malloc(size + 1);
     if (!link) abort();
@@ -159,7 +160,7 @@ static void test_hostile_links(void) {
 
 /* The matrix: the PNG's side, its layout, and the code itself, painted 4 pixels a module as
    a PBM image (whose rows are packed the same way) for zbarimg to read. */
-static void test_matrix(void) {
+static void matrix_reads_back(void) {
     int32_t side = -1;
     uint8_t *modules = (uint8_t *)1, *png = NULL;
     size_t length = 1, png_length = 0;
@@ -215,7 +216,7 @@ static void test_matrix(void) {
     CHECK(modules == NULL && side == 0);
 }
 
-static void test_svg(void) {
+static void svg_text(void) {
     char *svg = (char *)1;
     portal_auth_error *error = (portal_auth_error *)1;
     CHECK(portal_auth_totp_qr_svg(LINK, 4, &svg, &error) == PORTAL_AUTH_OK);
@@ -251,7 +252,7 @@ static int terminal_lines(const char *text, size_t *side) {
     return lines;
 }
 
-static void test_terminal(void) {
+static void terminal_text(void) {
     char *light = NULL, *dark = NULL;
     portal_auth_error *error = NULL;
     CHECK(portal_auth_totp_qr_terminal(LINK, PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK, &light, &error) == PORTAL_AUTH_OK);
@@ -294,7 +295,7 @@ static void *render_many(void *unused) {
     return NULL;
 }
 
-static void test_threads(void) {
+static void same_png_on_many_threads(void) {
     CHECK(portal_auth_totp_qr_png(LINK, 4, &reference, &reference_length, NULL) == PORTAL_AUTH_OK);
     pthread_t threads[4];
     for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, render_many, NULL);
@@ -303,13 +304,16 @@ static void test_threads(void) {
     portal_auth_bytes_free(reference);
 }
 
-int main(void) {
-    test_secret();
-    test_png();
-    test_hostile_links();
-    test_matrix();
-    test_svg();
-    test_terminal();
-    test_threads();
-    return report("totp_qr_test");
+static const test_case cases[] = {
+    { "secret_of_a_link", secret_of_a_link, NULL },
+    { "png_reads_back", png_reads_back, NULL },
+    { "hostile_links_refused", hostile_links_refused, NULL },
+    { "matrix_reads_back", matrix_reads_back, NULL },
+    { "svg_text", svg_text, NULL },
+    { "terminal_text", terminal_text, NULL },
+    { "same_png_on_many_threads", same_png_on_many_threads, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_CASES(argc, argv, "totp_qr_test", cases);
 }

@@ -5,7 +5,8 @@
  * by then. Against the Portal emulator in PORTAL_AUTH_TEST_API_HOST:
  *   the token of portal_auth_session_copy_token, the TOTP secret and the SVG and terminal
  *   QR codes (portal_auth_string_free), the PNG QR code (portal_auth_bytes_free), a result's
- *   userJwt and TOTP link (freed with the result), a host storage's value (freed once read). */
+ *   userJwt and TOTP link (freed with the result), a host storage's value (freed once read).
+ * Named cases (test_support.h's run_cases). */
 #define _GNU_SOURCE /* malloc_usable_size */
 #include "test_support.h"
 
@@ -119,11 +120,8 @@ static void check_string(const char *name, char *string) {
     CHECK(freed_wiped(secret));
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-
-    /* Enrollment: the secret, the SVG and terminal codes, the PNG. */
+/* Enrollment: the secret, the SVG and terminal codes, the PNG. */
+static void enrollment_secret_and_codes_wiped(void) {
     char *text = NULL;
     CHECK(portal_auth_totp_secret(LINK, &text, NULL) == PORTAL_AUTH_OK);
     check_string("the TOTP secret", text);
@@ -138,8 +136,10 @@ int main(void) {
     const watched *png_bytes = watch("the PNG QR code", png, png_length);
     portal_auth_bytes_free(png);
     CHECK(freed_wiped(png_bytes));
+}
 
-    /* A first sign-in's TOTP step: its userJwt and link go with the result. */
+/* A first sign-in's TOTP step: its userJwt and link go with the result. */
+static void totp_step_jwt_and_link_wiped(void) {
     portal_auth_options options = emulator_options("env-demo");
     portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
@@ -152,15 +152,18 @@ int main(void) {
     if (user_jwt) CHECK(freed_wiped(user_jwt));
     if (totp_link) CHECK(freed_wiped(totp_link));
     portal_auth_free(client);
+}
 
-    /* A stored session, read from the host's store: its value, then the token handed over. */
+/* A stored session, read from the host's store: its value, then the token handed over. */
+static void stored_value_and_token_wiped(void) {
     stored_session = "{\"clientSessionToken\":\"cst_wipe_test_token\",\"endUserId\":\"eu_wipe\"}";
     portal_auth_storage_callbacks callbacks = {
         .size = sizeof callbacks, .get = host_get, .set = host_set, .remove = host_remove,
     };
-    options = emulator_options("env-open");
+    portal_auth_options options = emulator_options("env-open");
     options.storage = PORTAL_AUTH_STORAGE_HOST;
     options.host_storage = &callbacks;
+    portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
     outcome restored = {0};
     CHECK(portal_auth_restore_session(client, on_session, &restored, NULL) == PORTAL_AUTH_OK);
@@ -176,7 +179,14 @@ int main(void) {
         portal_auth_session_release(restored.session);
     }
     portal_auth_free(client);
+}
 
-    curl_global_cleanup();
-    return report("wipe_test");
+static const test_case cases[] = {
+    { "enrollment_secret_and_codes_wiped", enrollment_secret_and_codes_wiped, NULL },
+    { "totp_step_jwt_and_link_wiped", totp_step_jwt_and_link_wiped, NULL },
+    { "stored_value_and_token_wiped", stored_value_and_token_wiped, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "wipe_test", cases);
 }

@@ -93,7 +93,7 @@ static void free_while_fetching_the_authorize_url(void) {
 static void free_while_the_email_waits_for_a_connection(void) {
     int fd = portal_auth_completion_fd();
     CHECK(fd >= 0);
-    enum { connections = 16 };  /* per origin (README.md, "Transport notes") */
+    enum { connections = 16 };  /* per origin (ARCHITECTURE.md, "Transport") */
     char redirect[128], body[1024];
     snprintf(redirect, sizeof redirect, "http://127.0.0.1:%d/callback", free_port());
     portal_auth *client = client_of("env-free-magic", redirect);

@@ -7,7 +7,7 @@
 /// Browsers send these headers to loopback addresses (potentially trustworthy origins) since
 /// Chromium 80, Firefox 90 and Safari 16.4; a client that sends none is not judged by them.
 /// A top-level navigation made by a page is indistinguishable from the provider's own
-/// redirect: that case is in the README's threat model.
+/// redirect: that case is in SECURITY.md's threat model.
 enum FetchMetadataRule {
     static let required = [("sec-fetch-mode", "navigate"), ("sec-fetch-dest", "document")]
 

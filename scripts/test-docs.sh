@@ -2,7 +2,9 @@
 # Checks of the documentation: `make docs` (Doxygen over include/portal_auth.h) builds with
 # no warning, and fails on an undocumented parameter; every citation of docs/protocol.md and
 # docs/desktop.md in the repository names a section that exists (scripts/check-citations.py),
-# and the check fails on one that does not. Ends with a count line.
+# and the check fails on one that does not; every command, path, link and code block that
+# README.md, ARCHITECTURE.md, SECURITY.md and docs/*.md show holds (scripts/check-docs.py,
+# which builds nothing), and that check fails on each kind of problem. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/stage.sh docs
@@ -40,5 +42,65 @@ cat > "$work/expected" <<EXPECTED
 EXPECTED
 diff -u "$work/expected" "$work/report" || fail "check-citations.py does not report exactly the citations that do not resolve"
 pass "a missing section, a missing heading and a bare section number are each reported"
+
+scripts/check-docs.py || fail "a document shows a command, path, link or code that does not hold (above)"
+pass "every make command, path, link and code block of the documents holds"
+
+# One problem of each kind, beside one that holds, in a document of the test's own.
+fence='```'
+printf '%s\n' 'the first line' 'the second line' > "$work/source.txt"
+cat > "$work/guide.md" <<TEXT
+# Guide
+
+${fence}sh
+make docs
+make no-such-target
+scripts/no-such-script.sh
+scripts/stage.sh
+cd bindings/rust && ls ../../scripts/nothing
+${fence}
+
+Run \`make no-such-tier\`, read \`bindings/nothing\`, see [the guide](#guide), [a note](nowhere.md)
+and [a heading](#nowhere).
+
+<!-- excerpt of $work/source.txt -->
+${fence}text
+    the second line
+the first line
+${fence}
+
+${fence}c
+int main(void) { return undeclared; }
+${fence}
+
+${fence}python
+def broken(:
+${fence}
+TEXT
+scripts/check-docs.py "$work/guide.md" | sed "s|^.*guide.md:||" | grep -v '^<stdin>' > "$work/report" || true
+cat > "$work/expected" <<EXPECTED
+5: \`make no-such-target\` is not a command make accepts (make -n fails)
+6: scripts/no-such-script.sh does not exist
+7: scripts/stage.sh is run as a command but is not an executable file
+8: scripts/nothing does not exist
+16: line 2 of the excerpt is not in $work/source.txt (after the lines before it): the first line
+21: the c block does not compile:
+25: the python block does not parse: invalid syntax (its line 1)
+11: \`make no-such-tier\` is not a command make accepts (make -n fails)
+11: bindings/nothing does not exist
+11: the link's target nowhere.md does not exist
+11: guide.md has no heading whose anchor is #nowhere
+EXPECTED
+diff -u "$work/expected" "$work/report" || fail "check-docs.py does not report exactly the problems of a document"
+pass "a make target, a path, a command that is no program, a link, an anchor, an excerpt and code that do not hold are each reported"
+
+# ARCHITECTURE.md names every folder of Sources/: one left out is reported, and so is one
+# that does not exist.
+grep -o 'Sources/[A-Za-z/]*' ARCHITECTURE.md | grep -v '^Sources/OneTimeCode' > "$work/ARCHITECTURE.md"
+echo 'Sources/NoSuchFolder' >> "$work/ARCHITECTURE.md"
+scripts/check-docs.py "$work/ARCHITECTURE.md" | sed "s|^.*ARCHITECTURE.md: ||" > "$work/report" || true
+printf '%s\n' 'names Sources/NoSuchFolder, which does not exist' 'does not name Sources/OneTimeCode' > "$work/expected"
+diff -u "$work/expected" "$work/report" || fail "check-docs.py does not report a Sources folder ARCHITECTURE.md leaves out, or names wrongly"
+pass "a Sources folder that ARCHITECTURE.md leaves out, or names but does not exist, is reported"
 
 finish

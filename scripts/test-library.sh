@@ -59,7 +59,7 @@ sed 's/@.*//' "$work/versioned" > "$work/exported"
 diff -u "$work/declared" "$work/exported" || fail "header and exports disagree"
 pass "the header declares exactly the $(wc -l < "$work/exported") exported symbols"
 
-scripts/abi.sh check "$prefix" || fail "the ABI differs from the baseline in abi/ (README.md, \"Changing the ABI\")"
+scripts/abi.sh check "$prefix" || fail "the ABI differs from the baseline in abi/ (docs/abi.md, \"Changing the ABI\")"
 pass "abidiff finds the ABI of the baseline in abi/"
 
 # The check fails on an incompatible change and lets an added function pass: the same prefix

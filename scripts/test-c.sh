@@ -7,9 +7,11 @@
 # --valgrind: each runs under memcheck, where an invalid access or a definite leak fails it
 # (but glibc's own, in Tests/c/valgrind.supp); wipe_test runs without it, since it defines
 # free() to watch the library's, which valgrind's allocator would replace.
-# TEST [CASE]: only that test, given CASE as its argument; by default every test, each in
-# each of its modes (the transport test again with a libcurl that refuses each protection,
-# the lazy-loading test again with each system library hidden). providers_test and
+# TEST [CASE]: only that test, or only its case CASE (Tests/c/test_support.h's run_cases); by
+# default every test, and then the cases that run only when named, each in its setting (the
+# keyring test's with a bus that refuses deletes, the transport test's with a libcurl that
+# refuses each protection, the lazy-loading test's with each system library hidden). A case
+# named in TEST CASE gets no setting but the private keyring. providers_test and
 # old_glibc_test run in their own stages (scripts/test-providers.sh, test-old-glibc.sh).
 # Ends with a count line.
 set -euo pipefail
@@ -80,11 +82,10 @@ for source in Tests/c/*_test.c; do
     case "$name" in
         keyring_test)  # the real keyring, in a private one; then in one whose bus refuses deletes
             run_c_test "$name" "$name" -- scripts/private-keyring.sh run
-            run_c_test "$name with the keyring refusing deletes" "$name" refused-delete -- \
+            run_c_test "$name with the keyring refusing deletes" "$name" refused_delete_keeps_undecodable_entry -- \
                 scripts/private-keyring.sh run --deny-item-delete ;;
-        fork_test)  # in a private keyring; then with the parent on the keyring's D-Bus before it forks
-            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
-            run_c_test "$name with the keyring used first" "$name" keyring-first -- scripts/private-keyring.sh run ;;
+        fork_test)  # in a private keyring (a case forks with the parent on the keyring's D-Bus)
+            run_c_test "$name" "$name" -- scripts/private-keyring.sh run ;;
         *) run_c_test "$name" "$name" ;;
     esac
 done
@@ -99,13 +100,15 @@ echo "$node { global: curl_*; local: *; };" > "$work/refusing/libcurl.map"
 gcc -std=c11 "${flags[@]}" -shared -fPIC -DREAL_LIBCURL="\"$real_curl\"" -Wl,-soname,libcurl.so.4 \
     -Wl,--version-script="$work/refusing/libcurl.map" Tests/c/support/refusing_libcurl.c -ldl \
     -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
-library_path="$work/refusing:$library_dir" run_c_test "curl_options_test with each protection refused" curl_options_test --refusing
+library_path="$work/refusing:$library_dir" run_c_test "curl_options_test with each protection refused" curl_options_test \
+    each_refused_protection_fails_the_call
 
 # With each system library unloadable, only the calls that need it fail, with its name.
 if hiding "$work" true 2>/dev/null; then
-    for soname in libcurl.so.4 libsecret-1.so.0 libqrencode.so.4 libpng16.so.16; do
+    for hidden in libcurl:libcurl.so.4 libsecret:libsecret-1.so.0 libqrencode:libqrencode.so.4 libpng:libpng16.so.16; do
+        soname=${hidden#*:}
         file=$(readlink -f "$(gcc -print-file-name="$soname")")
-        run_c_test "lazy_load_test with $soname hidden" lazy_load_test "$soname" -- hiding "$file"
+        run_c_test "lazy_load_test with $soname hidden" lazy_load_test "${hidden%%:*}_missing" -- hiding "$file"
     done
 else
     echo "skipped: lazy_load_test with each library hidden (no private mount namespace: unshare)"

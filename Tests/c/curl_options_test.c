@@ -1,10 +1,11 @@
 /* C test of the transport's protections against the Portal emulator in
- * PORTAL_AUTH_TEST_API_HOST. A request goes out with every option set. With --refusing
- * (scripts/test-library.sh runs it so with Tests/c/support/refusing_libcurl.c as libcurl),
- * for each protection in turn: a libcurl that cannot honour the option, nor the older one
- * that stands in for it (an older libcurl's), fails the call with PORTAL_AUTH_E_NETWORK and
- * a message naming the libcurl version and the option, and nothing reaches the server; a
- * libcurl that lacks only the newer option sends the request. */
+ * PORTAL_AUTH_TEST_API_HOST. A request goes out with every option set. The case
+ * each_refused_protection_fails_the_call, run only when named (scripts/test-c.sh runs it with
+ * Tests/c/support/refusing_libcurl.c as libcurl), for each protection in turn: a libcurl that
+ * cannot honour the option, nor the older one that stands in for it (an older libcurl's),
+ * fails the call with PORTAL_AUTH_E_NETWORK and a message naming the libcurl version and the
+ * option, and nothing reaches the server; a libcurl that lacks only the newer option sends
+ * the request. Named cases (test_support.h's run_cases). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_support.h"
 
@@ -70,23 +71,37 @@ static void check_a_request(const char *refused, const char *version) {
     portal_auth_free(client);
 }
 
-int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    int refusing = argc > 1 && strcmp(argv[1], "--refusing") == 0;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    char version[64];
-    snprintf(version, sizeof version, "libcurl %s ", curl_version_info(CURLVERSION_NOW)->version);
+/* The version as the library's errors name it. */
+static void libcurl_version(char *version, size_t size) {
+    snprintf(version, size, "libcurl %s ", curl_version_info(CURLVERSION_NOW)->version);
+}
 
+static void request_sent_with_every_option(void) {
+    char version[64];
+    libcurl_version(version, sizeof version);
     check_a_request(NULL, version);
-    /* The refusing libcurl reads the option at each call: one at a time, then none. */
-    for (size_t i = 0; refusing && i < sizeof protections / sizeof protections[0]; i++) {
+}
+
+/* The refusing libcurl reads the option at each call: one at a time, then none. */
+static void each_refused_protection_fails_the_call(void) {
+    char version[64];
+    libcurl_version(version, sizeof version);
+    for (size_t i = 0; i < sizeof protections / sizeof protections[0]; i++) {
         char numbers[64];
         snprintf(numbers, sizeof numbers, "%ld,%ld", protections[i].refused[0], protections[i].refused[1]);
         setenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT", numbers, 1);
         check_a_request(protections[i].named, version);
     }
     unsetenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT");
-    if (refusing) check_a_request(NULL, version);
-    curl_global_cleanup();
-    return report("curl_options_test");
+    check_a_request(NULL, version);
+}
+
+static const test_case cases[] = {
+    { "request_sent_with_every_option", request_sent_with_every_option, NULL },
+    { "each_refused_protection_fails_the_call", each_refused_protection_fails_the_call,
+      "Tests/c/support/refusing_libcurl.c as libcurl (scripts/test-c.sh)" },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "curl_options_test", cases);
 }

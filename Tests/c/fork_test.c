@@ -1,14 +1,13 @@
 /* C test of fork() (docs/desktop.md "fork()"), against the Portal emulator in
  * PORTAL_AUTH_TEST_API_HOST, inside a private keyring (scripts/private-keyring.sh run): the
  * parent forks with a call in flight (held by the emulator) and a call's work or completion
- * queued, and has
- * used the keyring first (argument "keyring-first") or not. The child starts with a library
- * of its own: the completion queue's descriptor keeps its number but has nothing pending, the
- * parent's completion never runs there, the parent's client and session act as NULL there
- * (their frees free nothing), and new clients make calls of their own, through the queue and
- * on the I/O thread, the keyring's included, each bounded. The parent is untouched: once the
- * child has ended, its queued completion runs, its held call completes, and the keyring
- * answers it. */
+ * queued, and has used the keyring first (case child_starts_anew_after_keyring_use) or not
+ * (case child_starts_anew). The child starts with a library of its own: the completion
+ * queue's descriptor keeps its number but has nothing pending, the parent's completion never
+ * runs there, the parent's client and session act as NULL there (their frees free nothing),
+ * and new clients make calls of their own, through the queue and on the I/O thread, the
+ * keyring's included, each bounded. The parent is untouched: once the child has ended, its
+ * queued completion runs, its held call completes, and the keyring answers it. */
 #define _GNU_SOURCE
 #include "session_support.h"
 
@@ -92,16 +91,14 @@ static int in_child(int fd, portal_auth *parents, portal_auth_session *parents_s
     return failed == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    int keyring_first = argc > 1 && strcmp(argv[1], "keyring-first") == 0;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+/* The parent forks and checks the child's outcome and its own. */
+static void fork_with_calls_in_flight(int keyring_first) {
     char body[1024];
-    emulator_request("/_emulator/reset", "{}", body, sizeof body);
+    clear_requests();
     int fd = portal_auth_completion_fd();
     CHECK(fd >= 0);
 
-    /* The parent: with "keyring-first", signed in and its session restored from the keyring
+    /* The parent: with `keyring_first`, signed in and its session restored from the keyring
        (GLib's D-Bus is then running in it); a call queued and not yet run; a call on the
        wire, held by the emulator. */
     portal_auth *keyring = keyring_client("env-open");
@@ -146,6 +143,22 @@ int main(int argc, char **argv) {
     portal_auth_free(client);
     portal_auth_free(direct);
     portal_auth_free(keyring);
-    curl_global_cleanup();
-    return report("fork_test");
+}
+
+static void child_starts_anew(void) {
+    fork_with_calls_in_flight(0);
+}
+
+/* GLib's D-Bus running in the parent as it forks. */
+static void child_starts_anew_after_keyring_use(void) {
+    fork_with_calls_in_flight(1);
+}
+
+static const test_case cases[] = {
+    { "child_starts_anew", child_starts_anew, NULL },
+    { "child_starts_anew_after_keyring_use", child_starts_anew_after_keyring_use, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "fork_test", cases);
 }

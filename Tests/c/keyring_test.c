@@ -3,9 +3,10 @@
  * Portal emulator in PORTAL_AUTH_TEST_API_HOST: an undecodable entry cleared by a restore
  * (with one warning line) and by invalidate; the reasons of a locked keyring and of a
  * stopped Secret Service; and 8 threads invalidating the sessions of one token at once,
- * whose calls to the Secret Service dbus-monitor counts. With the argument "refused-delete"
- * (inside `private-keyring.sh run --deny-item-delete`, whose bus refuses every item's
- * Delete): a restore that cannot clear the undecodable entry fails with
+ * whose calls to the Secret Service dbus-monitor counts. Named cases (test_support.h's
+ * run_cases); the case refused_delete_keeps_undecodable_entry runs only when named, inside
+ * `private-keyring.sh run --deny-item-delete`, whose bus refuses every item's Delete: a
+ * restore that cannot clear the undecodable entry fails with
  * PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED, keeps it, and logs no such warning. */
 #define _POSIX_C_SOURCE 200809L  /* pthread_barrier, posix_spawnp, strdup */
 #include "session_support.h"
@@ -107,29 +108,45 @@ static portal_auth *keyring_client(void) {
     return client;
 }
 
-static void refused_delete(portal_auth *client) {
+/* A restore that cannot clear an undecodable entry fails as ENTRY_NOT_CLEARED, keeps it,
+   and logs no warning that it was cleared. */
+static void refused_delete_keeps_undecodable_entry(void) {
+    portal_auth *client = keyring_client();
+    int cleared_before = cleared_count();
     store_entry("{not a session");
     outcome kept = restore(client);
     CHECK(kept.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && kept.session == NULL);
     CHECK(kept.reason == PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED);
-    CHECK(entry_is("{not a session") && cleared_count() == 0);
+    CHECK(entry_is("{not a session") && cleared_count() == cleared_before);
+    portal_auth_free(client);
 }
 
-static void keyring_rules(portal_auth *client, portal_auth *other) {
-    /* A restore clears an undecodable entry, says so once, and reports no session. */
+/* A restore clears an undecodable entry, says so once, and reports no session. */
+static void restore_clears_undecodable_entry(void) {
+    portal_auth *client = keyring_client();
+    int cleared_before = cleared_count();
     store_entry("{not a session");
     outcome healed = restore(client);
     CHECK(healed.code == PORTAL_AUTH_OK && healed.session == NULL);
-    CHECK(entry_is(NULL) && cleared_count() == 1);
+    CHECK(entry_is(NULL) && cleared_count() == cleared_before + 1);
+    portal_auth_free(client);
+}
 
-    /* invalidate() clears one too: it belongs to nobody. */
+/* invalidate() clears one too: it belongs to nobody. */
+static void invalidate_clears_undecodable_entry(void) {
+    portal_auth *client = keyring_client();
     outcome signed_in = sign_in(client, ENVIRONMENT, "c-keyring-1@example.com");
+    int cleared_before = cleared_count();
     store_entry("\x01 not JSON");
     CHECK(invalidate(signed_in.session).code == PORTAL_AUTH_OK);
-    CHECK(entry_is(NULL) && cleared_count() == 2);
+    CHECK(entry_is(NULL) && cleared_count() == cleared_before + 1);
     portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
-    /* The reasons of a locked keyring and of a stopped Secret Service; nothing deleted. */
+/* The reasons of a locked keyring and of a stopped Secret Service; nothing deleted. */
+static void locked_and_stopped_keyring_reasons(void) {
+    portal_auth *client = keyring_client();
     outcome kept = sign_in(client, ENVIRONMENT, "c-keyring-2@example.com");
     keyring("lock");
     outcome locked = restore(client);
@@ -142,11 +159,16 @@ static void keyring_rules(portal_auth *client, portal_auth *other) {
     CHECK(back.code == PORTAL_AUTH_OK && back.session != NULL);
     portal_auth_session_release(back.session);
     portal_auth_session_release(kept.session);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
+    portal_auth_free(client);
+}
 
-    /* One token, three sessions; 8 threads invalidate them at once: one read (a search with
-       its secrets) and one delete reach the Secret Service. The delete searches twice, for the
-       application's item and for one stored before the application attribute existed, and
-       deletes the one it finds. */
+/* One token, three sessions; 8 threads invalidate them at once: one read (a search with its
+   secrets) and one delete reach the Secret Service. The delete searches twice, for the
+   application's item and for one stored before the application attribute existed, and
+   deletes the one it finds. Settled: invalidating again reaches no keyring. */
+static void concurrent_invalidations_reach_the_keyring_once(void) {
+    portal_auth *client = keyring_client(), *other = keyring_client();
     outcome shared = sign_in(client, ENVIRONMENT, "c-keyring-3@example.com");
     outcome by_client = restore(client), by_other = restore(other);
     portal_auth_session *sessions[3] = { shared.session, by_client.session, by_other.session };
@@ -160,31 +182,32 @@ static void keyring_rules(portal_auth *client, portal_auth *other) {
     if (search_items != 3 || get_secrets != 1 || deletes != 1)
         fprintf(stderr, "  SearchItems %d, GetSecrets %d, Delete %d\n", search_items, get_secrets, deletes);
     for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
-    /* Settled: invalidating again reaches no keyring. */
     CHECK(invalidate(sessions[0]).code == PORTAL_AUTH_OK);
     monitor_count(&m, &search_items, &get_secrets, &deletes);
     CHECK(search_items == 0 && get_secrets == 0 && deletes == 0);
     monitor_stop(&m);
     CHECK(entry_is(NULL));
     for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
-}
-
-int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST") || !getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
-        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST and a private keyring (scripts/private-keyring.sh run)\n");
-        return 2;
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    portal_auth_set_log_handler(on_log, NULL);
-    portal_auth *client = keyring_client(), *other = keyring_client();
-    if (argc > 1 && strcmp(argv[1], "refused-delete") == 0) {
-        refused_delete(client);
-    } else {
-        keyring_rules(client, other);
-    }
-    portal_auth_set_log_handler(audit_log_line, NULL);
     portal_auth_free(other);
     portal_auth_free(client);
-    curl_global_cleanup();
-    return report("keyring_test");
+}
+
+static const test_case cases[] = {
+    { "restore_clears_undecodable_entry", restore_clears_undecodable_entry, NULL },
+    { "invalidate_clears_undecodable_entry", invalidate_clears_undecodable_entry, NULL },
+    { "locked_and_stopped_keyring_reasons", locked_and_stopped_keyring_reasons, NULL },
+    { "concurrent_invalidations_reach_the_keyring_once", concurrent_invalidations_reach_the_keyring_once, NULL },
+    { "refused_delete_keeps_undecodable_entry", refused_delete_keeps_undecodable_entry,
+      "a keyring whose bus refuses deletes (scripts/private-keyring.sh run --deny-item-delete)" },
+};
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
+        fprintf(stderr, "keyring_test needs a private keyring (scripts/private-keyring.sh run)\n");
+        return 2;
+    }
+    portal_auth_set_log_handler(on_log, NULL);
+    int status = RUN_EMULATOR_CASES(argc, argv, "keyring_test", cases);
+    portal_auth_set_log_handler(audit_log_line, NULL);
+    return status;
 }

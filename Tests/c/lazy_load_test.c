@@ -2,11 +2,14 @@
  * (keyring storage, the default) loads none of libcurl, libsecret, libqrencode and libpng;
  * the first request loads libcurl, the first keyring access libsecret, the first QR code
  * libqrencode and the first PNG libpng. When one cannot be loaded, only the calls that need
- * it fail, each with an error that names it; the others work.
+ * it fail, each with an error that names it; the others work. Named cases (test_support.h's
+ * run_cases), one a run, since what is loaded is the process's:
  *
- *   lazy_load_test            every library installed
- *   lazy_load_test SONAME     SONAME made unloadable (scripts/test-library.sh covers its file
- *                             with an empty one in a private mount namespace)
+ *   libraries_load_on_first_use   every library installed
+ *   libcurl_missing, libsecret_missing, libqrencode_missing, libpng_missing
+ *                                 that library made unloadable (scripts/test-c.sh covers its
+ *                                 file with an empty one in a private mount namespace); only
+ *                                 when named
  *
  * Built without libcurl (test_support.h's curl calls are unused here, and the build links
  * with --as-needed), so nothing but the library can have loaded these. */
@@ -17,7 +20,7 @@
 
 #define LINK "otpauth://totp/Portal:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Portal"
 
-static const char *hidden = "";
+static const char *hidden = "";  /* the case's unloadable library, or none */
 
 /* Whether `soname` is loaded in this process (RTLD_NOLOAD loads nothing). */
 static int loaded(const char *soname) {
@@ -109,13 +112,9 @@ static outcome synchronous(portal_auth_code code, portal_auth_error *error) {
     return out;
 }
 
-int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
-    if (argc > 1) hidden = argv[1];
-    /* A session bus that is not there: the keyring calls reach libsecret and fail at once,
-       and no keyring of the user's is ever touched. */
-    setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/portal-auth-test-bus", 1);
-
+/* Each call in turn, `hidden` (maybe "") unloadable. */
+static void load_on_first_use(const char *soname) {
+    hidden = soname;
     /* The hidden library really cannot be loaded (else this run would prove nothing), and
        nothing has loaded any of them yet. */
     if (*hidden) {
@@ -132,7 +131,7 @@ int main(int argc, char **argv) {
     CHECK(portal_auth_new(&options, &keyring_client, NULL) == PORTAL_AUTH_OK);
     options.storage = PORTAL_AUTH_STORAGE_MEMORY;
     CHECK(portal_auth_new(&options, &memory_client, NULL) == PORTAL_AUTH_OK);
-    if (!keyring_client || !memory_client) return report("lazy_load_test");
+    if (!keyring_client || !memory_client) return;
     expect_loaded(0);
 
     /* The secret for manual entry needs none of them. */
@@ -189,5 +188,40 @@ int main(int argc, char **argv) {
 
     portal_auth_free(keyring_client);
     portal_auth_free(memory_client);
-    return report("lazy_load_test");
+}
+
+static void libraries_load_on_first_use(void) {
+    load_on_first_use("");
+}
+
+static void libcurl_missing(void) {
+    load_on_first_use("libcurl.so.4");
+}
+
+static void libsecret_missing(void) {
+    load_on_first_use("libsecret-1.so.0");
+}
+
+static void libqrencode_missing(void) {
+    load_on_first_use("libqrencode.so.4");
+}
+
+static void libpng_missing(void) {
+    load_on_first_use("libpng16.so.16");
+}
+
+static const test_case cases[] = {
+    { "libraries_load_on_first_use", libraries_load_on_first_use, NULL },
+    { "libcurl_missing", libcurl_missing, "libcurl.so.4 unloadable" },
+    { "libsecret_missing", libsecret_missing, "libsecret-1.so.0 unloadable" },
+    { "libqrencode_missing", libqrencode_missing, "libqrencode.so.4 unloadable" },
+    { "libpng_missing", libpng_missing, "libpng16.so.16 unloadable" },
+};
+
+int main(int argc, char **argv) {
+    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) { fprintf(stderr, "PORTAL_AUTH_TEST_API_HOST is not set\n"); return 2; }
+    /* A session bus that is not there: the keyring calls reach libsecret and fail at once,
+       and no keyring of the user's is ever touched. */
+    setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/portal-auth-test-bus", 1);
+    return RUN_CASES(argc, argv, "lazy_load_test", cases);
 }

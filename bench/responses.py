@@ -2,7 +2,7 @@
 GET /methods and a signed-in grant exchange of an environment without TOTP. Writes
 methods.json and grant.json into the folder given.
 
-    PYTHONPATH=bindings/python python3 bench/responses.py FOLDER"""
+    PYTHONPATH=emulator python3 bench/responses.py FOLDER"""
 
 import json
 import sys
@@ -10,7 +10,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from portal_auth.emulator import Emulator
+from portal_auth_emulator import Emulator
 
 ENVIRONMENT = {
     "id": "env-bench",

@@ -103,7 +103,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 export BENCH_BASE="http://127.0.0.1:$port" BENCH_LIBRARY="$library" BENCH_C_CALLS="$work/libbenchcalls.so"
 if $needs_server; then
     echo "== bench: nginx on loopback, answering with the emulator's responses"
-    PYTHONPATH=bindings/python python3 bench/responses.py "$work/responses"
+    PYTHONPATH=emulator python3 bench/responses.py "$work/responses"
     mkdir -p "$work/nginx-temp"
     cat > "$work/nginx.conf" <<NGINX
 worker_processes 1;

@@ -3,9 +3,11 @@
 # wheel from the sdist alone; the sdist carries its version and the library; auditwheel
 # (PyPI) finds the wheel consistent with its tag, py3-none-manylinux_<glibc>_<machine>, which
 # other Python 3 versions accept; the wheel carries the library stripped, under its soname.
-# Installed into a fresh virtual environment, with the Swift toolchain hidden (off PATH, its
-# folder masked in a private mount namespace), it signs a user in against the emulator it
-# carries, inside a private keyring. Ends with a count line.
+# Neither carries the emulator: that is a package of its own, `python -m build ./emulator`,
+# whose wheel carries the header's version too. Installed into a fresh virtual environment
+# with the emulator's wheel, with the Swift toolchain hidden (off PATH, its folder masked in a
+# private mount namespace), the wheel signs a user in against that emulator, inside a private
+# keyring. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
@@ -58,11 +60,27 @@ grep -q "Library soname: \[libportalauth.so.0\]" <<< "$(readelf -d "$library")" 
 ! grep -q -e '\.symtab' -e '\.debug_info' <<< "$sections" || fail "the wheel's library is not stripped"
 pass "the wheel carries the library stripped, under its soname"
 
+carried=$(grep -i emulator <<< "$listing"$'\n'"$("$work/tools/bin/python" -m zipfile -l "$wheel")") \
+    && fail "the binding's sdist or wheel carries the emulator: $carried"
+pass "neither the binding's sdist nor its wheel carries the emulator"
+
+env -u PORTAL_AUTH_LIBRARY "$work/tools/bin/python" -m build --outdir "$work/emulator-dist" ./emulator > "$work/emulator-build.log" 2>&1 \
+    || { tail -n 40 "$work/emulator-build.log"; fail "python -m build ./emulator"; }
+emulator_wheel=$work/emulator-dist/portal_auth_emulator-$version-py3-none-any.whl
+[ -f "$emulator_wheel" ] || fail "the emulator's build made no wheel of version $version: $(ls "$work/emulator-dist")"
+pass "python -m build ./emulator makes the emulator's wheel, of the header's version, for any platform"
+
 # A new user's machine: a fresh virtual environment, the wheel alone, no toolchain.
 python3 -m venv "$work/user"
 "$work/user/bin/pip" install --quiet --disable-pip-version-check --no-index --no-deps "$wheel" || fail "the wheel does not install"
+[ ! -e "$work/user/bin/portal-auth-emulator" ] || fail "the binding's wheel installs a portal-auth-emulator command"
+"$work/user/bin/pip" install --quiet --disable-pip-version-check --no-index --no-deps "$emulator_wheel" \
+    || fail "the emulator's wheel does not install"
+usage=$(env -u PYTHONPATH "$work/user/bin/portal-auth-emulator" --help) && grep -q "^usage: portal-auth-emulator " <<< "$usage" \
+    || fail "portal-auth-emulator --help, from the emulator's wheel: $usage"
+pass "the emulator's wheel installs beside it, and its portal-auth-emulator --help runs"
 source scripts/emulator.sh
-start_emulator "$work/emulator.log" "$work/user/bin/portal-auth-emulator" || fail "the wheel's emulator did not start"
+start_emulator "$work/emulator.log" "$work/user/bin/portal-auth-emulator" || fail "the emulator's wheel did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
 toolchain=$(swift_toolchain)
 path=$(tr ':' '\n' <<< "$PATH" | grep -v -x -F "$toolchain/usr/bin" | paste -sd:)
@@ -74,6 +92,6 @@ cat "$work/sign-in.out"
 grep -qx "portal_auth $version from $work/user/lib/python3.*/site-packages/portal_auth/libportalauth.so.0" <<< "$(cat "$work/sign-in.out")" \
     || fail "the sign-in did not load the wheel's library"
 grep -q "^signed in as eu_.*, restored from the keyring$" "$work/sign-in.out" || fail "the sign-in printed no user"
-pass "installed in a fresh virtual environment, with the toolchain ($toolchain) hidden, it signs in against its emulator"
+pass "installed in a fresh virtual environment, with the toolchain ($toolchain) hidden, it signs in against the emulator's wheel"
 
 finish

@@ -1,7 +1,7 @@
 import Foundation
 @testable import PortalAuthCore
 
-/// A running Portal emulator (bindings/python/portal_auth/emulator) on loopback, and its
+/// A running Portal emulator (the repository's emulator/ package) on loopback, and its
 /// control endpoints. It exits when its stdin closes, so it never outlives the tests.
 final class Emulator: Sendable {
     let baseURL: String
@@ -27,14 +27,14 @@ final class Emulator: Sendable {
     /// As `start`, blocking the calling thread until the emulator listens.
     private static func startBlocking(config: String? = nil, arguments extra: [String] = []) throws -> Emulator {
         LogAudit.installed
-        var arguments = ["python3", "-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"]
+        var arguments = ["python3", "-m", "portal_auth_emulator", "--port", "0", "--stop-on-stdin-eof"]
         if let config {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("emulator-\(UUID().uuidString).json")
             try config.write(to: file, atomically: true, encoding: .utf8)
             arguments += ["--config", file.path]
         }
         var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONPATH"] = repositoryRoot.appendingPathComponent("bindings/python").path
+        environment["PYTHONPATH"] = repositoryRoot.appendingPathComponent("emulator").path
         let process = try RunningProgram.spawn("/usr/bin/env", arguments + extra, environment: environment, input: .pipe)
 
         // The first line names the port: reading it is how we wait for readiness.

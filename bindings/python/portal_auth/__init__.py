@@ -9,7 +9,7 @@ Apple, with TOTP two-factor, and keep their session in the desktop keyring.
 
 A thin layer over libportalauth.so.0 (ctypes, standard library only). `AsyncPortalAuth` has
 the same calls as coroutines. The library's log lines go to the `portal_auth` logger. For
-offline development, `python -m portal_auth.emulator` serves Portal's API locally.
+offline development, the package portal-auth-emulator serves Portal's API locally.
 
 Every name below is importable from here. Each is loaded with the module that defines it
 when a program first names it, so that importing the package costs only what is used.

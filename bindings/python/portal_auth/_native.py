@@ -1,7 +1,7 @@
 """libportalauth.so.0: where it is found (by its soname), and the C declarations of
 include/portal_auth.h that the binding calls, with the header's constants under their names
 less the PORTAL_AUTH_ prefix (tests/test_abi.py compares them all with the header). Loaded
-on first use, so that `portal_auth.emulator` needs no library."""
+on first use: importing the package needs no library, a missing one fails the first call."""
 
 from __future__ import annotations
 

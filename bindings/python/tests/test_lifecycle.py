@@ -118,8 +118,8 @@ def test_portal_auth_library_names_the_library(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "LibraryNotFound" in missing.stderr and "missing.so" in missing.stderr
 
 
-def test_importing_the_emulator_needs_no_library() -> None:
-    program = "import portal_auth.emulator, portal_auth, sys; print(getattr(sys.modules.get('portal_auth._native'), '_loaded', None) is None)"
+def test_importing_the_package_loads_no_library() -> None:
+    program = "from portal_auth import PortalAuth, _native; print(_native._loaded is None)"
     checked = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True,
         env=dict(os.environ, PORTAL_AUTH_LIBRARY="/nonexistent/libportalauth.so"),

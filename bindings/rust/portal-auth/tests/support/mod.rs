@@ -30,10 +30,10 @@ pub fn api_host() -> String {
 }
 
 fn start_emulator() -> String {
-    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python");
+    let emulator = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../emulator");
     let mut child = Command::new("python3")
-        .args(["-m", "portal_auth.emulator", "--port", "0", "--stop-on-stdin-eof"])
-        .env("PYTHONPATH", python)
+        .args(["-m", "portal_auth_emulator", "--port", "0", "--stop-on-stdin-eof"])
+        .env("PYTHONPATH", emulator)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -20,8 +20,8 @@ import unittest.mock
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
-from portal_auth.emulator import Emulator, jwt, totp
-from portal_auth.emulator.urls import encode_query_value
+from portal_auth_emulator import Emulator, jwt, totp
+from portal_auth_emulator.urls import encode_query_value
 
 API = "/api/v3/auth"
 CALLBACK = "myapp://auth/callback"
@@ -610,7 +610,7 @@ class CliTests(unittest.TestCase):
     def test_cli_prints_url_serves_and_stops_on_sigterm(self):
         env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
         process = subprocess.Popen(
-            [sys.executable, "-m", "portal_auth.emulator", "--port", "0"],
+            [sys.executable, "-m", "portal_auth_emulator", "--port", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
         )
         try:

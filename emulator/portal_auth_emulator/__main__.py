@@ -1,4 +1,5 @@
-"""CLI: python -m portal_auth.emulator [--port N] [--config FILE.json] [--stop-on-stdin-eof]
+"""CLI: portal-auth-emulator [--port N] [--config FILE.json] [--stop-on-stdin-eof], also
+run as python -m portal_auth_emulator.
 
 Prints one line with the base URL once listening (tests read it to await
 readiness), then serves until SIGTERM or SIGINT and exits 0.
@@ -22,7 +23,7 @@ _STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: serves until SIGTERM, SIGINT or (with --stop-on-stdin-eof) the end of stdin; the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m portal_auth.emulator",
+        prog="portal-auth-emulator",
         description="Local emulator of Portal's Client Auth API (127.0.0.1 only).",
     )
     parser.add_argument("--port", type=int, default=0, help="TCP port, 0 for an ephemeral one (default)")

@@ -30,7 +30,7 @@ _Number = TypeVar("_Number", int, float)
 
 
 class ControlApi:
-    """The /_emulator/ control endpoints a test drives the emulator with (README.md lists them)."""
+    """The /_emulator/ control endpoints a test drives the emulator with (emulator/README.md lists them)."""
 
     def __init__(self, state: State, log: RequestLog, faults: FaultQueue, providers: FakeProviders) -> None:
         self._state = state

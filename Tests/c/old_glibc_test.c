@@ -2,7 +2,7 @@
  * 2.31 is the oldest Debian here), run by scripts/test-old-glibc.sh inside a Debian 11 root:
  * the library loads there, and a magic-link redirect signs a user in against the Portal
  * emulator in PORTAL_AUTH_TEST_API_HOST (in memory: the root has no keyring), restores, and
- * signs out. */
+ * signs out. Named cases (test_support.h's run_cases). */
 #include "session_support.h"
 
 #include <gnu/libc-version.h>
@@ -14,17 +14,14 @@ static void log_to_stderr(void *user_data, portal_auth_log_level level, const ch
     fprintf(stderr, "library: %s\n", message);
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) {
-        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST\n");
-        return 2;
-    }
+/* The glibc this runs on is the one the stage put it on. */
+static void runs_on_the_expected_glibc(void) {
     const char *expected = getenv("PORTAL_AUTH_TEST_GLIBC");
     printf("glibc %s\n", gnu_get_libc_version());
     CHECK(expected && strcmp(gnu_get_libc_version(), expected) == 0);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    portal_auth_set_log_handler(log_to_stderr, NULL);
-    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
+}
+
+static void signs_in_restores_and_signs_out(void) {
     portal_auth_options options = emulator_options("env-open");
     portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
@@ -41,6 +38,15 @@ int main(void) {
     if (signed_in.session) portal_auth_session_release(signed_in.session);
     if (restored.session) portal_auth_session_release(restored.session);
     portal_auth_free(client);
-    curl_global_cleanup();
-    return report("old_glibc_test");
+}
+
+static const test_case cases[] = {
+    { "runs_on_the_expected_glibc", runs_on_the_expected_glibc, NULL },
+    { "signs_in_restores_and_signs_out", signs_in_restores_and_signs_out, NULL },
+};
+
+int main(int argc, char **argv) {
+    portal_auth_set_log_handler(log_to_stderr, NULL);
+    portal_auth_set_log_level(PORTAL_AUTH_LOG_DEBUG);
+    return RUN_EMULATOR_CASES(argc, argv, "old_glibc_test", cases);
 }

@@ -11,8 +11,9 @@
  *   started anew asks again before the item is replaced: a redirect spends nothing then.
  * - KeePassXC with its confirmation, keyring prompts allowed: the restore of a new process
  *   waits on the access dialog until it is cancelled, and then ends at once.
- * With the arguments "restore APP_ID" it is the new process: it prints what a restore gave;
- * with "restore-cancelled APP_ID", the same with prompts allowed for a minute, the restore
+ * Named cases (test_support.h's run_cases), those that apply to the provider. With the
+ * arguments "restore APP_ID" it is the new process: it prints what a restore gave; with
+ * "restore-cancelled APP_ID", the same with prompts allowed for a minute, the restore
  * cancelled once the library says the dialog shows. */
 #include "session_support.h"
 
@@ -106,21 +107,42 @@ static void spends_nothing(portal_auth *client, const char *url, portal_auth_rea
     CHECK(exchanges() == 0);
 }
 
-static void on_a_store(const char *self, const char *application_id, int confirms_access) {
-    portal_auth *client = client_of(application_id);
-    char seen[256], expected[256];
+/* This program, which the cases run again as a new process, and this run's application: the
+   provider's earlier items are not its. */
+static const char *self;
+static char application_id[64];
 
-    /* Persisted; restored here, and in a new process. */
+/* KeePassXC with its access confirmation: a new process is refused at once. */
+static int confirms_access(void) {
+    return strcmp(provider(), "keepassxc") == 0;
+}
+
+/* A new process's restore gives `signed_in`'s session, or with confirmations the reason to
+   confirm. */
+static void restored_in_new_process(const outcome *signed_in) {
+    char seen[256], expected[256];
+    if (confirms_access()) snprintf(expected, sizeof expected, "failure %d\n", (int)PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
+    else snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(signed_in->session));
+    restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
+    CHECK_SEEN(seen, expected);
+}
+
+/* Persisted; restored here, and in a new process. */
+static void persisted_and_restored_in_a_new_process(void) {
+    portal_auth *client = client_of(application_id);
     outcome signed_in = sign_in(client, ENVIRONMENT, "c-provider-1@example.com");
-    snprintf(expected, sizeof expected, "session %s\n", portal_auth_session_end_user_id(signed_in.session));
     outcome here = restore(client);
     CHECK(here.code == PORTAL_AUTH_OK && here.session != NULL);
     portal_auth_session_release(here.session);
-    restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
-    if (confirms_access) snprintf(expected, sizeof expected, "failure %d\n", (int)PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
-    CHECK_SEEN(seen, expected);
+    restored_in_new_process(&signed_in);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
-    /* Locked: every path says so; nothing is spent or lost. */
+/* Locked: every path says so; nothing is spent or lost. */
+static void locked_keyring_fails_every_path(void) {
+    portal_auth *client = client_of(application_id);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-provider-1@example.com");
     char url[512];
     grant_redirect(ENVIRONMENT, "c-provider-2@example.com", url, sizeof url);
     keyring("lock");
@@ -130,43 +152,69 @@ static void on_a_store(const char *self, const char *application_id, int confirm
     CHECK(kept.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && kept.reason == PORTAL_AUTH_REASON_KEYRING_LOCKED);
     spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_LOCKED);
     keyring("unlock");
-    restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
-    CHECK_SEEN(seen, expected);
+    restored_in_new_process(&signed_in);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
-    /* No Secret Service: nothing spent; the same redirect signs in once it is back. */
+/* No Secret Service: nothing spent; the same redirect signs in once it is back. A KeePassXC
+   started anew asks again before this process may replace (or delete) the item: nothing is
+   spent then, and the item stays. */
+static void stopped_service_spends_nothing(void) {
+    portal_auth *client = client_of(application_id);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-provider-1@example.com");
+    char url[512];
+    grant_redirect(ENVIRONMENT, "c-provider-2@example.com", url, sizeof url);
     keyring("stop");
     spends_nothing(client, url, PORTAL_AUTH_REASON_NO_SECRET_SERVICE);
     keyring("start");
-    if (confirms_access) {
-        /* A KeePassXC started anew asks again before this process may replace (or delete) the
-           item: nothing is spent, and the item stays. */
+    if (confirms_access()) {
         spends_nothing(client, url, PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
         outcome confirm = clear_persisted(client);
         CHECK(confirm.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && confirm.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
-        /* Prompts allowed: the dialog's wait ends when the call is cancelled (last: KeePassXC
-           2.7.4 keeps its dialog open once the prompt is dismissed). */
-        restore_in_new_process(self, "restore-cancelled", application_id, seen, sizeof seen);
-        CHECK_SEEN(seen, "ended 31 0\n");
-        portal_auth_session_release(signed_in.session);
-        portal_auth_free(client);
-        return;
+    } else {
+        outcome later = deliver(client, url);
+        if (later.code) fprintf(stderr, "later: code %d reason %d\n", (int)later.code, (int)later.reason);
+        CHECK(later.code == PORTAL_AUTH_OK && later.session != NULL);
+        portal_auth_session_release(later.session);
     }
-    outcome later = deliver(client, url);
-    if (later.code) fprintf(stderr, "later: code %d reason %d\n", (int)later.code, (int)later.reason);
-    CHECK(later.code == PORTAL_AUTH_OK && later.session != NULL);
-    portal_auth_session_release(later.session);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
-    /* Signed out: gone, here and for a new process. */
+/* Signed out: gone, here and for a new process. */
+static void sign_out_removes_it(void) {
+    portal_auth *client = client_of(application_id);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-provider-1@example.com");
     CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
     outcome gone = restore(client);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
+    char seen[256];
     restore_in_new_process(self, "restore", application_id, seen, sizeof seen);
     CHECK_SEEN(seen, "none\n");
     portal_auth_session_release(signed_in.session);
     portal_auth_free(client);
 }
 
-static void without_a_collection(const char *application_id) {
+/* KeePassXC, prompts allowed: a new process's restore waits on the access dialog until the
+   call is cancelled. Last of its run: KeePassXC 2.7.4 keeps its dialog open once the prompt
+   is dismissed. */
+static void dialog_wait_ends_with_its_cancel(void) {
+    /* An item of this application's to ask for: stored now, or kept from an earlier case
+       (a KeePassXC that case started anew asks before this process may replace it). */
+    portal_auth *client = client_of(application_id);
+    char url[512], seen[256];
+    grant_redirect(ENVIRONMENT, "c-provider-1@example.com", url, sizeof url);
+    outcome stored = deliver(client, url);
+    CHECK(stored.code == PORTAL_AUTH_OK || stored.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
+    restore_in_new_process(self, "restore-cancelled", application_id, seen, sizeof seen);
+    CHECK_SEEN(seen, "ended 31 0\n");
+    portal_auth_session_release(stored.session);
+    portal_auth_free(client);
+}
+
+/* With no default collection, a redirect spends no grant. */
+static void without_a_collection_spends_nothing(void) {
     portal_auth *client = client_of(application_id);
     char url[512];
     grant_redirect(ENVIRONMENT, "c-provider-3@example.com", url, sizeof url);
@@ -177,7 +225,7 @@ static void without_a_collection(const char *application_id) {
 }
 
 /* KWallet without its encryption plugins: its own reason, on every path, nothing spent. */
-static void without_encryption(const char *application_id) {
+static void without_encryption_every_path_fails(void) {
     portal_auth *client = client_of(application_id);
     outcome restored = restore(client);
     CHECK(restored.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && restored.reason == PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED);
@@ -189,28 +237,41 @@ static void without_encryption(const char *application_id) {
     portal_auth_free(client);
 }
 
+/* The cases of each kind of provider. */
+static const test_case on_a_store[] = {
+    { "persisted_and_restored_in_a_new_process", persisted_and_restored_in_a_new_process, NULL },
+    { "locked_keyring_fails_every_path", locked_keyring_fails_every_path, NULL },
+    { "stopped_service_spends_nothing", stopped_service_spends_nothing, NULL },
+    { "sign_out_removes_it", sign_out_removes_it, NULL },
+};
+
+static const test_case on_keepassxc[] = {
+    { "persisted_and_restored_in_a_new_process", persisted_and_restored_in_a_new_process, NULL },
+    { "locked_keyring_fails_every_path", locked_keyring_fails_every_path, NULL },
+    { "stopped_service_spends_nothing", stopped_service_spends_nothing, NULL },
+    { "dialog_wait_ends_with_its_cancel", dialog_wait_ends_with_its_cancel, NULL },
+};
+
+static const test_case without_a_collection[] = {
+    { "without_a_collection_spends_nothing", without_a_collection_spends_nothing, NULL },
+};
+
+static const test_case without_encryption[] = {
+    { "without_encryption_every_path_fails", without_encryption_every_path_fails, NULL },
+};
+
 int main(int argc, char **argv) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST") || !getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
-        fprintf(stderr, "needs PORTAL_AUTH_TEST_API_HOST and a private keyring (scripts/private-keyring.sh run --provider NAME)\n");
+    if (!getenv("PORTAL_AUTH_PRIVATE_KEYRING")) {
+        fprintf(stderr, "providers_test needs a private keyring (scripts/private-keyring.sh run --provider NAME)\n");
         return 2;
     }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
     portal_auth_set_log_handler(audit_log_line, NULL);
-    if (argc == 3 && (strcmp(argv[1], "restore") == 0 || strcmp(argv[1], "restore-cancelled") == 0)) {
-        int status = strcmp(argv[1], "restore") == 0 ? print_restore_of(client_of(argv[2])) : print_cancelled_restore(argv[2]);
-        curl_global_cleanup();
-        return status;
-    }
-    /* An application of this run's own: the provider's earlier items are not its. */
-    char application_id[64];
+    if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore_of(client_of(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "restore-cancelled") == 0) return print_cancelled_restore(argv[2]);
+    self = argv[0];
     snprintf(application_id, sizeof application_id, "io.portalhq.auth.CProviders-%ld", (long)getpid());
-    if (strcmp(provider(), "gnome-no-login") == 0) {
-        without_a_collection(application_id);
-    } else if (strcmp(provider(), "kwallet-noqca") == 0) {
-        without_encryption(application_id);
-    } else {
-        on_a_store(argv[0], application_id, strcmp(provider(), "keepassxc") == 0);
-    }
-    curl_global_cleanup();
-    return report("providers_test");
+    if (strcmp(provider(), "gnome-no-login") == 0) return RUN_EMULATOR_CASES(argc, argv, "providers_test", without_a_collection);
+    if (strcmp(provider(), "kwallet-noqca") == 0) return RUN_EMULATOR_CASES(argc, argv, "providers_test", without_encryption);
+    if (confirms_access()) return RUN_EMULATOR_CASES(argc, argv, "providers_test", on_keepassxc);
+    return RUN_EMULATOR_CASES(argc, argv, "providers_test", on_a_store);
 }

@@ -156,12 +156,22 @@ typedef struct portal_auth_completion_queue portal_auth_completion_queue;
  */
 typedef int32_t portal_auth_code;
 
-/** A yes or no, and, where a setting may be left to the server, unset. */
+/** A yes or no: what a flag is set to, or what a question answers. */
 typedef enum portal_auth_bool {
-    PORTAL_AUTH_UNSET = -1, /**< Not set: the server decides. */
-    PORTAL_AUTH_FALSE = 0,  /**< No. */
-    PORTAL_AUTH_TRUE = 1    /**< Yes. */
+    PORTAL_AUTH_FALSE = 0, /**< No. */
+    PORTAL_AUTH_TRUE = 1   /**< Yes. */
 } portal_auth_bool;
+
+/**
+ * A yes or no that may be left to the server: portal_auth_options.is_account_abstracted,
+ * and what portal_auth_result_is_account_abstracted returns. Unset is 0, so a zeroed
+ * struct leaves it to the server; yes is 1, as PORTAL_AUTH_TRUE is.
+ */
+typedef enum portal_auth_tristate {
+    PORTAL_AUTH_UNSET = 0, /**< Not set: the server decides, or did not say. */
+    PORTAL_AUTH_YES = 1,   /**< Yes. */
+    PORTAL_AUTH_NO = 2     /**< No. */
+} portal_auth_tristate;
 
 /** @} */
 
@@ -251,8 +261,12 @@ typedef struct portal_auth_options {
     const char *magic_link_from_email;
     /** The magic-link email template, with magic_link_from_email. */
     const char *magic_link_template_id;
-    /** Whether the account is account-abstracted: PORTAL_AUTH_UNSET (the default) sends nothing. */
-    portal_auth_bool is_account_abstracted;
+    /**
+     * Whether the account is account-abstracted: PORTAL_AUTH_YES or PORTAL_AUTH_NO is sent;
+     * PORTAL_AUTH_UNSET (0, the default) sends nothing. -1, which was PORTAL_AUTH_UNSET in
+     * earlier headers, is read as unset too, for a program built against one.
+     */
+    portal_auth_tristate is_account_abstracted;
     /** Where the session is kept: PORTAL_AUTH_STORAGE_KEYRING by default. */
     portal_auth_storage_kind storage;
     /** How long a connection may take to open; zero or less: 10,000 ms. */
@@ -1151,10 +1165,10 @@ const char *portal_auth_result_client_id(const portal_auth_result *result);
  * AUTHENTICATED: whether the account is account-abstracted.
  *
  * @param result The result.
- * @return PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE; PORTAL_AUTH_UNSET when the server did not
- *         say, or for another kind.
+ * @return PORTAL_AUTH_YES or PORTAL_AUTH_NO; PORTAL_AUTH_UNSET when the server did not say,
+ *         or for another kind.
  */
-portal_auth_bool portal_auth_result_is_account_abstracted(const portal_auth_result *result);
+portal_auth_tristate portal_auth_result_is_account_abstracted(const portal_auth_result *result);
 
 /**
  * TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.

@@ -87,6 +87,10 @@ public func portalAuthFree(_ client: UnsafeMutablePointer<portal_auth>?) {
 /// The options a caller passed, read field by field within the `size` it declared, so a
 /// caller built against an older, shorter struct still works.
 struct ClientOptions {
+    /// -1: PORTAL_AUTH_UNSET as the headers before portal_auth_tristate spelled it, which a
+    /// program built against one still passes.
+    private static let formerUnset = portal_auth_tristate(rawValue: UInt32(bitPattern: -1))
+
     private let raw: UnsafeRawPointer
     private let size: Int
 
@@ -132,9 +136,9 @@ struct ClientOptions {
         }
         let abstracted: Bool?
         switch field(\.is_account_abstracted, or: PORTAL_AUTH_UNSET) {
-        case PORTAL_AUTH_UNSET: abstracted = nil
-        case PORTAL_AUTH_FALSE: abstracted = false
-        case PORTAL_AUTH_TRUE: abstracted = true
+        case PORTAL_AUTH_UNSET, Self.formerUnset: abstracted = nil
+        case PORTAL_AUTH_YES: abstracted = true
+        case PORTAL_AUTH_NO: abstracted = false
         default: throw PortalAuthError.invalidArgument(name: "is_account_abstracted")
         }
         // Checked by the client whatever the storage (it also names the redirect channel).

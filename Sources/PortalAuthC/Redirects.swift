@@ -163,13 +163,13 @@ public func portalAuthResultClientId(_ result: UnsafePointer<portal_auth_result>
     ResultHandle.object(result)?.clientId.map { UnsafePointer($0.pointer) }
 }
 
-/// AUTHENTICATED: PORTAL_AUTH_TRUE, _FALSE, or _UNSET when the server did not say.
+/// AUTHENTICATED: PORTAL_AUTH_YES, _NO, or _UNSET when the server did not say.
 @c(portal_auth_result_is_account_abstracted)
-public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_auth_result>?) -> portal_auth_bool {
+public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_auth_result>?) -> portal_auth_tristate {
     guard case .authenticated(let authenticated)? = ResultHandle.object(result)?.result,
           let abstracted = authenticated.isAccountAbstracted
     else { return PORTAL_AUTH_UNSET }
-    return abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
+    return abstracted ? PORTAL_AUTH_YES : PORTAL_AUTH_NO
 }
 
 /// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.

@@ -426,7 +426,7 @@ int main(void) {
     CHECK(portal_auth_sign_in_with_apple(client, 0, NULL, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_browser_opener(NULL, opener, &idle) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, (portal_auth_bool)2) == PORTAL_AUTH_E_INVALID_ARGUMENT);
-    CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, PORTAL_AUTH_UNSET) == PORTAL_AUTH_E_INVALID_ARGUMENT);
+    CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(client, (portal_auth_bool)-1) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_set_prefers_ephemeral_web_browser_session(NULL, PORTAL_AUTH_TRUE) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_prefers_ephemeral_web_browser_session(NULL) == PORTAL_AUTH_FALSE);
     /* NULL restores the default opener. */

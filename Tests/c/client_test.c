@@ -40,6 +40,31 @@ static void expect_invalid(const portal_auth_options *options, const char *name)
     portal_auth_error_free(error);
 }
 
+static void on_url(void *user_data, const char *url, const portal_auth_error *error) {
+    (void)url;
+    (void)error;
+    count_call(user_data);
+}
+
+/* The query of the one request (for an authorize URL) that a client of the emulator sends
+   with is_account_abstracted set to `abstracted`. */
+static void sent_query(portal_auth_tristate abstracted, char *query, size_t size) {
+    portal_auth_options options = emulator_options("env-demo");
+    options.is_account_abstracted = abstracted;
+    portal_auth *client = NULL;
+    int calls = 0;
+    query[0] = 0;
+    clear_requests();
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    if (!client) return;
+    CHECK(portal_auth_login_with_google(client, on_url, &calls, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&calls);
+    portal_auth_free(client);
+    char answer[8192];
+    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
+    json_string(answer, "query", query, size);
+}
+
 int main(void) {
     /* Defaults and size. */
     portal_auth_options options;
@@ -79,7 +104,7 @@ int main(void) {
     portal_auth_options good = valid_options();
     good.magic_link_from_email = "hello@auth.example.com";
     good.magic_link_template_id = "tmpl";
-    good.is_account_abstracted = PORTAL_AUTH_TRUE;
+    good.is_account_abstracted = PORTAL_AUTH_YES;
     good.request_timeout_ms = 5000;
     portal_auth *client = NULL;
     portal_auth_error *error = NULL;
@@ -132,8 +157,19 @@ int main(void) {
     expect_invalid(&bad, "magic_link_template_id");
 
     bad = valid_options();
-    bad.is_account_abstracted = (portal_auth_bool)7;
+    bad.is_account_abstracted = (portal_auth_tristate)7;
     expect_invalid(&bad, "is_account_abstracted");
+    /* YES and NO are sent; unset sends nothing, and so does -1, PORTAL_AUTH_UNSET in earlier
+       headers (a program built against one). */
+    char query[512];
+    sent_query(PORTAL_AUTH_YES, query, sizeof query);
+    CHECK(strstr(query, "isAccountAbstracted=true") != NULL);
+    sent_query(PORTAL_AUTH_NO, query, sizeof query);
+    CHECK(strstr(query, "isAccountAbstracted=false") != NULL);
+    sent_query(PORTAL_AUTH_UNSET, query, sizeof query);
+    CHECK(strstr(query, "redirectUrl=") != NULL && strstr(query, "isAccountAbstracted") == NULL);
+    sent_query((portal_auth_tristate)-1, query, sizeof query);
+    CHECK(strstr(query, "redirectUrl=") != NULL && strstr(query, "isAccountAbstracted") == NULL);
     bad = valid_options();
     bad.storage = (portal_auth_storage_kind)-3;
     expect_invalid(&bad, "storage");

@@ -88,7 +88,7 @@ int main(void) {
     wait_calls(&signed_in.calls);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(signed_in.session != NULL && strncmp(signed_in.text, "cl_", 3) == 0);
-    CHECK(signed_in.count == PORTAL_AUTH_FALSE);
+    CHECK(signed_in.count == PORTAL_AUTH_NO);
     const char *end_user_id = portal_auth_session_end_user_id(signed_in.session);
     CHECK(end_user_id != NULL && strncmp(step.text, end_user_id, strlen(end_user_id)) == 0);
 

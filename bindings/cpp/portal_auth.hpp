@@ -890,10 +890,10 @@ inline Outcome<std::optional<Result>> read_result(const portal_auth_result *resu
     case PORTAL_AUTH_RESULT_AUTHENTICATED: {
         std::optional<Session> session = Session::retain(portal_auth_result_session(result));
         if (!session) return lacking("a session");
-        portal_auth_bool abstracted = portal_auth_result_is_account_abstracted(result);
+        portal_auth_tristate abstracted = portal_auth_result_is_account_abstracted(result);
         return std::optional<Result>(Authenticated{
             std::move(*session), copy(portal_auth_result_client_id(result)),
-            abstracted == PORTAL_AUTH_UNSET ? std::nullopt : std::optional<bool>(abstracted == PORTAL_AUTH_TRUE)});
+            abstracted == PORTAL_AUTH_UNSET ? std::nullopt : std::optional<bool>(abstracted == PORTAL_AUTH_YES)});
     }
     case PORTAL_AUTH_RESULT_TOTP_REQUIRED: {
         /* Copied straight into Secrets: no other copy of them is made. */
@@ -1248,7 +1248,7 @@ inline portal_auth_options c_options(const Options &options, CStrings &strings) 
         raw.magic_link_template_id = strings(options.magic_link->template_id, "magic_link_template_id");
     }
     raw.is_account_abstracted = !options.is_account_abstracted ? PORTAL_AUTH_UNSET
-                                : *options.is_account_abstracted ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE;
+                                : *options.is_account_abstracted ? PORTAL_AUTH_YES : PORTAL_AUTH_NO;
     raw.storage = options.storage.kind();
     raw.connect_timeout_ms = options.connect_timeout_ms;
     raw.request_timeout_ms = options.request_timeout_ms;

@@ -351,7 +351,9 @@ portal_auth_client_initable_init (GInitable *initable, GCancellable *cancellable
         options.api_host = self->api_host;
         options.magic_link_from_email = self->magic_link_from_email;
         options.magic_link_template_id = self->magic_link_template_id;
-        options.is_account_abstracted = (portal_auth_bool) self->is_account_abstracted;
+        options.is_account_abstracted = self->is_account_abstracted == PORTAL_AUTH_TRISTATE_TRUE    ? PORTAL_AUTH_YES
+                                        : self->is_account_abstracted == PORTAL_AUTH_TRISTATE_FALSE ? PORTAL_AUTH_NO
+                                                                                                    : PORTAL_AUTH_UNSET;
         options.storage = self->storage == PORTAL_AUTH_STORAGE_KIND_MEMORY ? PORTAL_AUTH_STORAGE_MEMORY
                           : self->storage == PORTAL_AUTH_STORAGE_KIND_FILE ? PORTAL_AUTH_STORAGE_FILE
                                                                             : PORTAL_AUTH_STORAGE_KEYRING;

@@ -160,7 +160,10 @@ portal_auth_glib_result_new (const portal_auth_result *result)
     self->kind = PORTAL_AUTH_RESULT_KIND_AUTHENTICATED;
     self->session = portal_auth_glib_session_wrap (portal_auth_result_session (result));
     self->client_id = g_strdup (portal_auth_result_client_id (result));
-    self->is_account_abstracted = (PortalAuthTristate) portal_auth_result_is_account_abstracted (result);
+    portal_auth_tristate abstracted = portal_auth_result_is_account_abstracted (result);
+    self->is_account_abstracted = abstracted == PORTAL_AUTH_YES  ? PORTAL_AUTH_TRISTATE_TRUE
+                                  : abstracted == PORTAL_AUTH_NO ? PORTAL_AUTH_TRISTATE_FALSE
+                                                                 : PORTAL_AUTH_TRISTATE_UNSET;
     return self;
 }
 

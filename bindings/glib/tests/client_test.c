@@ -362,6 +362,7 @@ test_magic_link_with_totp (void)
     CHECK (session && changes.emitted == 1 && changes.last == session && portal_auth_client_get_session (client) == session);
     CHECK (g_str_has_prefix (portal_auth_session_get_end_user_id (session), "eu_"));
     CHECK (g_str_has_prefix (portal_auth_result_get_client_id (signed_in), "cl_"));
+    CHECK (portal_auth_result_get_is_account_abstracted (signed_in) == PORTAL_AUTH_TRISTATE_FALSE);
     char *token = portal_auth_session_get_token (session, &error);
     CHECK (token && strlen (token) > 16 && error == NULL);
     g_free (token);

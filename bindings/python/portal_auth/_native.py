@@ -69,7 +69,8 @@ FORWARD_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_vo
 
 # Constants of portal_auth.h (the reasons are errors.StorageFailureReason and
 # SignInUnavailableReason, checked against the header too).
-UNSET, FALSE, TRUE = -1, 0, 1
+FALSE, TRUE = 0, 1
+UNSET, YES, NO = 0, 1, 2
 STORAGE_KEYRING, STORAGE_MEMORY, STORAGE_HOST, STORAGE_FILE = 0, 1, 2, 3
 RESULT_AUTHENTICATED, RESULT_TOTP_REQUIRED = 1, 2
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR, LOG_NONE = 0, 1, 2, 3, 4

@@ -62,7 +62,7 @@ def _result(result: int | None, error: int | None) -> AuthenticatedResult | Totp
     return AuthenticatedResult(
         session=PortalSession._of(int(lib.portal_auth_result_session(result))),
         client_id=_native.text(lib.portal_auth_result_client_id(result)),
-        is_account_abstracted=None if abstracted == _native.UNSET else bool(abstracted),
+        is_account_abstracted={_native.YES: True, _native.NO: False}.get(abstracted),
     )
 
 

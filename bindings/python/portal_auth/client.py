@@ -155,7 +155,7 @@ class _Client:
             options.magic_link_template_id = _native.c_text(magic_link.template_id, "template_id")
         if is_account_abstracted is not None and not isinstance(is_account_abstracted, bool):
             raise InvalidArgument("is_account_abstracted")
-        options.is_account_abstracted = _native.UNSET if is_account_abstracted is None else int(is_account_abstracted)
+        options.is_account_abstracted = {None: _native.UNSET, True: _native.YES, False: _native.NO}[is_account_abstracted]
         options.connect_timeout_ms = _milliseconds(connect_timeout, "connect_timeout")
         options.request_timeout_ms = _milliseconds(request_timeout, "request_timeout")
         options.keyring_prompt_timeout_ms = _milliseconds(keyring_prompt_timeout, "keyring_prompt_timeout")

@@ -39,8 +39,10 @@ opaque!(
 
 /// The outcome of a function: PORTAL_AUTH_OK or a PORTAL_AUTH_E_* code.
 pub type portal_auth_code = i32;
-/// A yes or no, or unset (PORTAL_AUTH_UNSET, _FALSE, _TRUE): the C enum, an int.
+/// A yes or no (PORTAL_AUTH_FALSE, _TRUE): the C enum, an int.
 pub type portal_auth_bool = c_int;
+/// A yes or no that may be left to the server (PORTAL_AUTH_UNSET, _YES, _NO): the C enum, an int.
+pub type portal_auth_tristate = c_int;
 /// Where a client keeps its session (PORTAL_AUTH_STORAGE_*): the C enum, an int.
 pub type portal_auth_storage_kind = c_int;
 /// The kind of a result (PORTAL_AUTH_RESULT_*): the C enum, an int.
@@ -68,12 +70,17 @@ pub const PORTAL_AUTH_VERSION_NUMBER: i32 =
 /// The number in the library's soname, libportalauth.so.0.
 pub const PORTAL_AUTH_SOVERSION: i32 = 0;
 
-/// Not set: the server decides.
-pub const PORTAL_AUTH_UNSET: portal_auth_bool = -1;
 /// No.
 pub const PORTAL_AUTH_FALSE: portal_auth_bool = 0;
 /// Yes.
 pub const PORTAL_AUTH_TRUE: portal_auth_bool = 1;
+
+/// Not set: the server decides, or did not say.
+pub const PORTAL_AUTH_UNSET: portal_auth_tristate = 0;
+/// Yes.
+pub const PORTAL_AUTH_YES: portal_auth_tristate = 1;
+/// No.
+pub const PORTAL_AUTH_NO: portal_auth_tristate = 2;
 
 /// The desktop keyring (Secret Service), the default.
 pub const PORTAL_AUTH_STORAGE_KEYRING: portal_auth_storage_kind = 0;
@@ -305,7 +312,7 @@ pub struct portal_auth_options {
     /// The magic-link email template, with magic_link_from_email.
     pub magic_link_template_id: *const c_char,
     /// Whether the account is account-abstracted; PORTAL_AUTH_UNSET sends nothing.
-    pub is_account_abstracted: portal_auth_bool,
+    pub is_account_abstracted: portal_auth_tristate,
     /// Where the session is kept.
     pub storage: portal_auth_storage_kind,
     /// How long a connection may take to open; zero or less: 10,000 ms.
@@ -454,7 +461,7 @@ extern "C" {
     /// TOTP_REQUIRED: the user's id.
     pub fn portal_auth_result_end_user_id(result: *const portal_auth_result) -> *const c_char;
     /// AUTHENTICATED: whether the account is account-abstracted.
-    pub fn portal_auth_result_is_account_abstracted(result: *const portal_auth_result) -> portal_auth_bool;
+    pub fn portal_auth_result_is_account_abstracted(result: *const portal_auth_result) -> portal_auth_tristate;
     /// The kind of a result.
     pub fn portal_auth_result_kind(result: *const portal_auth_result) -> portal_auth_result_type;
     /// AUTHENTICATED: the session.

@@ -123,8 +123,8 @@ impl Options {
         raw.magic_link_template_id = pointer(&template_id);
         raw.is_account_abstracted = match self.is_account_abstracted {
             None => sys::PORTAL_AUTH_UNSET,
-            Some(true) => sys::PORTAL_AUTH_TRUE,
-            Some(false) => sys::PORTAL_AUTH_FALSE,
+            Some(true) => sys::PORTAL_AUTH_YES,
+            Some(false) => sys::PORTAL_AUTH_NO,
         };
         raw.connect_timeout_ms = connect_timeout_ms;
         raw.request_timeout_ms = request_timeout_ms;

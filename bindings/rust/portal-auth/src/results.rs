@@ -118,8 +118,8 @@ impl SignInResult {
                     session,
                     client_id: borrowed(sys::portal_auth_result_client_id(result)),
                     is_account_abstracted: match sys::portal_auth_result_is_account_abstracted(result) {
-                        sys::PORTAL_AUTH_TRUE => Some(true),
-                        sys::PORTAL_AUTH_FALSE => Some(false),
+                        sys::PORTAL_AUTH_YES => Some(true),
+                        sys::PORTAL_AUTH_NO => Some(false),
                         _ => None,
                     },
                 })))

@@ -1,6 +1,7 @@
 /* C test of a whole sign-in through the C ABI against the Portal emulator whose base URL is
  * in PORTAL_AUTH_TEST_API_HOST: magic link, TOTP step, code, session, replay, token, restore,
- * invalidate, clear. The test reads the emulator's outbox and current code with libcurl. */
+ * invalidate, clear. The test reads the emulator's outbox and current code with libcurl.
+ * Named cases, each signing in a user of its own (test_support.h's run_cases). */
 #include "test_support.h"
 
 typedef struct {
@@ -44,77 +45,130 @@ static void on_session(void *user_data, portal_auth_session *session, const port
     count_call(&out->calls);
 }
 
-int main(void) {
-    if (!getenv("PORTAL_AUTH_TEST_API_HOST")) return 2;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+static portal_auth *demo_client(void) {
     portal_auth_options options = emulator_options("env-demo");
     portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
 
+/* GETs an emulator path whose query names `email`. */
+static void emulator_query(const char *format, const char *email, char *answer, size_t size) {
+    char *escaped = curl_easy_escape(NULL, email, 0), path[256];
+    snprintf(path, sizeof path, format, escaped);
+    curl_free(escaped);
+    emulator_request(path, NULL, answer, size);
+}
+
+/* The magic link the client sent to `email`, from the emulator's outbox. */
+static void sent_link(portal_auth *client, const char *email, char *link, size_t size) {
     outcome sent = {0};
-    CHECK(portal_auth_send_magic_link(client, "c-flow@example.com", on_done, &sent, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_send_magic_link(client, email, on_done, &sent, NULL) == PORTAL_AUTH_OK);
     wait_calls(&sent.calls);
     CHECK(sent.code == PORTAL_AUTH_OK);
-    char answer[4096], link[1024];
-    emulator_request("/_emulator/outbox?email=c-flow%40example.com", NULL, answer, sizeof answer);
-    json_string(answer, "link", link, sizeof link);
+    char answer[4096];
+    emulator_query("/_emulator/outbox?email=%s", email, answer, sizeof answer);
+    json_string(answer, "link", link, size);
     CHECK(strncmp(link, "myapp://auth/callback?token=", 28) == 0);
+}
 
-    /* The redirect: a TOTP step with the enrollment link. */
-    outcome step = {0};
-    CHECK(portal_auth_handle_redirect(client, link, on_result, &step, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&step.calls);
-    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
-    CHECK(strncmp(step.text, "eu_", 3) == 0 && strstr(step.text, "|link") != NULL);
+static outcome redirect(portal_auth *client, const char *url) {
+    outcome out = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
 
-    /* Not ours: no result, no error. */
-    outcome other = {0};
-    CHECK(portal_auth_handle_redirect(client, "otherapp://x?token=t&authMethod=EMAIL_MAGIC_LINK", on_result, &other, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&other.calls);
-    CHECK(other.code == PORTAL_AUTH_OK && other.kind == 0);
-
-    /* A JWT that cannot be read fails before any request. */
-    outcome bad_jwt = {0};
-    CHECK(portal_auth_verify_totp(client, "123456", "not-a-jwt", on_result, &bad_jwt, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&bad_jwt.calls);
-    CHECK(bad_jwt.code == PORTAL_AUTH_E_INVALID_USER_JWT && strstr(bad_jwt.text, "malformed") != NULL);
-
-    /* The code the authenticator shows now. */
-    char code[16];
-    emulator_request("/_emulator/totp?environmentId=env-demo&email=c-flow%40example.com", NULL, answer, sizeof answer);
+/* A sign-in of a new user `email` through its link, its TOTP step and the code the
+   authenticator shows now; the link in `link`. */
+static outcome signed_in_with_a_code(portal_auth *client, const char *email, char *link, size_t size) {
+    sent_link(client, email, link, size);
+    outcome step = redirect(client, link);
+    char answer[512], code[16];
+    emulator_query("/_emulator/totp?environmentId=env-demo&email=%s", email, answer, sizeof answer);
     json_string(answer, "code", code, sizeof code);
     outcome signed_in = {0};
     CHECK(portal_auth_verify_totp(client, code, step.user_jwt, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
     wait_calls(&signed_in.calls);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
-    CHECK(signed_in.session != NULL && strncmp(signed_in.text, "cl_", 3) == 0);
-    CHECK(signed_in.count == PORTAL_AUTH_NO);
     const char *end_user_id = portal_auth_session_end_user_id(signed_in.session);
     CHECK(end_user_id != NULL && strncmp(step.text, end_user_id, strlen(end_user_id)) == 0);
+    return signed_in;
+}
 
-    /* The redirect again: the same session, the same handle. */
-    outcome replay = {0};
-    CHECK(portal_auth_handle_redirect(client, link, on_result, &replay, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&replay.calls);
+/* The redirect of a new user's link: a TOTP step with the enrollment link. */
+static void link_gives_a_totp_step(void) {
+    portal_auth *client = demo_client();
+    char link[1024];
+    sent_link(client, "c-flow-step@example.com", link, sizeof link);
+    outcome step = redirect(client, link);
+    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    CHECK(strncmp(step.text, "eu_", 3) == 0 && strstr(step.text, "|link") != NULL);
+    portal_auth_free(client);
+}
+
+/* Not ours: no result, no error. */
+static void other_applications_redirect_is_nothing(void) {
+    portal_auth *client = demo_client();
+    outcome other = redirect(client, "otherapp://x?token=t&authMethod=EMAIL_MAGIC_LINK");
+    CHECK(other.code == PORTAL_AUTH_OK && other.kind == 0);
+    portal_auth_free(client);
+}
+
+/* A JWT that cannot be read fails before any request. */
+static void unreadable_jwt_fails_at_once(void) {
+    portal_auth *client = demo_client();
+    outcome bad_jwt = {0};
+    CHECK(portal_auth_verify_totp(client, "123456", "not-a-jwt", on_result, &bad_jwt, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&bad_jwt.calls);
+    CHECK(bad_jwt.code == PORTAL_AUTH_E_INVALID_USER_JWT && strstr(bad_jwt.text, "malformed") != NULL);
+    portal_auth_free(client);
+}
+
+/* The code signs in: a session and its client id, no gas sponsorship (the emulator's
+   environment has none); the redirect again gives the same session, the same handle. */
+static void code_signs_in_and_replay_gives_the_same_session(void) {
+    portal_auth *client = demo_client();
+    char link[1024];
+    outcome signed_in = signed_in_with_a_code(client, "c-flow@example.com", link, sizeof link);
+    CHECK(signed_in.session != NULL && strncmp(signed_in.text, "cl_", 3) == 0);
+    CHECK(signed_in.count == PORTAL_AUTH_NO);
+    outcome replay = redirect(client, link);
     CHECK(replay.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && replay.session == signed_in.session);
     portal_auth_session_release(replay.session);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
+/* The session's token; a restore gives the same user. */
+static void token_and_restore(void) {
+    portal_auth *client = demo_client();
+    char link[1024];
+    outcome signed_in = signed_in_with_a_code(client, "c-flow-restore@example.com", link, sizeof link);
     char *token = NULL;
     CHECK(portal_auth_session_copy_token(signed_in.session, &token, NULL) == PORTAL_AUTH_OK);
     CHECK(token != NULL && strncmp(token, "cst_", 4) == 0);
     portal_auth_string_free(token);
-
     outcome restored = {0};
     CHECK(portal_auth_restore_session(client, on_session, &restored, NULL) == PORTAL_AUTH_OK);
     wait_calls(&restored.calls);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
-    CHECK(strcmp(portal_auth_session_end_user_id(restored.session), end_user_id) == 0);
+    CHECK(strcmp(portal_auth_session_end_user_id(restored.session), portal_auth_session_end_user_id(signed_in.session)) == 0);
     portal_auth_session_release(restored.session);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
+/* Invalidated: the token is gone; cleared: nothing to restore. */
+static void invalidate_and_clear(void) {
+    portal_auth *client = demo_client();
+    char link[1024];
+    outcome signed_in = signed_in_with_a_code(client, "c-flow-end@example.com", link, sizeof link);
     outcome invalidated = {0};
     CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
     wait_calls(&invalidated.calls);
     CHECK(invalidated.code == PORTAL_AUTH_OK);
+    char *token = NULL;
     portal_auth_error *error = NULL;
     CHECK(portal_auth_session_copy_token(signed_in.session, &token, &error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
     CHECK(token == NULL && portal_auth_error_code(error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
@@ -127,8 +181,12 @@ int main(void) {
     CHECK(portal_auth_restore_session(client, on_session, &gone, NULL) == PORTAL_AUTH_OK);
     wait_calls(&gone.calls);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
 
-    /* Arguments that cannot start a call. */
+static void arguments_that_cannot_start_a_call(void) {
+    portal_auth *client = demo_client();
     outcome never = {0};
     CHECK(portal_auth_handle_redirect(client, NULL, on_result, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(portal_auth_handle_redirect(client, "myapp://auth/callback?token=\xff", on_result, &never, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT);
@@ -139,9 +197,19 @@ int main(void) {
     portal_auth_session_release(NULL);
     portal_auth_string_free(NULL);
     CHECK(never.calls == 0);
-
-    portal_auth_session_release(signed_in.session);
     portal_auth_free(client);
-    curl_global_cleanup();
-    return report("flow_test");
+}
+
+static const test_case cases[] = {
+    { "link_gives_a_totp_step", link_gives_a_totp_step, NULL },
+    { "other_applications_redirect_is_nothing", other_applications_redirect_is_nothing, NULL },
+    { "unreadable_jwt_fails_at_once", unreadable_jwt_fails_at_once, NULL },
+    { "code_signs_in_and_replay_gives_the_same_session", code_signs_in_and_replay_gives_the_same_session, NULL },
+    { "token_and_restore", token_and_restore, NULL },
+    { "invalidate_and_clear", invalidate_and_clear, NULL },
+    { "arguments_that_cannot_start_a_call", arguments_that_cannot_start_a_call, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "flow_test", cases);
 }

@@ -1,6 +1,6 @@
-/* What the C tests share: checks and their count, one lock and condition for callbacks to
- * report through, requests to the Portal emulator's control endpoints (with libcurl), and a
- * child process that holds the test's descriptors.
+/* What the C tests share: checks and their count, named cases and the main that runs them,
+ * one lock and condition for callbacks to report through, requests to the Portal emulator's
+ * control endpoints (with libcurl), and a child process that holds the test's descriptors.
  * Each test is a program of its own, so the state below is per test. */
 #ifndef PORTAL_AUTH_TEST_SUPPORT_H
 #define PORTAL_AUTH_TEST_SUPPORT_H

@@ -243,10 +243,11 @@ typedef struct portal_auth_storage_callbacks portal_auth_storage_callbacks;
  * magic-link sender, timeouts and the storage.
  *
  * Fill it with PORTAL_AUTH_OPTIONS_INIT or portal_auth_options_init first: either sets
- * `size`, and every other field to its default. Fields added in later versions go at the
- * end, and the library reads only the `size` bytes its caller declared, so a program built
- * against an older header keeps working. Strings are UTF-8 and borrowed: portal_auth_new
- * copies what it keeps.
+ * `size`, and every other field to its default, which is zero (or NULL) for each; a struct
+ * zeroed with memset and then given its `size` is the same. Fields added in later versions
+ * go at the end, each with zero as its default, and the library reads only the `size`
+ * bytes its caller declared, so a program built against an older header keeps working.
+ * Strings are UTF-8 and borrowed: portal_auth_new copies what it keeps.
  */
 typedef struct portal_auth_options {
     /** sizeof(portal_auth_options) as the caller was compiled: set by the initialisers. */
@@ -314,12 +315,21 @@ typedef struct portal_auth_options {
 } portal_auth_options;
 
 /**
- * An initialiser with the defaults, as portal_auth_options_init sets them:
- * `portal_auth_options options = PORTAL_AUTH_OPTIONS_INIT;`
+ * An initialiser that sets `size` and leaves every other field zero, its default, as
+ * portal_auth_options_init does: `portal_auth_options options = PORTAL_AUTH_OPTIONS_INIT;`
  */
+#ifdef __cplusplus
+/* C++ has designated initialisers only from C++20, and a shorter braced list draws
+   -Wmissing-field-initializers: the struct value-initialised (zeroed), then its size. */
 #define PORTAL_AUTH_OPTIONS_INIT                                                      \
-    { sizeof(portal_auth_options), NULL, NULL, NULL, NULL, NULL, PORTAL_AUTH_UNSET,   \
-      PORTAL_AUTH_STORAGE_KEYRING, 0, 0, NULL, NULL, 0, NULL, NULL }
+    ([] {                                                                             \
+        portal_auth_options portal_auth_initialised_ = portal_auth_options();         \
+        portal_auth_initialised_.size = sizeof portal_auth_initialised_;              \
+        return portal_auth_initialised_;                                              \
+    }())
+#else
+#define PORTAL_AUTH_OPTIONS_INIT { .size = sizeof(portal_auth_options) }
+#endif
 
 /**
  * Fills options with the defaults and sets its `size`.

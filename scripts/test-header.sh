@@ -38,6 +38,31 @@ for compiler in gcc clang; do
 done
 pass "it compiles with gcc and clang as C99, C11 and C++17, ${warnings[*]}"
 
+# The initialiser leaves every field but `size` as a zeroed struct has it, in C and in C++:
+# each field that scripts/header_facts.py finds in portal_auth_options, compared. Run
+# against the header, then against one whose C initialiser sets a second field.
+{
+    printf '#include <portal_auth.h>\n#include <string.h>\nint main(void) {\n'
+    printf '    portal_auth_options options = PORTAL_AUTH_OPTIONS_INIT, zeroed;\n'
+    printf '    memset(&zeroed, 0, sizeof zeroed);\n    zeroed.size = sizeof zeroed;\n    int differ = 0;\n'
+    python3 scripts/header_facts.py "$header" | awk -F '\t' '$1 == "field" && $2 == "portal_auth_options" {
+        printf "    differ |= memcmp(&options.%s, &zeroed.%s, sizeof options.%s);\n", $3, $3, $3 }'
+    printf '    return differ != 0;\n}\n'
+} > "$work/defaults.c"
+cp "$work/defaults.c" "$work/defaults.cpp"
+mkdir "$work/seconded"
+sed 's/{ \.size = sizeof(portal_auth_options) }/{ .size = sizeof(portal_auth_options), .storage = PORTAL_AUTH_STORAGE_MEMORY }/' \
+    "$header" > "$work/seconded/portal_auth.h"
+! cmp -s "$header" "$work/seconded/portal_auth.h" || fail "the test's change to the initialiser changed nothing"
+for source in defaults.c defaults.cpp; do
+    compiler=$([ "$source" = defaults.c ] && echo "gcc -std=c11" || echo "g++ -std=c++17")
+    $compiler "${warnings[@]}" -I"$prefix/include" "$work/$source" -o "$work/defaults" && "$work/defaults" \
+        || fail "PORTAL_AUTH_OPTIONS_INIT sets more than the size ($compiler)"
+done
+gcc -std=c11 "${warnings[@]}" -I"$work/seconded" "$work/defaults.c" -o "$work/defaults" && ! "$work/defaults" \
+    || fail "the initialiser's check accepts a second field set"
+pass "PORTAL_AUTH_OPTIONS_INIT sets the size alone, in C and in C++; a second field set fails the check"
+
 generated=$(scripts/generate-header.sh "$work/portal_auth.generated.h")
 scripts/compare-header.py "$generated" "$header" || fail "include/portal_auth.h and the Swift exports disagree (above)"
 pass "it declares every export of Sources/PortalAuthC with the types of the declaration swiftc generates"

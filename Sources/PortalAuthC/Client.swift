@@ -32,17 +32,11 @@ private typealias ClientHandle = Handle<ClientBox, portal_auth>
 public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?, _ size: UInt) {
     let size = Int(clamping: size)
     guard let options, size >= MemoryLayout<Int>.size else { return }
-    var defaults = portal_auth_options(
-        size: size, auth_environment_id: nil, redirect_url: nil, api_host: nil,
-        magic_link_from_email: nil, magic_link_template_id: nil, is_account_abstracted: PORTAL_AUTH_UNSET,
-        storage: PORTAL_AUTH_STORAGE_KEYRING, connect_timeout_ms: 0, request_timeout_ms: 0, host_storage: nil,
-        application_id: nil, keyring_prompt_timeout_ms: 0, file_storage_path: nil, completion_queue: nil)
+    // Every field's default is zero (NULL, PORTAL_AUTH_UNSET, PORTAL_AUTH_STORAGE_KEYRING, a
+    // timeout of 0), as PORTAL_AUTH_OPTIONS_INIT has it; `size` is the struct's first field.
     let raw = UnsafeMutableRawPointer(options)
-    let known = min(size, MemoryLayout<portal_auth_options>.size)
-    withUnsafeBytes(of: &defaults) { bytes in
-        if let base = bytes.baseAddress { raw.copyMemory(from: base, byteCount: known) }
-    }
-    (raw + known).initializeMemory(as: UInt8.self, repeating: 0, count: size - known)
+    raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+    raw.storeBytes(of: size, as: Int.self)
 }
 
 /// Creates a client. Checks the options (no network or keyring I/O).

@@ -74,6 +74,11 @@ int main(void) {
     CHECK(options.auth_environment_id == NULL && options.api_host == NULL);
     CHECK(options.is_account_abstracted == PORTAL_AUTH_UNSET && options.storage == PORTAL_AUTH_STORAGE_KEYRING);
     CHECK(options.connect_timeout_ms == 0 && options.request_timeout_ms == 0);
+    /* Every default is zero: the struct is a zeroed one given its size. */
+    portal_auth_options zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    zeroed.size = sizeof zeroed;
+    CHECK(memcmp(&options, &zeroed, sizeof zeroed) == 0);
     portal_auth_options_init(NULL, sizeof options);
     /* The initialiser macro sets the same defaults. */
     portal_auth_options initialised = PORTAL_AUTH_OPTIONS_INIT;
@@ -84,6 +89,9 @@ int main(void) {
     CHECK(initialised.is_account_abstracted == options.is_account_abstracted && initialised.storage == options.storage);
     CHECK(initialised.connect_timeout_ms == options.connect_timeout_ms);
     CHECK(initialised.request_timeout_ms == options.request_timeout_ms && initialised.host_storage == options.host_storage);
+    CHECK(initialised.application_id == options.application_id && initialised.file_storage_path == options.file_storage_path);
+    CHECK(initialised.keyring_prompt_timeout_ms == options.keyring_prompt_timeout_ms);
+    CHECK(initialised.completion_queue == options.completion_queue);
     /* An older caller's shorter struct: nothing written past its size. A newer caller's
        longer one: the bytes this library does not know are zeroed. */
     union { portal_auth_options options; unsigned char bytes[sizeof(portal_auth_options) + 16]; } raw;

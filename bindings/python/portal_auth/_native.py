@@ -10,6 +10,7 @@ import ctypes
 import os
 
 from . import _threads
+from ._codes import *  # noqa: F403 (every OK, E_* and REASON_* number)
 from .errors import InvalidArgument, LibraryNotFound
 
 TYPE_CHECKING = False
@@ -67,38 +68,13 @@ OPENER_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, cty
 REDIRECT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
 FORWARD_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p)
 
-# Constants of portal_auth.h (the reasons are errors.StorageFailureReason and
-# SignInUnavailableReason, checked against the header too).
+# Constants of portal_auth.h; the codes and the reasons are generated into _codes.
 FALSE, TRUE = 0, 1
 UNSET, YES, NO = 0, 1, 2
 STORAGE_KEYRING, STORAGE_MEMORY, STORAGE_HOST, STORAGE_FILE = 0, 1, 2, 3
 RESULT_AUTHENTICATED, RESULT_TOTP_REQUIRED = 1, 2
 LOG_DEBUG, LOG_INFO, LOG_WARNING, LOG_ERROR, LOG_NONE = 0, 1, 2, 3, 4
 TERMINAL_LIGHT_ON_DARK, TERMINAL_DARK_ON_LIGHT = 0, 1
-OK = 0
-E_INVALID_ARGUMENT = 1
-E_MAGIC_LINK_NOT_CONFIGURED = 2
-E_AUTH_METHOD_UNAVAILABLE = 3
-E_AUTHENTICATION_FAILED = 4
-E_MALFORMED_RESPONSE = 5
-E_INVALID_GRANT_RESPONSE = 6
-E_INVALID_USER_JWT = 7
-E_SESSION_STORAGE_FAILURE = 8
-E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9
-E_RATE_LIMITED = 10
-E_TOTP_QR_UNAVAILABLE = 11
-E_UNAUTHORIZED = 20
-E_HTTP_STATUS = 21
-E_NETWORK = 22
-E_SESSION_INVALIDATED = 30
-E_CANCELLED = 31
-E_SIGN_IN_CLOSED = 40
-E_SIGN_IN_UNAVAILABLE = 41
-E_SIGN_IN_IN_PROGRESS = 42
-E_SIGN_IN_CALLBACK_INCOMPLETE = 43
-E_INTERNAL = 99
-REASON_NO_BROWSER = 23
-REASON_OPENER_FAILED = 24
 TOTP_CODE_SIZE = 7
 # portal_auth_options.request_timeout_ms: "zero or less: 30,000 ms" (the header's words,
 # which the ABI test reads): how long exit waits at most for an exchange of a client that

@@ -28,9 +28,10 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 # layers below it. Imports for the type checkers alone never run, so they may name any
 # module.
 LAYERS = [
-    {"_auth_method", "_forwarding", "_values", "_threads", "_session_store"},
+    {"_auth_method", "_codes", "_forwarding", "_values", "_threads", "_session_store"},
     {"errors"},
     {"_native"},
+    {"_reason_base"},
     {"_reasons"},
     {"_error_handles"},
     {"_log", "totp"},

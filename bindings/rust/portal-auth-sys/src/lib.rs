@@ -96,113 +96,14 @@ pub const PORTAL_AUTH_RESULT_AUTHENTICATED: portal_auth_result_type = 1;
 /// A TOTP code is needed: portal_auth_verify_totp.
 pub const PORTAL_AUTH_RESULT_TOTP_REQUIRED: portal_auth_result_type = 2;
 
-/// Success.
-pub const PORTAL_AUTH_OK: portal_auth_code = 0;
-/// An unusable argument; its name is portal_auth_error_name.
-pub const PORTAL_AUTH_E_INVALID_ARGUMENT: portal_auth_code = 1;
-/// No magic-link options.
-pub const PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED: portal_auth_code = 2;
-/// The method is not enabled; it is portal_auth_error_method.
-pub const PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE: portal_auth_code = 3;
-/// The redirect carried an error; it is portal_auth_error_detail.
-pub const PORTAL_AUTH_E_AUTHENTICATION_FAILED: portal_auth_code = 4;
-/// An answer lacked a field: portal_auth_error_path, portal_auth_error_missing.
-pub const PORTAL_AUTH_E_MALFORMED_RESPONSE: portal_auth_code = 5;
-/// The grant exchange answered neither a session nor a TOTP step.
-pub const PORTAL_AUTH_E_INVALID_GRANT_RESPONSE: portal_auth_code = 6;
-/// The userJwt cannot be read; why is portal_auth_error_detail.
-pub const PORTAL_AUTH_E_INVALID_USER_JWT: portal_auth_code = 7;
-/// The session store failed; which failure is portal_auth_error_reason.
-pub const PORTAL_AUTH_E_SESSION_STORAGE_FAILURE: portal_auth_code = 8;
-/// Portal refused account abstraction; its text is portal_auth_error_detail.
-pub const PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE: portal_auth_code = 9;
-/// Portal sends no more emails now.
-pub const PORTAL_AUTH_E_RATE_LIMITED: portal_auth_code = 10;
-/// No QR code of this link at this scale.
-pub const PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE: portal_auth_code = 11;
-/// HTTP 401.
-pub const PORTAL_AUTH_E_UNAUTHORIZED: portal_auth_code = 20;
-/// Another HTTP error status: portal_auth_error_http_status, portal_auth_error_body.
-pub const PORTAL_AUTH_E_HTTP_STATUS: portal_auth_code = 21;
-/// No response (refused, reset, timed out, too large), or no libcurl.
-pub const PORTAL_AUTH_E_NETWORK: portal_auth_code = 22;
-/// The session was invalidated.
-pub const PORTAL_AUTH_E_SESSION_INVALIDATED: portal_auth_code = 30;
-/// portal_auth_call_cancel took.
-pub const PORTAL_AUTH_E_CANCELLED: portal_auth_code = 31;
-/// A browser sign-in ended before the browser came back (POPUP_CLOSED).
-pub const PORTAL_AUTH_E_SIGN_IN_CLOSED: portal_auth_code = 40;
-/// No browser sign-in is possible (POPUP_UNAVAILABLE); why is portal_auth_error_reason.
-pub const PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE: portal_auth_code = 41;
-/// Another browser sign-in of the client runs (SIGN_IN_ALREADY_IN_PROGRESS).
-pub const PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS: portal_auth_code = 42;
-/// The browser came back without a usable grant (CALLBACK_INCOMPLETE).
-pub const PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE: portal_auth_code = 43;
-/// Anything else; also a QR code without libqrencode or libpng.
-pub const PORTAL_AUTH_E_INTERNAL: portal_auth_code = 99;
-
-/// Every other error.
-pub const PORTAL_AUTH_REASON_NONE: portal_auth_reason = 0;
-/// The keyring is locked: ask the user to unlock it.
-pub const PORTAL_AUTH_REASON_KEYRING_LOCKED: portal_auth_reason = 1;
-/// No Secret Service on the session bus, or no default (login) collection.
-pub const PORTAL_AUTH_REASON_NO_SECRET_SERVICE: portal_auth_reason = 2;
-/// No D-Bus session bus to reach.
-pub const PORTAL_AUTH_REASON_NO_SESSION_BUS: portal_auth_reason = 3;
-/// D-Bus or the Secret Service failed or did not answer in time.
-pub const PORTAL_AUTH_REASON_DBUS_FAILURE: portal_auth_reason = 4;
-/// libsecret could not be loaded.
-pub const PORTAL_AUTH_REASON_LIBSECRET_MISSING: portal_auth_reason = 5;
-/// A portal_auth_storage_callbacks function returned non-zero.
-pub const PORTAL_AUTH_REASON_HOST_STORAGE_FAILED: portal_auth_reason = 6;
-/// An entry that cannot be decoded could not be deleted: it is still stored.
-pub const PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED: portal_auth_reason = 7;
-/// The keyring asks the user to confirm the access in a dialog, and prompts are not shown.
-pub const PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION: portal_auth_reason = 8;
-/// The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled).
-pub const PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED: portal_auth_reason = 9;
-/// The keyring could not set up the encrypted transfer of secrets.
-pub const PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED: portal_auth_reason = 10;
-/// The file store's folder or file is not the user's alone.
-pub const PORTAL_AUTH_REASON_FILE_STORE_UNSAFE: portal_auth_reason = 11;
-/// The file store could not read, write or remove its file.
-pub const PORTAL_AUTH_REASON_FILE_STORE_FAILED: portal_auth_reason = 12;
-/// The redirect URL is not an http loopback URL with an explicit port.
-pub const PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK: portal_auth_reason = 20;
-/// Another program listens on the redirect URL's port.
-pub const PORTAL_AUTH_REASON_PORT_IN_USE: portal_auth_reason = 21;
-/// The loopback listener could not start.
-pub const PORTAL_AUTH_REASON_LISTENER_FAILED: portal_auth_reason = 22;
-/// No browser could be opened: the default opener found none, or the host's opener returned
-/// this value; portal_auth_error_url gives the URL to show the user.
-pub const PORTAL_AUTH_REASON_NO_BROWSER: portal_auth_reason = 23;
-/// The host's opener returned another non-zero value.
-pub const PORTAL_AUTH_REASON_OPENER_FAILED: portal_auth_reason = 24;
-/// The redirect channel: $XDG_RUNTIME_DIR is unset, missing or not a folder.
-pub const PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY: portal_auth_reason = 25;
-/// The redirect channel: $XDG_RUNTIME_DIR, or the channels' folder in it, is not the user's
-/// alone (mode 0700), or the other end runs as another user.
-pub const PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE: portal_auth_reason = 26;
-/// The redirect channel: another instance already listens for this environment's redirects.
-pub const PORTAL_AUTH_REASON_CHANNEL_IN_USE: portal_auth_reason = 27;
-/// The redirect channel's socket failed, or the running instance did not answer in time (it
-/// may still handle the URL).
-pub const PORTAL_AUTH_REASON_CHANNEL_FAILED: portal_auth_reason = 28;
-/// The sign-in was cancelled before the redirect came.
-pub const PORTAL_AUTH_REASON_SIGN_IN_CANCELLED: portal_auth_reason = 40;
-/// The sign-in's timeout passed before the browser or the email's link came back.
-pub const PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT: portal_auth_reason = 41;
-/// The client was freed during the sign-in.
-pub const PORTAL_AUTH_REASON_CLIENT_CLOSED: portal_auth_reason = 42;
-/// PORTAL_AUTH_E_UNAUTHORIZED: a redirect's grant was refused (used, expired, or not
-/// Portal's): request a new link.
-pub const PORTAL_AUTH_REASON_LINK_USED: portal_auth_reason = 50;
-/// PORTAL_AUTH_E_UNAUTHORIZED of portal_auth_verify_totp: the code was not accepted; ask for it
-/// again and verify with the same step.
-pub const PORTAL_AUTH_REASON_TOTP_CODE_REJECTED: portal_auth_reason = 51;
-/// PORTAL_AUTH_E_UNAUTHORIZED of portal_auth_verify_totp: the step's userJwt had expired by the
-/// local clock: sign in again.
-pub const PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED: portal_auth_reason = 52;
+/// Declares the codes and the reasons, which scripts/generate-tables.py writes into codes.rs
+/// from the header (tests/header.rs lists them with its own definition of this macro).
+macro_rules! header_constants {
+    ($($(#[$doc:meta])* $name:ident: $type:ty = $value:expr;)*) => {
+        $($(#[$doc])* pub const $name: $type = $value;)*
+    };
+}
+include!("codes.rs");
 
 /// The size of the buffer portal_auth_totp_code_normalize writes: six digits and a NUL.
 pub const PORTAL_AUTH_TOTP_CODE_SIZE: usize = 7;

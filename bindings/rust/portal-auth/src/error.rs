@@ -19,6 +19,16 @@ use crate::sys;
 ///     other => panic!("{:?}", other),
 /// }
 /// ```
+///
+/// Every reason enum prints as its name and has the library's sentence for the user:
+///
+/// ```
+/// use portal_auth::StorageFailureReason;
+///
+/// let reason = StorageFailureReason::KeyringLocked;
+/// assert_eq!(reason.to_string(), "KEYRING_LOCKED"); // to log, or to key a translation by
+/// assert_eq!(reason.user_message(), "Your keyring is locked. Unlock it, then try again.");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 #[allow(missing_docs)] // the fields: each case's documentation names them, `message` is Display's
@@ -278,12 +288,23 @@ struct Fields {
     url: Option<String>,
 }
 
-/// What every reason enum has, from its table of `PORTAL_AUTH_REASON_*` constants: the
-/// conversions, `Display` as the library's name of the reason, and the library's sentence for
-/// the user. The names and the sentences are the library's (portal_auth_reason_name,
-/// portal_auth_reason_user_message): this crate only passes them on.
+/// Declares a reason enum from its table of `PORTAL_AUTH_REASON_*` constants, which
+/// scripts/generate-tables.py writes into reasons.rs from the header: its variants, `Other`
+/// for a number this crate does not know, the conversions, `Display` as the library's name of
+/// the reason, and the library's sentence for the user. The names and the sentences are the
+/// library's (portal_auth_reason_name, portal_auth_reason_user_message): this crate only
+/// passes them on.
 macro_rules! reason {
-    ($name:ident { $($variant:ident = $constant:ident),* $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident { $($(#[$variant_doc:meta])* $variant:ident = $constant:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$variant_doc])* $variant,)*
+            /// A reason of a newer library than this crate knows, by its number.
+            Other(i32),
+        }
+
         impl $name {
             fn from_raw(reason: sys::portal_auth_reason) -> $name {
                 match reason {
@@ -326,166 +347,7 @@ macro_rules! reason {
     };
 }
 
-/// Which failure an [`Error::SessionStorageFailure`] was, to choose what to tell the user
-/// (the `PORTAL_AUTH_REASON_*` values of the C ABI, stable).
-///
-/// Like every reason enum, it prints as its name and has the library's sentence for the user:
-///
-/// ```
-/// use portal_auth::StorageFailureReason;
-///
-/// let reason = StorageFailureReason::KeyringLocked;
-/// assert_eq!(reason.to_string(), "KEYRING_LOCKED"); // to log, or to key a translation by
-/// assert_eq!(reason.user_message(), "Your keyring is locked. Unlock it, then try again.");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum StorageFailureReason {
-    /// The keyring is locked: ask the user to unlock it.
-    KeyringLocked,
-    /// No Secret Service on the session bus, or no default (login) collection: install,
-    /// start or set up a keyring (gnome-keyring, KeePassXC).
-    NoSecretService,
-    /// No D-Bus session bus to reach: the app runs outside a desktop session.
-    NoSessionBus,
-    /// D-Bus or the Secret Service failed, or did not answer in time: try again.
-    DbusFailure,
-    /// libsecret could not be loaded: install it.
-    LibsecretMissing,
-    /// The host's storage callbacks reported a failure.
-    HostStorageFailed,
-    /// The stored entry cannot be decoded and deleting it failed: it is still stored, and the
-    /// user is not reported signed out.
-    EntryNotCleared,
-    /// The keyring asks the user to confirm the access in a dialog (KeePassXC's access
-    /// confirmation) and the client does not show keyring prompts
-    /// ([`Options::keyring_prompt_timeout`](crate::Options::keyring_prompt_timeout)), or nobody
-    /// answered in time.
-    KeyringNeedsConfirmation,
-    /// The user dismissed the keyring's dialog (a call cancelled while it waits is cancelled).
-    KeyringPromptDismissed,
-    /// The keyring could not set up the encrypted transfer of secrets (KWallet without its
-    /// encryption plugins): the keyring's installation needs fixing.
-    KeyringEncryptionFailed,
-    /// The file store's folder or file is not the user's alone (a symlink, another user's,
-    /// open to others): fix its owner and mode (0700), or choose another folder.
-    FileStoreUnsafe,
-    /// The file store could not read, write or remove its file (a full disk, a read-only
-    /// folder).
-    FileStoreFailed,
-    /// A reason of a newer library than this crate knows, by its number.
-    Other(i32),
-}
-
-reason!(StorageFailureReason {
-    KeyringLocked = PORTAL_AUTH_REASON_KEYRING_LOCKED,
-    NoSecretService = PORTAL_AUTH_REASON_NO_SECRET_SERVICE,
-    NoSessionBus = PORTAL_AUTH_REASON_NO_SESSION_BUS,
-    DbusFailure = PORTAL_AUTH_REASON_DBUS_FAILURE,
-    LibsecretMissing = PORTAL_AUTH_REASON_LIBSECRET_MISSING,
-    HostStorageFailed = PORTAL_AUTH_REASON_HOST_STORAGE_FAILED,
-    EntryNotCleared = PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED,
-    KeyringNeedsConfirmation = PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION,
-    KeyringPromptDismissed = PORTAL_AUTH_REASON_KEYRING_PROMPT_DISMISSED,
-    KeyringEncryptionFailed = PORTAL_AUTH_REASON_KEYRING_ENCRYPTION_FAILED,
-    FileStoreUnsafe = PORTAL_AUTH_REASON_FILE_STORE_UNSAFE,
-    FileStoreFailed = PORTAL_AUTH_REASON_FILE_STORE_FAILED,
-});
-
-/// Why a browser or magic-link sign-in, or the redirect channel, is not possible
-/// ([`Error::SignInUnavailable`]; the
-/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum SignInUnavailableReason {
-    /// The redirect URL is not `http://127.0.0.1:<port>/…` (or `[::1]`, `localhost`); no
-    /// request was made.
-    RedirectNotLoopback,
-    /// Another program listens on the redirect URL's port; no request was made.
-    PortInUse,
-    /// The loopback listener could not start; no request was made.
-    ListenerFailed,
-    /// No browser could be started (`$BROWSER`, `xdg-open`), or the opener of
-    /// [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener) returned an
-    /// [`io::ErrorKind::NotFound`](std::io::ErrorKind::NotFound) error (its `cause`): the
-    /// sign-in ends at once, and the error's `url` is the URL to show the user.
-    NoBrowser,
-    /// The opener of [`PortalAuth::set_browser_opener`](crate::PortalAuth::set_browser_opener)
-    /// returned another error (the error's `cause`) or panicked.
-    OpenerFailed,
-    /// The redirect channel: `$XDG_RUNTIME_DIR` is unset, missing or not a folder (the
-    /// desktop session sets it).
-    NoRuntimeDirectory,
-    /// The redirect channel: `$XDG_RUNTIME_DIR`, or the channels' folder in it, is not the
-    /// user's alone (mode 0700), or the other end runs as another user.
-    RuntimeDirectoryUnsafe,
-    /// The redirect channel: another instance already listens for this environment's
-    /// redirects.
-    ChannelInUse,
-    /// The redirect channel's socket failed, or the running instance did not answer in time
-    /// (it may still handle the URL).
-    ChannelFailed,
-    /// A reason of a newer library than this crate knows, by its number.
-    Other(i32),
-}
-
-reason!(SignInUnavailableReason {
-    RedirectNotLoopback = PORTAL_AUTH_REASON_REDIRECT_NOT_LOOPBACK,
-    PortInUse = PORTAL_AUTH_REASON_PORT_IN_USE,
-    ListenerFailed = PORTAL_AUTH_REASON_LISTENER_FAILED,
-    NoBrowser = PORTAL_AUTH_REASON_NO_BROWSER,
-    OpenerFailed = PORTAL_AUTH_REASON_OPENER_FAILED,
-    NoRuntimeDirectory = PORTAL_AUTH_REASON_NO_RUNTIME_DIRECTORY,
-    RuntimeDirectoryUnsafe = PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE,
-    ChannelInUse = PORTAL_AUTH_REASON_CHANNEL_IN_USE,
-    ChannelFailed = PORTAL_AUTH_REASON_CHANNEL_FAILED,
-});
-
-/// How a sign-in's wait ended before its redirect came ([`Error::SignInClosed`]; the
-/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable). Nothing was exchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum SignInClosedReason {
-    /// The call was cancelled (or its future dropped): start again when the user asks.
-    Cancelled,
-    /// The sign-in's timeout passed before the browser or the email's link came back.
-    TimedOut,
-    /// The client was dropped during the sign-in.
-    ClientClosed,
-    /// A reason of a newer library than this crate knows, by its number.
-    Other(i32),
-}
-
-reason!(SignInClosedReason {
-    Cancelled = PORTAL_AUTH_REASON_SIGN_IN_CANCELLED,
-    TimedOut = PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT,
-    ClientClosed = PORTAL_AUTH_REASON_CLIENT_CLOSED,
-});
-
-/// What the user does after an [`Error::Unauthorized`], where the call can tell (the
-/// `PORTAL_AUTH_REASON_*` values of the C ABI, stable).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum UnauthorizedReason {
-    /// A redirect's grant was refused (`handle_redirect`, the browser and magic-link
-    /// sign-ins): the link was already used, has expired, or is not Portal's. Request a new
-    /// link.
-    LinkUsed,
-    /// `verify_totp`: the code was not accepted, and the step had not expired by the local
-    /// clock. Ask for the code again and verify with the same step.
-    TotpCodeRejected,
-    /// `verify_totp`: the step's userJwt had expired by the local clock
-    /// ([`TotpRequired::expires_at`](crate::TotpRequired::expires_at)). Sign in again.
-    TotpStepExpired,
-    /// A reason of a newer library than this crate knows, by its number.
-    Other(i32),
-}
-
-reason!(UnauthorizedReason {
-    LinkUsed = PORTAL_AUTH_REASON_LINK_USED,
-    TotpCodeRejected = PORTAL_AUTH_REASON_TOTP_CODE_REJECTED,
-    TotpStepExpired = PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED,
-});
+include!("reasons.rs");
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

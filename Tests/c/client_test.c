@@ -1,5 +1,6 @@
 /* C tests of the client handle and the error model, built against the installed-style
- * header and run against libportalauth.so (under valgrind by scripts/test-library.sh). */
+ * header and run against libportalauth.so (under valgrind by scripts/test-c.sh). Named cases
+ * (test_support.h's run_cases). */
 #include "test_support.h"
 
 #include <stddef.h>
@@ -65,8 +66,9 @@ static void sent_query(portal_auth_tristate abstracted, char *query, size_t size
     json_string(answer, "query", query, size);
 }
 
-int main(void) {
-    /* Defaults and size. */
+/* Defaults and size: every default is zero (the struct is a zeroed one given its size), the
+   initialiser macro sets the same, and the size a caller gives is respected. */
+static void options_defaults_and_sizes(void) {
     portal_auth_options options;
     memset(&options, 0x5a, sizeof options);
     portal_auth_options_init(&options, sizeof options);
@@ -107,8 +109,10 @@ int main(void) {
     memset(&raw, 0x5a, sizeof raw);
     portal_auth_options_init(&raw.options, 1);
     CHECK(raw.bytes[0] == 0x5a);
+}
 
-    /* A client, and its free. */
+/* A client, and its free; a timeout of zero or less is the default, never an error. */
+static void client_made_and_freed(void) {
     portal_auth_options good = valid_options();
     good.magic_link_from_email = "hello@auth.example.com";
     good.magic_link_template_id = "tmpl";
@@ -120,20 +124,24 @@ int main(void) {
     CHECK(client != NULL && error == NULL);
     portal_auth_free(client);
     portal_auth_free(NULL);
-    /* A timeout of zero or less is the default, never an error. */
     good.connect_timeout_ms = -1;
     good.request_timeout_ms = INT32_MIN;
     CHECK(portal_auth_new(&good, &client, NULL) == PORTAL_AUTH_OK);
     portal_auth_free(client);
+}
 
-    /* A caller built against an older, shorter struct: later fields take their defaults. */
+/* A caller built against an older, shorter struct: later fields take their defaults. */
+static void older_struct_takes_defaults(void) {
+    portal_auth *client = NULL;
     portal_auth_options old = valid_options();
     old.size = offsetof(portal_auth_options, is_account_abstracted);
     old.storage = (portal_auth_storage_kind)12345; /* beyond the caller's size: never read */
     CHECK(portal_auth_new(&old, &client, NULL) == PORTAL_AUTH_OK);
     portal_auth_free(client);
+}
 
-    /* Bad input: a clear error each time, never a crash. */
+/* Bad input: a clear error each time, never a crash. */
+static void bad_options_named(void) {
     expect_invalid(NULL, "options");
     portal_auth_options bad = valid_options();
     bad.size = 0;
@@ -167,8 +175,15 @@ int main(void) {
     bad = valid_options();
     bad.is_account_abstracted = (portal_auth_tristate)7;
     expect_invalid(&bad, "is_account_abstracted");
-    /* YES and NO are sent; unset sends nothing, and so does -1, PORTAL_AUTH_UNSET in earlier
-       headers (a program built against one). */
+
+    bad = valid_options();
+    bad.storage = (portal_auth_storage_kind)-3;
+    expect_invalid(&bad, "storage");
+}
+
+/* YES and NO are sent; unset sends nothing, and so does -1, PORTAL_AUTH_UNSET in earlier
+   headers (a program built against one). */
+static void account_abstraction_sent_only_when_set(void) {
     char query[512];
     sent_query(PORTAL_AUTH_YES, query, sizeof query);
     CHECK(strstr(query, "isAccountAbstracted=true") != NULL);
@@ -178,42 +193,60 @@ int main(void) {
     CHECK(strstr(query, "redirectUrl=") != NULL && strstr(query, "isAccountAbstracted") == NULL);
     sent_query((portal_auth_tristate)-1, query, sizeof query);
     CHECK(strstr(query, "redirectUrl=") != NULL && strstr(query, "isAccountAbstracted") == NULL);
-    bad = valid_options();
-    bad.storage = (portal_auth_storage_kind)-3;
-    expect_invalid(&bad, "storage");
+}
 
-    /* The application id: a reverse-DNS name, appended to the struct (an older caller's
-       struct ends before it and names none). */
-    good = valid_options();
+/* The application id: a reverse-DNS name, appended to the struct (an older caller's struct
+   ends before it and names none). */
+static void application_id_is_a_reverse_dns_name(void) {
+    portal_auth *client = NULL;
+    portal_auth_options good = valid_options();
     good.application_id = "com.example.App";
     CHECK(portal_auth_new(&good, &client, NULL) == PORTAL_AUTH_OK);
     portal_auth_free(client);
-    old = valid_options();
+    portal_auth_options old = valid_options();
     old.size = offsetof(portal_auth_options, application_id);
     old.application_id = "not a name"; /* beyond the caller's size: never read */
     CHECK(portal_auth_new(&old, &client, NULL) == PORTAL_AUTH_OK);
     portal_auth_free(client);
     const char *not_names[] = { "", "app", "com.", "com..example", "com.9example", "com.exa mple", "com.example/App", "com.\xc3\x28" };
     for (size_t i = 0; i < sizeof not_names / sizeof not_names[0]; i++) {
-        bad = valid_options();
+        portal_auth_options bad = valid_options();
         bad.application_id = not_names[i];
         expect_invalid(&bad, "application_id");
     }
+}
 
-    /* No place for the client: an error, and no leak. */
-    good = valid_options();
+/* No place for the client: an error, and no leak; no place for the error either: the code
+   alone. */
+static void no_place_for_the_client(void) {
+    portal_auth *client = NULL;
+    portal_auth_error *error = NULL;
+    portal_auth_options good = valid_options();
     CHECK(portal_auth_new(&good, NULL, &error) == PORTAL_AUTH_E_INVALID_ARGUMENT);
     CHECK(error != NULL && strcmp(portal_auth_error_name(error), "out_client") == 0);
     portal_auth_error_free(error);
-    /* No place for the error either: the code alone. */
     CHECK(portal_auth_new(NULL, &client, NULL) == PORTAL_AUTH_E_INVALID_ARGUMENT && client == NULL);
+}
 
-    /* Accessors of a NULL error. */
+static void accessors_of_a_null_error(void) {
     CHECK(portal_auth_error_code(NULL) == PORTAL_AUTH_E_INTERNAL);
     CHECK(portal_auth_error_message(NULL) == NULL && portal_auth_error_name(NULL) == NULL);
     CHECK(portal_auth_error_http_status(NULL) == 0);
     CHECK(portal_auth_error_body(NULL) == NULL && portal_auth_error_reason(NULL) == PORTAL_AUTH_REASON_NONE);
     portal_auth_error_free(NULL);
+}
 
-    return report("client_test");
+static const test_case cases[] = {
+    { "options_defaults_and_sizes", options_defaults_and_sizes, NULL },
+    { "client_made_and_freed", client_made_and_freed, NULL },
+    { "older_struct_takes_defaults", older_struct_takes_defaults, NULL },
+    { "bad_options_named", bad_options_named, NULL },
+    { "account_abstraction_sent_only_when_set", account_abstraction_sent_only_when_set, NULL },
+    { "application_id_is_a_reverse_dns_name", application_id_is_a_reverse_dns_name, NULL },
+    { "no_place_for_the_client", no_place_for_the_client, NULL },
+    { "accessors_of_a_null_error", accessors_of_a_null_error, NULL },
+};
+
+int main(int argc, char **argv) {
+    return RUN_EMULATOR_CASES(argc, argv, "client_test", cases);
 }

@@ -1,6 +1,6 @@
 /* C tests of TOTP enrollment (docs/protocol.md §8): the secret, and the QR code as PNG bytes,
  * a module matrix, SVG text and terminal text, with the ownership the header states; bad
- * arguments of every kind. Run under valgrind by scripts/test-library.sh; the PNG, and the
+ * arguments of every kind. Run under valgrind by scripts/test-c.sh; the PNG, and the
  * matrix painted as a PBM image, are read back with zbarimg. Named cases (test_support.h's
  * run_cases). */
 /* popen, mkstemp */

@@ -3,22 +3,7 @@ import PortalAuthCore
 
 private typealias ClientHandle = Handle<ClientBox, portal_auth>
 
-/// Signs in with Google in the user's browser (docs/desktop.md "Browser sign-in"): opens a fresh
-/// authorize URL through the client's opener, waits for the browser to come back to the
-/// loopback redirect URL (`http://127.0.0.1:<port>/<path>`, `[::1]` or `localhost`), and
-/// completes the sign-in as portal_auth_handle_redirect would. `timeout_ms` bounds the wait
-/// (zero or less: 300,000 ms). The callback gets a result (AUTHENTICATED or TOTP_REQUIRED),
-/// or an error: SIGN_IN_IN_PROGRESS while another browser sign-in of this client runs,
-/// SIGN_IN_UNAVAILABLE for an unusable redirect URL, a port in use, no browser found (the
-/// URL of portal_auth_login_with_google can then be shown to the user) or a failed opener
-/// (portal_auth_error_reason tells which), MALFORMED_RESPONSE for an authorize URL that is
-/// not an absolute https URL (no browser is started), SIGN_IN_CLOSED on timeout or
-/// portal_auth_call_cancel before the browser came back (nothing exchanged),
-/// SIGN_IN_CALLBACK_INCOMPLETE, or what handle_redirect reports. The wait ends only on a
-/// callback to the redirect URL's own host, as a top-level navigation, that carries a grant
-/// or an error; any other request to the listener is refused and the wait goes on.
-/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
-/// callback.
+/// See portal_auth_sign_in_with_google in include/portal_auth.h.
 @c(portal_auth_sign_in_with_google)
 public func portalAuthSignInWithGoogle(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -32,14 +17,7 @@ public func portalAuthSignInWithGoogle(
     }
 }
 
-/// Signs in by magic link with no URL to paste (docs/desktop.md "Magic-link sign-in"): emails
-/// the link with the loopback redirect URL, waits for the browser the user opens it in to
-/// bring the redirect to the listener there, completes the sign-in as
-/// portal_auth_handle_redirect would, and answers the browser with a page saying it is done.
-/// Meanwhile portal_auth_handle_redirect with the link (pasted, or forwarded) completes it
-/// too. `email` is borrowed; `timeout_ms` of zero or less: 900,000 ms. Shares the
-/// one-at-a-time guard of the browser sign-ins. Returns PORTAL_AUTH_E_INVALID_ARGUMENT,
-/// and never calls back, for a NULL client or callback or an email that is not UTF-8.
+/// See portal_auth_sign_in_with_magic_link in include/portal_auth.h.
 @c(portal_auth_sign_in_with_magic_link)
 public func portalAuthSignInWithMagicLink(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -55,7 +33,7 @@ public func portalAuthSignInWithMagicLink(
     }
 }
 
-/// Signs in with Apple in the user's browser; as portal_auth_sign_in_with_google.
+/// See portal_auth_sign_in_with_apple in include/portal_auth.h.
 @c(portal_auth_sign_in_with_apple)
 public func portalAuthSignInWithApple(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -92,9 +70,7 @@ private struct HostOpener: @unchecked Sendable {
     let data: HostPointer
 }
 
-/// Installs the opener browser sign-ins of this client use from now on (see
-/// portal_auth_opener_fn); NULL restores the default (`$BROWSER`, else `xdg-open`).
-/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
+/// See portal_auth_set_browser_opener in include/portal_auth.h.
 @c(portal_auth_set_browser_opener)
 public func portalAuthSetBrowserOpener(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -117,9 +93,7 @@ public func portalAuthSetBrowserOpener(
     return portal_auth_code(PORTAL_AUTH_OK)
 }
 
-/// Sets the flag passed to the opener as `ephemeral`: PORTAL_AUTH_TRUE asks for a private
-/// window, PORTAL_AUTH_FALSE (the default) does not. Returns PORTAL_AUTH_E_INVALID_ARGUMENT
-/// for a NULL client or another value.
+/// See portal_auth_set_prefers_ephemeral_web_browser_session in include/portal_auth.h.
 @c(portal_auth_set_prefers_ephemeral_web_browser_session)
 public func portalAuthSetPrefersEphemeralWebBrowserSession(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -131,7 +105,7 @@ public func portalAuthSetPrefersEphemeralWebBrowserSession(
     return portal_auth_code(PORTAL_AUTH_OK)
 }
 
-/// PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE; PORTAL_AUTH_FALSE for NULL.
+/// See portal_auth_prefers_ephemeral_web_browser_session in include/portal_auth.h.
 @c(portal_auth_prefers_ephemeral_web_browser_session)
 public func portalAuthPrefersEphemeralWebBrowserSession(_ client: UnsafePointer<portal_auth>?) -> portal_auth_bool {
     ClientHandle.object(client)?.auth.prefersEphemeralWebBrowserSession == true ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE

@@ -162,28 +162,19 @@ private func outcome<Value>(of work: @Sendable () async throws -> Value) async -
     }
 }
 
-/// Asks the call to stop. Honoured only before its request is on the wire (a grant sent
-/// is spent: the exchange then completes and its session is persisted); the callback still
-/// fires exactly once, with PORTAL_AUTH_E_CANCELLED when the cancellation took. NULL and
-/// finished calls are ignored.
+/// See portal_auth_call_cancel in include/portal_auth.h.
 @c(portal_auth_call_cancel)
 public func portalAuthCallCancel(_ call: UnsafeMutablePointer<portal_auth_call>?) {
     CallHandle.object(call)?.task.withLock { $0 }?.cancel()
 }
 
-/// Frees a call handle. It does not cancel the call, whose callback still fires. NULL is
-/// ignored.
+/// See portal_auth_call_free in include/portal_auth.h.
 @c(portal_auth_call_free)
 public func portalAuthCallFree(_ call: UnsafeMutablePointer<portal_auth_call>?) {
     CallHandle.release(call)
 }
 
-/// Installs (or with NULL removes) the client's dispatcher, for calls started from now on.
-/// It replaces the completion queue, if the client used it (portal_auth_set_completion_queue).
-/// `destroy` (may be NULL) is called with `dispatcher_data` exactly once, from any thread,
-/// once no job of this dispatcher can run any more: when the client no longer uses it and
-/// every call started with it has run its completion; at once when `dispatch` is NULL or the
-/// call fails. Returns PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL client.
+/// See portal_auth_set_dispatcher in include/portal_auth.h.
 @c(portal_auth_set_dispatcher)
 public func portalAuthSetDispatcher(
     _ client: UnsafeMutablePointer<portal_auth>?,

@@ -39,11 +39,7 @@ public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_op
     raw.storeBytes(of: size, as: Int.self)
 }
 
-/// Creates a client. Checks the options (no network or keyring I/O).
-///
-/// On success returns PORTAL_AUTH_OK and stores the client in `*out_client` (free it with
-/// portal_auth_free). On failure returns the error's code, stores NULL in `*out_client`, and,
-/// when `out_error` is not NULL, an error in `*out_error` (free it with portal_auth_error_free).
+/// See portal_auth_new in include/portal_auth.h.
 @c(portal_auth_new)
 public func portalAuthNew(
     _ options: UnsafePointer<portal_auth_options>?,
@@ -64,14 +60,7 @@ public func portalAuthNew(
     }
 }
 
-/// Frees a client. Its waits end at once as SIGN_IN_CLOSED, nothing exchanged (a browser or
-/// magic-link sign-in waiting for its redirect or still fetching or sending before it,
-/// listening for forwarded redirects), their ports and sockets released before this returns;
-/// no opener is called and no email sent after it. Calls in flight still complete, each
-/// calling back exactly once, as they were started: on the library thread, through the
-/// dispatcher, or from the completion queue, where those already queued stay, and the rest
-/// arrive, until portal_auth_run_completions runs them (nothing they receive refers to the
-/// freed client). NULL is ignored.
+/// See portal_auth_free in include/portal_auth.h.
 @c(portal_auth_free)
 public func portalAuthFree(_ client: UnsafeMutablePointer<portal_auth>?) {
     ClientHandle.object(client)?.auth.endWaits()

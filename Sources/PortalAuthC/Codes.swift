@@ -35,15 +35,13 @@ nonisolated(unsafe) private let codeTexts: [portal_auth_code: (name: UnsafePoint
     return Dictionary(uniqueKeysWithValues: table.map { (portal_auth_code($0.0), (staticCString($0.1), staticCString($0.2))) })
 }()
 
-/// The code's name as the header spells it after PORTAL_AUTH_E_ ("UNAUTHORIZED"; "OK" for
-/// PORTAL_AUTH_OK), or NULL for a value this library does not know. Static storage.
+/// See portal_auth_code_name in include/portal_auth.h.
 @c(portal_auth_code_name)
 public func portalAuthCodeName(_ code: portal_auth_code) -> UnsafePointer<CChar>? {
     codeTexts[code]?.name
 }
 
-/// A sentence for the developer saying what the code means, or NULL for a value this
-/// library does not know. Static storage.
+/// See portal_auth_code_message in include/portal_auth.h.
 @c(portal_auth_code_message)
 public func portalAuthCodeMessage(_ code: portal_auth_code) -> UnsafePointer<CChar>? {
     codeTexts[code]?.message

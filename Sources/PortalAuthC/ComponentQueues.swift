@@ -16,9 +16,7 @@ final class QueueBox: Sendable, ProcessBound {
 
 typealias QueueHandle = Handle<QueueBox, portal_auth_completion_queue>
 
-/// Makes a queue of the host's own (its descriptor, its connections, its runs). Returns
-/// PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL out_queue, and PORTAL_AUTH_E_INTERNAL when no
-/// descriptor was left; `*out_queue` is NULL on failure.
+/// See portal_auth_completion_queue_new in include/portal_auth.h.
 @c(portal_auth_completion_queue_new)
 public func portalAuthCompletionQueueNew(_ out_queue: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_completion_queue>?>?) -> portal_auth_code {
     guard let out_queue else { return portal_auth_code(PORTAL_AUTH_E_INVALID_ARGUMENT) }
@@ -28,21 +26,19 @@ public func portalAuthCompletionQueueNew(_ out_queue: UnsafeMutablePointer<Unsaf
     return portal_auth_code(PORTAL_AUTH_OK)
 }
 
-/// Lets go of the host's queue: the I/O thread does its work and runs its completions from
-/// then on. NULL is ignored.
+/// See portal_auth_completion_queue_free in include/portal_auth.h.
 @c(portal_auth_completion_queue_free)
 public func portalAuthCompletionQueueFree(_ queue: UnsafeMutablePointer<portal_auth_completion_queue>?) {
     QueueHandle.release(queue)
 }
 
-/// The queue's descriptor to poll; -1 for NULL.
+/// See portal_auth_completion_queue_fd in include/portal_auth.h.
 @c(portal_auth_completion_queue_fd)
 public func portalAuthCompletionQueueFd(_ queue: UnsafePointer<portal_auth_completion_queue>?) -> Int32 {
     QueueHandle.object(queue)?.queue.descriptor ?? -1
 }
 
-/// Does the queue's ready work and runs its pending completions on the calling thread;
-/// returns how many ran, 0 for NULL.
+/// See portal_auth_completion_queue_run in include/portal_auth.h.
 @discardableResult
 @c(portal_auth_completion_queue_run)
 public func portalAuthCompletionQueueRun(_ queue: UnsafeMutablePointer<portal_auth_completion_queue>?) -> UInt {

@@ -134,85 +134,73 @@ final class ErrorBox {
 
 private typealias ErrorHandle = Handle<ErrorBox, portal_auth_error>
 
-/// The error's code; PORTAL_AUTH_E_INTERNAL for NULL.
+/// See portal_auth_error_code in include/portal_auth.h.
 @c(portal_auth_error_code)
 public func portalAuthErrorCode(_ error: UnsafePointer<portal_auth_error>?) -> portal_auth_code {
     ErrorHandle.object(error)?.code ?? portal_auth_code(PORTAL_AUTH_E_INTERNAL)
 }
 
-/// A sentence for the user, never NULL for a non-NULL error. Owned by the error.
+/// See portal_auth_error_message in include/portal_auth.h.
 @c(portal_auth_error_message)
 public func portalAuthErrorMessage(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error).map { UnsafePointer($0.message.pointer) }
 }
 
-/// INVALID_ARGUMENT: the argument or options field, as C spells it (e.g.
-/// "auth_environment_id", "email", "options"), else NULL. Owned by the error.
+/// See portal_auth_error_name in include/portal_auth.h.
 @c(portal_auth_error_name)
 public func portalAuthErrorName(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.name.map { UnsafePointer($0.pointer) }
 }
 
-/// MALFORMED_RESPONSE: the endpoint's path, else NULL. Owned by the error.
+/// See portal_auth_error_path in include/portal_auth.h.
 @c(portal_auth_error_path)
 public func portalAuthErrorPath(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.path.map { UnsafePointer($0.pointer) }
 }
 
-/// MALFORMED_RESPONSE: the missing field, or NULL when the envelope itself was wrong.
+/// See portal_auth_error_missing in include/portal_auth.h.
 @c(portal_auth_error_missing)
 public func portalAuthErrorMissing(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.missing.map { UnsafePointer($0.pointer) }
 }
 
-/// AUTHENTICATION_FAILED, INVALID_USER_JWT, ACCOUNT_ABSTRACTION_UNAVAILABLE: the case's
-/// text, else NULL. Owned by the error.
+/// See portal_auth_error_detail in include/portal_auth.h.
 @c(portal_auth_error_detail)
 public func portalAuthErrorDetail(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.detail.map { UnsafePointer($0.pointer) }
 }
 
-/// AUTH_METHOD_UNAVAILABLE: "GOOGLE" or "APPLE", else NULL. Owned by the error.
+/// See portal_auth_error_method in include/portal_auth.h.
 @c(portal_auth_error_method)
 public func portalAuthErrorMethod(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.method.map { UnsafePointer($0.pointer) }
 }
 
-/// UNAUTHORIZED and HTTP_STATUS: the HTTP status; 0 when no response arrived.
+/// See portal_auth_error_http_status in include/portal_auth.h.
 @c(portal_auth_error_http_status)
 public func portalAuthErrorHttpStatus(_ error: UnsafePointer<portal_auth_error>?) -> Int32 {
     ErrorHandle.object(error)?.httpStatus ?? 0
 }
 
-/// HTTP_STATUS: the server's reason, an excerpt of the response body for the developer
-/// (such as {"error":"redirectUrl is not allow-listed"}), else NULL. Owned by the error.
-/// At most the body's first 512 characters, as UTF-8: bytes that are not UTF-8 appear as
-/// U+FFFD, control characters other than tab, line feed and carriage return as \xHH. It is
-/// what the server wrote, so it may repeat what the request carried (the email address,
-/// the redirect URL, the environment id), which is never a secret: there is no excerpt,
-/// NULL, for an empty body and for every answer to a request that carried a secret (the
-/// grant exchanges of handle_redirect and sign-in, verify_totp), whose body might echo it.
-/// Show it to developers, in logs or a debug view; it is not a sentence for the user.
+/// See portal_auth_error_body in include/portal_auth.h.
 @c(portal_auth_error_body)
 public func portalAuthErrorBody(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.body.map { UnsafePointer($0.pointer) }
 }
 
-/// SIGN_IN_UNAVAILABLE with PORTAL_AUTH_REASON_NO_BROWSER from a browser sign-in: the
-/// authorize URL no browser could open, for the app to show; else NULL. Owned by the error.
+/// See portal_auth_error_url in include/portal_auth.h.
 @c(portal_auth_error_url)
 public func portalAuthErrorUrl(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.url.map { UnsafePointer($0.pointer) }
 }
 
-/// Which failure it was, a PORTAL_AUTH_REASON_* value (portal_auth.h, docs/errors.md);
-/// PORTAL_AUTH_REASON_NONE for an error without one and for NULL.
+/// See portal_auth_error_reason in include/portal_auth.h.
 @c(portal_auth_error_reason)
 public func portalAuthErrorReason(_ error: UnsafePointer<portal_auth_error>?) -> portal_auth_reason {
     ErrorHandle.object(error)?.reason ?? portal_auth_reason(PORTAL_AUTH_REASON_NONE)
 }
 
-/// Frees an error and the strings it owns. NULL is ignored.
+/// See portal_auth_error_free in include/portal_auth.h.
 @c(portal_auth_error_free)
 public func portalAuthErrorFree(_ error: UnsafeMutablePointer<portal_auth_error>?) {
     ErrorHandle.release(error)

@@ -14,9 +14,7 @@ final class MethodsBox {
 
 private typealias MethodsHandle = Handle<MethodsBox, portal_auth_methods>
 
-/// Which sign-in methods the environment has enabled. See portal_auth.h for the
-/// callback's contract; `out_call` (may be NULL) receives a call handle to cancel or free.
-/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or callback.
+/// See portal_auth_get_methods in include/portal_auth.h.
 @c(portal_auth_get_methods)
 public func portalAuthGetMethods(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -38,30 +36,26 @@ public func portalAuthGetMethods(
     }
 }
 
-/// The number of methods, from 0.
+/// See portal_auth_methods_count in include/portal_auth.h.
 @c(portal_auth_methods_count)
 public func portalAuthMethodsCount(_ methods: UnsafePointer<portal_auth_methods>?) -> UInt {
     UInt(MethodsHandle.object(methods)?.names.count ?? 0)
 }
 
-/// The method at `index` ("EMAIL_MAGIC_LINK", "GOOGLE" or "APPLE"), or NULL out of range.
-/// Owned by `methods`.
+/// See portal_auth_methods_at in include/portal_auth.h.
 @c(portal_auth_methods_at)
 public func portalAuthMethodsAt(_ methods: UnsafePointer<portal_auth_methods>?, _ index: UInt) -> UnsafePointer<CChar>? {
     guard let names = MethodsHandle.object(methods)?.names, index < UInt(names.count) else { return nil }
     return UnsafePointer(names[Int(index)].pointer)
 }
 
-/// PORTAL_AUTH_TRUE when Portal suggests creating a wallet for a new user, else PORTAL_AUTH_FALSE.
+/// See portal_auth_methods_auto_create_wallet in include/portal_auth.h.
 @c(portal_auth_methods_auto_create_wallet)
 public func portalAuthMethodsAutoCreateWallet(_ methods: UnsafePointer<portal_auth_methods>?) -> portal_auth_bool {
     MethodsHandle.object(methods)?.autoCreateWallet == true ? PORTAL_AUTH_TRUE : PORTAL_AUTH_FALSE
 }
 
-/// Emails the user a sign-in link. `email` is borrowed (copied before return). Any 2xx
-/// answer is success, whatever its body: the email went out.
-/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client or
-/// callback, or an email that is not UTF-8; a blank email fails through the callback.
+/// See portal_auth_send_magic_link in include/portal_auth.h.
 @c(portal_auth_send_magic_link)
 public func portalAuthSendMagicLink(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -77,7 +71,7 @@ public func portalAuthSendMagicLink(
     }
 }
 
-/// A fresh Google authorize URL for the host to open. Borrowed `url` in the callback.
+/// See portal_auth_login_with_google in include/portal_auth.h.
 @c(portal_auth_login_with_google)
 public func portalAuthLoginWithGoogle(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -88,7 +82,7 @@ public func portalAuthLoginWithGoogle(
     authorizeUrl(client, done, user_data, out_call) { try await $0.loginWithGoogle() }
 }
 
-/// A fresh Apple authorize URL for the host to open. Borrowed `url` in the callback.
+/// See portal_auth_login_with_apple in include/portal_auth.h.
 @c(portal_auth_login_with_apple)
 public func portalAuthLoginWithApple(
     _ client: UnsafeMutablePointer<portal_auth>?,

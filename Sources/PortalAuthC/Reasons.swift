@@ -77,15 +77,13 @@ struct CReason {
 nonisolated(unsafe) private let reasonTexts: [portal_auth_reason: (name: UnsafePointer<CChar>, userMessage: UnsafePointer<CChar>)] =
     Dictionary(uniqueKeysWithValues: CReason.all.map { ($0.number, (staticCString($0.name), staticCString($0.userMessage))) })
 
-/// The reason's name as the header spells it after PORTAL_AUTH_REASON_ ("KEYRING_LOCKED"),
-/// or NULL for a value this library does not know (NONE included). Static storage.
+/// See portal_auth_reason_name in include/portal_auth.h.
 @c(portal_auth_reason_name)
 public func portalAuthReasonName(_ reason: portal_auth_reason) -> UnsafePointer<CChar>? {
     reasonTexts[reason]?.name
 }
 
-/// A sentence for the user of the reason, or NULL for a value this library does not know
-/// (NONE included). Static storage.
+/// See portal_auth_reason_user_message in include/portal_auth.h.
 @c(portal_auth_reason_user_message)
 public func portalAuthReasonUserMessage(_ reason: portal_auth_reason) -> UnsafePointer<CChar>? {
     reasonTexts[reason]?.userMessage

@@ -3,18 +3,7 @@ import PortalAuthCore
 
 private typealias ClientHandle = Handle<ClientBox, portal_auth>
 
-/// Listens for the redirects the application's next instances forward
-/// (portal_auth_forward_redirect), on the channel of this user, the options'
-/// application_id and environment, and handles each as portal_auth_handle_redirect would.
-/// The channel listens once this returns.
-/// `done` is called once per forwarded redirect with its outcome (`last` PORTAL_AUTH_FALSE:
-/// a result, both NULL for a URL that is not a sign-in redirect, or an error), and a last
-/// time with `last` PORTAL_AUTH_TRUE and an error: SIGN_IN_CLOSED when listening ended
-/// (portal_auth_call_cancel, portal_auth_free) or SIGN_IN_UNAVAILABLE when it could not
-/// listen (portal_auth_error_reason: NO_RUNTIME_DIRECTORY, RUNTIME_DIRECTORY_UNSAFE,
-/// CHANNEL_IN_USE, CHANNEL_FAILED). Every call goes through the client's completion model,
-/// one at a time, in order; none follows the last. Returns PORTAL_AUTH_E_INVALID_ARGUMENT,
-/// and never calls back, for a NULL client or callback.
+/// See portal_auth_listen_for_redirects in include/portal_auth.h.
 @c(portal_auth_listen_for_redirects)
 public func portalAuthListenForRedirects(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -51,16 +40,7 @@ private func deliver(
     }
 }
 
-/// Hands a redirect URL this process received (as the URL handler the desktop started) to
-/// the application's running instance: the one listening with portal_auth_listen_for_redirects
-/// for the same user, application_id and environment as `options`, which are read as
-/// portal_auth_new reads them. No request to Portal, no keyring. `done` is called once, on a
-/// library thread (there is no client, so no completion model applies), with
-/// PORTAL_AUTH_FORWARD_TAKEN, _NO_INSTANCE (handle the URL here) or _REFUSED (not a redirect
-/// of this client: nothing was handed over), or with an error and 0: the options'
-/// (INVALID_ARGUMENT), or SIGN_IN_UNAVAILABLE with the channel's reason. Returns
-/// PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for NULL options, url or callback,
-/// or a URL that is not UTF-8.
+/// See portal_auth_forward_redirect in include/portal_auth.h.
 @c(portal_auth_forward_redirect)
 public func portalAuthForwardRedirect(
     _ options: UnsafePointer<portal_auth_options>?,

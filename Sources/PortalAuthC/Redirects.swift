@@ -59,9 +59,7 @@ func deliver(_ outcome: Result<AuthResult?, any Error>, lentBy lender: SessionLe
     }
 }
 
-/// Exchanges the grant a redirect URL carries (docs/protocol.md §3). `url` is borrowed.
-/// Returns PORTAL_AUTH_E_INVALID_ARGUMENT, and never calls back, for a NULL client, callback
-/// or URL, or a URL that is not UTF-8.
+/// See portal_auth_handle_redirect in include/portal_auth.h.
 @c(portal_auth_handle_redirect)
 public func portalAuthHandleRedirect(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -75,8 +73,7 @@ public func portalAuthHandleRedirect(
     return startLendingCall(client, out_call, work: { try await $0.handleRedirect(url) }) { deliver($0, lentBy: $1, done, user) }
 }
 
-/// Submits the user's code for a TOTP step; `code` is posted verbatim. Both strings are
-/// borrowed. The callback's result is PORTAL_AUTH_RESULT_AUTHENTICATED on success.
+/// See portal_auth_verify_totp in include/portal_auth.h.
 @c(portal_auth_verify_totp)
 public func portalAuthVerifyTotp(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -93,14 +90,7 @@ public func portalAuthVerifyTotp(
     }) { deliver($0, lentBy: $1, done, user) }
 }
 
-/// Reads the persisted session (no network). The callback lends it, or NULL with no error
-/// when none is stored. A stored entry that cannot be decoded is deleted (one warning line
-/// says so, never its content) and reads as NULL; when that delete fails, the callback gets
-/// SESSION_STORAGE_FAILURE with PORTAL_AUTH_REASON_ENTRY_NOT_CLEARED and the entry stays.
-/// Other storage failures leave the entry alone (portal_auth_error_reason tells which). The
-/// session shares its state with every other of its token in the process (see
-/// portal_auth_session_invalidate); a token invalidated here whose delete had failed is
-/// deleted now, and reads as NULL.
+/// See portal_auth_restore_session in include/portal_auth.h.
 @c(portal_auth_restore_session)
 public func portalAuthRestoreSession(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -122,7 +112,7 @@ public func portalAuthRestoreSession(
     }
 }
 
-/// Deletes the persisted session and forgets the client's memory of its last grant.
+/// See portal_auth_clear_persisted_session in include/portal_auth.h.
 @c(portal_auth_clear_persisted_session)
 public func portalAuthClearPersistedSession(
     _ client: UnsafeMutablePointer<portal_auth>?,
@@ -137,7 +127,7 @@ public func portalAuthClearPersistedSession(
     }
 }
 
-/// PORTAL_AUTH_RESULT_AUTHENTICATED or PORTAL_AUTH_RESULT_TOTP_REQUIRED; 0 for NULL.
+/// See portal_auth_result_kind in include/portal_auth.h.
 @c(portal_auth_result_kind)
 public func portalAuthResultKind(_ result: UnsafePointer<portal_auth_result>?) -> portal_auth_result_type {
     switch ResultHandle.object(result)?.result {
@@ -147,7 +137,7 @@ public func portalAuthResultKind(_ result: UnsafePointer<portal_auth_result>?) -
     }
 }
 
-/// AUTHENTICATED: the session, lent for the callback (retain it to keep it); else NULL.
+/// See portal_auth_result_session in include/portal_auth.h.
 @c(portal_auth_result_session)
 public func portalAuthResultSession(_ result: UnsafePointer<portal_auth_result>?) -> UnsafeMutablePointer<portal_auth_session>? {
     guard let box = ResultHandle.object(result), case .authenticated(let authenticated) = box.result else { return nil }
@@ -157,7 +147,7 @@ public func portalAuthResultSession(_ result: UnsafePointer<portal_auth_result>?
     return handle
 }
 
-/// AUTHENTICATED: the Portal Client id, or NULL when absent. Owned by the result.
+/// See portal_auth_result_client_id in include/portal_auth.h.
 @c(portal_auth_result_client_id)
 public func portalAuthResultClientId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.clientId.map { UnsafePointer($0.pointer) }
@@ -172,28 +162,25 @@ public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_a
     return abstracted ? PORTAL_AUTH_YES : PORTAL_AUTH_NO
 }
 
-/// TOTP_REQUIRED: the userJwt to pass to portal_auth_verify_totp. A secret: never log it.
-/// Owned by the result, which wipes it when it goes: copy it to keep it beyond the callback.
+/// See portal_auth_result_user_jwt in include/portal_auth.h.
 @c(portal_auth_result_user_jwt)
 public func portalAuthResultUserJwt(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.userJwt.map { UnsafePointer($0.pointer) }
 }
 
-/// TOTP_REQUIRED: the enrollment link (first sign-in only), else NULL. It embeds the TOTP
-/// secret: never log it. Owned by the result, which wipes it when it goes.
+/// See portal_auth_result_totp_link in include/portal_auth.h.
 @c(portal_auth_result_totp_link)
 public func portalAuthResultTotpLink(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.totpLink.map { UnsafePointer($0.pointer) }
 }
 
-/// TOTP_REQUIRED: the user's id ("" when the server did not send it). Owned by the result.
+/// See portal_auth_result_end_user_id in include/portal_auth.h.
 @c(portal_auth_result_end_user_id)
 public func portalAuthResultEndUserId(_ result: UnsafePointer<portal_auth_result>?) -> UnsafePointer<CChar>? {
     ResultHandle.object(result)?.endUserId.map { UnsafePointer($0.pointer) }
 }
 
-/// TOTP_REQUIRED: when the step expires, in whole seconds since the Unix epoch (the
-/// userJwt's `exp`); 0 when the userJwt carries none, or for another kind.
+/// See portal_auth_result_totp_expires_at in include/portal_auth.h.
 @c(portal_auth_result_totp_expires_at)
 public func portalAuthResultTotpExpiresAt(_ result: UnsafePointer<portal_auth_result>?) -> Int64 {
     guard case .totpRequired(let step)? = ResultHandle.object(result)?.result else { return 0 }

@@ -61,7 +61,7 @@ func withSessionHandle(_ session: PortalSession, lentBy lender: SessionLender, _
     body(handle)
 }
 
-/// Keeps a session beyond the callback that lent it; returns it. NULL is ignored.
+/// See portal_auth_session_retain in include/portal_auth.h.
 @c(portal_auth_session_retain)
 public func portalAuthSessionRetain(_ session: UnsafeMutablePointer<portal_auth_session>?) -> UnsafeMutablePointer<portal_auth_session>? {
     guard let session else { return nil }
@@ -69,21 +69,19 @@ public func portalAuthSessionRetain(_ session: UnsafeMutablePointer<portal_auth_
     return session
 }
 
-/// Lets a retained session go. NULL is ignored.
+/// See portal_auth_session_release in include/portal_auth.h.
 @c(portal_auth_session_release)
 public func portalAuthSessionRelease(_ session: UnsafeMutablePointer<portal_auth_session>?) {
     SessionHandle.release(session)
 }
 
-/// The user's id: never secret, what to log and key per-user state on. Owned by the session.
+/// See portal_auth_session_end_user_id in include/portal_auth.h.
 @c(portal_auth_session_end_user_id)
 public func portalAuthSessionEndUserId(_ session: UnsafePointer<portal_auth_session>?) -> UnsafePointer<CChar>? {
     SessionHandle.object(session).map { UnsafePointer($0.endUserId.string.pointer) }
 }
 
-/// The Client Session Token, copied into `*out_token` (free it with portal_auth_string_free,
-/// which wipes it first). Fails with PORTAL_AUTH_E_SESSION_INVALIDATED once the session, or
-/// another handle of its token, is invalidated.
+/// See portal_auth_session_copy_token in include/portal_auth.h.
 @c(portal_auth_session_copy_token)
 public func portalAuthSessionCopyToken(
     _ session: UnsafePointer<portal_auth_session>?,
@@ -104,22 +102,13 @@ public func portalAuthSessionCopyToken(
     }
 }
 
-/// Wipes and frees a string the library gave the caller. NULL is ignored.
+/// See portal_auth_string_free in include/portal_auth.h.
 @c(portal_auth_string_free)
 public func portalAuthStringFree(_ string: UnsafeMutablePointer<CChar>?) {
     SecretMemory.freeString(string)
 }
 
-/// Invalidates the session: the token is forgotten at once, in every session handle of its
-/// environment and token in the process (whichever call lent it: a sign-in, each restore),
-/// then the persisted copy is deleted if it is still this token's, or cannot be decoded; a
-/// newer sign-in's entry is spared. Single-flight: concurrent calls on those handles make one
-/// compare-and-delete (one read, at most one delete) and each callback gets its outcome;
-/// once one has succeeded, a later call does no storage I/O. The callback reports a storage
-/// failure (the session stays invalidated; invalidating again retries the delete). The
-/// callback completes through the dispatcher of the client whose call lent the session last,
-/// while that client lives; once it is freed, from the completion queue if the lending call
-/// completed there, else on a library thread.
+/// See portal_auth_session_invalidate in include/portal_auth.h.
 @c(portal_auth_session_invalidate)
 public func portalAuthSessionInvalidate(
     _ session: UnsafeMutablePointer<portal_auth_session>?,

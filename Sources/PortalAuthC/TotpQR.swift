@@ -37,13 +37,7 @@ private func required<T>(_ out: UnsafeMutablePointer<T>?, _ name: String) throws
     return out
 }
 
-/// The base32 secret of an enrollment link, for manual entry in an authenticator app.
-/// `otpauth_url` is borrowed.
-///
-/// Returns PORTAL_AUTH_OK and stores in `*out_secret` a new string (free it with
-/// portal_auth_string_free), or NULL when the link is unusable or carries no valid secret.
-/// PORTAL_AUTH_E_INVALID_ARGUMENT (name "otpauth_url" or "out_secret") for a NULL link, a
-/// link that is not UTF-8, or a NULL `out_secret`.
+/// See portal_auth_totp_secret in include/portal_auth.h.
 @c(portal_auth_totp_secret)
 public func portalAuthTotpSecret(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -55,19 +49,7 @@ public func portalAuthTotpSecret(
     }
 }
 
-/// The QR code of an enrollment link as a PNG: `scale` pixels a module (10 is the usual
-/// size), `(modules + 8) × scale` pixels square with a 4-module quiet zone, pure black on
-/// opaque white (1-bit grayscale); the same link gives the same bytes. `otpauth_url` is
-/// borrowed.
-///
-/// On success returns PORTAL_AUTH_OK, stores a new buffer in `*out_png` (free it with
-/// portal_auth_bytes_free, which wipes it first; never with free()) and its size in
-/// `*out_length`. On failure stores NULL and 0.
-/// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for a link that is not `otpauth://`, carries no valid
-/// secret or is too long for a QR code, and for a `scale` under 1 or one that makes a side
-/// over 8192 pixels. PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8
-/// link ("otpauth_url") or a NULL `out_png` or `out_length`. PORTAL_AUTH_E_INTERNAL, with a
-/// message naming it, when libqrencode or libpng (opened by the first QR code) cannot be loaded.
+/// See portal_auth_totp_qr_png in include/portal_auth.h.
 @c(portal_auth_totp_qr_png)
 public func portalAuthTotpQrPng(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -86,16 +68,7 @@ public func portalAuthTotpQrPng(
     }
 }
 
-/// The modules of an enrollment link's QR code, for a toolkit that paints it at any scale:
-/// `*out_side` modules a side, the 4-module quiet zone included, and in `*out_modules` a new
-/// buffer (free it with portal_auth_bytes_free, which wipes it first) of `*out_length` =
-/// side × ((side + 7) / 8) bytes: one row after another from the top, the leftmost module of
-/// a row in the most significant bit of its first byte, a bit set for a dark module, the
-/// bits padding a row clear. The same code as portal_auth_totp_qr_png draws. `otpauth_url`
-/// is borrowed. On failure stores 0, NULL and 0. PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an
-/// unusable link (as portal_auth_totp_qr_png); PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or
-/// non-UTF-8 link or a NULL `out_side`, `out_modules` or `out_length`;
-/// PORTAL_AUTH_E_INTERNAL when libqrencode cannot be loaded.
+/// See portal_auth_totp_qr_matrix in include/portal_auth.h.
 @c(portal_auth_totp_qr_matrix)
 public func portalAuthTotpQrMatrix(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -118,10 +91,7 @@ public func portalAuthTotpQrMatrix(
     }
 }
 
-/// The QR code of an enrollment link as SVG text: a view box of one unit a module (for web
-/// views and toolkits that scale it) and a nominal size of `scale` pixels a module, with the
-/// rules and errors of portal_auth_totp_qr_png. `otpauth_url` is borrowed. On success stores
-/// a new string in `*out_svg` (free it with portal_auth_string_free); NULL on failure.
+/// See portal_auth_totp_qr_svg in include/portal_auth.h.
 @c(portal_auth_totp_qr_svg)
 public func portalAuthTotpQrSvg(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -134,14 +104,7 @@ public func portalAuthTotpQrSvg(
     }
 }
 
-/// The QR code of an enrollment link as UTF-8 text for a terminal: half blocks and spaces,
-/// one column a module and two module rows a line, quiet zone included, each line ending in
-/// "\n". `colors` is PORTAL_AUTH_TERMINAL_LIGHT_ON_DARK (most terminals) or
-/// PORTAL_AUTH_TERMINAL_DARK_ON_LIGHT. `otpauth_url` is borrowed. On success stores a new
-/// string in `*out_text` (free it with portal_auth_string_free); NULL on failure.
-/// PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE for an unusable link (as portal_auth_totp_qr_png);
-/// PORTAL_AUTH_E_INVALID_ARGUMENT for a NULL or non-UTF-8 link, another `colors` ("colors")
-/// or a NULL `out_text`; PORTAL_AUTH_E_INTERNAL when libqrencode cannot be loaded.
+/// See portal_auth_totp_qr_terminal in include/portal_auth.h.
 @c(portal_auth_totp_qr_terminal)
 public func portalAuthTotpQrTerminal(
     _ otpauth_url: UnsafePointer<CChar>?,
@@ -160,8 +123,7 @@ public func portalAuthTotpQrTerminal(
     }
 }
 
-/// Wipes and frees a buffer the library gave the caller (portal_auth_totp_qr_png,
-/// portal_auth_totp_qr_matrix). NULL is ignored.
+/// See portal_auth_bytes_free in include/portal_auth.h.
 @c(portal_auth_bytes_free)
 public func portalAuthBytesFree(_ bytes: UnsafeMutablePointer<UInt8>?) {
     SecretMemory.freeBytes(bytes)
@@ -176,10 +138,8 @@ private func handOver(_ bytes: inout [UInt8]) throws -> (pointer: UnsafeMutableP
     return (buffer, UInt(bytes.count))
 }
 
-/// What the user typed for a TOTP code, with the spaces and dashes removed
-/// (TotpCodeInput.normalized): PORTAL_AUTH_TRUE and the six digits, NUL-terminated, in
-/// `out_code` (7 bytes) when exactly six remain; else PORTAL_AUTH_FALSE and "" (also for a
-/// NULL or non-UTF-8 `typed`). A NULL `out_code` only answers.
+/// See portal_auth_totp_code_normalize in include/portal_auth.h; the core's
+/// TotpCodeInput.normalized does the work.
 @c(portal_auth_totp_code_normalize)
 public func portalAuthTotpCodeNormalize(_ typed: UnsafePointer<CChar>?, _ out_code: UnsafeMutablePointer<CChar>?) -> portal_auth_bool {
     out_code?.initialize(to: 0)

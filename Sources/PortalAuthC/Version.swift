@@ -1,13 +1,12 @@
 import PortalAuthCore
 
-/// The library's version as text, e.g. "0.1.0". Static storage: never free it.
+/// See portal_auth_version in include/portal_auth.h.
 @c(portal_auth_version)
 public func portalAuthVersion() -> UnsafePointer<CChar> {
     libraryVersionText
 }
 
-/// The library's version as PORTAL_AUTH_VERSION_NUMBER counts it, to compare with the
-/// macro a program was compiled against.
+/// See portal_auth_version_number in include/portal_auth.h.
 @c(portal_auth_version_number)
 public func portalAuthVersionNumber() -> Int32 {
     Int32(PortalAuthVersion.major * 10000 + PortalAuthVersion.minor * 100 + PortalAuthVersion.patch)

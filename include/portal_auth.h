@@ -11,7 +11,8 @@
  *
  * This one header is the whole interface. It is arranged in the order a reader needs:
  * this overview, the version, options and the client, the calls (one group per sign-in
- * flow), their results, sessions, errors, storage, logging and TOTP enrollment. Build
+ * flow), their results, sessions, errors, storage, logging, TOTP enrollment, and last
+ * ownership and freeing. Build
  * against it with `pkg-config --cflags --libs portal-auth`, or with CMake's
  * `find_package(PortalAuth)` and the target `PortalAuth::PortalAuth`.
  *
@@ -59,16 +60,8 @@
  *
  * @section overview_ownership Ownership
  *
- * Every pointer's owner is stated where it crosses. In short:
- * - strings passed in are UTF-8 and borrowed: the library copies what it keeps before the
- *   call returns;
- * - handles (portal_auth, portal_auth_error, portal_auth_call, portal_auth_session) are
- *   opaque, made by the library, and released with their own function;
- * - everything a callback receives is borrowed for the duration of the callback, except a
- *   session, which the host may keep with portal_auth_session_retain;
- * - a string returned as `const char *` is owned by the handle it came from; a string or
- *   buffer stored through an `out_` argument belongs to the caller, who frees it with
- *   portal_auth_string_free or portal_auth_bytes_free.
+ * Every pointer's owner is stated where it crosses; @ref memory gives the rules once, with
+ * every function that frees.
  *
  * @section overview_secrets Secrets in memory
  *
@@ -126,13 +119,22 @@ extern "C" {
  * @{
  */
 
-/** A client of one auth environment; made by portal_auth_new, freed by portal_auth_free. */
+/**
+ * A client of one auth environment, made by portal_auth_new.
+ * @see portal_auth_free
+ */
 typedef struct portal_auth portal_auth;
 
-/** What went wrong, with the case's fields; freed by portal_auth_error_free. */
+/**
+ * What went wrong, with the case's fields.
+ * @see portal_auth_error_free
+ */
 typedef struct portal_auth_error portal_auth_error;
 
-/** One asynchronous call, to cancel it; freed by portal_auth_call_free. */
+/**
+ * One asynchronous call, to cancel it.
+ * @see portal_auth_call_free
+ */
 typedef struct portal_auth_call portal_auth_call;
 
 /** The sign-in methods an environment has enabled; lent to a callback only. */
@@ -141,12 +143,16 @@ typedef struct portal_auth_methods portal_auth_methods;
 /** Where a redirect or a TOTP code left the user; lent to a callback only. */
 typedef struct portal_auth_result portal_auth_result;
 
-/** A signed-in user; reference counted (portal_auth_session_retain, _release). */
+/**
+ * A signed-in user, reference counted: portal_auth_session_retain keeps one.
+ * @see portal_auth_session_release
+ */
 typedef struct portal_auth_session portal_auth_session;
 
 /**
- * A completion queue a component owns (completion model 4.); made by
- * portal_auth_completion_queue_new, freed by portal_auth_completion_queue_free.
+ * A completion queue a component owns (completion model 4.), made by
+ * portal_auth_completion_queue_new.
+ * @see portal_auth_completion_queue_free
  */
 typedef struct portal_auth_completion_queue portal_auth_completion_queue;
 
@@ -361,25 +367,6 @@ portal_auth_code portal_auth_new(const portal_auth_options *options, portal_auth
                                  portal_auth_error **out_error);
 
 /**
- * Frees a client. Its waits end at once, as PORTAL_AUTH_E_SIGN_IN_CLOSED with nothing
- * exchanged: a browser or magic-link sign-in waiting for its redirect, and listening for
- * forwarded redirects; their ports and sockets are released before this returns, so
- * another client may listen on them at once. A sign-in still fetching its authorize URL or
- * sending its email ends the same way: no email is sent that was not on the wire already
- * (one that is ends the sign-in when it returns, with no further step), and no browser
- * opener is called but one whose call had already begun (the sign-in checks just before
- * it calls; its callback comes after the opener returns, so its user_data must live until
- * then, as ever). Calls in flight still complete, each calling
- * back exactly once, the way it was started: on the I/O thread, through the dispatcher, or
- * from the completion queue, whose runs go on with them as before (the completions already
- * queued stay there) until portal_auth_run_completions has run them all (nothing they
- * receive refers to the freed client).
- *
- * @param client The client; NULL is ignored.
- */
-void portal_auth_free(portal_auth *client);
-
-/**
  * A completion the library hands to a dispatcher: the host calls it with `job`.
  *
  * @param job The job the dispatcher received.
@@ -583,19 +570,6 @@ size_t portal_auth_run_completions(void);
 portal_auth_code portal_auth_completion_queue_new(portal_auth_completion_queue **out_queue);
 
 /**
- * Lets go of a queue; stop watching its descriptor first, which closes once nothing uses
- * the queue any more (its number may then be reused). Nothing of it is lost: its calls
- * still in flight, the completions it holds, and the calls of clients that still name it
- * are then done and completed, each exactly once, on the library's I/O thread (as in
- * completion model 1.), so their callbacks must be safe to run there. A component that
- * goes away cancels its calls and frees its clients first. It may be called from inside
- * a completion that this queue runs.
- *
- * @param queue The queue; NULL is ignored.
- */
-void portal_auth_completion_queue_free(portal_auth_completion_queue *queue);
-
-/**
  * The queue's descriptor, for the event loop of the thread that runs it: readable exactly
  * while the queue has work (as portal_auth_completion_fd is for the process's).
  *
@@ -651,13 +625,6 @@ typedef void (*portal_auth_result_fn)(void *user_data, const portal_auth_result 
  * @param call The call; NULL and finished calls are ignored.
  */
 void portal_auth_call_cancel(portal_auth_call *call);
-
-/**
- * Frees a call handle. It does not cancel the call, whose callback still fires.
- *
- * @param call The handle; NULL is ignored.
- */
-void portal_auth_call_free(portal_auth_call *call);
 
 /**
  * @name Methods
@@ -1311,14 +1278,6 @@ portal_auth_code portal_auth_session_copy_token(const portal_auth_session *sessi
                                                 char **out_token, portal_auth_error **out_error);
 
 /**
- * Wipes and frees a string the library handed over (with explicit_bzero, which no
- * optimiser removes).
- *
- * @param string The string; NULL is ignored.
- */
-void portal_auth_string_free(char *string);
-
-/**
  * Invalidates the session: the token is forgotten at once, in every session handle of its
  * environment and token in the process (whichever call lent it: a sign-in, each restore),
  * then the persisted copy is deleted if it is still this token's, or cannot be decoded; a
@@ -1624,13 +1583,6 @@ portal_auth_reason portal_auth_error_reason(const portal_auth_error *error);
  */
 const char *portal_auth_error_url(const portal_auth_error *error);
 
-/**
- * Frees an error and the strings it owns.
- *
- * @param error The error; NULL is ignored.
- */
-void portal_auth_error_free(portal_auth_error *error);
-
 /** @} */
 
 /**
@@ -1811,14 +1763,6 @@ portal_auth_code portal_auth_totp_qr_matrix(const char *otpauth_url, int32_t *ou
                                             portal_auth_error **out_error);
 
 /**
- * Wipes and frees a buffer the library handed over (portal_auth_totp_qr_png,
- * portal_auth_totp_qr_matrix).
- *
- * @param bytes The buffer; NULL is ignored.
- */
-void portal_auth_bytes_free(uint8_t *bytes);
-
-/**
  * The QR code of an enrollment link as SVG text: a view box of one unit a module (for web
  * views and toolkits that scale it) and a nominal size of scale pixels a module.
  *
@@ -1862,6 +1806,90 @@ typedef enum portal_auth_terminal_colors {
 portal_auth_code portal_auth_totp_qr_terminal(const char *otpauth_url,
                                               portal_auth_terminal_colors colors, char **out_text,
                                               portal_auth_error **out_error);
+
+/** @} */
+
+/**
+ * @defgroup memory Ownership and freeing
+ * @brief Who owns each pointer that crosses the interface, and the functions that free.
+ *
+ * Every pointer's owner is also stated where it crosses. The rules:
+ * - strings passed in are UTF-8 and borrowed: the library copies what it keeps before the
+ *   call returns;
+ * - handles are opaque and made by the library. A client, an error, a call handle and a
+ *   completion queue are each freed with their own function below; a session is reference
+ *   counted instead (portal_auth_session_retain, portal_auth_session_release);
+ * - everything a callback receives is borrowed for the duration of the callback, except a
+ *   session, which the host may keep with portal_auth_session_retain;
+ * - a string returned as `const char *` is owned by the handle it came from; a string or
+ *   buffer stored through an `out_` argument belongs to the caller, who frees it with
+ *   portal_auth_string_free or portal_auth_bytes_free, which wipe it first.
+ *
+ * Every function here ignores NULL, so a cleanup path may call it on what was never made.
+ * @{
+ */
+
+/**
+ * Frees a client. Its waits end at once, as PORTAL_AUTH_E_SIGN_IN_CLOSED with nothing
+ * exchanged: a browser or magic-link sign-in waiting for its redirect, and listening for
+ * forwarded redirects; their ports and sockets are released before this returns, so
+ * another client may listen on them at once. A sign-in still fetching its authorize URL or
+ * sending its email ends the same way: no email is sent that was not on the wire already
+ * (one that is ends the sign-in when it returns, with no further step), and no browser
+ * opener is called but one whose call had already begun (the sign-in checks just before
+ * it calls; its callback comes after the opener returns, so its user_data must live until
+ * then, as ever). Calls in flight still complete, each calling
+ * back exactly once, the way it was started: on the I/O thread, through the dispatcher, or
+ * from the completion queue, whose runs go on with them as before (the completions already
+ * queued stay there) until portal_auth_run_completions has run them all (nothing they
+ * receive refers to the freed client).
+ *
+ * @param client The client; NULL is ignored.
+ */
+void portal_auth_free(portal_auth *client);
+
+/**
+ * Lets go of a queue; stop watching its descriptor first, which closes once nothing uses
+ * the queue any more (its number may then be reused). Nothing of it is lost: its calls
+ * still in flight, the completions it holds, and the calls of clients that still name it
+ * are then done and completed, each exactly once, on the library's I/O thread (as in
+ * completion model 1.), so their callbacks must be safe to run there. A component that
+ * goes away cancels its calls and frees its clients first. It may be called from inside
+ * a completion that this queue runs.
+ *
+ * @param queue The queue; NULL is ignored.
+ */
+void portal_auth_completion_queue_free(portal_auth_completion_queue *queue);
+
+/**
+ * Frees a call handle. It does not cancel the call, whose callback still fires.
+ *
+ * @param call The handle; NULL is ignored.
+ */
+void portal_auth_call_free(portal_auth_call *call);
+
+/**
+ * Frees an error and the strings it owns.
+ *
+ * @param error The error; NULL is ignored.
+ */
+void portal_auth_error_free(portal_auth_error *error);
+
+/**
+ * Wipes and frees a string the library handed over (with explicit_bzero, which no
+ * optimiser removes).
+ *
+ * @param string The string; NULL is ignored.
+ */
+void portal_auth_string_free(char *string);
+
+/**
+ * Wipes and frees a buffer the library handed over (portal_auth_totp_qr_png,
+ * portal_auth_totp_qr_matrix).
+ *
+ * @param bytes The buffer; NULL is ignored.
+ */
+void portal_auth_bytes_free(uint8_t *bytes);
 
 /** @} */
 

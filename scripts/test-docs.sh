@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source scripts/stage.sh docs
 
 index=$(scripts/docs.sh) || fail "make docs: Doxygen warned (above)"
-for group in version client calls results sessions errors storage logging totp; do
+for group in version client calls results sessions errors storage logging totp memory; do
     [ -f "$(dirname "$index")/group__$group.html" ] || fail "make docs wrote no page for the group $group"
 done
 pass "make docs builds the reference with no Doxygen warning: $index"

@@ -24,10 +24,7 @@ final class ClientBox: Sendable, ProcessBound {
 
 private typealias ClientHandle = Handle<ClientBox, portal_auth>
 
-/// Fills the caller's `size` bytes of `options` (pass `sizeof *options`) with the defaults and
-/// sets its `size`. Writing no further than `size` keeps a caller built against an older,
-/// shorter struct safe; bytes of a newer, longer struct beyond this library's are zeroed.
-/// NULL, or a size too small to hold `size` itself, is ignored.
+/// See portal_auth_options_init in include/portal_auth.h.
 @c(portal_auth_options_init)
 public func portalAuthOptionsInit(_ options: UnsafeMutablePointer<portal_auth_options>?, _ size: UInt) {
     let size = Int(clamping: size)

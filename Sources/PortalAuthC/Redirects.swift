@@ -153,7 +153,7 @@ public func portalAuthResultClientId(_ result: UnsafePointer<portal_auth_result>
     ResultHandle.object(result)?.clientId.map { UnsafePointer($0.pointer) }
 }
 
-/// AUTHENTICATED: PORTAL_AUTH_YES, _NO, or _UNSET when the server did not say.
+/// See portal_auth_result_is_account_abstracted in include/portal_auth.h.
 @c(portal_auth_result_is_account_abstracted)
 public func portalAuthResultIsAccountAbstracted(_ result: UnsafePointer<portal_auth_result>?) -> portal_auth_tristate {
     guard case .authenticated(let authenticated)? = ResultHandle.object(result)?.result,

@@ -79,21 +79,36 @@ static outcome redirect(portal_auth *client, const char *url) {
     return out;
 }
 
-/* A sign-in of a new user `email` through its link, its TOTP step and the code the
-   authenticator shows now; the link in `link`. */
-static outcome signed_in_with_a_code(portal_auth *client, const char *email, char *link, size_t size) {
-    sent_link(client, email, link, size);
-    outcome step = redirect(client, link);
+static outcome restore(portal_auth *client) {
+    outcome out = {0};
+    CHECK(portal_auth_restore_session(client, on_session, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+/* A client of env-demo with a new user `email` signed in, through the user's link (in
+   `link`), its TOTP step and the code the authenticator shows now. */
+typedef struct { portal_auth *client; char link[1024]; outcome signed_in; } user;
+
+static void sign_in_user(user *who, const char *email) {
+    who->client = demo_client();
+    sent_link(who->client, email, who->link, sizeof who->link);
+    outcome step = redirect(who->client, who->link);
     char answer[512], code[16];
     emulator_query("/_emulator/totp?environmentId=env-demo&email=%s", email, answer, sizeof answer);
     json_string(answer, "code", code, sizeof code);
-    outcome signed_in = {0};
-    CHECK(portal_auth_verify_totp(client, code, step.user_jwt, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&signed_in.calls);
-    CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
-    const char *end_user_id = portal_auth_session_end_user_id(signed_in.session);
+    outcome *signed_in = &who->signed_in;
+    *signed_in = (outcome){0};
+    CHECK(portal_auth_verify_totp(who->client, code, step.user_jwt, on_result, signed_in, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&signed_in->calls);
+    CHECK(signed_in->code == PORTAL_AUTH_OK && signed_in->kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    const char *end_user_id = portal_auth_session_end_user_id(signed_in->session);
     CHECK(end_user_id != NULL && strncmp(step.text, end_user_id, strlen(end_user_id)) == 0);
-    return signed_in;
+}
+
+static void forget_user(user *who) {
+    portal_auth_session_release(who->signed_in.session);
+    portal_auth_free(who->client);
 }
 
 /* The redirect of a new user's link: a TOTP step with the enrollment link. */
@@ -128,61 +143,52 @@ static void unreadable_jwt_fails_at_once(void) {
 /* The code signs in: a session and its client id, no gas sponsorship (the emulator's
    environment has none); the redirect again gives the same session, the same handle. */
 static void code_signs_in_and_replay_gives_the_same_session(void) {
-    portal_auth *client = demo_client();
-    char link[1024];
-    outcome signed_in = signed_in_with_a_code(client, "c-flow@example.com", link, sizeof link);
-    CHECK(signed_in.session != NULL && strncmp(signed_in.text, "cl_", 3) == 0);
-    CHECK(signed_in.count == PORTAL_AUTH_NO);
-    outcome replay = redirect(client, link);
-    CHECK(replay.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && replay.session == signed_in.session);
+    user ada;
+    sign_in_user(&ada, "c-flow@example.com");
+    CHECK(ada.signed_in.session != NULL && strncmp(ada.signed_in.text, "cl_", 3) == 0);
+    CHECK(ada.signed_in.count == PORTAL_AUTH_NO);
+    outcome replay = redirect(ada.client, ada.link);
+    CHECK(replay.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && replay.session == ada.signed_in.session);
     portal_auth_session_release(replay.session);
-    portal_auth_session_release(signed_in.session);
-    portal_auth_free(client);
+    forget_user(&ada);
 }
 
 /* The session's token; a restore gives the same user. */
 static void token_and_restore(void) {
-    portal_auth *client = demo_client();
-    char link[1024];
-    outcome signed_in = signed_in_with_a_code(client, "c-flow-restore@example.com", link, sizeof link);
+    user ada;
+    sign_in_user(&ada, "c-flow-restore@example.com");
     char *token = NULL;
-    CHECK(portal_auth_session_copy_token(signed_in.session, &token, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_session_copy_token(ada.signed_in.session, &token, NULL) == PORTAL_AUTH_OK);
     CHECK(token != NULL && strncmp(token, "cst_", 4) == 0);
     portal_auth_string_free(token);
-    outcome restored = {0};
-    CHECK(portal_auth_restore_session(client, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&restored.calls);
+    outcome restored = restore(ada.client);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
-    CHECK(strcmp(portal_auth_session_end_user_id(restored.session), portal_auth_session_end_user_id(signed_in.session)) == 0);
+    CHECK(strcmp(portal_auth_session_end_user_id(restored.session), portal_auth_session_end_user_id(ada.signed_in.session)) == 0);
     portal_auth_session_release(restored.session);
-    portal_auth_session_release(signed_in.session);
-    portal_auth_free(client);
+    forget_user(&ada);
 }
 
 /* Invalidated: the token is gone; cleared: nothing to restore. */
 static void invalidate_and_clear(void) {
-    portal_auth *client = demo_client();
-    char link[1024];
-    outcome signed_in = signed_in_with_a_code(client, "c-flow-end@example.com", link, sizeof link);
+    user ada;
+    sign_in_user(&ada, "c-flow-end@example.com");
     outcome invalidated = {0};
-    CHECK(portal_auth_session_invalidate(signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_session_invalidate(ada.signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
     wait_calls(&invalidated.calls);
     CHECK(invalidated.code == PORTAL_AUTH_OK);
     char *token = NULL;
     portal_auth_error *error = NULL;
-    CHECK(portal_auth_session_copy_token(signed_in.session, &token, &error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
+    CHECK(portal_auth_session_copy_token(ada.signed_in.session, &token, &error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
     CHECK(token == NULL && portal_auth_error_code(error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
     portal_auth_error_free(error);
 
-    outcome cleared = {0}, gone = {0};
-    CHECK(portal_auth_clear_persisted_session(client, on_done, &cleared, NULL) == PORTAL_AUTH_OK);
+    outcome cleared = {0};
+    CHECK(portal_auth_clear_persisted_session(ada.client, on_done, &cleared, NULL) == PORTAL_AUTH_OK);
     wait_calls(&cleared.calls);
     CHECK(cleared.code == PORTAL_AUTH_OK);
-    CHECK(portal_auth_restore_session(client, on_session, &gone, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&gone.calls);
+    outcome gone = restore(ada.client);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);
-    portal_auth_session_release(signed_in.session);
-    portal_auth_free(client);
+    forget_user(&ada);
 }
 
 static void arguments_that_cannot_start_a_call(void) {

@@ -109,6 +109,46 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/**
+ * @defgroup macros Declaration macros
+ * @brief What marks the declarations of this header.
+ * @{
+ */
+
+/**
+ * Marks every function of this header: default visibility with GCC and Clang, whatever the
+ * visibility around it. A program that includes this header where a GCC visibility pragma
+ * hides its own declarations still calls the library's functions, and a library that
+ * defines them (the real one, or a test's stand-in) built with -fvisibility=hidden still
+ * exports them. Nothing with other compilers.
+ */
+#if defined(__GNUC__)
+#define PORTAL_AUTH_EXTERN __attribute__((visibility("default")))
+#else
+#define PORTAL_AUTH_EXTERN
+#endif
+
+/**
+ * Marks a declaration deprecated: GCC and Clang warn where a program uses it
+ * (-Wdeprecated-declarations), quoting `message`. Nothing with other compilers, nor where
+ * the program defines PORTAL_AUTH_NO_DEPRECATION_WARNINGS before it includes this header.
+ * Nothing is deprecated yet; the next function to go is marked beside its
+ * PORTAL_AUTH_EXTERN, and CHANGELOG.md says so:
+ * @code
+ * PORTAL_AUTH_EXTERN PORTAL_AUTH_DEPRECATED("use portal_auth_new_thing")
+ * void portal_auth_old_thing(void);
+ * @endcode
+ *
+ * @param message What to use instead: a string literal.
+ */
+#if defined(__GNUC__) && !defined(PORTAL_AUTH_NO_DEPRECATION_WARNINGS)
+#define PORTAL_AUTH_DEPRECATED(message) __attribute__((deprecated(message)))
+#else
+#define PORTAL_AUTH_DEPRECATED(message)
+#endif
+
+/** @} */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -211,6 +251,7 @@ typedef enum portal_auth_tristate {
  *
  * @return Static storage: never free it.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_version(void);
 
 /**
@@ -219,6 +260,7 @@ const char *portal_auth_version(void);
  *
  * @return MAJOR * 10000 + MINOR * 100 + PATCH.
  */
+PORTAL_AUTH_EXTERN
 int32_t portal_auth_version_number(void);
 
 /** @} */
@@ -348,6 +390,7 @@ typedef struct portal_auth_options {
  * @param size sizeof *options, as the caller was compiled. A size too small to hold the
  *             `size` field itself is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_options_init(portal_auth_options *options, size_t size);
 
 /**
@@ -363,6 +406,7 @@ void portal_auth_options_init(portal_auth_options *options, size_t size);
  *         not UTF-8, only one of the two magic-link fields, a value outside its enum, or
  *         unusable host_storage; portal_auth_error_name names the field.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_new(const portal_auth_options *options, portal_auth **out_client,
                                  portal_auth_error **out_error);
 
@@ -405,6 +449,7 @@ typedef void (*portal_auth_destroy_fn)(void *data);
  * @retval PORTAL_AUTH_OK Installed.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dispatch_fn dispatch,
                                             void *dispatcher_data, portal_auth_destroy_fn destroy);
 
@@ -501,6 +546,7 @@ portal_auth_code portal_auth_set_dispatcher(portal_auth *client, portal_auth_dis
  * @retval PORTAL_AUTH_E_INTERNAL The queue has no descriptor (the process is out of them);
  *         the client is left as it was.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_completion_queue(portal_auth *client, portal_auth_bool enabled);
 
 /**
@@ -517,6 +563,7 @@ portal_auth_code portal_auth_set_completion_queue(portal_auth *client, portal_au
  * @return The descriptor: poll it, never read, write or close it. -1 when none could be
  *         made.
  */
+PORTAL_AUTH_EXTERN
 int32_t portal_auth_completion_fd(void);
 
 /**
@@ -531,6 +578,7 @@ int32_t portal_auth_completion_fd(void);
  *         lines count too); 0 when none was pending, also after a run that only advanced
  *         the calls' work.
  */
+PORTAL_AUTH_EXTERN
 size_t portal_auth_run_completions(void);
 
 /**
@@ -567,6 +615,7 @@ size_t portal_auth_run_completions(void);
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL out_queue.
  * @retval PORTAL_AUTH_E_INTERNAL No descriptor was left for it.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_completion_queue_new(portal_auth_completion_queue **out_queue);
 
 /**
@@ -576,6 +625,7 @@ portal_auth_code portal_auth_completion_queue_new(portal_auth_completion_queue *
  * @param queue The queue.
  * @return The descriptor: poll it, never read, write or close it. -1 for NULL.
  */
+PORTAL_AUTH_EXTERN
 int32_t portal_auth_completion_queue_fd(const portal_auth_completion_queue *queue);
 
 /**
@@ -585,6 +635,7 @@ int32_t portal_auth_completion_queue_fd(const portal_auth_completion_queue *queu
  * @param queue The queue.
  * @return How many completions it ran; 0 for NULL.
  */
+PORTAL_AUTH_EXTERN
 size_t portal_auth_completion_queue_run(portal_auth_completion_queue *queue);
 
 /** @} */
@@ -624,6 +675,7 @@ typedef void (*portal_auth_result_fn)(void *user_data, const portal_auth_result 
  *
  * @param call The call; NULL and finished calls are ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_call_cancel(portal_auth_call *call);
 
 /**
@@ -649,6 +701,7 @@ typedef void (*portal_auth_methods_fn)(void *user_data, const portal_auth_method
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_get_methods(portal_auth *client, portal_auth_methods_fn done,
                                          void *user_data, portal_auth_call **out_call);
 
@@ -658,6 +711,7 @@ portal_auth_code portal_auth_get_methods(portal_auth *client, portal_auth_method
  * @param methods The methods; NULL counts as none.
  * @return The count, from 0.
  */
+PORTAL_AUTH_EXTERN
 size_t portal_auth_methods_count(const portal_auth_methods *methods);
 
 /**
@@ -667,6 +721,7 @@ size_t portal_auth_methods_count(const portal_auth_methods *methods);
  * @param index From 0 to the count less one.
  * @return "EMAIL_MAGIC_LINK", "GOOGLE" or "APPLE", owned by methods; NULL out of range.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_methods_at(const portal_auth_methods *methods, size_t index);
 
 /**
@@ -675,6 +730,7 @@ const char *portal_auth_methods_at(const portal_auth_methods *methods, size_t in
  * @param methods The methods.
  * @return PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE (also for NULL).
  */
+PORTAL_AUTH_EXTERN
 portal_auth_bool portal_auth_methods_auto_create_wallet(const portal_auth_methods *methods);
 
 /** @} */
@@ -704,6 +760,7 @@ portal_auth_bool portal_auth_methods_auto_create_wallet(const portal_auth_method
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done, or an email that is not UTF-8.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *email,
                                              portal_auth_done_fn done, void *user_data,
                                              portal_auth_call **out_call);
@@ -747,6 +804,7 @@ portal_auth_code portal_auth_send_magic_link(portal_auth *client, const char *em
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done, or an email that is not UTF-8.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_sign_in_with_magic_link(portal_auth *client, const char *email,
                                                      int32_t timeout_ms, portal_auth_result_fn done,
                                                      void *user_data, portal_auth_call **out_call);
@@ -778,6 +836,7 @@ typedef void (*portal_auth_url_fn)(void *user_data, const char *url,
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_login_with_google(portal_auth *client, portal_auth_url_fn done,
                                                void *user_data, portal_auth_call **out_call);
 
@@ -791,6 +850,7 @@ portal_auth_code portal_auth_login_with_google(portal_auth *client, portal_auth_
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_url_fn done,
                                               void *user_data, portal_auth_call **out_call);
 
@@ -832,6 +892,7 @@ typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, portal_au
  * @retval PORTAL_AUTH_OK Installed.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_browser_opener(portal_auth *client, portal_auth_opener_fn opener,
                                                 void *user_data);
 
@@ -844,6 +905,7 @@ portal_auth_code portal_auth_set_browser_opener(portal_auth *client, portal_auth
  * @retval PORTAL_AUTH_OK Set.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, or another value.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_session(portal_auth *client,
                                                                        portal_auth_bool prefers);
 
@@ -853,6 +915,7 @@ portal_auth_code portal_auth_set_prefers_ephemeral_web_browser_session(portal_au
  * @param client The client.
  * @return PORTAL_AUTH_TRUE or PORTAL_AUTH_FALSE (also for NULL).
  */
+PORTAL_AUTH_EXTERN
 portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_auth *client);
 
 /**
@@ -884,6 +947,7 @@ portal_auth_bool portal_auth_prefers_ephemeral_web_browser_session(const portal_
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_sign_in_with_google(portal_auth *client, int32_t timeout_ms,
                                                  portal_auth_result_fn done, void *user_data,
                                                  portal_auth_call **out_call);
@@ -899,6 +963,7 @@ portal_auth_code portal_auth_sign_in_with_google(portal_auth *client, int32_t ti
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_sign_in_with_apple(portal_auth *client, int32_t timeout_ms,
                                                 portal_auth_result_fn done, void *user_data,
                                                 portal_auth_call **out_call);
@@ -927,6 +992,7 @@ portal_auth_code portal_auth_sign_in_with_apple(portal_auth *client, int32_t tim
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, url or done, or a URL that is not UTF-8.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_handle_redirect(portal_auth *client, const char *url,
                                              portal_auth_result_fn done, void *user_data,
                                              portal_auth_call **out_call);
@@ -1000,6 +1066,7 @@ typedef void (*portal_auth_redirect_fn)(void *user_data, const portal_auth_resul
  * @retval PORTAL_AUTH_OK Started: done will be called, at least its last call.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_listen_for_redirects(portal_auth *client, portal_auth_redirect_fn done,
                                                   void *user_data, portal_auth_call **out_call);
 
@@ -1043,6 +1110,7 @@ typedef void (*portal_auth_forward_fn)(void *user_data, portal_auth_forward_resu
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT NULL options, url or done, or a URL that is not UTF-8.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options, const char *url,
                                               portal_auth_forward_fn done, void *user_data);
 
@@ -1073,6 +1141,7 @@ portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client, code, user_jwt or done, or a string
  *         that is not UTF-8.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_verify_totp(portal_auth *client, const char *code,
                                          const char *user_jwt, portal_auth_result_fn done,
                                          void *user_data, portal_auth_call **out_call);
@@ -1091,6 +1160,7 @@ portal_auth_code portal_auth_verify_totp(portal_auth *client, const char *code,
  * @return PORTAL_AUTH_TRUE when six digits remain (verify them); PORTAL_AUTH_FALSE when
  *         anything else is left or another number of digits (ask the user again).
  */
+PORTAL_AUTH_EXTERN
 portal_auth_bool portal_auth_totp_code_normalize(const char *typed,
                                                  char out_code[PORTAL_AUTH_TOTP_CODE_SIZE]);
 
@@ -1119,6 +1189,7 @@ typedef enum portal_auth_result_type {
  * @param result The result.
  * @return PORTAL_AUTH_RESULT_AUTHENTICATED or PORTAL_AUTH_RESULT_TOTP_REQUIRED; 0 for NULL.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_result_type portal_auth_result_kind(const portal_auth_result *result);
 
 /**
@@ -1128,6 +1199,7 @@ portal_auth_result_type portal_auth_result_kind(const portal_auth_result *result
  * @return The session, lent for the callback (portal_auth_session_retain keeps it); NULL
  *         for another kind.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_session *portal_auth_result_session(const portal_auth_result *result);
 
 /**
@@ -1136,6 +1208,7 @@ portal_auth_session *portal_auth_result_session(const portal_auth_result *result
  * @param result The result.
  * @return Owned by the result; NULL when the server sent none, or for another kind.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_result_client_id(const portal_auth_result *result);
 
 /**
@@ -1145,6 +1218,7 @@ const char *portal_auth_result_client_id(const portal_auth_result *result);
  * @return PORTAL_AUTH_YES or PORTAL_AUTH_NO; PORTAL_AUTH_UNSET when the server did not say,
  *         or for another kind.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_tristate portal_auth_result_is_account_abstracted(const portal_auth_result *result);
 
 /**
@@ -1154,6 +1228,7 @@ portal_auth_tristate portal_auth_result_is_account_abstracted(const portal_auth_
  * @return Owned by the result, which wipes it when it goes: copy it to keep it beyond the
  *         callback. NULL for another kind.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_result_user_jwt(const portal_auth_result *result);
 
 /**
@@ -1164,6 +1239,7 @@ const char *portal_auth_result_user_jwt(const portal_auth_result *result);
  * @return Owned by the result, which wipes it when it goes; NULL when absent, or for
  *         another kind.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_result_totp_link(const portal_auth_result *result);
 
 /**
@@ -1172,6 +1248,7 @@ const char *portal_auth_result_totp_link(const portal_auth_result *result);
  * @param result The result.
  * @return Owned by the result; "" when the server did not send it; NULL for another kind.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_result_end_user_id(const portal_auth_result *result);
 
 /**
@@ -1182,6 +1259,7 @@ const char *portal_auth_result_end_user_id(const portal_auth_result *result);
  * @return Whole seconds since the Unix epoch; 0 when the userJwt carries no expiry, or for
  *         another kind.
  */
+PORTAL_AUTH_EXTERN
 int64_t portal_auth_result_totp_expires_at(const portal_auth_result *result);
 
 /** @} */
@@ -1222,6 +1300,7 @@ typedef void (*portal_auth_session_fn)(void *user_data, portal_auth_session *ses
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_restore_session(portal_auth *client, portal_auth_session_fn done,
                                              void *user_data, portal_auth_call **out_call);
 
@@ -1236,6 +1315,7 @@ portal_auth_code portal_auth_restore_session(portal_auth *client, portal_auth_se
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_clear_persisted_session(portal_auth *client, portal_auth_done_fn done,
                                                      void *user_data, portal_auth_call **out_call);
 
@@ -1245,6 +1325,7 @@ portal_auth_code portal_auth_clear_persisted_session(portal_auth *client, portal
  * @param session The session; NULL is ignored.
  * @return session itself.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_session *portal_auth_session_retain(portal_auth_session *session);
 
 /**
@@ -1252,6 +1333,7 @@ portal_auth_session *portal_auth_session_retain(portal_auth_session *session);
  *
  * @param session The session; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_session_release(portal_auth_session *session);
 
 /**
@@ -1260,6 +1342,7 @@ void portal_auth_session_release(portal_auth_session *session);
  * @param session The session.
  * @return Owned by the session; NULL for NULL.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_session_end_user_id(const portal_auth_session *session);
 
 /**
@@ -1274,6 +1357,7 @@ const char *portal_auth_session_end_user_id(const portal_auth_session *session);
  *         was invalidated.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL session or out_token.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_session_copy_token(const portal_auth_session *session,
                                                 char **out_token, portal_auth_error **out_error);
 
@@ -1298,6 +1382,7 @@ portal_auth_code portal_auth_session_copy_token(const portal_auth_session *sessi
  * @retval PORTAL_AUTH_OK Started: done will be called.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL session or done.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_session_invalidate(portal_auth_session *session,
                                                 portal_auth_done_fn done, void *user_data,
                                                 portal_auth_call **out_call);
@@ -1447,6 +1532,7 @@ enum {
  * @return Static storage, never freed; NULL for NONE and for a value this library does not
  *         know.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_reason_name(portal_auth_reason reason);
 
 /**
@@ -1458,6 +1544,7 @@ const char *portal_auth_reason_name(portal_auth_reason reason);
  * @return Static storage, never freed; NULL for NONE and for a value this library does not
  *         know.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_reason_user_message(portal_auth_reason reason);
 
 /**
@@ -1468,6 +1555,7 @@ const char *portal_auth_reason_user_message(portal_auth_reason reason);
  * @param code A portal_auth_code.
  * @return Static storage, never freed; NULL for a value this library does not know.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_code_name(portal_auth_code code);
 
 /**
@@ -1477,6 +1565,7 @@ const char *portal_auth_code_name(portal_auth_code code);
  * @param code A portal_auth_code.
  * @return Static storage, never freed; NULL for a value this library does not know.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_code_message(portal_auth_code code);
 
 /**
@@ -1485,6 +1574,7 @@ const char *portal_auth_code_message(portal_auth_code code);
  * @param error The error.
  * @return Its code; PORTAL_AUTH_E_INTERNAL for NULL.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_error_code(const portal_auth_error *error);
 
 /**
@@ -1493,6 +1583,7 @@ portal_auth_code portal_auth_error_code(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; never NULL for a non-NULL error.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_message(const portal_auth_error *error);
 
 /**
@@ -1502,6 +1593,7 @@ const char *portal_auth_error_message(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; NULL for another code.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_name(const portal_auth_error *error);
 
 /**
@@ -1510,6 +1602,7 @@ const char *portal_auth_error_name(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; NULL for another code.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_path(const portal_auth_error *error);
 
 /**
@@ -1518,6 +1611,7 @@ const char *portal_auth_error_path(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; NULL when the envelope itself was wrong, or for another code.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_missing(const portal_auth_error *error);
 
 /**
@@ -1526,6 +1620,7 @@ const char *portal_auth_error_missing(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; NULL for another code.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_detail(const portal_auth_error *error);
 
 /**
@@ -1534,6 +1629,7 @@ const char *portal_auth_error_detail(const portal_auth_error *error);
  * @param error The error.
  * @return "GOOGLE" or "APPLE", owned by the error; NULL for another code.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_method(const portal_auth_error *error);
 
 /**
@@ -1542,6 +1638,7 @@ const char *portal_auth_error_method(const portal_auth_error *error);
  * @param error The error.
  * @return The status; 0 when no response arrived, or for another code.
  */
+PORTAL_AUTH_EXTERN
 int32_t portal_auth_error_http_status(const portal_auth_error *error);
 
 /**
@@ -1560,6 +1657,7 @@ int32_t portal_auth_error_http_status(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; NULL when there is no excerpt, or for another code.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_body(const portal_auth_error *error);
 
 /**
@@ -1571,6 +1669,7 @@ const char *portal_auth_error_body(const portal_auth_error *error);
  *         UNAUTHORIZED of a call that cannot tell (portal_auth_get_auth_methods, ...), and
  *         for NULL.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_reason portal_auth_error_reason(const portal_auth_error *error);
 
 /**
@@ -1581,6 +1680,7 @@ portal_auth_reason portal_auth_error_reason(const portal_auth_error *error);
  * @param error The error.
  * @return Owned by the error; NULL for another error.
  */
+PORTAL_AUTH_EXTERN
 const char *portal_auth_error_url(const portal_auth_error *error);
 
 /** @} */
@@ -1658,6 +1758,7 @@ typedef void (*portal_auth_log_fn)(void *user_data, portal_auth_log_level level,
  * @param user_data Passed to handler untouched.
  * @retval PORTAL_AUTH_OK Always.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_log_handler(portal_auth_log_fn handler, void *user_data);
 
 /**
@@ -1673,6 +1774,7 @@ portal_auth_code portal_auth_set_log_handler(portal_auth_log_fn handler, void *u
  * @retval PORTAL_AUTH_OK Installed.
  * @retval PORTAL_AUTH_E_INTERNAL The completion queue has no descriptor; nothing changed.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_queued_log_handler(portal_auth_log_fn handler, void *user_data);
 
 /**
@@ -1684,6 +1786,7 @@ portal_auth_code portal_auth_set_queued_log_handler(portal_auth_log_fn handler, 
  * @retval PORTAL_AUTH_OK Set.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A value that is not a portal_auth_log_level.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_set_log_level(portal_auth_log_level level);
 
 /** @} */
@@ -1710,6 +1813,7 @@ portal_auth_code portal_auth_set_log_level(portal_auth_log_level level);
  * @retval PORTAL_AUTH_OK `*out_secret` holds the secret, or NULL.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_secret.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_secret,
                                          portal_auth_error **out_error);
 
@@ -1732,6 +1836,7 @@ portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_sec
  *         the message gives the range this link's code takes.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode or libpng cannot be loaded (the message names it).
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_totp_qr_png(const char *otpauth_url, int32_t scale, uint8_t **out_png,
                                          size_t *out_length, portal_auth_error **out_error);
 
@@ -1758,6 +1863,7 @@ portal_auth_code portal_auth_totp_qr_png(const char *otpauth_url, int32_t scale,
  *         out_modules or out_length.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded (the message names it).
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_totp_qr_matrix(const char *otpauth_url, int32_t *out_side,
                                             uint8_t **out_modules, size_t *out_length,
                                             portal_auth_error **out_error);
@@ -1776,6 +1882,7 @@ portal_auth_code portal_auth_totp_qr_matrix(const char *otpauth_url, int32_t *ou
  *         a scale as for portal_auth_totp_qr_png ("scale").
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_totp_qr_svg(const char *otpauth_url, int32_t scale, char **out_svg,
                                          portal_auth_error **out_error);
 
@@ -1803,6 +1910,7 @@ typedef enum portal_auth_terminal_colors {
  *         ("colors"), or a NULL out_text.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded.
  */
+PORTAL_AUTH_EXTERN
 portal_auth_code portal_auth_totp_qr_terminal(const char *otpauth_url,
                                               portal_auth_terminal_colors colors, char **out_text,
                                               portal_auth_error **out_error);
@@ -1846,6 +1954,7 @@ portal_auth_code portal_auth_totp_qr_terminal(const char *otpauth_url,
  *
  * @param client The client; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_free(portal_auth *client);
 
 /**
@@ -1859,6 +1968,7 @@ void portal_auth_free(portal_auth *client);
  *
  * @param queue The queue; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_completion_queue_free(portal_auth_completion_queue *queue);
 
 /**
@@ -1866,6 +1976,7 @@ void portal_auth_completion_queue_free(portal_auth_completion_queue *queue);
  *
  * @param call The handle; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_call_free(portal_auth_call *call);
 
 /**
@@ -1873,6 +1984,7 @@ void portal_auth_call_free(portal_auth_call *call);
  *
  * @param error The error; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_error_free(portal_auth_error *error);
 
 /**
@@ -1881,6 +1993,7 @@ void portal_auth_error_free(portal_auth_error *error);
  *
  * @param string The string; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_string_free(char *string);
 
 /**
@@ -1889,6 +2002,7 @@ void portal_auth_string_free(char *string);
  *
  * @param bytes The buffer; NULL is ignored.
  */
+PORTAL_AUTH_EXTERN
 void portal_auth_bytes_free(uint8_t *bytes);
 
 /** @} */

@@ -31,8 +31,9 @@ from typing import Any
 from header_declarations import ast, c_type
 
 PREFIX = "portal_auth"
-# Macros that are no value: the include guard, and the options' braced initialiser.
-NOT_VALUES = re.compile(r"^\s*(\{.*)?$")
+# Macros that are no value: the include guard, the options' braced initialiser, and
+# PORTAL_AUTH_EXTERN (an attribute).
+NOT_VALUES = re.compile(r"^\s*(\{.*|__attribute__.*)?$")
 
 
 def typedefs(nodes: list[dict[str, Any]]) -> dict[str, str]:

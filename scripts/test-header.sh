@@ -2,7 +2,9 @@
 # Checks of include/portal_auth.h, as `make install` lays it out in a temporary prefix: plain
 # ASCII C with no HTML and nothing of Swift's; it compiles, with a program using its
 # initialiser macro, under gcc and clang as C99, C11 and C++17 with -Wall -Wextra -Wpedantic
-# -Werror; and it declares every @c export with the types swiftc generates for it
+# -Werror; the initialiser sets the size alone; every function carries PORTAL_AUTH_EXTERN;
+# PORTAL_AUTH_DEPRECATED warns unless PORTAL_AUTH_NO_DEPRECATION_WARNINGS is defined; and
+# it declares every @c export with the types swiftc generates for it
 # (scripts/generate-header.sh, then scripts/compare-header.py, whose report names the
 # declaration that differs). Needs `swift build` first. Ends with a count line.
 set -euo pipefail
@@ -14,8 +16,10 @@ header="$prefix/include/portal_auth.h"
 
 LC_ALL=C grep -n '[^[:print:][:space:]]' "$header" && fail "the header holds characters that are not ASCII"
 grep -n -E '</?[a-z]+>|&[a-z]+;' "$header" && fail "the header holds HTML"
-grep -n -E 'SWIFT_|_Nullable|_Nonnull|@c\b|#pragma|__attribute__|(^|[^:])//' "$header" && fail "the header holds Swift's boilerplate, attributes or // comments"
-pass "plain ASCII C: /* */ comments, no HTML, nothing of Swift's"
+grep -n -E 'SWIFT_|_Nullable|_Nonnull|@c\b|#pragma|__attribute__|(^|[^:])//' "$header" \
+    | grep -v -E '^[0-9]+:#define PORTAL_AUTH_(EXTERN|DEPRECATED\(message\)) __attribute__' \
+    && fail "the header holds Swift's boilerplate, attributes (but in its declaration macros) or // comments"
+pass "plain ASCII C: /* */ comments, no HTML, nothing of Swift's, attributes only in its declaration macros"
 
 cat > "$work/program.c" <<'C'
 #include <portal_auth.h>
@@ -62,6 +66,38 @@ done
 gcc -std=c11 "${warnings[@]}" -I"$work/seconded" "$work/defaults.c" -o "$work/defaults" && ! "$work/defaults" \
     || fail "the initialiser's check accepts a second field set"
 pass "PORTAL_AUTH_OPTIONS_INIT sets the size alone, in C and in C++; a second field set fails the check"
+
+# PORTAL_AUTH_EXTERN on every function: a stand-in library that defines them all, built with
+# -fvisibility=hidden, still exports each (and not one whose declaration lacks the macro).
+#   unexported HEADER     the functions HEADER declares that its stand-in does not export
+unexported() {
+    python3 scripts/abi-stub.py "$1" > "$work/stub.c"
+    gcc -std=c11 -shared -fPIC -fvisibility=hidden "$work/stub.c" -o "$work/libstub.so" || fail "the stand-in does not build"
+    nm -D --defined-only "$work/libstub.so" | awk '$2 == "T" { print $3 }' | sort > "$work/exported"
+    gcc -E -P "$1" | grep -o '\bportal_auth_[a-z0-9_]*\s*(' | tr -d ' (' | sort -u | comm -23 - "$work/exported"
+}
+missing=$(unexported "$header")
+[ -z "$missing" ] || fail "hidden without PORTAL_AUTH_EXTERN: $(tr '\n' ' ' <<< "$missing")"
+sed '/^PORTAL_AUTH_EXTERN$/{N;s/^PORTAL_AUTH_EXTERN\n\(void portal_auth_call_free(\)/\1/}' "$header" > "$work/bare.h"
+[ "$(unexported "$work/bare.h")" = portal_auth_call_free ] || fail "the check misses a declaration without PORTAL_AUTH_EXTERN"
+pass "every function is declared with PORTAL_AUTH_EXTERN: built with -fvisibility=hidden, a stand-in exports each"
+
+# PORTAL_AUTH_DEPRECATED: a use of what it marks warns, quoting the message, so -Werror
+# fails; with PORTAL_AUTH_NO_DEPRECATION_WARNINGS defined it passes.
+cat > "$work/deprecated.c" <<'C'
+#include <portal_auth.h>
+PORTAL_AUTH_DEPRECATED("use new_thing") static int old_thing(void);
+static int old_thing(void) { return 0; }
+int main(void) { return old_thing(); }
+C
+for compiler in gcc clang; do
+    "$compiler" -std=c11 "${warnings[@]}" -I"$prefix/include" -fsyntax-only "$work/deprecated.c" 2> "$work/deprecated.log" \
+        && fail "$compiler accepts a use of what PORTAL_AUTH_DEPRECATED marks"
+    grep -q 'use new_thing' "$work/deprecated.log" || { cat "$work/deprecated.log"; fail "$compiler does not quote the deprecation's message"; }
+    "$compiler" -std=c11 "${warnings[@]}" -DPORTAL_AUTH_NO_DEPRECATION_WARNINGS -I"$prefix/include" -fsyntax-only "$work/deprecated.c" \
+        || fail "$compiler warns of a deprecation with PORTAL_AUTH_NO_DEPRECATION_WARNINGS defined"
+done
+pass "PORTAL_AUTH_DEPRECATED warns with gcc and clang (-Werror fails), and not with PORTAL_AUTH_NO_DEPRECATION_WARNINGS"
 
 generated=$(scripts/generate-header.sh "$work/portal_auth.generated.h")
 scripts/compare-header.py "$generated" "$header" || fail "include/portal_auth.h and the Swift exports disagree (above)"

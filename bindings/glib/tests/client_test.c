@@ -450,13 +450,17 @@ test_reason_names (void)
         g_free (nick);
         named++;
     }
-    CHECK (agree && named == 27);
+    /* As many as the library names, so that a reason it has and the enum lacks fails here. */
+    int known = 0;
+    for (portal_auth_reason number = 1; number < 1000; number++)
+        known += portal_auth_reason_name (number) != NULL;
+    CHECK (agree && named == known && known > 20);
     const GEnumValue *link_used = g_enum_get_value (reasons, PORTAL_AUTH_ERROR_REASON_LINK_USED);
     CHECK (link_used && strcmp (link_used->value_nick, "link-used") == 0);
     g_type_class_unref (reasons);
     CHECK (g_strcmp0 (portal_auth_error_reason_get_user_message (PORTAL_AUTH_ERROR_REASON_KEYRING_LOCKED),
                       "Your keyring is locked. Unlock it, then try again.") == 0);
-    CHECK (portal_auth_error_reason_get_user_message ((PortalAuthErrorReason) 13) == NULL);
+    CHECK (portal_auth_error_reason_get_user_message ((PortalAuthErrorReason) 999) == NULL);
 
     char *code = portal_auth_normalize_totp_code (" 123-456\n");
     CHECK (g_strcmp0 (code, "123456") == 0);

@@ -86,6 +86,7 @@ if selected python; then
         echo "== Python: mypy --strict"
         "$log/venv/bin/mypy" --config-file bindings/python/pyproject.toml \
             bindings/python/portal_auth bindings/python/examples
+        "$log/venv/bin/mypy" --config-file emulator/pyproject.toml emulator/portal_auth_emulator
         # (The provider tests run in the providers tier, once inside each provider, and the
         # sandbox's tests there too.)
         pytest_arguments+=(--ignore=bindings/python/tests/providers --ignore=bindings/python/tests/sandbox)
@@ -93,6 +94,8 @@ if selected python; then
     run_counted python "Python: pytest (the binding end to end, inside a private D-Bus session with gnome-keyring; the emulator)" \
         "$pytest_counter" scripts/private-keyring.sh run "$python" -m pytest -p no:cacheprovider -q "${pytest_arguments[@]}"
     if [ -z "$only" ]; then
+        run_counted emulator "The emulator's own tests (emulator/tests)" "$pytest_counter" \
+            bash -c 'cd emulator && exec "$0" -m pytest -p no:cacheprovider -q' "$python"
         run_stage wheel "The Python wheel: the sdist, the wheel from it, its tag, and a sign-in from it with no toolchain" \
             scripts/test-wheel.sh
         run_stage bench-import "make bench's import figure: the binding beside requests + keyring" scripts/test-bench.sh

@@ -12,6 +12,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from conftest import CALLBACK, Emulator
 
 import portal_auth
@@ -80,6 +82,7 @@ def test_blocking_calls_from_threads_while_a_host_store_calls_back(emu: Emulator
         assert failures == []
 
 
+@pytest.mark.installed
 def test_the_installed_package_carries_its_library_by_its_soname() -> None:
     package = Path(portal_auth.__file__).parent
     assert (package / "libportalauth.so.0").is_file()
@@ -93,6 +96,7 @@ def test_the_installed_package_carries_its_library_by_its_soname() -> None:
     assert found.stdout.strip() == str(package / "libportalauth.so.0")
 
 
+@pytest.mark.installed
 def test_portal_auth_library_names_the_library(tmp_path: Path) -> None:
     copy = tmp_path / "elsewhere.so"
     copy.write_bytes((Path(portal_auth.__file__).parent / "libportalauth.so.0").read_bytes())

@@ -101,6 +101,7 @@ def test_every_public_name_is_importable_and_listed() -> None:
                                                 (REPOSITORY / "include" / "portal_auth.h").read_text())[1]  # type: ignore[index]
 
 
+@pytest.mark.installed
 def test_import_and_a_first_client_load_no_typing_dataclasses_or_enum() -> None:
     program = (
         "import sys, portal_auth\n"

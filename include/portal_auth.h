@@ -78,7 +78,7 @@
  * - the library's own working copies: Swift strings inside the library (the session's
  *   token while the session lives), and libcurl's and OpenSSL's buffers of a request or
  *   a response.
- * Any of these can reach swap or a core dump; README.md's threat model says what to do.
+ * Any of these can reach swap or a core dump; SECURITY.md's threat model says what to do.
  *
  * @section overview_errors Errors
  *

@@ -36,7 +36,7 @@ check: build-tests
 $(TIER_TARGETS): test-%: build-tests
 	PORTAL_AUTH_TEST_ONLY='$(ONLY)' scripts/test.sh $*
 
-# libFuzzer over the parsers, 60 s per target (make test runs them for 20 s each).
+# libFuzzer over the parsers, 60 s per target (make test runs them for 10 s each).
 fuzz: deps
 	scripts/fuzz.sh 60
 

@@ -61,14 +61,23 @@ warnings=(-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -Wsign-conversi
 # The tests' names and the flags each is built with: the no-exceptions test as KDE's ECM
 # builds; the wipe test optimised, where the compiler drops every store it may.
 declare -A test_flags=([sign_in_test]="" [no_exceptions_test]=-fno-exceptions [wipe_test]=-O2)
+# The syntax checks of each compiler and standard side by side (each is one compiler process).
+syntax_check() {
+    "$1" -std="$2" "${warnings[@]}" -I"$tests" -fsyntax-only \
+        "$tests/sign_in_test.cpp" "$tests/wipe_test.cpp" bindings/cpp/examples/sign_in.cpp "${cflags[@]}" \
+        && "$1" -std="$2" "${warnings[@]}" -fno-exceptions -I"$tests" -fsyntax-only \
+            "$tests/no_exceptions_test.cpp" "${cflags[@]}"
+}
+declare -A checking=()
 for compiler in g++ clang++; do
     for standard in c++17 c++20; do
-        "$compiler" -std="$standard" "${warnings[@]}" -I"$tests" -fsyntax-only \
-            "$tests/sign_in_test.cpp" "$tests/wipe_test.cpp" bindings/cpp/examples/sign_in.cpp "${cflags[@]}" \
-            && "$compiler" -std="$standard" "${warnings[@]}" -fno-exceptions -I"$tests" -fsyntax-only \
-                "$tests/no_exceptions_test.cpp" "${cflags[@]}" \
-            || fail "the tests or the example do not compile with $compiler -std=$standard ${warnings[*]}"
+        syntax_check "$compiler" "$standard" & checking["$compiler -std=$standard"]=$!
     done
+done
+for checked in "${!checking[@]}"; do
+    wait "${checking[$checked]}" || fail "the tests or the example do not compile with $checked ${warnings[*]}"
+done
+for compiler in g++ clang++; do
     for test in "${!test_flags[@]}"; do
         read -r -a flags <<< "${test_flags[$test]}"
         # DWARF 4: valgrind 3.19 cannot read all of clang 14's DWARF 5.

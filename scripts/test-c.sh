@@ -66,11 +66,52 @@ build_c_test() {
         $(pkg-config --libs libcurl) -o "$work/$1" || fail "$1 does not build"
 }
 
+# A libcurl that cannot honour one of the transport's protections (as an older one), in
+# $work/refusing: its symbols carry the real library's version node, as the programs linked
+# to it expect.
+refusing_libcurl() {
+    local real_curl node
+    real_curl=$(readlink -f "$(gcc -print-file-name=libcurl.so.4)")
+    node=$(objdump -T "$real_curl" | awk '$NF == "curl_easy_init" { print $(NF - 1) }')
+    mkdir -p "$work/refusing"
+    echo "$node { global: curl_*; local: *; };" > "$work/refusing/libcurl.map"
+    gcc -std=c11 "${flags[@]}" -shared -fPIC -DREAL_LIBCURL="\"$real_curl\"" -Wl,-soname,libcurl.so.4 \
+        -Wl,--version-script="$work/refusing/libcurl.map" Tests/c/support/refusing_libcurl.c -ldl \
+        -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
+}
+
+# Runs a built test, or one case of it, in the setting it needs: the keyring's tests in a
+# private keyring; the cases that run only when named each in their own (a keyring whose bus
+# refuses deletes, a libcurl that refuses each protection, a system library hidden).
+#   run_case NAME [CASE]
+run_case() {
+    local name=$1 case=${2:-} soname file
+    case "$name:$case" in
+        keyring_test:refused_delete_keeps_undecodable_entry)
+            run_c_test "$name with the keyring refusing deletes" "$name" "$case" -- \
+                scripts/private-keyring.sh run --deny-item-delete ;;
+        keyring_test:*|fork_test:*)
+            run_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} -- scripts/private-keyring.sh run ;;
+        curl_options_test:each_refused_protection_fails_the_call)
+            refusing_libcurl
+            library_path="$work/refusing:$library_dir" run_c_test "$name with each protection refused" "$name" "$case" ;;
+        lazy_load_test:*_missing)
+            case "$case" in
+                libcurl_missing) soname=libcurl.so.4 ;;
+                libsecret_missing) soname=libsecret-1.so.0 ;;
+                libqrencode_missing) soname=libqrencode.so.4 ;;
+                libpng_missing) soname=libpng16.so.16 ;;
+                *) fail "no case named $case in $name" ;;
+            esac
+            file=$(readlink -f "$(gcc -print-file-name="$soname")")
+            run_c_test "$name with $soname hidden" "$name" "$case" -- hiding "$file" ;;
+        *) run_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} ;;
+    esac
+}
+
 if [ -n "$only" ]; then
     build_c_test "$only"
-    wrapper=()
-    case "$only" in keyring_test|fork_test) wrapper=(-- scripts/private-keyring.sh run) ;; esac
-    run_c_test "$only${only_argument:+ $only_argument}" "$only" ${only_argument:+"$only_argument"} "${wrapper[@]}"
+    run_case "$only" "$only_argument"
     finish
     exit 0
 fi
@@ -79,37 +120,13 @@ for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
     [ "$name" = providers_test ] || [ "$name" = old_glibc_test ] && continue
     build_c_test "$name"
-    case "$name" in
-        keyring_test)  # the real keyring, in a private one; then in one whose bus refuses deletes
-            run_c_test "$name" "$name" -- scripts/private-keyring.sh run
-            run_c_test "$name with the keyring refusing deletes" "$name" refused_delete_keeps_undecodable_entry -- \
-                scripts/private-keyring.sh run --deny-item-delete ;;
-        fork_test)  # in a private keyring (a case forks with the parent on the keyring's D-Bus)
-            run_c_test "$name" "$name" -- scripts/private-keyring.sh run ;;
-        *) run_c_test "$name" "$name" ;;
-    esac
+    run_case "$name"
 done
-
-# A libcurl that cannot honour one of the transport's protections (as an older one) fails
-# each request with a message naming it, and sends nothing.
-real_curl=$(readlink -f "$(gcc -print-file-name=libcurl.so.4)")
-mkdir -p "$work/refusing"
-# Its symbols carry the real library's version node, as the programs linked to it expect.
-node=$(objdump -T "$real_curl" | awk '$NF == "curl_easy_init" { print $(NF - 1) }')
-echo "$node { global: curl_*; local: *; };" > "$work/refusing/libcurl.map"
-gcc -std=c11 "${flags[@]}" -shared -fPIC -DREAL_LIBCURL="\"$real_curl\"" -Wl,-soname,libcurl.so.4 \
-    -Wl,--version-script="$work/refusing/libcurl.map" Tests/c/support/refusing_libcurl.c -ldl \
-    -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
-library_path="$work/refusing:$library_dir" run_c_test "curl_options_test with each protection refused" curl_options_test \
-    each_refused_protection_fails_the_call
-
+run_case keyring_test refused_delete_keeps_undecodable_entry
+run_case curl_options_test each_refused_protection_fails_the_call
 # With each system library unloadable, only the calls that need it fail, with its name.
 if hiding "$work" true 2>/dev/null; then
-    for hidden in libcurl:libcurl.so.4 libsecret:libsecret-1.so.0 libqrencode:libqrencode.so.4 libpng:libpng16.so.16; do
-        soname=${hidden#*:}
-        file=$(readlink -f "$(gcc -print-file-name="$soname")")
-        run_c_test "lazy_load_test with $soname hidden" lazy_load_test "${hidden%%:*}_missing" -- hiding "$file"
-    done
+    for library in libcurl libsecret libqrencode libpng; do run_case lazy_load_test "${library}_missing"; done
 else
     echo "skipped: lazy_load_test with each library hidden (no private mount namespace: unshare)"
 fi

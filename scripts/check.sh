@@ -6,6 +6,7 @@
 # on loopback. What make test adds is in docs/testing.md. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/counts.sh
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 library=$PWD/.build/debug/libportalauth.so
@@ -34,7 +35,6 @@ c=$!
 (cd emulator && exec "../$venv/bin/python" -m pytest -p no:cacheprovider -q) > "$log/emulator" 2>&1 &
 emulator=$!
 
-pytest_counter='s/^\([0-9]*\) passed\(, [0-9]* deselected\)\{0,1\}\(, [0-9]* subtests passed\)\{0,1\} in .*/\1/p'
 # Waits for one suite and prints its count, or its output and the failure.
 #   outcome NAME PID SED_SCRIPT
 failed=()
@@ -50,9 +50,9 @@ outcome() {
         failed+=("$1")
     fi
 }
-outcome swift "$swift" 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p'
+outcome swift "$swift" "$swift_counter"
 outcome python "$python" "$pytest_counter"
-outcome c "$c" 's/^c-tests: \([0-9]*\) passed, 0 failed$/\1/p'
+outcome c "$c" "$(stage_counter c-tests)"
 outcome emulator "$emulator" "$pytest_counter"
 echo "check: $((SECONDS - started)) s"
 [ ${#failed[@]} -eq 0 ] || { echo "check: $total passed, failed: ${failed[*]}"; exit 1; }

@@ -10,6 +10,7 @@
 # Ends with a count line: the tests that passed, summed over both sanitizers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/counts.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0
@@ -29,7 +30,7 @@ for sanitizer in thread address; do
              tail -n 40 "$work/$sanitizer"; fail "swift test --sanitize=$sanitizer"; }
     grep -q -e "WARNING: ThreadSanitizer" -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" "$work/$sanitizer" \
         && { grep -A 30 -e "WARNING: ThreadSanitizer" -e "ERROR: .*Sanitizer" "$work/$sanitizer" | head -n 80; fail "$sanitizer sanitizer report"; }
-    count=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p' "$work/$sanitizer" | tail -n 1)
+    count=$(sed -n "$swift_counter" "$work/$sanitizer" | tail -n 1)
     [ -n "$count" ] || { tail -n 40 "$work/$sanitizer"; fail "swift test --sanitize=$sanitizer printed no result"; }
     passed=$((passed + count))
     echo "ok: $count tests clean under the $sanitizer sanitizer"

@@ -9,6 +9,7 @@
 # the C tests. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/counts.sh
 all_tiers=(swift python c rust cpp glib qt providers docs hardening)
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
@@ -23,20 +24,10 @@ trap 'rm -rf "$log"' EXIT
 # emulator the secrets it issues to the second; scripts/log-audit.py compares them at the end.
 export PORTAL_AUTH_TEST_LOG_FILE="$log/library.log" PORTAL_AUTH_TEST_SECRETS_FILE="$log/issued-secrets"
 
-# Runs a stage that closes with "NAME: N passed, 0 failed"; its N joins the total.
-#   run_stage NAME TITLE COMMAND...
-counts=()
-run_stage() {
-    local name=$1 title=$2 started=$SECONDS
-    shift 2
-    echo "== $title"
-    "$@" 2>&1 | tee "$log/$name"
-    counts+=("$(sed -n "s/^$name: \([0-9]*\) passed, 0 failed\$/\1/p" "$log/$name")")
-    echo "== $name: $((SECONDS - started)) s"
-}
-# As run_stage, for a test runner: COUNTER is a sed script that prints its count of passed
-# tests from its output.
+# Runs a stage and adds its count of passed tests to the total. COUNTER is a sed script that
+# prints the count from the stage's output (scripts/counts.sh).
 #   run_counted NAME TITLE COUNTER COMMAND...
+counts=()
 run_counted() {
     local name=$1 title=$2 counter=$3 started=$SECONDS
     shift 3
@@ -45,10 +36,10 @@ run_counted() {
     counts+=("$(sed -n "$counter" "$log/$name" | tail -n 1)")
     echo "== $name: $((SECONDS - started)) s"
 }
+# A stage that closes with scripts/stage.sh's "NAME: N passed, 0 failed".
+#   run_stage NAME TITLE COMMAND...
+run_stage() { run_counted "$1" "$2" "$(stage_counter "$1")" "${@:3}"; }
 selected() { [[ " ${tiers[*]} " == *" $1 "* ]]; }
-swift_counter='s/.*Test run with \([0-9]*\) tests\{0,1\} .* passed.*/\1/p'
-# Every test ran and passed: a skipped one (a missing keyring) counts as a failure here.
-pytest_counter='s/^\([0-9]*\) passed\(, [0-9]* subtests passed\)\{0,1\} in .*/\1/p'
 
 # One install for every tier that tests the library as `make install` lays it out.
 for tier in c rust cpp glib qt providers hardening; do

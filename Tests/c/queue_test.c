@@ -98,6 +98,7 @@ static void on_kept(void *user_data, const portal_auth_result *result, const por
     portal_auth_call_free(kept->call);
     free(kept);
     count_call(&kept_done);
+    paused_call_completed();
 }
 
 /* Starts KEPT foreign redirects (they complete in the run that starts them, with no request),

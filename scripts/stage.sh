@@ -16,6 +16,16 @@
 #   glibc_floor             sets floor: the oldest glibc the library claims (Sources/CGlibcFloor)
 #   quick_start README      runs the README's quick-start commands as written, with HOME in
 #                           $work and Debian's programs first on PATH (as on a fresh Debian 12)
+#   start_job NAME COMMAND...   runs COMMAND in the background, its output to
+#                           $work/jobs/NAME.out; as many jobs at once as the machine has cores
+#                           (most tests here use one core and wait on loopback the rest), or
+#                           as PORTAL_AUTH_TEST_JOBS says
+#   wait_job NAME           waits for the job NAME and returns its status
+#   judge_job NAME WHAT TEST    waits for the job NAME and prints its output; passes WHAT if it
+#                           exited 0 and closed with "TEST: N passed, 0 failed", else fails
+#   with_emulator COMMAND...    runs COMMAND against a Portal emulator of its own, for a job:
+#                           a test sets its emulator's faults and clock, so two running at once
+#                           cannot share one
 # Outputs are read whole before grep looks at them: under pipefail, `command | grep -q`
 # fails whenever grep stops reading before the command has written everything.
 stage=${1:?usage: source scripts/stage.sh NAME}
@@ -55,4 +65,31 @@ quick_start() {
 glibc_floor() {
     floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
     [ -n "$floor" ] || fail "PORTAL_AUTH_GLIBC_FLOOR not found in Sources/CGlibcFloor/include/glibc_floor.h"
+}
+declare -A job_pids=()
+start_job() {
+    local name=$1
+    shift
+    mkdir -p "$work/jobs"
+    while [ "$(jobs -pr | wc -l)" -ge "${PORTAL_AUTH_TEST_JOBS:-$(nproc)}" ]; do wait -n || true; done
+    { "$@" && status=0 || status=$?; echo "$status" > "$work/jobs/$name.status"; } > "$work/jobs/$name.out" 2>&1 &
+    job_pids[$name]=$!
+}
+wait_job() {
+    # (A job that `wait -n` above reaped is no longer a child: its status file tells.)
+    wait "${job_pids[$1]}" 2>/dev/null || true
+    return "$(cat "$work/jobs/$1.status" 2>/dev/null || echo 1)"
+}
+judge_job() {
+    local status=0
+    wait_job "$1" || status=$?
+    cat "$work/jobs/$1.out"
+    [ "$status" -eq 0 ] || fail "$2 failed"
+    grep -q "^$3: [0-9]* passed, 0 failed\$" "$work/jobs/$1.out" || fail "$2 printed no result"
+    pass "$2"
+}
+with_emulator() {
+    source scripts/emulator.sh
+    start_emulator "$work/jobs/emulator-$BASHPID.log" || { echo "the Portal emulator did not start"; return 1; }
+    "$@"
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The C tests of Tests/c, built as a C11 program each against one libportalauth and run
-# against a Portal emulator this script starts (the keyring's inside private keyrings):
+# each against a Portal emulator of its own (the keyring's inside private keyrings), as many
+# at once as the machine has cores:
 #   scripts/test-c.sh [--valgrind] [--library DIR] [TEST [CASE]]
 # --library DIR: the folder of a libportalauth.so to test, with the header of include/ (make
 # check gives .build/debug); by default the library as `make install` lays it out.
@@ -10,8 +11,8 @@
 # TEST [CASE]: only that test, or only its case CASE (Tests/c/test_support.h's run_cases); by
 # default every test, and then the cases that run only when named, each in its setting (the
 # keyring test's with a bus that refuses deletes, the transport test's with a libcurl that
-# refuses each protection, the lazy-loading test's with each system library hidden). A case
-# named in TEST CASE gets no setting but the private keyring. providers_test and
+# refuses each protection, the lazy-loading test's with each system library hidden), the
+# setting a case named in TEST CASE gets too. providers_test and
 # old_glibc_test run in their own stages (scripts/test-providers.sh, test-old-glibc.sh).
 # Ends with a count line.
 set -euo pipefail
@@ -36,27 +37,29 @@ else
 fi
 [ -z "$only" ] || [ -f "Tests/c/$only.c" ] || fail "no C test named $only (Tests/c/$only.c)"
 
-source scripts/emulator.sh
-start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
-trap 'stop_emulator; rm -rf "$work"' EXIT
-
 flags=(-Wall -Wextra -Wpedantic -Werror)
-# Runs a built C test and checks its closing line. LABEL names the run; WRAPPER... (maybe
-# none) runs around it.
-#   run_c_test LABEL NAME [ARGUMENT...] [-- WRAPPER...]
-run_c_test() {
+# Starts a built test as a job against an emulator of its own, for judge_c_tests. LABEL
+# names the run; WRAPPER... (maybe none) runs around it.
+#   start_c_test LABEL NAME [ARGUMENT...] [-- WRAPPER...]
+c_labels=() c_names=()
+start_c_test() {
     local label=$1 name=$2 arguments=() wrapper=() memcheck=()
     shift 2
     while [ $# -gt 0 ] && [ "$1" != -- ]; do arguments+=("$1"); shift; done
     [ $# -gt 0 ] && { shift; wrapper=("$@"); }
-    $valgrind && [ "$name" != wipe_test ] \
-        && memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite
-                     --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp)
-    "${wrapper[@]}" env LD_LIBRARY_PATH="${library_path:-$library_dir}" "${memcheck[@]}" "$work/$name" "${arguments[@]}" \
-        > "$work/$name.out" || { cat "$work/$name.out"; fail "$label failed${memcheck:+ under valgrind}"; }
-    cat "$work/$name.out"
-    grep -q "^$name: [0-9]* passed, 0 failed\$" "$work/$name.out" || fail "$label printed no result"
-    pass "$label"
+    if $valgrind && [ "$name" != wipe_test ]; then
+        memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite
+                  --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp)
+        label+=" under valgrind"
+    fi
+    start_job "c${#c_labels[@]}" with_emulator "${wrapper[@]}" \
+        env LD_LIBRARY_PATH="${library_path:-$library_dir}" "${memcheck[@]}" "$work/$name" "${arguments[@]}"
+    c_labels+=("$label") c_names+=("$name")
+}
+# Judges the started tests in the order they started.
+judge_c_tests() {
+    local i
+    for i in "${!c_labels[@]}"; do judge_job "c$i" "${c_labels[$i]}" "${c_names[$i]}"; done
 }
 
 # --as-needed: only the tests that call libcurl themselves link it, so lazy_load_test sees
@@ -80,21 +83,21 @@ refusing_libcurl() {
         -o "$work/refusing/libcurl.so.4" || fail "the refusing libcurl does not build"
 }
 
-# Runs a built test, or one case of it, in the setting it needs: the keyring's tests in a
+# Starts a built test, or one case of it, in the setting it needs: the keyring's tests in a
 # private keyring; the cases that run only when named each in their own (a keyring whose bus
 # refuses deletes, a libcurl that refuses each protection, a system library hidden).
-#   run_case NAME [CASE]
-run_case() {
+#   start_case NAME [CASE]
+start_case() {
     local name=$1 case=${2:-} soname file
     case "$name:$case" in
         keyring_test:refused_delete_keeps_undecodable_entry)
-            run_c_test "$name with the keyring refusing deletes" "$name" "$case" -- \
+            start_c_test "$name with the keyring refusing deletes" "$name" "$case" -- \
                 scripts/private-keyring.sh run --deny-item-delete ;;
         keyring_test:*|fork_test:*)
-            run_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} -- scripts/private-keyring.sh run ;;
+            start_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} -- scripts/private-keyring.sh run ;;
         curl_options_test:each_refused_protection_fails_the_call)
             refusing_libcurl
-            library_path="$work/refusing:$library_dir" run_c_test "$name with each protection refused" "$name" "$case" ;;
+            library_path="$work/refusing:$library_dir" start_c_test "$name with each protection refused" "$name" "$case" ;;
         lazy_load_test:*_missing)
             case "$case" in
                 libcurl_missing) soname=libcurl.so.4 ;;
@@ -104,14 +107,15 @@ run_case() {
                 *) fail "no case named $case in $name" ;;
             esac
             file=$(readlink -f "$(gcc -print-file-name="$soname")")
-            run_c_test "$name with $soname hidden" "$name" "$case" -- hiding "$file" ;;
-        *) run_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} ;;
+            start_c_test "$name with $soname hidden" "$name" "$case" -- hiding "$file" ;;
+        *) start_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} ;;
     esac
 }
 
 if [ -n "$only" ]; then
     build_c_test "$only"
-    run_case "$only" "$only_argument"
+    start_case "$only" "$only_argument"
+    judge_c_tests
     finish
     exit 0
 fi
@@ -120,15 +124,16 @@ for source in Tests/c/*_test.c; do
     name=$(basename "$source" .c)
     [ "$name" = providers_test ] || [ "$name" = old_glibc_test ] && continue
     build_c_test "$name"
-    run_case "$name"
+    start_case "$name"
 done
-run_case keyring_test refused_delete_keeps_undecodable_entry
-run_case curl_options_test each_refused_protection_fails_the_call
+start_case keyring_test refused_delete_keeps_undecodable_entry
+start_case curl_options_test each_refused_protection_fails_the_call
 # With each system library unloadable, only the calls that need it fail, with its name.
 if hiding "$work" true 2>/dev/null; then
-    for library in libcurl libsecret libqrencode libpng; do run_case lazy_load_test "${library}_missing"; done
+    for library in libcurl libsecret libqrencode libpng; do start_case lazy_load_test "${library}_missing"; done
 else
     echo "skipped: lazy_load_test with each library hidden (no private mount namespace: unshare)"
 fi
+judge_c_tests
 
 finish

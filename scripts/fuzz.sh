@@ -8,14 +8,14 @@
 # SwiftPM cannot link a -sanitize=fuzzer executable (it renames main), so swiftc compiles
 # the core's sources and the targets into one binary under .build/fuzz. Per target, every
 # input kept in Tests/Fuzz/<target>/ (seeds/ and regressions/) is replayed first, then the
-# target is fuzzed from those seeds; a crash, a trap on a broken rule or an input slower than
-# 5 s fails the run and its input is written to Tests/Fuzz/<target>/regressions/, where it
-# stays as a regression case. Ends with a count line.
+# target is fuzzed from those seeds, as many targets at once as the machine has cores; a
+# crash, a trap on a broken rule or an input slower than 5 s fails the run and its input is
+# written to Tests/Fuzz/<target>/regressions/, where it stays as a regression case. Ends with
+# a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/stage.sh fuzz
 seconds=${1:-60}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 binary=.build/fuzz/portal-auth-fuzz
 mkdir -p .build/fuzz
 
@@ -34,31 +34,30 @@ for source in Sources/CLibraryLoader/*.c Sources/CProcess/*.c Sources/CGlibcFloo
     loader_objects+=("$object")
 done
 # ld.gold warns about every ASan helper it cannot export; those lines are noise.
-swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -g \
+swiftc -j "$(nproc)" -sanitize=fuzzer,address -parse-as-library -swift-version 6 -g \
     -module-name PortalAuthFuzz -package-name portal_auth "${swift_flags[@]}" \
     "${sources[@]}" Tests/Fuzz/FuzzTargets.swift "${loader_objects[@]}" -o "$binary" \
     2> >(grep -v "Cannot export local symbol '__asan" >&2)
 
-passed=0
-fail() { echo "FAILED: $1" >&2; echo "fuzz: $passed passed, 1 failed"; exit 1; }
 # The backtracer would hang after a crash; libFuzzer and ASan report it themselves.
 export SWIFT_BACKTRACE=enable=no
-for target in redirect userjwt otpauth envelope callback; do
+targets=(redirect userjwt otpauth envelope callback)
+for target in "${targets[@]}"; do
     kept=Tests/Fuzz/$target
     mkdir -p "$kept/seeds" "$kept/regressions"
     mapfile -t inputs < <(find "$kept" -type f ! -name '.*' | sort)
     [ ${#inputs[@]} -gt 0 ] || fail "$target has no seed"
     PORTAL_AUTH_FUZZ_TARGET=$target "$binary" -timeout=5 "${inputs[@]}" > "$work/$target.replay" 2>&1 \
         || { tail -n 40 "$work/$target.replay"; fail "$target: a kept input fails"; }
-    passed=$((passed + 1))
-    echo "ok: $target replays its ${#inputs[@]} kept inputs"
-
+    pass "$target replays its ${#inputs[@]} kept inputs"
     mkdir -p "$work/corpus-$target"
-    PORTAL_AUTH_FUZZ_TARGET=$target "$binary" -max_total_time="$seconds" -max_len=8192 -timeout=5 \
-        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$kept/regressions/" \
-        "$work/corpus-$target" "$kept/seeds" > "$work/$target.fuzz" 2>&1 \
-        || { tail -n 40 "$work/$target.fuzz"; fail "$target: libFuzzer found a failing input (kept in $kept/regressions)"; }
-    passed=$((passed + 1))
-    echo "ok: $target fuzzed for ${seconds}s: $(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$target.fuzz") inputs"
+    start_job "$target" env PORTAL_AUTH_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -max_len=8192 \
+        -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$kept/regressions/" \
+        "$work/corpus-$target" "$kept/seeds"
 done
-echo "fuzz: $passed passed, 0 failed"
+for target in "${targets[@]}"; do
+    wait_job "$target" || { tail -n 40 "$work/jobs/$target.out"
+                            fail "$target: libFuzzer found a failing input (kept in Tests/Fuzz/$target/regressions)"; }
+    pass "$target fuzzed for ${seconds}s: $(sed -n 's/^stat::number_of_executed_units: *//p' "$work/jobs/$target.out") inputs"
+done
+finish

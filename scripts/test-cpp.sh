@@ -61,84 +61,71 @@ warnings=(-Wall -Wextra -Wpedantic -Werror -Wshadow -Wconversion -Wsign-conversi
 # The tests' names and the flags each is built with: the no-exceptions test as KDE's ECM
 # builds; the wipe test optimised, where the compiler drops every store it may.
 declare -A test_flags=([sign_in_test]="" [no_exceptions_test]=-fno-exceptions [wipe_test]=-O2)
-# The syntax checks of each compiler and standard side by side (each is one compiler process).
-syntax_check() {
-    "$1" -std="$2" "${warnings[@]}" -I"$tests" -fsyntax-only \
-        "$tests/sign_in_test.cpp" "$tests/wipe_test.cpp" bindings/cpp/examples/sign_in.cpp "${cflags[@]}" \
-        && "$1" -std="$2" "${warnings[@]}" -fno-exceptions -I"$tests" -fsyntax-only \
-            "$tests/no_exceptions_test.cpp" "${cflags[@]}"
+# Every compile is a job of its own (one compiler process each), all side by side: the test
+# programs built as C++17 by each compiler (and two under AddressSanitizer and UBSan, g++'s
+# runtime), their sources and the example's checked as C++20, and the example as C++17.
+#   build_test COMPILER TEST OUTPUT [FLAG...]
+build_test() {
+    local compiler=$1 test=$2 output=$3 flags
+    shift 3
+    read -r -a flags <<< "${test_flags[$test]}"
+    "$compiler" -std=c++17 "${warnings[@]}" "${flags[@]}" "$@" -pthread -I"$tests" "$tests/$test.cpp" \
+        "${cflags[@]}" "${libs[@]}" -Wl,-rpath,"$prefix/lib" -o "$output"
 }
-declare -A checking=()
-for compiler in g++ clang++; do
-    for standard in c++17 c++20; do
-        syntax_check "$compiler" "$standard" & checking["$compiler -std=$standard"]=$!
-    done
-done
-for checked in "${!checking[@]}"; do
-    wait "${checking[$checked]}" || fail "the tests or the example do not compile with $checked ${warnings[*]}"
-done
+# DWARF 4: valgrind 3.19 cannot read all of clang 14's DWARF 5.
 for compiler in g++ clang++; do
     for test in "${!test_flags[@]}"; do
-        read -r -a flags <<< "${test_flags[$test]}"
-        # DWARF 4: valgrind 3.19 cannot read all of clang 14's DWARF 5.
-        "$compiler" -std=c++17 "${warnings[@]}" "${flags[@]}" -gdwarf-4 -pthread -I"$tests" "$tests/$test.cpp" \
-            "${cflags[@]}" "${libs[@]}" -Wl,-rpath,"$prefix/lib" -o "$work/$test-$compiler" || fail "$test does not build with $compiler"
-        loads_by_soname "$test built by $compiler" "$work/$test-$compiler"
+        start_job "build-$test-$compiler" build_test "$compiler" "$test" "$work/$test-$compiler" -gdwarf-4
     done
+    start_job "check-$compiler-c++20" "$compiler" -std=c++20 "${warnings[@]}" -I"$tests" -fsyntax-only \
+        "$tests/sign_in_test.cpp" "$tests/wipe_test.cpp" bindings/cpp/examples/sign_in.cpp "${cflags[@]}"
+    start_job "check-$compiler-c++20-no-exceptions" "$compiler" -std=c++20 "${warnings[@]}" -fno-exceptions \
+        -I"$tests" -fsyntax-only "$tests/no_exceptions_test.cpp" "${cflags[@]}"
+    start_job "check-$compiler-c++17-example" "$compiler" -std=c++17 "${warnings[@]}" -fsyntax-only \
+        bindings/cpp/examples/sign_in.cpp "${cflags[@]}"
 done
-pass "the tests and the example build with g++ and clang++ as C++17 and C++20, ${warnings[*]} (the no-exceptions test with -fno-exceptions)"
+for test in sign_in_test no_exceptions_test; do
+    start_job "build-$test-asan" build_test g++ "$test" "$work/$test-asan" \
+        -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+done
+start_job build-example make -s -C bindings/cpp OUT="$work/sign-in"
+quick_start bindings/cpp/README.md
+for compiled in "${!job_pids[@]}"; do
+    wait_job "$compiled" || { cat "$work/jobs/$compiled.out"; fail "$compiled failed, with ${warnings[*]}"; }
+done
+for compiler in g++ clang++; do
+    for test in "${!test_flags[@]}"; do loads_by_soname "$test built by $compiler" "$work/$test-$compiler"; done
+done
+loads_by_soname "the example" "$work/sign-in"
+pass "the tests and the example build with g++ and clang++ as C++17 and C++20, ${warnings[*]} (the no-exceptions test with -fno-exceptions), and with its Makefile"
 
-# The quick start as the README writes it, with HOME in the temporary folder and Debian's
-# programs first on PATH (as on a fresh Debian 12).
-scripts/readme-commands.sh bindings/cpp/README.md > "$work/quick-start.sh"
-[ -s "$work/quick-start.sh" ] || fail "bindings/cpp/README.md has no quick start"
-(export HOME="$work/home" PATH="/usr/bin:$PATH" && mkdir -p "$HOME" && bash -euo pipefail -x "$work/quick-start.sh") \
-    > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "bindings/cpp/README.md's quick start"; }
-pass "bindings/cpp/README.md's quick start works as written"
-
-source scripts/emulator.sh
-start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
-trap 'stop_emulator; rm -rf "$work"' EXIT
-
-# Runs a test program, which must pass and print its count line.
-#   run_test WHAT TEST COMMAND...
-run_test() {
-    local what=$1 test=$2
-    shift 2
-    "$@" > "$work/test.out" 2>&1 || { cat "$work/test.out"; fail "$what failed"; }
-    cat "$work/test.out"
-    grep -q "^$test: [0-9]* passed, 0 failed\$" "$work/test.out" || fail "$what printed no result"
-    pass "$what"
+# The runs side by side, each against an emulator of its own, named by its compiler and test
+# (the emails and environments it makes in the stage's one keyring).
+runs=()
+# Starts a run of a test program, which must pass and print its count line.
+#   start_run WHAT TEST COMMAND...
+start_run() {
+    start_job "run$((${#runs[@]} / 2))" with_emulator "${@:3}"
+    runs+=("$1" "$2")
 }
-
-# Each run is named by its compiler and test (the emails and environments it makes).
 for compiler in g++ clang++; do
     label=${compiler%++}
     for test in sign_in_test no_exceptions_test; do
-        run_test "$test built by $compiler, under valgrind" "$test" \
+        start_run "$test built by $compiler, under valgrind" "$test" \
             valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
             --suppressions=Tests/c/valgrind.supp --suppressions="$tests/valgrind.supp" "$work/$test-$compiler" "$label${test%%_*}"
     done
     # Not under valgrind: the test's own operator new and delete record the memory freed.
-    run_test "wipe_test built by $compiler" wipe_test "$work/wipe_test-$compiler" "${label}wipe"
+    start_run "wipe_test built by $compiler" wipe_test "$work/wipe_test-$compiler" "${label}wipe"
 done
-
-# Again under AddressSanitizer and UBSan (g++'s runtime): the layer's own objects (openers,
-# completions) checked as they are used, with the sanitizer's report of where a freed one was
-# freed. Leaks are valgrind's to find, above.
+# Under AddressSanitizer and UBSan: the layer's own objects (openers, completions) checked as
+# they are used, with the sanitizer's report of where a freed one was freed. Leaks are
+# valgrind's to find, above.
 for test in sign_in_test no_exceptions_test; do
-    read -r -a flags <<< "${test_flags[$test]}"
-    g++ -std=c++17 "${warnings[@]}" "${flags[@]}" -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-        -pthread -I"$tests" "$tests/$test.cpp" "${cflags[@]}" "${libs[@]}" -Wl,-rpath,"$prefix/lib" \
-        -o "$work/$test-asan" || fail "$test does not build with AddressSanitizer"
-    run_test "$test under AddressSanitizer and UBSan" "$test" env ASAN_OPTIONS=detect_leaks=0 "$work/$test-asan" "asan${test%%_*}"
+    start_run "$test under AddressSanitizer and UBSan" "$test" env ASAN_OPTIONS=detect_leaks=0 "$work/$test-asan" "asan${test%%_*}"
 done
-
-make -s -C bindings/cpp OUT="$work/sign-in" || fail "the example does not build with its Makefile"
-loads_by_soname "the example" "$work/sign-in"
-python3 bindings/cpp/tests/example_test.py "$work/sign-in" > "$work/example.out" || { cat "$work/example.out"; fail "the example's sign-in"; }
-cat "$work/example.out"
-grep -q '^example_test: [0-9]* passed, 0 failed$' "$work/example.out" || fail "the example's test printed no result"
-pass "the example signs in through its terminal, restores and signs out"
+# The example signs in through its terminal, restores and signs out.
+start_run "the example's sign-in through its terminal" example_test python3 bindings/cpp/tests/example_test.py "$work/sign-in"
+for ((i = 0; i < ${#runs[@]} / 2; i++)); do judge_job "run$i" "${runs[2 * i]}" "${runs[2 * i + 1]}"; done
 
 finish

@@ -332,7 +332,7 @@ fn disagreements(facts: &Facts) -> Vec<String> {
         ("portal_auth_options", size_of::<portal_auth_options>(), layout!(portal_auth_options {
             size, auth_environment_id, redirect_url, api_host, magic_link_from_email, magic_link_template_id,
             is_account_abstracted, storage, connect_timeout_ms, request_timeout_ms, host_storage,
-            application_id,
+            application_id, keyring_prompt_timeout_ms, file_storage_path, completion_queue,
         })),
         ("portal_auth_storage_callbacks", size_of::<portal_auth_storage_callbacks>(), layout!(portal_auth_storage_callbacks {
             size, get, set, remove, user_data, release,
@@ -348,6 +348,9 @@ fn disagreements(facts: &Facts) -> Vec<String> {
         if names(theirs) != our_fields.iter().map(|f| f.0.clone()).collect::<Vec<_>>() {
             problems.push(format!("{}: the fields are {:?} in the header, {:?} in this crate", name, names(theirs), our_fields));
             continue;
+        }
+        if fields.len() != theirs.len() {
+            problems.push(format!("{}: this test's layout! names {} of its {} fields", name, fields.len(), theirs.len()));
         }
         for ((field, offset, size, kind), ((_, our_offset, our_size), (_, our_kind))) in
             theirs.iter().zip(fields.iter().zip(our_fields.iter()))

@@ -3,10 +3,10 @@
 # (in a prefix, found with pkg-config), tested against the Portal emulator inside a private
 # D-Bus session with gnome-keyring: the crates' quick start as the README writes it, `cargo
 # test` with Debian's cargo, offline (portal-auth-sys against the header, portal-auth end to
-# end and under tokio, the doctests), and Debian's `cargo clippy` with every warning an
-# error. The crate's example and a program that depends on the crates (bindings/rust/
-# dependent) load the library by its soname, found through their run path. Ends with a count
-# line.
+# end and under tokio, the doctests), the READMEs' Rust blocks, which compile, and Debian's
+# `cargo clippy` with every warning an error. The crate's example and a program that depends
+# on the crates (bindings/rust/dependent) load the library by its soname, found through
+# their run path. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
@@ -46,6 +46,22 @@ ran=$(env -u LD_LIBRARY_PATH "$dependent" --api-host "$PORTAL_AUTH_TEST_API_HOST
 [ "$ran" = "$(printf 'libportalauth %s\nmethods: [EmailMagicLink, Google, Apple]' "$(pkg-config --modversion portal-auth)")" ] \
     || fail "the dependent program printed: $ran"
 pass "a program that depends on the crates finds the library through the run path its build script set"
+# Every ```rust block of the crates' READMEs compiles, each as the body of a function of one
+# program that passes it the names a block uses but does not make (the root README's Rust
+# quick start is an excerpt of the first).
+readmes=(bindings/rust/README.md bindings/rust/portal-auth/README.md bindings/rust/portal-auth-sys/README.md)
+mkdir -p "$work/readme-blocks/src"
+printf '[package]\nname = "readme-blocks"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\nportal-auth = { path = "%s" }\n' \
+    "$PWD/bindings/rust/portal-auth" > "$work/readme-blocks/Cargo.toml"
+awk 'FNR == 1 && NR == 1 { print "#![allow(unused)]\nuse portal_auth::{Options, PortalAuth};\nfn main() {}" }
+     /^```rust$/ { blocks++; printf "// %s:%d\nfn block_%d(auth: &PortalAuth, options: &Options, url: &str, typed: &str) -> Result<(), portal_auth::Error> {\n", FILENAME, FNR, blocks; inside = 1; next }
+     /^```$/ && inside { print "Ok(())\n}"; inside = 0; next }
+     inside' "${readmes[@]}" > "$work/readme-blocks/src/main.rs"
+[ "$(grep -c '^fn block_' "$work/readme-blocks/src/main.rs")" -eq "$(cat "${readmes[@]}" | grep -c '^```rust$')" ] \
+    || fail "not every \`\`\`rust block of the READMEs was read"
+(cd bindings/rust && /usr/bin/cargo build --offline --quiet --manifest-path "$work/readme-blocks/Cargo.toml") > "$work/readme-blocks.log" 2>&1 \
+    || { cat -n "$work/readme-blocks/src/main.rs" "$work/readme-blocks.log"; fail "a Rust block of the crates' READMEs does not compile"; }
+pass "the $(grep -c '^fn block_' "$work/readme-blocks/src/main.rs") Rust blocks of the crates' READMEs compile"
 # Each README shows the run-path line of the dependent's build script, as it is there.
 run_path=$(grep -F 'cargo:rustc-link-arg-bins=-Wl,-rpath' bindings/rust/dependent/build.rs | sed 's/^ *//')
 for readme in bindings/rust/README.md bindings/rust/portal-auth/README.md bindings/rust/portal-auth-sys/README.md; do

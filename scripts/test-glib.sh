@@ -3,10 +3,10 @@
 # against the Portal emulator inside a private D-Bus session with gnome-keyring: the GLib
 # library exports only its API (none of its helpers, nothing of libportalauth's); its C test
 # under valgrind; a PyGObject and a GJS program that sign in by magic link through its
-# introspection data; the README quick starts of bindings/glib and bindings/gtk as written;
-# the GTK app, which loads portal-auth-glib by its soname, driven end to end under Xvfb
-# through AT-SPI (bindings/gtk/tests/test_app.py). Every library log line of the GLib
-# harnesses goes to the log audit. Ends with a count line.
+# introspection data; the README's C block, which compiles; the README quick starts of
+# bindings/glib and bindings/gtk as written; the GTK app, which loads portal-auth-glib by its
+# soname, driven end to end under Xvfb through AT-SPI (bindings/gtk/tests/test_app.py). Every
+# library log line of the GLib harnesses goes to the log audit. Ends with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${PORTAL_AUTH_PRIVATE_KEYRING:-}" ] || exec scripts/private-keyring.sh run "$0" "$@"
@@ -64,6 +64,15 @@ introspected() {
 introspected pygobject /usr/bin/python3 bindings/glib/tests/sign_in.py
 introspected gjs gjs -m bindings/glib/tests/sign_in.js
 
+# The README's C block is a whole translation unit (the root README's GLib quick start is an
+# excerpt of it): it compiles against the installed portal-auth-glib, unused callback
+# parameters aside.
+sed -n '/^```c$/,/^```$/{ /^```/d; p }' bindings/glib/README.md > "$work/readme.c"
+[ -s "$work/readme.c" ] || fail "bindings/glib/README.md has no C block"
+read -r -a glib_flags <<< "$(pkg-config --cflags portal-auth-glib)"
+gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter -fsyntax-only "$work/readme.c" "${glib_flags[@]}" \
+    || fail "bindings/glib/README.md's C block does not compile"
+pass "bindings/glib/README.md's C block compiles against portal-auth-glib"
 quick_start bindings/glib/README.md
 quick_start bindings/gtk/README.md
 

@@ -56,8 +56,7 @@ for target in "${targets[@]}"; do
         "$work/corpus-$target" "$kept/seeds"
 done
 for target in "${targets[@]}"; do
-    wait_job "$target" || { tail -n 40 "$work/jobs/$target.out"
-                            fail "$target: libFuzzer found a failing input (kept in Tests/Fuzz/$target/regressions)"; }
+    expect_job "$target" "$target: libFuzzer found a failing input (kept in Tests/Fuzz/$target/regressions)"
     pass "$target fuzzed for ${seconds}s: $(sed -n 's/^stat::number_of_executed_units: *//p' "$work/jobs/$target.out") inputs"
 done
 finish

@@ -23,8 +23,9 @@ sanitizers=(thread address)
 for sanitizer in "${sanitizers[@]}"; do
     start_job "build-$sanitizer" swift build --build-tests --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
 done
+# The tests after both: a test run beside a build would be starved of the cores it expects.
+for sanitizer in "${sanitizers[@]}"; do expect_job "build-$sanitizer" "swift build --sanitize=$sanitizer"; done
 for sanitizer in "${sanitizers[@]}"; do
-    wait_job "build-$sanitizer" || { tail -n 40 "$work/jobs/build-$sanitizer.out"; fail "swift build --sanitize=$sanitizer"; }
     echo "== swift test --sanitize=$sanitizer ($(tail -n 1 "$work/jobs/build-$sanitizer.out"))"
     scripts/private-keyring.sh run swift test --skip-build --sanitize="$sanitizer" \
         --scratch-path ".build/sanitize-$sanitizer" --disable-xctest > "$work/$sanitizer" 2>&1 \

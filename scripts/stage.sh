@@ -19,10 +19,14 @@
 #   start_job NAME COMMAND...   runs COMMAND in the background, its output to
 #                           $work/jobs/NAME.out; as many jobs at once as the machine has cores
 #                           (most tests here use one core and wait on loopback the rest), or
-#                           as PORTAL_AUTH_TEST_JOBS says
+#                           as PORTAL_AUTH_TEST_JOBS says. A failing stage stops its jobs.
 #   wait_job NAME           waits for the job NAME and returns its status
-#   judge_job NAME WHAT TEST    waits for the job NAME and prints its output; passes WHAT if it
-#                           exited 0 and closed with "TEST: N passed, 0 failed", else fails
+#   expect_job NAME WHAT    waits for the job NAME; if it failed, prints the end of its output
+#                           and fails with WHAT
+#   start_test WHAT TEST COMMAND...   starts a test program as a job, for judge_tests
+#   judge_tests             waits for each test started, in the order they started, and prints
+#                           its output; passes its WHAT if it exited 0 and closed with
+#                           "TEST: N passed, 0 failed", else fails
 #   with_emulator COMMAND...    runs COMMAND against a Portal emulator of its own, for a job:
 #                           a test sets its emulator's faults and clock, so two running at once
 #                           cannot share one
@@ -33,7 +37,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0
 pass() { passed=$((passed + 1)); echo "ok: $1"; }
-fail() { echo "FAILED: $1" >&2; echo "$stage: $passed passed, 1 failed"; exit 1; }
+fail() { stop_jobs; echo "FAILED: $1" >&2; echo "$stage: $passed passed, 1 failed"; exit 1; }
 finish() { echo "$stage: $passed passed, 0 failed"; }
 install_prefix() {
     prefix=${PORTAL_AUTH_TEST_PREFIX:-$work/prefix}
@@ -66,12 +70,14 @@ glibc_floor() {
     floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
     [ -n "$floor" ] || fail "PORTAL_AUTH_GLIBC_FLOOR not found in Sources/CGlibcFloor/include/glibc_floor.h"
 }
+jobs_at_once=${PORTAL_AUTH_TEST_JOBS:-$(nproc)}
+[[ $jobs_at_once =~ ^[1-9][0-9]*$ ]] || { echo "PORTAL_AUTH_TEST_JOBS is a count of jobs, 1 or more" >&2; exit 2; }
 declare -A job_pids=()
 start_job() {
     local name=$1
     shift
     mkdir -p "$work/jobs"
-    while [ "$(jobs -pr | wc -l)" -ge "${PORTAL_AUTH_TEST_JOBS:-$(nproc)}" ]; do wait -n || true; done
+    while [ "$(jobs -pr | wc -l)" -ge "$jobs_at_once" ]; do wait -n || true; done
     { "$@" && status=0 || status=$?; echo "$status" > "$work/jobs/$name.status"; } > "$work/jobs/$name.out" 2>&1 &
     job_pids[$name]=$!
 }
@@ -80,13 +86,35 @@ wait_job() {
     wait "${job_pids[$1]}" 2>/dev/null || true
     return "$(cat "$work/jobs/$1.status" 2>/dev/null || echo 1)"
 }
-judge_job() {
-    local status=0
-    wait_job "$1" || status=$?
-    cat "$work/jobs/$1.out"
-    [ "$status" -eq 0 ] || fail "$2 failed"
-    grep -q "^$3: [0-9]* passed, 0 failed\$" "$work/jobs/$1.out" || fail "$2 printed no result"
-    pass "$2"
+expect_job() {
+    wait_job "$1" || { tail -n 60 "$work/jobs/$1.out"; fail "$2"; }
+}
+tests_started=()
+start_test() {
+    start_job "test$((${#tests_started[@]} / 2))" "${@:3}"
+    tests_started+=("$1" "$2")
+}
+judge_tests() {
+    local i name status
+    for ((i = 0; i < ${#tests_started[@]} / 2; i++)); do
+        name=test$i status=0
+        wait_job "$name" || status=$?
+        cat "$work/jobs/$name.out"
+        [ "$status" -eq 0 ] || fail "${tests_started[2 * i]} failed"
+        grep -q "^${tests_started[2 * i + 1]}: [0-9]* passed, 0 failed\$" "$work/jobs/$name.out" \
+            || fail "${tests_started[2 * i]} printed no result"
+        pass "${tests_started[2 * i]}"
+    done
+}
+# Each job's processes, the deepest first, so that none outlives the stage's $work.
+stop_jobs() {
+    local pid
+    for pid in "${job_pids[@]}"; do stop_tree "$pid"; done
+}
+stop_tree() {
+    local child
+    for child in $(ps -o pid= --ppid "$1"); do stop_tree "$child"; done
+    kill "$1" 2>/dev/null || true
 }
 with_emulator() {
     source scripts/emulator.sh

@@ -38,10 +38,9 @@ fi
 [ -z "$only" ] || [ -f "Tests/c/$only.c" ] || fail "no C test named $only (Tests/c/$only.c)"
 
 flags=(-Wall -Wextra -Wpedantic -Werror)
-# Starts a built test as a job against an emulator of its own, for judge_c_tests. LABEL
+# Starts a built test as a job against an emulator of its own, for judge_tests. LABEL
 # names the run; WRAPPER... (maybe none) runs around it.
 #   start_c_test LABEL NAME [ARGUMENT...] [-- WRAPPER...]
-c_labels=() c_names=()
 start_c_test() {
     local label=$1 name=$2 arguments=() wrapper=() memcheck=()
     shift 2
@@ -52,14 +51,8 @@ start_c_test() {
                   --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp)
         label+=" under valgrind"
     fi
-    start_job "c${#c_labels[@]}" with_emulator "${wrapper[@]}" \
+    start_test "$label" "$name" with_emulator "${wrapper[@]}" \
         env LD_LIBRARY_PATH="${library_path:-$library_dir}" "${memcheck[@]}" "$work/$name" "${arguments[@]}"
-    c_labels+=("$label") c_names+=("$name")
-}
-# Judges the started tests in the order they started.
-judge_c_tests() {
-    local i
-    for i in "${!c_labels[@]}"; do judge_job "c$i" "${c_labels[$i]}" "${c_names[$i]}"; done
 }
 
 # --as-needed: only the tests that call libcurl themselves link it, so lazy_load_test sees
@@ -115,7 +108,7 @@ start_case() {
 if [ -n "$only" ]; then
     build_c_test "$only"
     start_case "$only" "$only_argument"
-    judge_c_tests
+    judge_tests
     finish
     exit 0
 fi
@@ -134,6 +127,6 @@ if hiding "$work" true 2>/dev/null; then
 else
     echo "skipped: lazy_load_test with each library hidden (no private mount namespace: unshare)"
 fi
-judge_c_tests
+judge_tests
 
 finish

@@ -90,24 +90,17 @@ for test in sign_in_test no_exceptions_test; do
 done
 start_job build-example make -s -C bindings/cpp OUT="$work/sign-in"
 quick_start bindings/cpp/README.md
-for compiled in "${!job_pids[@]}"; do
-    wait_job "$compiled" || { cat "$work/jobs/$compiled.out"; fail "$compiled failed, with ${warnings[*]}"; }
-done
+for compiled in "${!job_pids[@]}"; do expect_job "$compiled" "$compiled failed, with ${warnings[*]}"; done
 for compiler in g++ clang++; do
     for test in "${!test_flags[@]}"; do loads_by_soname "$test built by $compiler" "$work/$test-$compiler"; done
 done
 loads_by_soname "the example" "$work/sign-in"
 pass "the tests and the example build with g++ and clang++ as C++17 and C++20, ${warnings[*]} (the no-exceptions test with -fno-exceptions), and with its Makefile"
 
-# The runs side by side, each against an emulator of its own, named by its compiler and test
-# (the emails and environments it makes in the stage's one keyring).
-runs=()
-# Starts a run of a test program, which must pass and print its count line.
+# The runs side by side, each against an emulator and in a keyring of its own: the tests sign
+# in to the same environments and clear their entries.
 #   start_run WHAT TEST COMMAND...
-start_run() {
-    start_job "run$((${#runs[@]} / 2))" with_emulator "${@:3}"
-    runs+=("$1" "$2")
-}
+start_run() { start_test "$1" "$2" with_emulator scripts/private-keyring.sh run "${@:3}"; }
 for compiler in g++ clang++; do
     label=${compiler%++}
     for test in sign_in_test no_exceptions_test; do
@@ -126,6 +119,6 @@ for test in sign_in_test no_exceptions_test; do
 done
 # The example signs in through its terminal, restores and signs out.
 start_run "the example's sign-in through its terminal" example_test python3 bindings/cpp/tests/example_test.py "$work/sign-in"
-for ((i = 0; i < ${#runs[@]} / 2; i++)); do judge_job "run$i" "${runs[2 * i]}" "${runs[2 * i + 1]}"; done
+judge_tests
 
 finish

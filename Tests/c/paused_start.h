@@ -2,7 +2,9 @@
  * made certain: the starting thread is paused just after the library has signalled the queue
  * (an 8-byte write, the eventfd's), until a run of the queue that began after that signal
  * has ended, or the call has completed in a run already under way, so that the call can
- * complete on the thread that runs the queue before the starting function has returned. A preempted thread does the same, once in a great while.
+ * complete on the thread that runs the queue before the starting function has returned. A
+ * preempted thread does the same, once in a great while. One thread at a time starts paused
+ * calls: any paused call's completion ends the wait.
  *
  * The test program defines write() and portal_auth_run_completions() itself; the library's
  * calls of each reach it first (symbol interposition) and go on to the real ones. Include

@@ -349,8 +349,9 @@ fn disagreements(facts: &Facts) -> Vec<String> {
             problems.push(format!("{}: the fields are {:?} in the header, {:?} in this crate", name, names(theirs), our_fields));
             continue;
         }
-        if fields.len() != theirs.len() {
-            problems.push(format!("{}: this test's layout! names {} of its {} fields", name, fields.len(), theirs.len()));
+        let listed = fields.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+        if listed != names(theirs) {
+            problems.push(format!("{}: this test's layout! lists {:?}, the header's fields are {:?}", name, listed, names(theirs)));
         }
         for ((field, offset, size, kind), ((_, our_offset, our_size), (_, our_kind))) in
             theirs.iter().zip(fields.iter().zip(our_fields.iter()))

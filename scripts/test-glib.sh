@@ -64,15 +64,17 @@ introspected() {
 introspected pygobject /usr/bin/python3 bindings/glib/tests/sign_in.py
 introspected gjs gjs -m bindings/glib/tests/sign_in.js
 
-# The README's C block is a whole translation unit (the root README's GLib quick start is an
-# excerpt of it): it compiles against the installed portal-auth-glib, unused callback
-# parameters aside.
-sed -n '/^```c$/,/^```$/{ /^```/d; p }' bindings/glib/README.md > "$work/readme.c"
-[ -s "$work/readme.c" ] || fail "bindings/glib/README.md has no C block"
-read -r -a glib_flags <<< "$(pkg-config --cflags portal-auth-glib)"
-gcc -std=c11 -Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter -fsyntax-only "$work/readme.c" "${glib_flags[@]}" \
-    || fail "bindings/glib/README.md's C block does not compile"
-pass "bindings/glib/README.md's C block compiles against portal-auth-glib"
+# The README's C block is a whole program (the root README's GLib quick start is an excerpt
+# of it): it builds with the README's command against the installed portal-auth-glib, with
+# warnings as errors, unused callback parameters aside.
+sed -n '/^```c$/,/^```$/{ /^```/d; p }' bindings/glib/README.md > "$work/app.c"
+[ -s "$work/app.c" ] || fail "bindings/glib/README.md has no C block"
+grep -qxF 'cc app.c $(pkg-config --cflags --libs portal-auth-glib)' bindings/glib/README.md \
+    || fail "bindings/glib/README.md no longer shows the command this stage builds its C block with"
+# shellcheck disable=SC2046 # the README's command, as written
+(cd "$work" && cc -std=c11 -Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter app.c $(pkg-config --cflags --libs portal-auth-glib)) \
+    || fail "bindings/glib/README.md's C block does not build"
+pass "bindings/glib/README.md's C block builds with its command against portal-auth-glib"
 quick_start bindings/glib/README.md
 quick_start bindings/gtk/README.md
 

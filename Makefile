@@ -49,13 +49,16 @@ bench: deps
 	bench/run.sh
 
 # libportalauth.so.0, self-contained (static Swift runtime, only versioned portal_auth_* exported).
-library: deps
+# Like install, it builds only: the Debian packages and glibc 2.31's libraries it needs come
+# from make deps, run once before.
+library:
 	scripts/build-library.sh
 
-# The library (stripped, its debug information apart), the header, portal-auth.pc and the
-# CMake package under $(PREFIX).
-install: deps
-	scripts/install.sh "$(PREFIX)"
+# The library (stripped, its debug information apart; KEEP_DEBUG=1: unstripped), the headers,
+# the .pc files and CMake packages, portal-auth-glib and portal-auth-qt under
+# $(DESTDIR)$(PREFIX), the libraries in $(PREFIX)/$(LIBDIR) (default lib). docs/packaging.md.
+install:
+	DESTDIR='$(DESTDIR)' LIBDIR='$(LIBDIR)' KEEP_DEBUG='$(KEEP_DEBUG)' scripts/install.sh "$(PREFIX)"
 
 # What swiftc declares for the @c exports (.build/portal_auth.generated.h), compared with
 # the hand-written include/portal_auth.h.

@@ -5,14 +5,20 @@
 # it is built on Debian 12. Only libc6 and libc6-dev are fetched (Debian's registry, with an
 # apt configuration of its own: nothing on the machine changes), unpacked, and made
 # self-contained: their linker scripts and absolute symlinks point inside the folder. Kept
-# in .build/glibc-2.31; prints the folder to pass to the linker with -L.
-#   scripts/glibc-sysroot.sh
+# in .build/glibc-2.31. Fetched by `make deps` (--fetch), never by a build, which only asks
+# for the folder to pass to the linker with -L, and is told to run make deps when it is not
+# there.
+#   scripts/glibc-sysroot.sh [--fetch]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=$PWD/.build/glibc-2.31
 link=$base/link
 arch=$(dpkg --print-architecture)
 multiarch=$(gcc -print-multiarch)
+if [ ! -f "$link/ready" ] && [ "${1:-}" != --fetch ]; then
+    echo "$0: glibc 2.31's libraries, which the library links against, are not in $base: run make deps" >&2
+    exit 1
+fi
 if [ ! -f "$link/ready" ]; then
     rm -rf "$base"
     mkdir -p "$base/apt/lists/partial" "$base/apt/cache/partial" "$base/debs" "$base/root" "$link"
@@ -41,4 +47,4 @@ if [ ! -f "$link/ready" ]; then
     grep -q "$root/lib/$multiarch/libc.so.6" "$link/libc.so" || { echo "$0: libc.so not rewritten" >&2; exit 1; }
     touch "$link/ready"
 fi
-echo "$link"
+[ "${1:-}" = --fetch ] || echo "$link"

@@ -9,6 +9,8 @@
 #                           sets prefix, soname and PKG_CONFIG_PATH
 #   loads_by_soname LABEL PROGRAM   fails unless PROGRAM loads the library by its soname,
 #                           found in the prefix when run as it is (no LD_LIBRARY_PATH)
+#   finds_in_prefix LABEL PROGRAM SONAME   fails unless PROGRAM, run as it is, finds the
+#                           library SONAME in the prefix's lib
 #   hiding PATH COMMAND...  runs COMMAND in a private mount namespace where PATH is hidden: a
 #                           folder under an empty tmpfs, a file under an empty file
 #                           (unreadable as a library); as root, or in a user namespace
@@ -46,12 +48,16 @@ install_prefix() {
     soname=$(readelf -d "$prefix/lib/libportalauth.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
 }
 loads_by_soname() {
-    local dynamic resolved
-    dynamic=$(readelf -d "$2")
+    grep -q "(NEEDED).*\[$soname\]" <<< "$(readelf -d "$2")" || fail "$1 does not load the library as $soname"
+    finds_in_prefix "$1" "$2" "$soname"
+}
+finds_in_prefix() {
+    local resolved found
     resolved=$(env -u LD_LIBRARY_PATH ldd "$2")
-    grep -q "(NEEDED).*\[$soname\]" <<< "$dynamic" || fail "$1 does not load the library as $soname"
-    grep -q "$soname => $prefix/lib/$soname " <<< "$resolved" \
-        || fail "$1 does not find $soname in the prefix: $(grep portalauth <<< "$resolved")"
+    # The path as the program's run path spells it (a relocatable .pc file's has "..").
+    found=$(sed -n "s|^[[:space:]]*$3 => \(.*\) (0x[0-9a-f]*)\$|\1|p" <<< "$resolved")
+    [ -n "$found" ] && [ "$(readlink -f "$found")" = "$(readlink -f "$prefix/lib/$3")" ] \
+        || fail "$1 does not find $3 in the prefix: $(grep "$3" <<< "$resolved")"
 }
 hiding() {
     local namespace=(unshare --mount --propagation private)

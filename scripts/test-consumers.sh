@@ -11,6 +11,16 @@ cd "$(dirname "$0")/.."
 source scripts/stage.sh consumers
 
 install_prefix
+# Relocatable: no file that finds the library names the folder it was installed in, and the
+# GLib and Qt libraries find libportalauth.so.0 beside themselves, not in a fixed folder.
+named=$(grep -rl --include='*.pc' --include='*.cmake' -F "$prefix" "$prefix/lib" || true)
+[ -z "$named" ] || fail "these files name the prefix they were installed in, and break when it moves: $named"
+for library in "$prefix"/lib/libportal-auth-glib.so.0 "$prefix"/lib/libportal-auth-qt6.so.0; do
+    [ -f "$library" ] || continue
+    runpath=$(readelf -d "$library" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p')
+    [ "$runpath" = '$ORIGIN' ] || fail "$(basename "$library")'s run path is '$runpath', not \$ORIGIN"
+done
+pass "the .pc files and CMake packages find their paths from their own place; the GLib and Qt libraries' run path is \$ORIGIN"
 version=$(sed -n 's/^#define PORTAL_AUTH_VERSION_STRING "\(.*\)"$/\1/p' include/portal_auth.h)
 
 # Runs the consumer a project built, as it is (no LD_LIBRARY_PATH): it must load the library

@@ -82,8 +82,7 @@ quick_start bindings/gtk/README.md
 make -s -C bindings/gtk OUT="$work/portal-auth-gtk-example" || fail "the GTK app does not build"
 grep -q '(NEEDED).*\[libportal-auth-glib.so.0\]' <<< "$(readelf -d "$work/portal-auth-gtk-example")" \
     || fail "the GTK app does not load libportal-auth-glib.so.0"
-grep -q "libportal-auth-glib.so.0 => $prefix/lib/libportal-auth-glib.so.0 " \
-    <<< "$(env -u LD_LIBRARY_PATH ldd "$work/portal-auth-gtk-example")" || fail "the GTK app does not find portal-auth-glib in the prefix"
+finds_in_prefix "the GTK app" "$work/portal-auth-gtk-example" libportal-auth-glib.so.0
 pass "the GTK app builds, and loads libportal-auth-glib.so.0 from the prefix"
 /usr/bin/python3 bindings/gtk/tests/test_app.py "$work/portal-auth-gtk-example" bindings/gtk/io.portalhq.SignInExample.desktop \
     "$work/gtk-app" > "$work/gtk-app.out" 2>&1 || { cat "$work/gtk-app.out"; fail "the GTK app's end-to-end test"; }

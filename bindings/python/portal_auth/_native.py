@@ -28,7 +28,8 @@ _REPOSITORY_BUILD = os.path.normpath(os.path.join(_PACKAGE_DIR, "..", "..", ".."
 
 def library_path() -> str:
     """The library the contract names: PORTAL_AUTH_LIBRARY when set, else the copy next to
-    the package, else the repository's release build."""
+    the package, else the repository's release build, else the system's (a distribution's
+    package installs it in the loader's path): its bare soname, for dlopen to search."""
     override = os.environ.get("PORTAL_AUTH_LIBRARY")
     if override:
         path = os.path.realpath(override)  # a bare name would send dlopen to the loader's path
@@ -38,10 +39,20 @@ def library_path() -> str:
     for path in (os.path.join(_PACKAGE_DIR, LIBRARY_FILE), _REPOSITORY_BUILD):
         if os.path.isfile(path):
             return path
-    raise LibraryNotFound(
-        f"{LIBRARY_FILE} not found beside the package ({_PACKAGE_DIR}) nor at {_REPOSITORY_BUILD}; "
-        "reinstall portal-auth, build it with `make library`, or set PORTAL_AUTH_LIBRARY to its path"
-    )
+    return LIBRARY_FILE
+
+
+def _open(path: str) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(path)
+    except OSError as error:
+        if path != LIBRARY_FILE:
+            raise
+        raise LibraryNotFound(
+            f"{LIBRARY_FILE} is not beside the package ({_PACKAGE_DIR}), nor at {_REPOSITORY_BUILD}, "
+            "nor in the system's library path; install libportalauth0 (or reinstall portal-auth), "
+            "build it with `make library`, or set PORTAL_AUTH_LIBRARY to its path"
+        ) from error
 
 
 # Handles are opaque: the binding only passes their addresses back.
@@ -222,7 +233,7 @@ def lib() -> ctypes.CDLL:
         return _loaded
     with _loading:
         if _loaded is None:
-            loaded = ctypes.CDLL(library_path())
+            loaded = _open(library_path())
             for name, (restype, argtypes) in _PROTOTYPES.items():
                 function = getattr(loaded, name)
                 function.restype = restype

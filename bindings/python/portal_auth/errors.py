@@ -34,7 +34,7 @@ def _rebuild(kind: type[PortalAuthError], message: str, fields: dict[str, object
 
 class LibraryNotFound(PortalAuthError, OSError):
     """libportalauth.so.0 is neither where PORTAL_AUTH_LIBRARY points, nor beside the package,
-    nor in the repository's build output."""
+    nor in the repository's build output, nor in the system's library path."""
 
 
 class InvalidArgument(PortalAuthError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -17,7 +18,7 @@ import pytest
 from conftest import CALLBACK, Emulator
 
 import portal_auth
-from portal_auth import AsyncPortalAuth, AuthenticatedResult, PortalAuth
+from portal_auth import AsyncPortalAuth, AuthenticatedResult, PortalAuth, _native
 
 
 def test_closing_a_client_with_calls_in_flight(emu: Emulator) -> None:
@@ -120,6 +121,31 @@ def test_portal_auth_library_names_the_library(tmp_path: Path) -> None:
         env=dict(os.environ, PORTAL_AUTH_LIBRARY=str(tmp_path / "missing.so")),
     )
     assert missing.returncode == 1 and "LibraryNotFound" in missing.stderr and "missing.so" in missing.stderr
+
+
+def test_a_package_without_its_library_loads_the_systems_by_soname(tmp_path: Path) -> None:
+    # As a distribution installs it: the package alone, the library in the loader's path.
+    library = Path(_native.library_path()).resolve()
+    package = tmp_path / "site" / "portal_auth"
+    shutil.copytree(Path(portal_auth.__file__).parent, package, ignore=shutil.ignore_patterns("*.so*", "__pycache__"))
+    system = tmp_path / "system-lib"
+    system.mkdir()
+    (system / "libportalauth.so.0").symlink_to(library)
+    program = (
+        "from portal_auth import PortalAuth, _native\n"
+        "PortalAuth(auth_environment_id='e', redirect_url='myapp://x', storage='memory').close()\n"
+        "print(_native.library_path())\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if k not in ("PORTAL_AUTH_LIBRARY", "LD_LIBRARY_PATH")}
+    environment["PYTHONPATH"] = str(package.parent)
+    used = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, cwd=tmp_path,
+        env=dict(environment, LD_LIBRARY_PATH=str(system)),
+    )
+    assert used.stdout.strip() == "libportalauth.so.0"
+    missing = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=tmp_path, env=environment)
+    assert missing.returncode == 1 and "LibraryNotFound" in missing.stderr
+    assert "nor in the system's library path" in missing.stderr
 
 
 def test_importing_the_package_loads_no_library() -> None:

@@ -11,7 +11,8 @@
 # sandbox the sandbox's store is tested in, with xdg-desktop-portal-gtk, without which the
 # portal offers no OpenURI; debootstrap for the Debian 11 root the library is tested in;
 # Qt 6's base for bindings/qt, its sample and its QtTest tests; iproute2's ip, to bring up
-# loopback in the private network namespace of a test that needs a fixed port).
+# loopback in the private network namespace of a test that needs a fixed port; debhelper,
+# dh-python and lintian to build and check the Debian packages of debian/).
 # Then glibc 2.31's libraries, which the library is linked against (scripts/glibc-sysroot.sh).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
@@ -27,7 +28,7 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1
           keepassxc libkf5wallet-bin libqca-qt5-2-plugins
           bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk debootstrap
-          qt6-base-dev iproute2)
+          qt6-base-dev iproute2 debhelper dh-python lintian)
 # The benchmark's loopback server, and the libraries of its GNOME peer.
 [ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
 

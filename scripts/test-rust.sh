@@ -70,4 +70,29 @@ for readme in "${readmes[@]}"; do
 done
 pass "the Rust READMEs show the dependent's run-path line as its build script has it"
 
+# Publishable: cargo package makes and verifies both crates offline; each carries its
+# LICENSE and the metadata crates.io shows, and none of the repository's tests.
+crates=$(scripts/package-crates.sh "$work/crates" 2> "$work/crates.log") || { cat "$work/crates.log"; fail "cargo package"; }
+for crate in $crates; do
+    name=$(basename "$crate" .crate)
+    listing=$(tar -tzf "$crate")
+    grep -qx "$name/LICENSE" <<< "$listing" || fail "$name.crate carries no LICENSE"
+    ! grep -q "^$name/tests/" <<< "$listing" || fail "$name.crate carries the repository's tests"
+    manifest=$(tar -xzOf "$crate" "$name/Cargo.toml")
+    for field in description license repository documentation homepage keywords categories readme; do
+        grep -q "^$field = " <<< "$manifest" || fail "$name.crate's Cargo.toml has no $field"
+    done
+done
+pass "cargo package makes and verifies both crates offline, each with its LICENSE, its metadata and no repository test"
+# build.rs runs the pkg-config that PKG_CONFIG names.
+printf '#!/bin/sh
+echo "$@" >> "%s"
+exec pkg-config "$@"
+' "$work/pkg-config-calls" > "$work/named-pkg-config"
+chmod +x "$work/named-pkg-config"
+(cd bindings/rust && PKG_CONFIG="$work/named-pkg-config" CARGO_TARGET_DIR="$work/named-target" /usr/bin/cargo build --offline --quiet -p portal-auth-sys) \
+    || fail "portal-auth-sys does not build with PKG_CONFIG set"
+grep -q 'portal-auth' "$work/pkg-config-calls" 2>/dev/null || fail "portal-auth-sys's build script did not run the PKG_CONFIG named"
+pass "portal-auth-sys's build script runs the pkg-config that PKG_CONFIG names"
+
 finish

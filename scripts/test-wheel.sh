@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The Python package as it ships. `python -m build ./bindings/python` makes the sdist, then a
-# wheel from the sdist alone; the sdist carries its version and the library; auditwheel
+# The Python package as it ships. `python -m build --sdist --wheel ./bindings/python` makes
+# the sdist (the sources, no library) and the wheel (the library built from the repository);
+# `twine check --strict` passes both, which carry LICENSE and the project's URLs; the sdist
+# alone makes a py3-none-any wheel for the system's library; auditwheel
 # (PyPI) finds the wheel consistent with its tag, py3-none-manylinux_<glibc>_<machine>, which
 # other Python 3 versions accept; the wheel carries the library stripped, under its soname.
 # Neither carries the emulator: that is a package of its own, `python -m build ./emulator`,
@@ -15,24 +17,39 @@ source scripts/stage.sh wheel
 
 python3 -m venv "$work/tools"
 pip=("$work/tools/bin/pip" install --quiet --disable-pip-version-check)
-read -r -a tools <<< "$(grep -E '^(build|auditwheel)==' bindings/python/tests/requirements.txt | tr '\n' ' ')"
+read -r -a tools <<< "$(grep -E '^(build|auditwheel|twine)==' bindings/python/tests/requirements.txt | tr '\n' ' ')"
 "${pip[@]}" "${tools[@]}"
 
 # The library is the repository's, built and installed by setup.py: not one named at install time.
-env -u PORTAL_AUTH_LIBRARY "$work/tools/bin/python" -m build --outdir "$work/dist" ./bindings/python > "$work/build.log" 2>&1 \
-    || { tail -n 40 "$work/build.log"; fail "python -m build ./bindings/python"; }
+env -u PORTAL_AUTH_LIBRARY "$work/tools/bin/python" -m build --sdist --wheel --outdir "$work/dist" ./bindings/python > "$work/build.log" 2>&1 \
+    || { tail -n 40 "$work/build.log"; fail "python -m build --sdist --wheel ./bindings/python"; }
 version=$(sed -n 's/^#define PORTAL_AUTH_VERSION_STRING "\(.*\)"$/\1/p' include/portal_auth.h)
 sdist=$work/dist/portal_auth-$version.tar.gz
 wheels=("$work/dist"/portal_auth-"$version"-*.whl)
 [ -f "$sdist" ] && [ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] || fail "the build made no sdist and one wheel: $(ls "$work/dist")"
-grep -q "Successfully built portal_auth-$version.tar.gz and portal_auth-$version-" "$work/build.log" \
-    || fail "the wheel was not built from the sdist"
-pass "python -m build makes the sdist, then the wheel from the sdist"
+pass "python -m build makes the sdist and the wheel"
 
+# Publishable: twine's strict check passes both; each carries LICENSE and the project's URLs.
+"$work/tools/bin/twine" check --strict "$sdist" "${wheels[0]}" > "$work/twine.log" 2>&1 || { cat "$work/twine.log"; fail "twine check --strict"; }
 listing=$(tar -tzf "$sdist")
-grep -qx "portal_auth-$version/portal_auth/libportalauth.so.0" <<< "$listing" || fail "the sdist does not carry the library"
-grep -qx "Version: $version" <<< "$(tar -xOzf "$sdist" "portal_auth-$version/PKG-INFO")" || fail "the sdist's version is not $version"
-pass "the sdist carries the library and the header's version, $version"
+grep -qx "portal_auth-$version/LICENSE" <<< "$listing" || fail "the sdist carries no LICENSE"
+grep -q '/licenses/LICENSE$' <<< "$("$work/tools/bin/python" -m zipfile -l "${wheels[0]}" | awk '{ print $1 }')" || fail "the wheel carries no LICENSE"
+metadata=$(tar -xOzf "$sdist" "portal_auth-$version/PKG-INFO")
+for url in Homepage Documentation Repository Issues; do
+    grep -q "^Project-URL: $url, https://" <<< "$metadata" || fail "the sdist's metadata has no $url URL"
+done
+pass "twine check --strict passes the sdist and the wheel; both carry LICENSE and the project's URLs"
+
+! grep -q 'libportalauth' <<< "$listing" || fail "the sdist carries the library"
+grep -qx "Version: $version" <<< "$metadata" || fail "the sdist's version is not $version"
+pass "the sdist carries the sources and the header's version, $version, and no library"
+# A wheel from the sdist alone, with no library named: pure, loading the system's by its soname.
+env -u PORTAL_AUTH_LIBRARY "$work/tools/bin/python" -m build --wheel --outdir "$work/from-sdist" "$sdist" > "$work/from-sdist.log" 2>&1 \
+    || { tail -n 40 "$work/from-sdist.log"; fail "python -m build --wheel from the sdist"; }
+pure=$work/from-sdist/portal_auth-$version-py3-none-any.whl
+[ -f "$pure" ] || fail "the sdist's wheel is not py3-none-any: $(ls "$work/from-sdist")"
+! grep -q libportalauth <<< "$("$work/tools/bin/python" -m zipfile -l "$pure")" || fail "the sdist's wheel carries a library"
+pass "the sdist alone makes a py3-none-any wheel with no library, for the system's"
 
 wheel=${wheels[0]}
 tag=${wheel##*/portal_auth-"$version"-}

@@ -2,14 +2,15 @@
 looks first), stripped and under its soname, as `make install` lays it out.
 
 The library comes from PORTAL_AUTH_LIBRARY when set (a library built already), else from
-the sdist being built (which carries it), else from the repository this folder is in
-(scripts/install.sh builds and installs it in a temporary prefix). The sdist carries the
-library it was made with, so that a wheel builds from it anywhere.
+the repository this folder is in (scripts/install.sh builds and installs it in a temporary
+prefix). The sdist carries no library: a wheel built from it alone (where neither is at
+hand) carries none either, and loads the system's libportalauth.so.0 by its soname (the
+Debian package libportalauth0, or the release archive's lib/ in the loader's path).
 
-The wheel is not tied to one CPython (the binding is ctypes only): it is tagged
-py3-none-manylinux_<glibc>_<machine>, where the glibc is the first manylinux policy's at or
-above the newest version the library's symbols need, read from the library (readelf) as the
-wheel is made."""
+A wheel with the library is not tied to one CPython (the binding is ctypes only): it is
+tagged py3-none-manylinux_<glibc>_<machine>, where the glibc is the first manylinux policy's
+at or above the newest version the library's symbols need, read from the library (readelf)
+as the wheel is made. One without is py3-none-any."""
 
 from __future__ import annotations
 
@@ -24,31 +25,30 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
-from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
 LIBRARY = "libportalauth.so.0"
-# An unpacked sdist has its PKG-INFO, and carries the library.
-CARRIED = HERE / "portal_auth" / LIBRARY if (HERE / "PKG-INFO").is_file() else None
-INSTALL = HERE.parents[1] / "scripts" / "install.sh"  # in the repository
+INSTALL = HERE.parents[1] / "scripts" / "install.sh"  # in the repository, not in an sdist
 # ELF e_machine values and the wheel platforms' names for them.
 MACHINES = {62: "x86_64", 183: "aarch64"}
 
 
+def carries_library() -> bool:
+    """Whether the wheel carries a library: one is named, or the repository can build one."""
+    return bool(os.environ.get("PORTAL_AUTH_LIBRARY")) or INSTALL.is_file()
+
+
 def copy_library(target: Path) -> None:
-    """Copies the library to carry to `target`: PORTAL_AUTH_LIBRARY, the sdist's own, or the
-    repository's, installed (stripped) in a temporary prefix."""
+    """Copies the library to carry to `target`: PORTAL_AUTH_LIBRARY, or the repository's,
+    installed (stripped) in a temporary prefix."""
     override = os.environ.get("PORTAL_AUTH_LIBRARY")
-    carried = override or CARRIED
-    if carried:
-        shutil.copyfile(carried, target)
-    elif INSTALL.is_file():
+    if override:
+        shutil.copyfile(override, target)
+    else:
         with tempfile.TemporaryDirectory(prefix="portal-auth-") as prefix:
             subprocess.run([str(INSTALL), prefix], check=True, stdout=subprocess.DEVNULL)
             shutil.copyfile(Path(prefix) / "lib" / LIBRARY, target)
-    else:
-        raise RuntimeError(f"no {LIBRARY}: set PORTAL_AUTH_LIBRARY to a built library (`make library` in the repository)")
     target.chmod(0o755)
 
 
@@ -76,32 +76,28 @@ def platform_tag(built: Path) -> str:
 
 
 class BuildWithLibrary(build_py):
-    """Copies the library into the built package."""
+    """Copies the library into the built package, when there is one to carry."""
 
     def run(self) -> None:
         super().run()
-        copy_library(Path(self.build_lib) / "portal_auth" / LIBRARY)
-
-
-class SdistWithLibrary(sdist):
-    """Puts the library into the sdist's tree, so that a wheel builds from the sdist alone."""
-
-    def make_release_tree(self, base_dir: str, files: list[str]) -> None:
-        super().make_release_tree(base_dir, files)
-        copy_library(Path(base_dir) / "portal_auth" / LIBRARY)
+        if carries_library():
+            copy_library(Path(self.build_lib) / "portal_auth" / LIBRARY)
 
 
 class BinaryDistribution(Distribution):
-    """A native library inside: built and installed as platform code (platlib), not pure."""
+    """With a native library inside: built and installed as platform code (platlib), not pure."""
 
     def has_ext_modules(self) -> bool:
-        return True
+        return carries_library()
 
 
 class PlatformWheel(bdist_wheel):
-    """A wheel for any Python 3 (ctypes only) on the glibc the library needs."""
+    """A wheel for any Python 3 (ctypes only) on the glibc its library needs; without a
+    library, for any platform."""
 
     def get_tag(self) -> tuple[str, str, str]:
+        if not carries_library():
+            return "py3", "none", "any"
         built = Path(self.bdist_dir) / "portal_auth" / LIBRARY
         if not built.is_file():  # get_tag may be asked before the build: build first
             self.run_command("build")
@@ -110,6 +106,6 @@ class PlatformWheel(bdist_wheel):
 
 
 setup(
-    cmdclass={"build_py": BuildWithLibrary, "sdist": SdistWithLibrary, "bdist_wheel": PlatformWheel},
+    cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
     distclass=BinaryDistribution,
 )

@@ -4,10 +4,10 @@
 PREFIX ?= /usr/local
 
 # The tiers of make test, each runnable alone (docs/testing.md): make test-c, make test-qt...
-TIERS := swift python c rust cpp glib qt providers docs hardening
+TIERS := swift python c rust cpp glib qt providers docs hardening packages
 TIER_TARGETS := $(addprefix test-,$(TIERS))
 
-.PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install docs clean fuzz \
+.PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install dist docs clean fuzz \
 	sanitize bench
 
 all: build
@@ -59,6 +59,11 @@ library:
 # $(DESTDIR)$(PREFIX), the libraries in $(PREFIX)/$(LIBDIR) (default lib). docs/packaging.md.
 install:
 	DESTDIR='$(DESTDIR)' LIBDIR='$(LIBDIR)' KEEP_DEBUG='$(KEEP_DEBUG)' scripts/install.sh "$(PREFIX)"
+
+# The release archive: .build/dist/portal-auth-VERSION-x86_64-linux-gnu.tar.xz and its SHA-256,
+# the install tree, relocatable (unpack it anywhere). README.md, "Install".
+dist:
+	scripts/dist.sh
 
 # What swiftc declares for the @c exports (.build/portal_auth.generated.h), compared with
 # the hand-written include/portal_auth.h.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tests in tiers (docs/testing.md says what each runs):
-#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers docs hardening
+#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers docs hardening packages
 # No tier: every one (make test, which CI runs), then an audit of every log line the library
 # wrote during the run. Each tier's stages start the services they need (the emulator, a
 # private keyring, Xvfb) and stop them. The tiers that test the library as `make install`
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/counts.sh
-all_tiers=(swift python c rust cpp glib qt providers docs hardening)
+all_tiers=(swift python c rust cpp glib qt providers docs hardening packages)
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
 for tier in "${tiers[@]}"; do
@@ -128,6 +128,8 @@ if selected hardening; then
     run_stage fuzz "Fuzzing (libFuzzer, 10 s per target; make fuzz gives each 60 s)" scripts/fuzz.sh 10
     run_stage sanitize "Swift tests under ThreadSanitizer and AddressSanitizer" scripts/sanitize.sh
 fi
+selected packages && run_stage packages "The Debian packages (dpkg-buildpackage, lintian) and the release archive, installed and built against in clean Debian 12 and 11 roots" \
+    scripts/test-packages.sh
 [ $# -gt 0 ] || run_stage log-audit "Log audit: no secret the emulators issued in any log line of this run" \
     python3 scripts/log-audit.py "$PORTAL_AUTH_TEST_LOG_FILE" "$PORTAL_AUTH_TEST_SECRETS_FILE"
 

@@ -1,0 +1,50 @@
+# Debian roots for the test stages, sourced after scripts/stage.sh: debootstrap's, with the
+# packages a stage needs, kept between runs in PORTAL_AUTH_TEST_ROOTS (default
+# /var/cache/portal-auth/roots, outside any clone, so that CI's fresh clones reuse them), one
+# folder per suite and package list.
+#   debian_root SUITE PACKAGES...   sets root to the root's folder, made the first time
+#   in_root ROOT STATE SCRIPT       runs SCRIPT (bash -eux) as root inside ROOT; with STATE, on
+#                                   an overlay kept there, ROOT untouched
+roots=${PORTAL_AUTH_TEST_ROOTS:-/var/cache/portal-auth/roots}
+# A root of SUITE with PACKAGES (apt's choice of what they need, no recommends), made once
+# (under a lock: two runs at once make it once): sets root to its folder. (debootstrap's own
+# --include fails to configure gnome-keyring.)
+#   debian_root SUITE PACKAGES...
+debian_root() {
+    local suite=$1 key
+    shift
+    key=$(printf '%s\n' "$suite" "$@" | sha256sum | cut -c1-12)
+    root=$roots/$suite-$key
+    mkdir -p "$roots"
+    exec {root_lock}> "$root.lock"
+    flock "$root_lock"
+    if [ ! -f "$root/.ready" ]; then
+        rm -rf "$root"
+        { debootstrap --variant=minbase "$suite" "$root" http://deb.debian.org/debian \
+            && in_root "$root" "" "apt-get install -y -q --no-install-recommends $* && apt-get clean"; } \
+            > "$work/debootstrap-$suite.log" 2>&1 || { tail -n 20 "$work/debootstrap-$suite.log"; fail "a $suite root with $*"; }
+        touch "$root/.ready"
+    fi
+    exec {root_lock}>&-
+}
+# Runs SCRIPT as root inside ROOT with the system's /dev and /proc, the machine's network
+# (loopback reaches the emulator) and its name servers, for apt. With STATE, on an overlay
+# kept there, so that one test's steps see each other's changes and ROOT stays as it was.
+#   in_root ROOT STATE SCRIPT
+in_root() {
+    local merged=$1
+    if [ -n "$2" ]; then
+        mkdir -p "$2/upper" "$2/work" "$2/merged"
+        merged=$2/merged
+    fi
+    unshare --mount --propagation private bash -euc '
+        root=$1 state=$2 merged=$3
+        [ -z "$state" ] || mount -t overlay overlay -o "lowerdir=$root,upperdir=$state/upper,workdir=$state/work" "$merged"
+        mount --rbind /dev "$merged/dev"
+        mount -t proc proc "$merged/proc"
+        [ -e "$merged/etc/resolv.conf" ] || touch "$merged/etc/resolv.conf"
+        mount --bind /etc/resolv.conf "$merged/etc/resolv.conf"
+        exec chroot "$merged" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+            DEBIAN_FRONTEND=noninteractive PORTAL_AUTH_TEST_API_HOST="${PORTAL_AUTH_TEST_API_HOST:-}" bash -euxc "$4"' \
+        in_root "$1" "$2" "$merged" "$3"
+}

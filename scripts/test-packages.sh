@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The Debian packages of debian/, as a user of Debian gets them: built with
+# dpkg-buildpackage -b (scripts/build-debs.sh), checked by lintian --pedantic (an error or a
+# warning that no override justifies fails), then installed with apt into clean Debian 12
+# and Debian 11 roots with no Swift toolchain. Debian 12 gets every package: a C program
+# builds there with pkg-config and with CMake's find_package, a C++ one with
+# PortalAuth::PortalAuthCpp, the Qt sample with find_package(PortalAuthQt), PyGObject reads
+# the introspection data, and Python (the system's library, by its soname) signs a user in
+# against the Portal emulator in a private keyring. Debian 11 (glibc 2.31, the library's
+# floor) gets the packages its archive can carry (no Qt 6, GLib 2.66, Python 3.9): the C
+# library and its development files, built against with pkg-config and CMake. Each root
+# then purges every package and is searched for anything left.
+# The roots come from debootstrap with the packages the checks need, kept between runs
+# (scripts/debian-roots.sh); each run works on an overlay of its own and leaves them as they
+# were.
+# Ends with a count line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/stage.sh packages
+version=$(dpkg-parsechangelog -S Version)
+arch=$(dpkg --print-architecture)
+
+# Built, and the packages debian/control names, each with the -dbgsym of its libraries.
+scripts/build-debs.sh "$work/debs" > /dev/null || fail "dpkg-buildpackage -b"
+mapfile -t named < <(sed -n 's/^Package: //p' debian/control)
+for package in "${named[@]}" libportalauth0-dbgsym libportal-auth-glib0-dbgsym libportal-auth-qt6-0-dbgsym; do
+    compgen -G "$work/debs/${package}_${version}_*.deb" > /dev/null || fail "dpkg-buildpackage made no $package"
+done
+pass "dpkg-buildpackage -b makes ${#named[@]} packages and the -dbgsym of each library"
+debug=$(dpkg-deb --contents "$work/debs/libportalauth0-dbgsym_${version}_$arch.deb")
+grep -q '/usr/lib/debug/.build-id/.*\.debug$' <<< "$debug" || fail "libportalauth0-dbgsym carries no debug information"
+depends=$(dpkg-deb -f "$work/debs/libportalauth0_${version}_$arch.deb" Depends)
+glibc_floor
+grep -q "libc6 (>= $floor)" <<< "$depends" || fail "libportalauth0 does not depend on libc6 (>= $floor), the library's floor: $depends"
+grep -q "libcurl4 (>= " <<< "$depends" || fail "libportalauth0 does not depend on libcurl4, which it opens: $depends"
+pass "libportalauth0 depends on libc6 (>= $floor) and on the libraries it opens, and its -dbgsym has its debug information"
+
+lintian --pedantic --info --fail-on error,warning --tag-display-limit 0 "$work"/debs/*.changes > "$work/lintian.log" 2>&1 \
+    || { cat "$work/lintian.log"; fail "lintian --pedantic finds errors or warnings"; }
+pass "lintian --pedantic: no error or warning ($(grep -c '^[IP]:' "$work/lintian.log" || true) informational tags)"
+
+source scripts/debian-roots.sh
+
+# What the root's overlay holds beyond apt's and dpkg's own records, logs and caches, and the
+# test's folder: anything a purge left behind.
+left_behind() {
+    (cd "$1/upper" && find . -mindepth 1 \( -type f -o -type l \) \
+        ! -path './var/lib/dpkg/*' ! -path './var/lib/apt/*' ! -path './var/cache/*' ! -path './var/log/*' \
+        ! -path './etc/ld.so.cache' ! -path './root/*' ! -path './tmp/*' ! -path './etc/resolv.conf' | sort)
+}
+
+source scripts/emulator.sh
+start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
+trap 'stop_emulator; rm -rf "$work"' EXIT
+
+# Installs the packages named (from the build), runs the checks, purges them, and looks for
+# anything left.
+#   check_root LABEL ROOT CHECKS PACKAGES...
+check_root() {
+    local label=$1 root=$2 checks=$3 state=$work/state-$1
+    shift 3
+    local debs=() package
+    for package in "$@"; do debs+=("/root/debs/$(basename "$work"/debs/"${package}_${version}"_*.deb)"); done
+    mkdir -p "$state/upper/root/debs" "$state/upper/root/src"
+    cp "$work"/debs/*.deb "$state/upper/root/debs/"
+    cp -r "$work/src/." "$state/upper/root/src/"
+    in_root "$root" "$state" "apt-get install -y ${debs[*]}" > "$work/$label-install.log" 2>&1 \
+        || { tail -n 30 "$work/$label-install.log"; fail "$label: apt-get install of the packages"; }
+    [ -z "$(find "$root"/usr/bin "$root"/opt -name 'swift*' -print -quit 2>/dev/null)" ] || fail "$label: the root has a Swift toolchain"
+    pass "$label (no Swift toolchain): apt installs ${*}"
+    in_root "$root" "$state" "cd /root/src"$'\n'"$checks" > "$work/$label-checks.log" 2>&1 \
+        || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs built against the packages"; }
+    grep '^checked: ' "$work/$label-checks.log" | while IFS= read -r line; do echo "ok: $label: ${line#checked: }"; done
+    passed=$((passed + $(grep -c '^checked: ' "$work/$label-checks.log")))
+    in_root "$root" "$state" "rm -rf /root/debs /root/src /root/build && apt-get purge -y --autoremove $*" \
+        > "$work/$label-purge.log" 2>&1 || { tail -n 30 "$work/$label-purge.log"; fail "$label: apt-get purge"; }
+    local left
+    left=$(left_behind "$state")
+    [ -z "$left" ] || fail "$label: the purge left files behind: $left"
+    pass "$label: apt purges them all, and nothing of theirs is left"
+}
+
+# Unpacks the release archive in a fresh overlay of ROOT, where no package of ours is
+# installed, and builds against it.
+#   check_archive LABEL ROOT
+check_archive() {
+    local state=$work/archive-$1
+    mkdir -p "$state/upper/root/src"
+    cp -r "$work/src/." "$state/upper/root/src/"
+    in_root "$2" "$state" "test ! -e /usr/include/portal_auth.h"$'\n'"cd /root/src"$'\n'"$archive_checks" > "$work/$1-archive.log" 2>&1 \
+        || { tail -n 40 "$work/$1-archive.log"; fail "$1: the programs built against the release archive"; }
+    grep '^checked: ' "$work/$1-archive.log" | while IFS= read -r line; do echo "ok: $1, the release archive: ${line#checked: }"; done
+    passed=$((passed + $(grep -c '^checked: ' "$work/$1-archive.log")))
+}
+
+# What the checks build, as a user copies it: the README's C and C++ quick starts and
+# portal-auth-glib's README program as written, the consumer projects, the Qt sample, the Rust
+# crates, the Python sign-in, and the release archive.
+mkdir -p "$work/src/rust"
+scripts/readme-block.sh README.md C c > "$work/src/app.c" || fail "README.md's C quick start"
+scripts/readme-block.sh README.md C++ cpp > "$work/src/app.cpp" || fail "README.md's C++ quick start"
+scripts/readme-block.sh bindings/glib/README.md - c > "$work/src/glib-app.c" || fail "bindings/glib/README.md's C program"
+cp -r Tests/consumers bindings/cpp/tests/consumer bindings/qt/examples bindings/python/tests/installed_sign_in.py \
+    scripts/private-keyring.sh "$work/src/"
+cp "$work/src/app.cpp" "$work/src/consumers/quick-start-cpp/"
+(cd bindings/rust && git ls-files -co --exclude-standard | grep -v '^target/' | tar -T - -cf -) | tar -xf - -C "$work/src/rust"
+archive=$(scripts/dist.sh 2> "$work/dist.log") || { cat "$work/dist.log"; fail "make dist"; }
+cp "$archive" "$work/src/"
+(cd "$(dirname "$archive")" && sha256sum --check --quiet "$archive.sha256") || fail "the archive's SHA-256 does not match"
+pass "make dist makes $(basename "$archive") and its SHA-256"
+
+# The checks, as shell run in the root's /root/src, one command a line (so that set -e stops
+# at the first that fails): each prints "checked: WHAT" once it held. The C quick start waits
+# for a browser, so it is built; the consumer programs run.
+c_checks=$(cat <<CHECKS
+mkdir -p /root/build
+cc app.c \$(pkg-config --cflags --libs portal-auth) -o /root/build/quick-start-c
+echo "checked: README.md's C quick start builds with its cc … \\\$(pkg-config --cflags --libs portal-auth)"
+cmake -S consumers/quick-start-cpp -B /root/build/quick-start-cpp > /dev/null
+cmake --build /root/build/quick-start-cpp > /dev/null
+echo "checked: README.md's C++ quick start builds with CMake's find_package(PortalAuth) and PortalAuth::PortalAuthCpp"
+make -s -C consumers/pkg-config OUT=/root/build/pkg-config
+[ "\$(/root/build/pkg-config)" = "consumer: $version" ]
+echo "checked: a C program built with pkg-config runs"
+cmake -S consumers/cmake -B /root/build/cmake > /dev/null
+cmake --build /root/build/cmake > /dev/null
+[ "\$(/root/build/cmake/consumer)" = "consumer: $version" ]
+echo "checked: a C program built with CMake's find_package(PortalAuth) runs"
+CHECKS
+)
+desktop_checks=$c_checks$'\n'$(cat <<CHECKS
+c++ -std=c++17 app.cpp \$(pkg-config --cflags --libs portal-auth) -o /root/build/quick-start-cpp-pkg-config
+echo "checked: README.md's C++ quick start builds with its c++ -std=c++17 … \\\$(pkg-config --cflags --libs portal-auth)"
+cc glib-app.c \$(pkg-config --cflags --libs portal-auth-glib) -o /root/build/glib-app
+echo "checked: bindings/glib/README.md's C program builds with its cc … \\\$(pkg-config --cflags --libs portal-auth-glib)"
+python3 -c 'import gi; gi.require_version("PortalAuth", "0"); from gi.repository import PortalAuth; print(PortalAuth.Client.new("env", "myapp://auth/callback").props.redirect_url)' > /root/gi.out
+grep -qx "myapp://auth/callback" /root/gi.out
+echo "checked: PyGObject reads PortalAuth-0 and makes a client"
+cmake -S examples -B /root/build/qt > /dev/null
+cmake --build /root/build/qt > /dev/null
+[ -x /root/build/qt/portal-auth-qt-sample ]
+echo "checked: the Qt sample builds with find_package(PortalAuthQt)"
+(cd rust && CARGO_TARGET_DIR=/root/build/rust cargo build --offline --quiet -p portal-auth-dependent)
+/root/build/rust/debug/portal-auth-dependent --api-host "\$PORTAL_AUTH_TEST_API_HOST" --environment env-demo > /root/rust.out
+grep -qx "methods: \\[EmailMagicLink, Google, Apple\\]" /root/rust.out
+echo "checked: a Rust program on the crates builds with Debian's cargo through pkg-config, and asks the emulator"
+./private-keyring.sh run python3 installed_sign_in.py "\$PORTAL_AUTH_TEST_API_HOST" > /root/sign-in.out
+cat /root/sign-in.out
+grep -qx "portal_auth $version from libportalauth.so.0" /root/sign-in.out
+grep -q "^signed in as eu_.*, restored from the keyring\\$" /root/sign-in.out
+echo "checked: Python signs a user in through the system's library, by its soname, in a private keyring"
+CHECKS
+)
+# The archive unpacked into a folder of its own, found with nothing but PKG_CONFIG_PATH and
+# CMAKE_PREFIX_PATH.
+archive_checks=$(cat <<CHECKS
+folder=\$(mktemp -d /root/unpacked.XXXXXX)
+tar -xJf $(basename "$archive") -C "\$folder" --strip-components=1
+export PKG_CONFIG_PATH=\$folder/lib/pkgconfig CMAKE_PREFIX_PATH=\$folder
+$c_checks
+CHECKS
+)
+
+debian_root bookworm ca-certificates xz-utils gcc g++ libc6-dev make pkg-config cmake cargo librust-tokio-dev \
+    libcurl4 libsecret-1-0 libqrencode4 libpng16-16 libglib2.0-dev gir1.2-glib-2.0 python3 python3-gi \
+    qt6-base-dev dbus-daemon dbus-bin gnome-keyring libglib2.0-bin
+bookworm=$root
+check_root debian-12 "$bookworm" "$desktop_checks" "${named[@]}"
+check_archive debian-12 "$bookworm"
+
+debian_root bullseye ca-certificates xz-utils gcc g++ libc6-dev make pkg-config cmake libcurl4 libsecret-1-0
+bullseye=$root
+check_root debian-11 "$bullseye" "$c_checks" libportalauth0 libportalauth-dev
+check_archive debian-11 "$bullseye"
+finish

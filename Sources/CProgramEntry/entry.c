@@ -4,10 +4,13 @@
  * "fork()"). This target is linked into the library alone (PortalAuthC), never into a
  * program the core is part of: it gives the library its PT_INTERP and its entry point (the
  * linker's -e, in Package.swift), which does what a program's _start does: hands the C
- * library the stack it was started with, which then runs the library's initialisers (the
- * Swift runtime's among them) and pa_program_main. Loaded as a library, none of this runs. */
+ * library the stack it was started with and an initialiser (program_init), which runs the
+ * library's own (the Swift runtime's among them), then pa_program_main. Loaded as a library,
+ * none of this runs. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "program_entry.h"
 
+#include <link.h>
 #include <unistd.h>
 
 #define PA_HIDDEN __attribute__((visibility("hidden")))
@@ -19,19 +22,57 @@ const char pa_interpreter[] __attribute__((section(".interp"), used)) = PA_PROGR
 /* The program's main (Sources/PortalAuthCore/Storage/KeyringHelper.swift). */
 extern int pa_program_main(int argc, char **argv);
 
-extern int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
-                             void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+extern int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
+                             void (*init)(int, char **, char **), void (*fini)(void), void (*rtld_fini)(void),
+                             void *stack_end);
 
 static int program_main(int argc, char **argv, char **environment) {
     (void)environment;
     return pa_program_main(argc, argv);
 }
 
-/* From pa_program_start: `stack` as the kernel and loader left it (argc, then argv). With init
-   NULL, glibc 2.34 and later run the program's initialisers (the library's own) themselves;
-   an older glibc would not, so the helper needs 2.34 (Debian 12 has 2.36). */
+struct program_arguments {
+    int argc;
+    char **argv;
+    char **environment;
+};
+
+/* Runs the initialisers of the first object dl_iterate_phdr reports, the program (this
+   library): DT_INIT, then DT_INIT_ARRAY, as the loader left them (relocated). */
+static int run_program_initialisers(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    const struct program_arguments *arguments = data;
+    const ElfW(Dyn) *dynamic = NULL;
+    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++)
+        if (info->dlpi_phdr[index].p_type == PT_DYNAMIC)
+            dynamic = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[index].p_vaddr);
+    ElfW(Addr) init = 0, array = 0;
+    size_t array_size = 0;
+    for (; dynamic != NULL && dynamic->d_tag != DT_NULL; dynamic++) {
+        if (dynamic->d_tag == DT_INIT) init = info->dlpi_addr + dynamic->d_un.d_ptr;
+        if (dynamic->d_tag == DT_INIT_ARRAY) array = info->dlpi_addr + dynamic->d_un.d_ptr;
+        if (dynamic->d_tag == DT_INIT_ARRAYSZ) array_size = dynamic->d_un.d_val;
+    }
+    if (init != 0) ((void (*)(void))init)();
+    void (**initialisers)(int, char **, char **) = (void (**)(int, char **, char **))array;
+    for (size_t index = 0; array != 0 && index < array_size / sizeof *initialisers; index++)
+        initialisers[index](arguments->argc, arguments->argv, arguments->environment);
+    return 1; /* the program only */
+}
+
+/* The program's init for __libc_start_main. Before glibc 2.34 a program passed its own (crt1's
+   __libc_csu_init) and the C library ran no initialiser of the program without one; from 2.34
+   on, with init NULL, the C library runs them itself, and with an init it calls that instead.
+   Passing this one runs the library's initialisers (the Swift runtime's among them) once on
+   every glibc from the library's floor on. */
+static void program_init(int argc, char **argv, char **environment) {
+    struct program_arguments arguments = {argc, argv, environment};
+    dl_iterate_phdr(run_program_initialisers, &arguments);
+}
+
+/* From pa_program_start: `stack` as the kernel and loader left it (argc, then argv). */
 PA_HIDDEN __attribute__((noreturn, used)) void pa_program_begin(long *stack, void (*loader_fini)(void)) {
-    __libc_start_main(program_main, (int)stack[0], (char **)(stack + 1), NULL, NULL, loader_fini, stack);
+    __libc_start_main(program_main, (int)stack[0], (char **)(stack + 1), program_init, NULL, loader_fini, stack);
     _exit(127);
 }
 

@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 TIERS := swift python c rust cpp glib qt providers docs hardening packages
 TIER_TARGETS := $(addprefix test-,$(TIERS))
 
-.PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install dist docs clean fuzz \
+.PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install dist deb docs clean fuzz \
 	sanitize bench
 
 all: build
@@ -64,6 +64,11 @@ install:
 # the install tree, relocatable (unpack it anywhere). README.md, "Install".
 dist:
 	scripts/dist.sh
+
+# The Debian packages of debian/, built with dpkg-buildpackage -b into .build/debian/
+# (docs/packaging.md).
+deb:
+	scripts/build-debs.sh .build/debian
 
 # What swiftc declares for the @c exports (.build/portal_auth.generated.h), compared with
 # the hand-written include/portal_auth.h.

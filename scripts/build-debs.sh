@@ -6,7 +6,7 @@
 #   scripts/build-debs.sh OUT
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/build-debs.sh OUT}
+out=$(realpath -m "${1:?usage: scripts/build-debs.sh OUT}")
 version=$(dpkg-parsechangelog -S Version)
 source=$out/portal-auth-$version
 rm -rf "$source"

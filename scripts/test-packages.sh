@@ -104,6 +104,21 @@ cp -r Tests/consumers bindings/cpp/tests/consumer bindings/qt/examples bindings/
     scripts/private-keyring.sh "$work/src/"
 cp "$work/src/app.cpp" "$work/src/consumers/quick-start-cpp/"
 (cd bindings/rust && git ls-files -co --exclude-standard | grep -v '^target/' | tar -T - -cf -) | tar -xf - -C "$work/src/rust"
+# In one private keyring: Python signs in, then the C++ and GLib quick starts restore the
+# session it stored (no application id: every program of the environment shares it). The
+# GLib program runs until killed: its first line is read through a pipe, no waiting.
+cat > "$work/src/restore-quick-starts.sh" <<'RESTORE'
+python3 installed_sign_in.py "$1" env-quick-start > /root/sign-in.out
+cat /root/sign-in.out
+user=$(sed -n 's/^signed in as \(eu_[^,]*\), restored from the keyring$/\1/p' /root/sign-in.out)
+[ -n "$user" ]
+[ "$(/root/build/quick-start-cpp-filled)" = "Signed in as $user" ]
+mkfifo /root/glib.fifo
+timeout 60 /root/build/glib-app-filled > /root/glib.fifo &
+first=$(head -n 1 /root/glib.fifo)
+kill "$!" || true
+[ "$first" = "$user" ]
+RESTORE
 archive=$(scripts/dist.sh 2> "$work/dist.log") || { cat "$work/dist.log"; fail "make dist"; }
 cp "$archive" "$work/src/"
 (cd "$(dirname "$archive")" && sha256sum --check --quiet "$archive.sha256") || fail "the archive's SHA-256 does not match"
@@ -144,11 +159,16 @@ echo "checked: the Qt sample builds with find_package(PortalAuthQt)"
 /root/build/rust/debug/portal-auth-dependent --api-host "\$PORTAL_AUTH_TEST_API_HOST" --environment env-demo > /root/rust.out
 grep -qx "methods: \\[EmailMagicLink, Google, Apple\\]" /root/rust.out
 echo "checked: a Rust program on the crates builds with Debian's cargo through pkg-config, and asks the emulator"
-./private-keyring.sh run python3 installed_sign_in.py "\$PORTAL_AUTH_TEST_API_HOST" > /root/sign-in.out
-cat /root/sign-in.out
+sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' app.cpp > /root/build/filled.cpp
+c++ -std=c++17 /root/build/filled.cpp \$(pkg-config --cflags --libs portal-auth) -o /root/build/quick-start-cpp-filled
+sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' glib-app.c > /root/build/filled-glib.c
+cc /root/build/filled-glib.c \$(pkg-config --cflags --libs portal-auth-glib) -o /root/build/glib-app-filled
+./private-keyring.sh run bash -eux restore-quick-starts.sh "\$PORTAL_AUTH_TEST_API_HOST"
 grep -qx "portal_auth $version from libportalauth.so.0" /root/sign-in.out
 grep -q "^signed in as eu_.*, restored from the keyring\\$" /root/sign-in.out
 echo "checked: Python signs a user in through the system's library, by its soname, in a private keyring"
+echo "checked: README.md's C++ quick start (its environment filled in) restores that session from the keyring"
+echo "checked: bindings/glib/README.md's program (its environment filled in) restores it too"
 CHECKS
 )
 # The archive unpacked into a folder of its own, found with nothing but PKG_CONFIG_PATH and

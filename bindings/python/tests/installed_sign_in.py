@@ -3,7 +3,10 @@ scripts/test-wheel.sh: magic link, TOTP enrollment with the code of the emulator
 authenticator, the session persisted in the keyring and restored by a second client. Prints
 where the library was loaded from and who signed in.
 
-    python installed_sign_in.py API_HOST"""
+    python installed_sign_in.py API_HOST [ENVIRONMENT]
+
+ENVIRONMENT names the emulator environment it makes (default: one of this process's own),
+for a program of another language to restore the session from the keyring after it."""
 
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ def main() -> int:
         handler.setFormatter(logging.Formatter("python\t%(levelname)s\t%(message)s"))
         logging.getLogger("portal_auth").addHandler(handler)
         logging.getLogger("portal_auth").setLevel(logging.DEBUG)
-    environment = f"env-wheel-{os.getpid()}"
+    environment = sys.argv[2] if len(sys.argv) > 2 else f"env-wheel-{os.getpid()}"
     control(api_host, "POST", "environments", {
         "id": environment, "allowedMethods": ["EMAIL_MAGIC_LINK"], "redirectUrls": [REDIRECT],
         "totpRequired": True, "accountAbstraction": False, "autoCreateWallet": True,

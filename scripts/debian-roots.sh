@@ -3,8 +3,8 @@
 # /var/cache/portal-auth/roots, outside any clone, so that CI's fresh clones reuse them), one
 # folder per suite and package list.
 #   debian_root SUITE PACKAGES...   sets root to the root's folder, made the first time
-#   in_root ROOT STATE SCRIPT       runs SCRIPT (bash -eux) as root inside ROOT; with STATE, on
-#                                   an overlay kept there, ROOT untouched
+#   in_root ROOT STATE SCRIPT [--private-network]   runs SCRIPT (bash -eux) as root inside
+#                                   ROOT; with STATE, on an overlay kept there, ROOT untouched
 roots=${PORTAL_AUTH_TEST_ROOTS:-/var/cache/portal-auth/roots}
 # A root of SUITE with PACKAGES (apt's choice of what they need, no recommends), made once
 # (under a lock: two runs at once make it once): sets root to its folder. (debootstrap's own
@@ -30,15 +30,19 @@ debian_root() {
 # Runs SCRIPT as root inside ROOT with the system's /dev and /proc, the machine's network
 # (loopback reaches the emulator) and its name servers, for apt. With STATE, on an overlay
 # kept there, so that one test's steps see each other's changes and ROOT stays as it was.
-#   in_root ROOT STATE SCRIPT
+# With --private-network, in a network namespace of its own whose loopback is up: a program
+# there may take a fixed port, and reaches nothing outside.
+#   in_root ROOT STATE SCRIPT [--private-network]
 in_root() {
-    local merged=$1
+    local merged=$1 network=()
     if [ -n "$2" ]; then
         mkdir -p "$2/upper" "$2/work" "$2/merged"
         merged=$2/merged
     fi
-    unshare --mount --propagation private bash -euc '
+    [ "${4:-}" != --private-network ] || network=(--net)
+    unshare --mount --propagation private "${network[@]}" bash -euc '
         root=$1 state=$2 merged=$3
+        [ -z "$5" ] || ip link set lo up
         [ -z "$state" ] || mount -t overlay overlay -o "lowerdir=$root,upperdir=$state/upper,workdir=$state/work" "$merged"
         mount --rbind /dev "$merged/dev"
         mount -t proc proc "$merged/proc"
@@ -46,5 +50,5 @@ in_root() {
         mount --bind /etc/resolv.conf "$merged/etc/resolv.conf"
         exec chroot "$merged" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
             DEBIAN_FRONTEND=noninteractive PORTAL_AUTH_TEST_API_HOST="${PORTAL_AUTH_TEST_API_HOST:-}" bash -euxc "$4"' \
-        in_root "$1" "$2" "$merged" "$3"
+        in_root "$1" "$2" "$merged" "$3" "${network[*]}"
 }

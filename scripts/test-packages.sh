@@ -53,12 +53,12 @@ source scripts/emulator.sh
 start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
 
-# Installs the packages named (from the build), runs the checks, purges them, and looks for
-# anything left.
-#   check_root LABEL ROOT CHECKS PACKAGES...
+# Installs the packages named (from the build), runs the checks (and NETWORK_CHECKS, when
+# not empty, in a network of its own), purges them, and looks for anything left.
+#   check_root LABEL ROOT CHECKS NETWORK_CHECKS PACKAGES...
 check_root() {
-    local label=$1 root=$2 checks=$3 state=$work/state-$1
-    shift 3
+    local label=$1 root=$2 checks=$3 network_checks=$4 state=$work/state-$1
+    shift 4
     local debs=() package
     for package in "$@"; do debs+=("/root/debs/$(basename "$work"/debs/"${package}_${version}"_*.deb)"); done
     mkdir -p "$state/upper/root/debs" "$state/upper/root/src"
@@ -70,6 +70,10 @@ check_root() {
     pass "$label (no Swift toolchain): apt installs ${*}"
     in_root "$root" "$state" "cd /root/src"$'\n'"$checks" > "$work/$label-checks.log" 2>&1 \
         || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs built against the packages"; }
+    if [ -n "$network_checks" ]; then
+        in_root "$root" "$state" "cd /root/src"$'\n'"$network_checks" --private-network >> "$work/$label-checks.log" 2>&1 \
+            || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs run in a network of their own"; }
+    fi
     grep '^checked: ' "$work/$label-checks.log" | while IFS= read -r line; do echo "ok: $label: ${line#checked: }"; done
     passed=$((passed + $(grep -c '^checked: ' "$work/$label-checks.log")))
     in_root "$root" "$state" "rm -rf /root/debs /root/src /root/build && apt-get purge -y --autoremove $*" \
@@ -119,6 +123,48 @@ first=$(head -n 1 /root/glib.fifo)
 kill "$!" || true
 [ "$first" = "$user" ]
 RESTORE
+# In a network of its own (the quick starts take the fixed port 8765 of their redirect URL),
+# against the emulator the portal-auth-emulator package installed there: README.md's C quick
+# start gets the email's link, and bindings/qt/README.md's program signs in with Google
+# under Xvfb, through QDesktopServices and xdg-open to the browser $BROWSER names (a curl
+# that follows the emulator's redirects), each with its environment and API host filled in.
+scripts/readme-block.sh bindings/qt/README.md - cpp > "$work/src/qt-app.cpp" || fail "bindings/qt/README.md's program"
+printf '#!/bin/sh\nexec curl -sS -L -o /dev/null "$1"\n' > "$work/src/open-url"
+chmod +x "$work/src/open-url"
+printf 'cmake_minimum_required(VERSION 3.19)\nproject(qt_app LANGUAGES CXX)\nfind_package(PortalAuthQt 0.1 REQUIRED)\nadd_executable(qt-app qt-app.cpp)\ntarget_link_libraries(qt-app PRIVATE PortalAuthQt::PortalAuthQt)\n' \
+    > "$work/src/qt-app.cmake"
+cat > "$work/src/sign-in-quick-starts.sh" <<'SIGNIN'
+mkdir -p /root/build/qt-app
+sed -e 's/YOUR_AUTH_ENVIRONMENT_ID/env-c/' -e 's|^#include <stdio.h>$|#include <stdio.h>\n#include <stdlib.h>|' \
+    -e 's|^\( *\)options.redirect_url = |\1options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");\n&|' app.c > /root/build/filled.c
+grep -q 'options.api_host = getenv' /root/build/filled.c
+cc /root/build/filled.c $(pkg-config --cflags --libs portal-auth) -o /root/build/quick-start-c-filled
+sed -e 's/YOUR_AUTH_ENVIRONMENT_ID/env-qt/' \
+    -e 's|^\( *\)options.redirectUrl = |\1options.apiHost = qEnvironmentVariable("PORTAL_AUTH_TEST_API_HOST");\n&|' qt-app.cpp > /root/build/qt-app/qt-app.cpp
+grep -q 'options.apiHost = qEnvironmentVariable' /root/build/qt-app/qt-app.cpp
+cp qt-app.cmake /root/build/qt-app/CMakeLists.txt
+cmake -S /root/build/qt-app -B /root/build/qt-app/build > /dev/null
+cmake --build /root/build/qt-app/build > /dev/null
+mkfifo /root/emulator.out
+portal-auth-emulator --port 0 > /root/emulator.out 2> /root/emulator.log &
+exec 3< /root/emulator.out
+read -r line <&3
+export PORTAL_AUTH_TEST_API_HOST=${line##* }
+for environment in env-c:EMAIL_MAGIC_LINK env-qt:GOOGLE; do
+    curl -sS --fail -X POST -H 'content-type: application/json' "$PORTAL_AUTH_TEST_API_HOST/_emulator/environments" -d \
+        "{\"id\": \"${environment%%:*}\", \"allowedMethods\": [\"${environment#*:}\"], \"redirectUrls\": [\"http://127.0.0.1:8765/callback\"], \"totpRequired\": false, \"accountAbstraction\": false, \"autoCreateWallet\": true}"
+done
+/root/build/quick-start-c-filled > /root/quick-start-c.out &
+curl -sS --fail "$PORTAL_AUTH_TEST_API_HOST/_emulator/outbox?email=ada%40example.com&count=1&timeout=60" > /root/outbox.json
+link=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["messages"][-1]["link"])' < /root/outbox.json)
+curl -sS --fail -o /dev/null "$link"
+wait "$!"
+cat /root/quick-start-c.out
+grep -qx 'Signed in as eu_.*' /root/quick-start-c.out
+BROWSER=/root/src/open-url timeout 60 xvfb-run -a /root/build/qt-app/build/qt-app > /root/qt-app.out
+cat /root/qt-app.out
+grep -qx 'Signed in as eu_.*\.' /root/qt-app.out
+SIGNIN
 archive=$(scripts/dist.sh 2> "$work/dist.log") || { cat "$work/dist.log"; fail "make dist"; }
 cp "$archive" "$work/src/"
 (cd "$(dirname "$archive")" && sha256sum --check --quiet "$archive.sha256") || fail "the archive's SHA-256 does not match"
@@ -171,6 +217,13 @@ echo "checked: README.md's C++ quick start (its environment filled in) restores 
 echo "checked: bindings/glib/README.md's program (its environment filled in) restores it too"
 CHECKS
 )
+# Run apart, in a network of its own.
+network_checks=$(cat <<CHECKS
+./private-keyring.sh run bash -eux sign-in-quick-starts.sh
+echo "checked: README.md's C quick start (its environment and API host filled in) signs in with the email's link, against the packaged emulator"
+echo "checked: bindings/qt/README.md's program (the same) signs in with Google under Xvfb, through QDesktopServices, xdg-open and \\\$BROWSER"
+CHECKS
+)
 # The archive unpacked into a folder of its own, found with nothing but PKG_CONFIG_PATH and
 # CMAKE_PREFIX_PATH.
 archive_checks=$(cat <<CHECKS
@@ -181,15 +234,15 @@ $c_checks
 CHECKS
 )
 
-debian_root bookworm ca-certificates xz-utils gcc g++ libc6-dev make pkg-config cmake cargo librust-tokio-dev \
+debian_root bookworm ca-certificates xz-utils curl gcc g++ libc6-dev make pkg-config cmake cargo librust-tokio-dev \
     libcurl4 libsecret-1-0 libqrencode4 libpng16-16 libglib2.0-dev gir1.2-glib-2.0 python3 python3-gi \
-    qt6-base-dev dbus-daemon dbus-bin gnome-keyring libglib2.0-bin
+    qt6-base-dev qt6-qpa-plugins xvfb xauth xdg-utils dbus-daemon dbus-bin gnome-keyring libglib2.0-bin
 bookworm=$root
-check_root debian-12 "$bookworm" "$desktop_checks" "${named[@]}"
+check_root debian-12 "$bookworm" "$desktop_checks" "$network_checks" "${named[@]}"
 check_archive debian-12 "$bookworm"
 
 debian_root bullseye ca-certificates xz-utils gcc g++ libc6-dev make pkg-config cmake libcurl4 libsecret-1-0
 bullseye=$root
-check_root debian-11 "$bullseye" "$c_checks" libportalauth0 libportalauth-dev
+check_root debian-11 "$bullseye" "$c_checks" "" libportalauth0 libportalauth-dev
 check_archive debian-11 "$bullseye"
 finish

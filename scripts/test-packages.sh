@@ -2,14 +2,18 @@
 # The Debian packages of debian/, as a user of Debian gets them: built with
 # dpkg-buildpackage -b (scripts/build-debs.sh), checked by lintian --pedantic (an error or a
 # warning that no override justifies fails), then installed with apt into clean Debian 12
-# and Debian 11 roots with no Swift toolchain. Debian 12 gets every package: a C program
-# builds there with pkg-config and with CMake's find_package, a C++ one with
-# PortalAuth::PortalAuthCpp, the Qt sample with find_package(PortalAuthQt), PyGObject reads
-# the introspection data, and Python (the system's library, by its soname) signs a user in
-# against the Portal emulator in a private keyring. Debian 11 (glibc 2.31, the library's
-# floor) gets the packages its archive can carry (no Qt 6, GLib 2.66, Python 3.9): the C
-# library and its development files, built against with pkg-config and CMake. Each root
-# then purges every package and is searched for anything left.
+# and Debian 11 roots with no Swift toolchain. Debian 12 gets every package: the README's C
+# and C++ quick starts and portal-auth-glib's README program build with the commands the
+# READMEs give, the consumer projects with pkg-config and CMake's find_package, the Qt
+# sample with find_package(PortalAuthQt); PyGObject reads the introspection data; a Rust
+# program built with Debian's cargo asks the emulator; Python (the system's library, by its
+# soname) signs a user in against the emulator in a private keyring, and the C++ and GLib
+# quick starts restore that session; in a network of their own, the C quick start and the
+# Qt README's program sign in against the packaged emulator. Debian 11 (glibc 2.31, the
+# library's floor) gets the packages its archive can carry (no Qt 6, GLib 2.66, Python
+# 3.9): the C library and its development files, built against with pkg-config and CMake.
+# Each root then purges every package and is searched for anything left; then the release
+# archive is unpacked into each and built against.
 # The roots come from debootstrap with the packages the checks need, kept between runs
 # (scripts/debian-roots.sh); each run works on an overlay of its own and leaves them as they
 # were.

@@ -31,7 +31,8 @@ debian_root() {
 # (loopback reaches the emulator) and its name servers, for apt. With STATE, on an overlay
 # kept there, so that one test's steps see each other's changes and ROOT stays as it was.
 # With --private-network, in a network namespace of its own whose loopback is up: a program
-# there may take a fixed port, and reaches nothing outside.
+# there may take a fixed port, and reaches nothing outside. The run's log audit files
+# (PORTAL_AUTH_TEST_LOG_FILE, PORTAL_AUTH_TEST_SECRETS_FILE) are reachable there, as here.
 #   in_root ROOT STATE SCRIPT [--private-network]
 in_root() {
     local merged=$1 network=()
@@ -48,7 +49,12 @@ in_root() {
         mount -t proc proc "$merged/proc"
         [ -e "$merged/etc/resolv.conf" ] || touch "$merged/etc/resolv.conf"
         mount --bind /etc/resolv.conf "$merged/etc/resolv.conf"
+        # The run log audit'"'"'s files (scripts/test.sh): the library'"'"'s lines, the secrets issued.
+        audit=${PORTAL_AUTH_TEST_LOG_FILE:+$(dirname "$PORTAL_AUTH_TEST_LOG_FILE")}
+        if [ -n "$audit" ]; then mkdir -p "$merged$audit" && mount --bind "$audit" "$merged$audit"; fi
         exec chroot "$merged" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-            DEBIAN_FRONTEND=noninteractive PORTAL_AUTH_TEST_API_HOST="${PORTAL_AUTH_TEST_API_HOST:-}" bash -euxc "$4"' \
+            DEBIAN_FRONTEND=noninteractive PORTAL_AUTH_TEST_API_HOST="${PORTAL_AUTH_TEST_API_HOST:-}" \
+            ${PORTAL_AUTH_TEST_LOG_FILE:+PORTAL_AUTH_TEST_LOG_FILE="$PORTAL_AUTH_TEST_LOG_FILE"} \
+            ${PORTAL_AUTH_TEST_SECRETS_FILE:+PORTAL_AUTH_TEST_SECRETS_FILE="$PORTAL_AUTH_TEST_SECRETS_FILE"} bash -euxc "$4"' \
         in_root "$1" "$2" "$merged" "$3" "${network[*]}"
 }

@@ -4,7 +4,7 @@
 # portal-auth-qt, their .pc files and CMake packages; include/; share/), which works from
 # wherever it is unpacked: every .pc file and CMake package finds its paths from its own
 # place, and the GLib and Qt libraries find libportalauth.so.0 beside them. The debug
-# information stays out; share/doc/portal-auth has the licences (the Swift runtime's among
+# information stays out (every library stripped); share/doc/portal-auth has the licences (the Swift runtime's among
 # them, as debian/copyright gives them). Reproducible (names sorted, owners and times fixed);
 # its SHA-256 beside it, in sha256sum's format. Prints the archive's path.
 #   scripts/dist.sh
@@ -18,6 +18,7 @@ trap 'rm -rf "$stage"' EXIT
 scripts/install.sh "$stage/$name" > /dev/null
 rm -rf "$stage/$name/lib/.debug"
 objcopy --remove-section=.gnu_debuglink "$stage/$name/lib/libportalauth.so.0".*.*
+strip --strip-unneeded "$stage/$name"/lib/libportal-auth-glib.so.0.*.* "$stage/$name"/lib/libportal-auth-qt6.so.0.*.*
 install -D -m 0644 LICENSE "$stage/$name/share/doc/portal-auth/LICENSE"
 install -D -m 0644 debian/copyright "$stage/$name/share/doc/portal-auth/copyright"
 mkdir -p "$out"

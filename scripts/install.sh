@@ -17,16 +17,20 @@
 # and portal-auth-qt (bindings/qt, with CMake, where Qt 6 is installed):
 #   LIBDIR/libportal-auth-qt6.so.0.*, include/PortalAuthQt/*.h, LIBDIR/pkgconfig/portal-auth-qt6.pc,
 #   LIBDIR/cmake/PortalAuthQt/*.cmake
-# Every .pc file and CMake package finds its paths from its own place, so the tree works
-# wherever it is moved to (make dist's archive is one), and from DESTDIR while staged.
-#   [DESTDIR=STAGE] [LIBDIR=lib] [KEEP_DEBUG=1] scripts/install.sh PREFIX
+# Every .pc file and CMake package finds its paths from its own place, and the GLib and Qt
+# libraries find libportalauth.so.0 through the run path $ORIGIN, so the tree works wherever
+# it is moved to (make dist's archive is one), and from DESTDIR while staged.
+#   [DESTDIR=STAGE] [LIBDIR=lib] [KEEP_DEBUG=1] [RELOCATABLE=no] scripts/install.sh PREFIX
 # DESTDIR: the files go to STAGE/PREFIX, for a package to be made of them. KEEP_DEBUG=1
 # installs the library unstripped, its debug information inside it, for a packager's own
-# split (dh_strip's -dbgsym packages). The build takes CFLAGS, CPPFLAGS, CXXFLAGS and LDFLAGS
-# from the environment (scripts/build-library.sh for the Swift library).
+# split (dh_strip's -dbgsym packages). RELOCATABLE=no, for a distribution's tree that never
+# moves: the .pc files name PREFIX itself (pkg-config then leaves out the system's folders),
+# and the GLib and Qt libraries have no run path (theirs is the loader's own). The build
+# takes CFLAGS, CPPFLAGS, CXXFLAGS and LDFLAGS from the environment
+# (scripts/build-library.sh for the Swift library).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-prefix=${1:?usage: [DESTDIR=STAGE] [LIBDIR=lib] [KEEP_DEBUG=1] scripts/install.sh PREFIX}
+prefix=${1:?usage: [DESTDIR=STAGE] [LIBDIR=lib] [KEEP_DEBUG=1] [RELOCATABLE=no] scripts/install.sh PREFIX}
 case $prefix in /*) ;; *) echo "install.sh: PREFIX must be an absolute path, not $prefix" >&2; exit 2 ;; esac
 prefix=${prefix%/}
 libdir=${LIBDIR:-lib}
@@ -34,6 +38,8 @@ libdir=${libdir#"$prefix/"}   # an absolute LIBDIR under PREFIX, as distribution
 case $libdir in /* | *..* | "") echo "install.sh: LIBDIR must be a folder under PREFIX, not ${LIBDIR:-}" >&2; exit 2 ;; esac
 libdir=${libdir%/}
 destdir=${DESTDIR:-}
+relocatable=true
+case ${RELOCATABLE:-yes} in yes) ;; no) relocatable=false ;; *) echo "install.sh: RELOCATABLE is yes or no, not $RELOCATABLE" >&2; exit 2 ;; esac
 library=$(scripts/build-library.sh)
 macro() { sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p" include/portal_auth.h; }
 version=$(macro PORTAL_AUTH_VERSION_STRING)
@@ -76,7 +82,9 @@ glib_build=$(mktemp -d)
 qt_build=$(mktemp -d)
 trap 'rm -rf "$glib_build" "$qt_build"' EXIT
 export PKG_CONFIG_PATH="$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-{ meson setup --prefix="$prefix" --libdir="$libdir" -Dpkgconfig.relocatable=true "$glib_build" bindings/glib \
+# Meson's debugoptimized: -O2 with debug information, which a packager's split takes.
+{ meson setup --prefix="$prefix" --libdir="$libdir" --buildtype=debugoptimized -Dpkgconfig.relocatable=true \
+      -Dorigin_rpath="$relocatable" "$glib_build" bindings/glib \
       && meson install -C "$glib_build" --destdir "$destdir"; } > "$glib_build.log" 2>&1 \
     || { cat "$glib_build.log" >&2; rm -f "$glib_build.log"; exit 1; }
 rm -f "$glib_build.log"
@@ -85,7 +93,7 @@ echo "Installed portal-auth-glib under $destdir$prefix (with its PortalAuth-0 in
 # portal-auth-qt, with CMake, where Qt 6 is installed (make deps installs it).
 if pkg-config --exists Qt6Core Qt6Gui; then
     { cmake -S bindings/qt -B "$qt_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$destdir$prefix" \
-          -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR="$libdir" \
+          -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR="$libdir" -DPORTAL_AUTH_QT_ORIGIN_RPATH="$relocatable" \
         && cmake --build "$qt_build" --parallel "$(nproc)" \
         && DESTDIR=$destdir cmake --install "$qt_build"; } > "$qt_build.log" 2>&1 \
         || { cat "$qt_build.log" >&2; rm -f "$qt_build.log"; exit 1; }
@@ -93,4 +101,10 @@ if pkg-config --exists Qt6Core Qt6Gui; then
     echo "Installed portal-auth-qt under $destdir$prefix (the PortalAuthQt CMake package, portal-auth-qt6.pc)" >&2
 else
     echo "Not installed: portal-auth-qt (no Qt 6: apt-get install qt6-base-dev)" >&2
+fi
+
+# A tree that never moves names its prefix: relocating .pc files were needed only while
+# portal-auth-glib and portal-auth-qt built against the staged library.
+if [ "$relocatable" = false ]; then
+    sed -i "s|^prefix=\${pcfiledir}/.*\$|prefix=$prefix|" "$lib"/pkgconfig/portal-auth*.pc
 fi

@@ -72,10 +72,7 @@ quick_start() {
         > "$work/quick-start.log" 2>&1 || { cat "$work/quick-start.log"; fail "$1's quick start"; }
     pass "$1's quick start works as written"
 }
-glibc_floor() {
-    floor=$(sed -n 's/^#define PORTAL_AUTH_GLIBC_FLOOR "\(.*\)"$/\1/p' Sources/CGlibcFloor/include/glibc_floor.h)
-    [ -n "$floor" ] || fail "PORTAL_AUTH_GLIBC_FLOOR not found in Sources/CGlibcFloor/include/glibc_floor.h"
-}
+glibc_floor() { floor=$(scripts/glibc-floor.sh) || fail "no glibc floor"; }
 jobs_at_once=${PORTAL_AUTH_TEST_JOBS:-$(nproc)}
 [[ $jobs_at_once =~ ^[1-9][0-9]*$ ]] || { echo "PORTAL_AUTH_TEST_JOBS is a count of jobs, 1 or more" >&2; exit 2; }
 declare -A job_pids=()

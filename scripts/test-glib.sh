@@ -67,8 +67,7 @@ introspected gjs gjs -m bindings/glib/tests/sign_in.js
 # The README's C block is a whole program (the root README's GLib quick start is an excerpt
 # of it): it builds with the README's command against the installed portal-auth-glib, with
 # warnings as errors, unused callback parameters aside.
-sed -n '/^```c$/,/^```$/{ /^```/d; p }' bindings/glib/README.md > "$work/app.c"
-[ -s "$work/app.c" ] || fail "bindings/glib/README.md has no C block"
+scripts/readme-block.sh bindings/glib/README.md - c > "$work/app.c" || fail "bindings/glib/README.md has no C block"
 grep -qxF 'cc app.c $(pkg-config --cflags --libs portal-auth-glib)' bindings/glib/README.md \
     || fail "bindings/glib/README.md no longer shows the command this stage builds its C block with"
 # shellcheck disable=SC2046 # the README's command, as written

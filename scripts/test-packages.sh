@@ -39,6 +39,18 @@ grep -q "libc6 (>= $floor)" <<< "$depends" || fail "libportalauth0 does not depe
 grep -q "libcurl4 (>= " <<< "$depends" || fail "libportalauth0 does not depend on libcurl4, which it opens: $depends"
 pass "libportalauth0 depends on libc6 (>= $floor) and on the libraries it opens, and its -dbgsym has its debug information"
 
+# A distribution's tree never moves: its .pc files name /usr (pkg-config then leaves the
+# system's folders out), and the GLib and Qt libraries have no run path.
+mkdir "$work/extracted"
+for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$work/extracted"; done
+for pc in "$work"/extracted/usr/lib/*/pkgconfig/*.pc; do
+    grep -qx 'prefix=/usr' "$pc" || fail "$(basename "$pc") does not name its prefix, /usr: $(grep '^prefix=' "$pc")"
+done
+for library in "$work"/extracted/usr/lib/*/libportal-auth-*.so.0; do
+    ! grep -q RUNPATH <<< "$(readelf -d "$library")" || fail "$(basename "$library") has a run path"
+done
+pass "the packages' .pc files name /usr, and the GLib and Qt libraries have no run path"
+
 lintian --pedantic --info --fail-on error,warning --tag-display-limit 0 "$work"/debs/*.changes > "$work/lintian.log" 2>&1 \
     || { cat "$work/lintian.log"; fail "lintian --pedantic finds errors or warnings"; }
 pass "lintian --pedantic: no error or warning ($(grep -c '^[IP]:' "$work/lintian.log" || true) informational tags)"
@@ -46,11 +58,17 @@ pass "lintian --pedantic: no error or warning ($(grep -c '^[IP]:' "$work/lintian
 source scripts/debian-roots.sh
 
 # What the root's overlay holds beyond apt's and dpkg's own records, logs and caches, and the
-# test's folder: anything a purge left behind.
+# test's folder: anything a purge left behind, files, links and folders the root had not (a
+# folder it had stays in the overlay, emptied).
+#   left_behind ROOT STATE
 left_behind() {
-    (cd "$1/upper" && find . -mindepth 1 \( -type f -o -type l \) \
+    local found
+    (cd "$2/upper" && find . -mindepth 1 \( -type f -o -type l -o -type d -empty \) \
         ! -path './var/lib/dpkg/*' ! -path './var/lib/apt/*' ! -path './var/cache/*' ! -path './var/log/*' \
-        ! -path './etc/ld.so.cache' ! -path './root/*' ! -path './tmp/*' ! -path './etc/resolv.conf' | sort)
+        ! -path './etc/ld.so.cache' ! -path './root/*' ! -path './tmp/*' ! -path './etc/resolv.conf' | sort) |
+        while IFS= read -r found; do
+            [ -d "$2/upper/$found" ] && [ ! -L "$2/upper/$found" ] && [ -d "$1/$found" ] || echo "$found"
+        done
 }
 
 source scripts/emulator.sh
@@ -70,7 +88,8 @@ check_root() {
     cp -r "$work/src/." "$state/upper/root/src/"
     in_root "$root" "$state" "apt-get install -y ${debs[*]}" > "$work/$label-install.log" 2>&1 \
         || { tail -n 30 "$work/$label-install.log"; fail "$label: apt-get install of the packages"; }
-    [ -z "$(find "$root"/usr/bin "$root"/opt -name 'swift*' -print -quit 2>/dev/null)" ] || fail "$label: the root has a Swift toolchain"
+    in_root "$root" "$state" "! command -v swift && ! command -v swiftc && [ -z \"\$(ls /opt)\" ]" > "$work/$label-swift.log" 2>&1 \
+        || { cat "$work/$label-swift.log"; fail "$label: the root has a Swift toolchain"; }
     pass "$label (no Swift toolchain): apt installs ${*}"
     in_root "$root" "$state" "cd /root/src"$'\n'"$checks" > "$work/$label-checks.log" 2>&1 \
         || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs built against the packages"; }
@@ -83,7 +102,7 @@ check_root() {
     in_root "$root" "$state" "rm -rf /root/debs /root/src /root/build && apt-get purge -y --autoremove $*" \
         > "$work/$label-purge.log" 2>&1 || { tail -n 30 "$work/$label-purge.log"; fail "$label: apt-get purge"; }
     local left
-    left=$(left_behind "$state")
+    left=$(left_behind "$root" "$state")
     [ -z "$left" ] || fail "$label: the purge left files behind: $left"
     pass "$label: apt purges them all, and nothing of theirs is left"
 }
@@ -111,16 +130,18 @@ scripts/readme-block.sh bindings/glib/README.md - c > "$work/src/glib-app.c" || 
 cp -r Tests/consumers bindings/cpp/tests/consumer bindings/qt/examples bindings/python/tests/installed_sign_in.py \
     scripts/private-keyring.sh "$work/src/"
 cp "$work/src/app.cpp" "$work/src/consumers/quick-start-cpp/"
-(cd bindings/rust && git ls-files -co --exclude-standard | grep -v '^target/' | tar -T - -cf -) | tar -xf - -C "$work/src/rust"
-# In one private keyring: Python signs in, then the C++ and GLib quick starts restore the
-# session it stored (no application id: every program of the environment shares it). The
+scripts/copy-work-tree.sh "$work/src/rust" bindings/rust
+# In one private keyring: Python signs in, then the C++ and GLib quick starts and the Rust
+# example restore the session it stored (no application id: every program of the
+# environment shares it). The
 # GLib program runs until killed: its first line is read through a pipe, no waiting.
 cat > "$work/src/restore-quick-starts.sh" <<'RESTORE'
 python3 installed_sign_in.py "$1" env-quick-start > /root/sign-in.out
 cat /root/sign-in.out
 user=$(sed -n 's/^signed in as \(eu_[^,]*\), restored from the keyring$/\1/p' /root/sign-in.out)
 [ -n "$user" ]
-[ "$(/root/build/quick-start-cpp-filled)" = "Signed in as $user" ]
+[ "$(/root/build/filled-cpp/quick-start)" = "Signed in as $user" ]
+[ "$(/root/build/rust/debug/examples/sign_in --environment env-quick-start --restore)" = "Signed in as $user." ]
 mkfifo /root/glib.fifo
 timeout 60 /root/build/glib-app-filled > /root/glib.fifo &
 first=$(head -n 1 /root/glib.fifo)
@@ -132,7 +153,7 @@ RESTORE
 # start gets the email's link, and bindings/qt/README.md's program signs in with Google
 # under Xvfb, through QDesktopServices and xdg-open to the browser $BROWSER names (a curl
 # that follows the emulator's redirects), each with its environment and API host filled in.
-scripts/readme-block.sh bindings/qt/README.md - cpp > "$work/src/qt-app.cpp" || fail "bindings/qt/README.md's program"
+scripts/readme-block.sh bindings/qt/README.md "A whole sign-in" cpp > "$work/src/qt-app.cpp" || fail "bindings/qt/README.md's whole sign-in"
 printf '#!/bin/sh\nexec curl -sS -L -o /dev/null "$1"\n' > "$work/src/open-url"
 chmod +x "$work/src/open-url"
 printf 'cmake_minimum_required(VERSION 3.19)\nproject(qt_app LANGUAGES CXX)\nfind_package(PortalAuthQt 0.1 REQUIRED)\nadd_executable(qt-app qt-app.cpp)\ntarget_link_libraries(qt-app PRIVATE PortalAuthQt::PortalAuthQt)\n' \
@@ -151,6 +172,8 @@ cmake -S /root/build/qt-app -B /root/build/qt-app/build > /dev/null
 cmake --build /root/build/qt-app/build > /dev/null
 mkfifo /root/emulator.out
 portal-auth-emulator --port 0 > /root/emulator.out 2> /root/emulator.log &
+emulator=$!
+trap 'kill "$emulator"' EXIT
 exec 3< /root/emulator.out
 read -r line <&3
 export PORTAL_AUTH_TEST_API_HOST=${line##* }
@@ -158,11 +181,14 @@ for environment in env-c:EMAIL_MAGIC_LINK env-qt:GOOGLE; do
     curl -sS --fail -X POST -H 'content-type: application/json' "$PORTAL_AUTH_TEST_API_HOST/_emulator/environments" -d \
         "{\"id\": \"${environment%%:*}\", \"allowedMethods\": [\"${environment#*:}\"], \"redirectUrls\": [\"http://127.0.0.1:8765/callback\"], \"totpRequired\": false, \"accountAbstraction\": false, \"autoCreateWallet\": true}"
 done
-/root/build/quick-start-c-filled > /root/quick-start-c.out &
+timeout 60 /root/build/quick-start-c-filled > /root/quick-start-c.out &
+quick_start=$!
 curl -sS --fail "$PORTAL_AUTH_TEST_API_HOST/_emulator/outbox?email=ada%40example.com&count=1&timeout=60" > /root/outbox.json
+set +x   # the link carries a grant: no trace of it in the log
 link=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["messages"][-1]["link"])' < /root/outbox.json)
 curl -sS --fail -o /dev/null "$link"
-wait "$!"
+set -x
+wait "$quick_start"
 cat /root/quick-start-c.out
 grep -qx 'Signed in as eu_.*' /root/quick-start-c.out
 BROWSER=/root/src/open-url timeout 60 xvfb-run -a /root/build/qt-app/build/qt-app > /root/qt-app.out
@@ -209,15 +235,19 @@ echo "checked: the Qt sample builds with find_package(PortalAuthQt)"
 /root/build/rust/debug/portal-auth-dependent --api-host "\$PORTAL_AUTH_TEST_API_HOST" --environment env-demo > /root/rust.out
 grep -qx "methods: \\[EmailMagicLink, Google, Apple\\]" /root/rust.out
 echo "checked: a Rust program on the crates builds with Debian's cargo through pkg-config, and asks the emulator"
-sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' app.cpp > /root/build/filled.cpp
-c++ -std=c++17 /root/build/filled.cpp \$(pkg-config --cflags --libs portal-auth) -o /root/build/quick-start-cpp-filled
+cp -r consumers/quick-start-cpp /root/build/filled-cpp-source
+sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' app.cpp > /root/build/filled-cpp-source/app.cpp
+cmake -S /root/build/filled-cpp-source -B /root/build/filled-cpp > /dev/null
+cmake --build /root/build/filled-cpp > /dev/null
+(cd rust && CARGO_TARGET_DIR=/root/build/rust cargo build --offline --quiet --example sign_in)
 sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' glib-app.c > /root/build/filled-glib.c
 cc /root/build/filled-glib.c \$(pkg-config --cflags --libs portal-auth-glib) -o /root/build/glib-app-filled
 ./private-keyring.sh run bash -eux restore-quick-starts.sh "\$PORTAL_AUTH_TEST_API_HOST"
 grep -qx "portal_auth $version from libportalauth.so.0" /root/sign-in.out
 grep -q "^signed in as eu_.*, restored from the keyring\\$" /root/sign-in.out
 echo "checked: Python signs a user in through the system's library, by its soname, in a private keyring"
-echo "checked: README.md's C++ quick start (its environment filled in) restores that session from the keyring"
+echo "checked: README.md's C++ quick start (its environment filled in, built with CMake) restores that session from the keyring"
+echo "checked: the Rust crate's example, built with Debian's cargo, restores it as bindings/rust/README.md runs it"
 echo "checked: bindings/glib/README.md's program (its environment filled in) restores it too"
 CHECKS
 )

@@ -34,8 +34,7 @@ pass "the tests and the sample build against find_package(PortalAuthQt), with -f
 
 # The README's whole sign-in, with pkg-config, pointed at the emulator. (README.md shows an
 # excerpt of it, which scripts/test-docs.sh checks.)
-sed -n '/^## A whole sign-in$/,/^## /{ /^```cpp$/,/^```$/{ /^```/d; p } }' bindings/qt/README.md > "$work/sign_in.cpp"
-[ -s "$work/sign_in.cpp" ] || fail "bindings/qt/README.md has no whole sign-in"
+scripts/readme-block.sh bindings/qt/README.md "A whole sign-in" cpp > "$work/sign_in.cpp" || fail "bindings/qt/README.md has no whole sign-in"
 read -r -a qt_flags <<< "$(pkg-config --cflags --libs portal-auth-qt6)"
 g++ -fno-exceptions -fPIC -Wall -Werror "$work/sign_in.cpp" -o "$work/sign_in" "${qt_flags[@]}" -Wl,-rpath,"$prefix/lib" \
     || fail "the README's whole sign-in does not build with pkg-config's portal-auth-qt6"

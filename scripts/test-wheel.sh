@@ -35,8 +35,11 @@ listing=$(tar -tzf "$sdist")
 grep -qx "portal_auth-$version/LICENSE" <<< "$listing" || fail "the sdist carries no LICENSE"
 grep -q '/licenses/LICENSE$' <<< "$("$work/tools/bin/python" -m zipfile -l "${wheels[0]}" | awk '{ print $1 }')" || fail "the wheel carries no LICENSE"
 metadata=$(tar -xOzf "$sdist" "portal_auth-$version/PKG-INFO")
+wheel_metadata=$("$work/tools/bin/python" -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' \
+    "${wheels[0]}" "portal_auth-$version.dist-info/METADATA")
 for url in Homepage Documentation Repository Issues; do
     grep -q "^Project-URL: $url, https://" <<< "$metadata" || fail "the sdist's metadata has no $url URL"
+    grep -q "^Project-URL: $url, https://" <<< "$wheel_metadata" || fail "the wheel's metadata has no $url URL"
 done
 pass "twine check --strict passes the sdist and the wheel; both carry LICENSE and the project's URLs"
 
@@ -85,7 +88,10 @@ env -u PORTAL_AUTH_LIBRARY "$work/tools/bin/python" -m build --outdir "$work/emu
     || { tail -n 40 "$work/emulator-build.log"; fail "python -m build ./emulator"; }
 emulator_wheel=$work/emulator-dist/portal_auth_emulator-$version-py3-none-any.whl
 [ -f "$emulator_wheel" ] || fail "the emulator's build made no wheel of version $version: $(ls "$work/emulator-dist")"
-pass "python -m build ./emulator makes the emulator's wheel, of the header's version, for any platform"
+"$work/tools/bin/twine" check --strict "$emulator_wheel" > "$work/twine-emulator.log" 2>&1 || { cat "$work/twine-emulator.log"; fail "twine check --strict of the emulator's wheel"; }
+grep -q '/licenses/LICENSE$' <<< "$("$work/tools/bin/python" -m zipfile -l "$emulator_wheel" | awk '{ print $1 }')" \
+    || fail "the emulator's wheel carries no LICENSE"
+pass "python -m build ./emulator makes the emulator's wheel, of the header's version, for any platform; twine check --strict passes it, with its LICENSE"
 
 # A new user's machine: a fresh virtual environment, the wheel alone, no toolchain.
 python3 -m venv "$work/user"

@@ -6,6 +6,9 @@
 #   in_root ROOT STATE SCRIPT [--private-network]   runs SCRIPT (bash -eux) as root inside
 #                                   ROOT; with STATE, on an overlay kept there, ROOT untouched
 roots=${PORTAL_AUTH_TEST_ROOTS:-/var/cache/portal-auth/roots}
+# Debian 11's root, one for every stage that needs one: C builds, and a keyring.
+debian_11_packages=(ca-certificates xz-utils curl gcc g++ libc6-dev make pkg-config cmake libcurl4 libsecret-1-0
+                    dbus gnome-keyring libglib2.0-bin)
 # A root of SUITE with PACKAGES (apt's choice of what they need, no recommends), made once
 # (under a lock: two runs at once make it once): sets root to its folder. (debootstrap's own
 # --include fails to configure gnome-keyring.)
@@ -31,19 +34,32 @@ debian_root() {
 # (loopback reaches the emulator) and its name servers, for apt. With STATE, on an overlay
 # kept there, so that one test's steps see each other's changes and ROOT stays as it was.
 # With --private-network, in a network namespace of its own whose loopback is up: a program
-# there may take a fixed port, and reaches nothing outside. The run's log audit files
+# there may take a fixed port, and reaches nothing outside; --private-network-emulator adds
+# the repository's Portal emulator there (run by this machine's Python, as the root may have
+# none new enough), in PORTAL_AUTH_TEST_API_HOST, stopped when SCRIPT ends. The run's log audit files
 # (PORTAL_AUTH_TEST_LOG_FILE, PORTAL_AUTH_TEST_SECRETS_FILE) are reachable there, as here.
-#   in_root ROOT STATE SCRIPT [--private-network]
+#   in_root ROOT STATE SCRIPT [--private-network | --private-network-emulator]
 in_root() {
     local merged=$1 network=()
     if [ -n "$2" ]; then
         mkdir -p "$2/upper" "$2/work" "$2/merged"
         merged=$2/merged
     fi
-    [ "${4:-}" != --private-network ] || network=(--net)
+    case ${4:-} in --private-network*) network=(--net) ;; esac
     unshare --mount --propagation private "${network[@]}" bash -euc '
         root=$1 state=$2 merged=$3
         [ -z "$5" ] || ip link set lo up
+        if [ "$5" = --private-network-emulator ]; then
+            # It stops at the end of its standard input: when SCRIPT, which holds descriptor 9
+            # (not a coprocess'"'"'s, which bash closes on exec), ends.
+            fifos=$(mktemp -d)
+            mkfifo "$fifos/in" "$fifos/out"
+            PYTHONPATH=$6/emulator python3 -m portal_auth_emulator --port 0 --stop-on-stdin-eof < "$fifos/in" > "$fifos/out" &
+            exec 9> "$fifos/in"
+            read -r line < "$fifos/out"
+            rm -rf "$fifos"
+            PORTAL_AUTH_TEST_API_HOST=${line##* }
+        fi
         [ -z "$state" ] || mount -t overlay overlay -o "lowerdir=$root,upperdir=$state/upper,workdir=$state/work" "$merged"
         mount --rbind /dev "$merged/dev"
         mount -t proc proc "$merged/proc"
@@ -56,5 +72,5 @@ in_root() {
             DEBIAN_FRONTEND=noninteractive PORTAL_AUTH_TEST_API_HOST="${PORTAL_AUTH_TEST_API_HOST:-}" \
             ${PORTAL_AUTH_TEST_LOG_FILE:+PORTAL_AUTH_TEST_LOG_FILE="$PORTAL_AUTH_TEST_LOG_FILE"} \
             ${PORTAL_AUTH_TEST_SECRETS_FILE:+PORTAL_AUTH_TEST_SECRETS_FILE="$PORTAL_AUTH_TEST_SECRETS_FILE"} bash -euxc "$4"' \
-        in_root "$1" "$2" "$merged" "$3" "${network[*]}"
+        in_root "$1" "$2" "$merged" "$3" "${4:-}" "$PWD"
 }

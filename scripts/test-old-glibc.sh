@@ -14,7 +14,7 @@ source scripts/stage.sh old-glibc
 source scripts/debian-roots.sh
 install_prefix
 
-debian_root bullseye ca-certificates libcurl4 libsecret-1-0 dbus gnome-keyring libglib2.0-bin
+debian_root bullseye "${debian_11_packages[@]}"
 version=$(find "$root/lib/" -maxdepth 2 -name 'libc-*.so' -printf '%f\n' | sed -n 's/^libc-\(.*\)\.so$/\1/p' | head -n 1)
 [ -n "$version" ] || fail "no glibc in the Debian 11 root"
 glibc_floor

@@ -75,12 +75,13 @@ source scripts/emulator.sh
 start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
 
-# Installs the packages named (from the build), runs the checks (and NETWORK_CHECKS, when
-# not empty, in a network of its own), purges them, and looks for anything left.
-#   check_root LABEL ROOT CHECKS NETWORK_CHECKS PACKAGES...
+# Installs the packages named (from the build), runs the checks, and NETWORK_CHECKS in a
+# network of its own (NETWORK: in_root's --private-network or --private-network-emulator),
+# purges them, and looks for anything left.
+#   check_root LABEL ROOT CHECKS NETWORK_CHECKS NETWORK PACKAGES...
 check_root() {
-    local label=$1 root=$2 checks=$3 network_checks=$4 state=$work/state-$1
-    shift 4
+    local label=$1 root=$2 checks=$3 network_checks=$4 network=$5 state=$work/state-$1
+    shift 5
     local debs=() package
     for package in "$@"; do debs+=("/root/debs/$(basename "$work"/debs/"${package}_${version}"_*.deb)"); done
     mkdir -p "$state/upper/root/debs" "$state/upper/root/src"
@@ -94,7 +95,7 @@ check_root() {
     in_root "$root" "$state" "cd /root/src"$'\n'"$checks" > "$work/$label-checks.log" 2>&1 \
         || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs built against the packages"; }
     if [ -n "$network_checks" ]; then
-        in_root "$root" "$state" "cd /root/src"$'\n'"$network_checks" --private-network >> "$work/$label-checks.log" 2>&1 \
+        in_root "$root" "$state" "cd /root/src"$'\n'"$network_checks" "$network" >> "$work/$label-checks.log" 2>&1 \
             || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs run in a network of their own"; }
     fi
     grep '^checked: ' "$work/$label-checks.log" | while IFS= read -r line; do echo "ok: $label: ${line#checked: }"; done
@@ -131,8 +132,8 @@ cp -r Tests/consumers bindings/cpp/tests/consumer bindings/qt/examples bindings/
     scripts/private-keyring.sh "$work/src/"
 cp "$work/src/app.cpp" "$work/src/consumers/quick-start-cpp/"
 scripts/copy-work-tree.sh "$work/src/rust" bindings/rust
-# In one private keyring: Python signs in, then the C++ and GLib quick starts and the Rust
-# example restore the session it stored (no application id: every program of the
+# In one private keyring: Python signs in, then the C++ and GLib quick starts, PyGObject and
+# the Rust example restore the session it stored (no application id: every program of the
 # environment shares it). The
 # GLib program runs until killed: its first line is read through a pipe, no waiting.
 cat > "$work/src/restore-quick-starts.sh" <<'RESTORE'
@@ -142,6 +143,20 @@ user=$(sed -n 's/^signed in as \(eu_[^,]*\), restored from the keyring$/\1/p' /r
 [ -n "$user" ]
 [ "$(/root/build/filled-cpp/quick-start)" = "Signed in as $user" ]
 [ "$(/root/build/rust/debug/examples/sign_in --environment env-quick-start --restore)" = "Signed in as $user." ]
+cat > /root/pygobject.py <<'PY'
+import gi
+gi.require_version("PortalAuth", "0")
+from gi.repository import GLib, PortalAuth
+loop = GLib.MainLoop()
+client = PortalAuth.Client(auth_environment_id="env-quick-start", redirect_url="myapp://auth/callback")
+client.init(None)
+def restored(client, result):
+    print(client.restore_session_finish(result).get_end_user_id())
+    loop.quit()
+client.restore_session_async(None, restored)
+loop.run()
+PY
+[ "$(timeout 60 python3 /root/pygobject.py)" = "$user" ]
 mkfifo /root/glib.fifo
 timeout 60 /root/build/glib-app-filled > /root/glib.fifo &
 first=$(head -n 1 /root/glib.fifo)
@@ -158,43 +173,51 @@ printf '#!/bin/sh\nexec curl -sS -L -o /dev/null "$1"\n' > "$work/src/open-url"
 chmod +x "$work/src/open-url"
 printf 'cmake_minimum_required(VERSION 3.19)\nproject(qt_app LANGUAGES CXX)\nfind_package(PortalAuthQt 0.1 REQUIRED)\nadd_executable(qt-app qt-app.cpp)\ntarget_link_libraries(qt-app PRIVATE PortalAuthQt::PortalAuthQt)\n' \
     > "$work/src/qt-app.cmake"
-cat > "$work/src/sign-in-quick-starts.sh" <<'SIGNIN'
-mkdir -p /root/build/qt-app
+cat > "$work/src/sign-in-quick-start-c.sh" <<'SIGNIN'
+# README.md's C quick start, against the emulator in PORTAL_AUTH_TEST_API_HOST.
 sed -e 's/YOUR_AUTH_ENVIRONMENT_ID/env-c/' -e 's|^#include <stdio.h>$|#include <stdio.h>\n#include <stdlib.h>|' \
     -e 's|^\( *\)options.redirect_url = |\1options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");\n&|' app.c > /root/build/filled.c
 grep -q 'options.api_host = getenv' /root/build/filled.c
 cc /root/build/filled.c $(pkg-config --cflags --libs portal-auth) -o /root/build/quick-start-c-filled
+curl -sS --fail -X POST -H 'content-type: application/json' "$PORTAL_AUTH_TEST_API_HOST/_emulator/environments" -d \
+    '{"id": "env-c", "allowedMethods": ["EMAIL_MAGIC_LINK"], "redirectUrls": ["http://127.0.0.1:8765/callback"], "totpRequired": false, "accountAbstraction": false, "autoCreateWallet": true}'
+timeout 60 /root/build/quick-start-c-filled > /root/quick-start-c.out &
+quick_start=$!
+curl -sS --fail "$PORTAL_AUTH_TEST_API_HOST/_emulator/outbox?email=ada%40example.com&count=1&timeout=60" > /root/outbox.json
+set +x   # the link carries a grant: no trace of it in the log
+link=$(sed -n 's/.*"link": *"\([^"]*\)".*/\1/p' /root/outbox.json)
+curl -sS --fail -o /dev/null "$link"
+set -x
+wait "$quick_start"
+cat /root/quick-start-c.out
+grep -qx 'Signed in as eu_.*' /root/quick-start-c.out
+SIGNIN
+cat > "$work/src/sign-in-quick-start-qt.sh" <<'SIGNIN'
+# bindings/qt/README.md's whole sign-in, against the emulator in PORTAL_AUTH_TEST_API_HOST.
+mkdir -p /root/build/qt-app
 sed -e 's/YOUR_AUTH_ENVIRONMENT_ID/env-qt/' \
     -e 's|^\( *\)options.redirectUrl = |\1options.apiHost = qEnvironmentVariable("PORTAL_AUTH_TEST_API_HOST");\n&|' qt-app.cpp > /root/build/qt-app/qt-app.cpp
 grep -q 'options.apiHost = qEnvironmentVariable' /root/build/qt-app/qt-app.cpp
 cp qt-app.cmake /root/build/qt-app/CMakeLists.txt
 cmake -S /root/build/qt-app -B /root/build/qt-app/build > /dev/null
 cmake --build /root/build/qt-app/build > /dev/null
+curl -sS --fail -X POST -H 'content-type: application/json' "$PORTAL_AUTH_TEST_API_HOST/_emulator/environments" -d \
+    '{"id": "env-qt", "allowedMethods": ["GOOGLE"], "redirectUrls": ["http://127.0.0.1:8765/callback"], "totpRequired": false, "accountAbstraction": false, "autoCreateWallet": true}'
+BROWSER=/root/src/open-url timeout 60 xvfb-run -a /root/build/qt-app/build/qt-app > /root/qt-app.out
+cat /root/qt-app.out
+grep -qx 'Signed in as eu_.*\.' /root/qt-app.out
+SIGNIN
+cat > "$work/src/packaged-emulator.sh" <<'EMULATOR'
+# Runs the command against the emulator of the portal-auth-emulator package, in
+# PORTAL_AUTH_TEST_API_HOST; the emulator stops when the command ends.
 mkfifo /root/emulator.out
 portal-auth-emulator --port 0 > /root/emulator.out 2> /root/emulator.log &
 emulator=$!
 trap 'kill "$emulator"' EXIT
 exec 3< /root/emulator.out
 read -r line <&3
-export PORTAL_AUTH_TEST_API_HOST=${line##* }
-for environment in env-c:EMAIL_MAGIC_LINK env-qt:GOOGLE; do
-    curl -sS --fail -X POST -H 'content-type: application/json' "$PORTAL_AUTH_TEST_API_HOST/_emulator/environments" -d \
-        "{\"id\": \"${environment%%:*}\", \"allowedMethods\": [\"${environment#*:}\"], \"redirectUrls\": [\"http://127.0.0.1:8765/callback\"], \"totpRequired\": false, \"accountAbstraction\": false, \"autoCreateWallet\": true}"
-done
-timeout 60 /root/build/quick-start-c-filled > /root/quick-start-c.out &
-quick_start=$!
-curl -sS --fail "$PORTAL_AUTH_TEST_API_HOST/_emulator/outbox?email=ada%40example.com&count=1&timeout=60" > /root/outbox.json
-set +x   # the link carries a grant: no trace of it in the log
-link=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["messages"][-1]["link"])' < /root/outbox.json)
-curl -sS --fail -o /dev/null "$link"
-set -x
-wait "$quick_start"
-cat /root/quick-start-c.out
-grep -qx 'Signed in as eu_.*' /root/quick-start-c.out
-BROWSER=/root/src/open-url timeout 60 xvfb-run -a /root/build/qt-app/build/qt-app > /root/qt-app.out
-cat /root/qt-app.out
-grep -qx 'Signed in as eu_.*\.' /root/qt-app.out
-SIGNIN
+PORTAL_AUTH_TEST_API_HOST=${line##* } "$@"
+EMULATOR
 archive=$(scripts/dist.sh 2> "$work/dist.log") || { cat "$work/dist.log"; fail "make dist"; }
 cp "$archive" "$work/src/"
 (cd "$(dirname "$archive")" && sha256sum --check --quiet "$archive.sha256") || fail "the archive's SHA-256 does not match"
@@ -248,12 +271,17 @@ grep -q "^signed in as eu_.*, restored from the keyring\\$" /root/sign-in.out
 echo "checked: Python signs a user in through the system's library, by its soname, in a private keyring"
 echo "checked: README.md's C++ quick start (its environment filled in, built with CMake) restores that session from the keyring"
 echo "checked: the Rust crate's example, built with Debian's cargo, restores it as bindings/rust/README.md runs it"
-echo "checked: bindings/glib/README.md's program (its environment filled in) restores it too"
+echo "checked: bindings/glib/README.md's program (its environment filled in) restores it too, and so does PyGObject with the README's calls"
 CHECKS
 )
-# Run apart, in a network of its own.
+# Run apart, in a network of its own: on Debian 11, against the repository's emulator.
+c_network_checks=$(cat <<CHECKS
+./private-keyring.sh run bash -eux sign-in-quick-start-c.sh
+echo "checked: README.md's C quick start (its environment and API host filled in) signs in with the email's link, in a private keyring"
+CHECKS
+)
 network_checks=$(cat <<CHECKS
-./private-keyring.sh run bash -eux sign-in-quick-starts.sh
+./private-keyring.sh run bash -eux packaged-emulator.sh bash -eux -c 'bash -eux sign-in-quick-start-c.sh && bash -eux sign-in-quick-start-qt.sh'
 echo "checked: README.md's C quick start (its environment and API host filled in) signs in with the email's link, against the packaged emulator"
 echo "checked: bindings/qt/README.md's program (the same) signs in with Google under Xvfb, through QDesktopServices, xdg-open and \\\$BROWSER"
 CHECKS
@@ -272,11 +300,11 @@ debian_root bookworm ca-certificates xz-utils curl gcc g++ libc6-dev make pkg-co
     libcurl4 libsecret-1-0 libqrencode4 libpng16-16 libglib2.0-dev gir1.2-glib-2.0 python3 python3-gi \
     qt6-base-dev qt6-qpa-plugins xvfb xauth xdg-utils dbus-daemon dbus-bin gnome-keyring libglib2.0-bin
 bookworm=$root
-check_root debian-12 "$bookworm" "$desktop_checks" "$network_checks" "${named[@]}"
+check_root debian-12 "$bookworm" "$desktop_checks" "$network_checks" --private-network "${named[@]}"
 check_archive debian-12 "$bookworm"
 
-debian_root bullseye ca-certificates xz-utils gcc g++ libc6-dev make pkg-config cmake libcurl4 libsecret-1-0
+debian_root bullseye "${debian_11_packages[@]}"
 bullseye=$root
-check_root debian-11 "$bullseye" "$c_checks" "" libportalauth0 libportalauth-dev
+check_root debian-11 "$bullseye" "$c_checks" "$c_network_checks" --private-network-emulator libportalauth0 libportalauth-dev
 check_archive debian-11 "$bullseye"
 finish

@@ -11,7 +11,8 @@
 # quick starts restore that session; in a network of their own, the C quick start and the
 # Qt README's program sign in against the packaged emulator. Debian 11 (glibc 2.31, the
 # library's floor) gets the packages its archive can carry (no Qt 6, GLib 2.66, Python
-# 3.9): the C library and its development files, built against with pkg-config and CMake.
+# 3.9): the C library and its development files, built against with pkg-config and CMake,
+# and the C quick start signs in there against the repository's emulator.
 # Each root then purges every package and is searched for anything left; then the release
 # archive is unpacked into each and built against.
 # The roots come from debootstrap with the packages the checks need, kept between runs

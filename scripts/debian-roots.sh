@@ -1,10 +1,11 @@
 # Debian roots for the test stages, sourced after scripts/stage.sh: debootstrap's, with the
 # packages a stage needs, kept between runs in PORTAL_AUTH_TEST_ROOTS (default
 # /var/cache/portal-auth/roots, outside any clone, so that CI's fresh clones reuse them), one
-# folder per suite and package list.
+# folder per suite and package list, removed once no run has used it for a week.
 #   debian_root SUITE PACKAGES...   sets root to the root's folder, made the first time
-#   in_root ROOT STATE SCRIPT [--private-network]   runs SCRIPT (bash -eux) as root inside
-#                                   ROOT; with STATE, on an overlay kept there, ROOT untouched
+#   in_root ROOT STATE SCRIPT [--private-network | --private-network-emulator]
+#                                   runs SCRIPT (bash -eux) as root inside ROOT; with STATE,
+#                                   on an overlay kept there, ROOT untouched
 roots=${PORTAL_AUTH_TEST_ROOTS:-/var/cache/portal-auth/roots}
 # Debian 11's root, one for every stage that needs one: C builds, and a keyring.
 debian_11_packages=(ca-certificates xz-utils curl gcc g++ libc6-dev make pkg-config cmake libcurl4 libsecret-1-0
@@ -26,9 +27,13 @@ debian_root() {
         { debootstrap --variant=minbase "$suite" "$root" http://deb.debian.org/debian \
             && in_root "$root" "" "apt-get install -y -q --no-install-recommends $* && apt-get clean"; } \
             > "$work/debootstrap-$suite.log" 2>&1 || { tail -n 20 "$work/debootstrap-$suite.log"; fail "a $suite root with $*"; }
-        touch "$root/.ready"
     fi
+    touch "$root/.ready"   # when it was last used
     exec {root_lock}>&-
+    # Roots no run has used for a week (another package list's, an older suite's) go.
+    find "$roots" -mindepth 2 -maxdepth 2 -name .ready -mtime +7 -printf '%h\n' | while IFS= read -r unused; do
+        rm -rf "$unused" "$unused.lock"
+    done
 }
 # Runs SCRIPT as root inside ROOT with the system's /dev and /proc, the machine's network
 # (loopback reaches the emulator) and its name servers, for apt. With STATE, on an overlay

@@ -175,7 +175,8 @@ chmod +x "$work/src/open-url"
 printf 'cmake_minimum_required(VERSION 3.19)\nproject(qt_app LANGUAGES CXX)\nfind_package(PortalAuthQt 0.1 REQUIRED)\nadd_executable(qt-app qt-app.cpp)\ntarget_link_libraries(qt-app PRIVATE PortalAuthQt::PortalAuthQt)\n' \
     > "$work/src/qt-app.cmake"
 cat > "$work/src/sign-in-quick-start-c.sh" <<'SIGNIN'
-# README.md's C quick start, against the emulator in PORTAL_AUTH_TEST_API_HOST.
+# README.md's C quick start, against the emulator in PORTAL_AUTH_TEST_API_HOST; then the C++
+# one restores the session it kept.
 sed -e 's/YOUR_AUTH_ENVIRONMENT_ID/env-c/' -e 's|^#include <stdio.h>$|#include <stdio.h>\n#include <stdlib.h>|' \
     -e 's|^\( *\)options.redirect_url = |\1options.api_host = getenv("PORTAL_AUTH_TEST_API_HOST");\n&|' app.c > /root/build/filled.c
 grep -q 'options.api_host = getenv' /root/build/filled.c
@@ -191,7 +192,14 @@ curl -sS --fail -o /dev/null "$link"
 set -x
 wait "$quick_start"
 cat /root/quick-start-c.out
-grep -qx 'Signed in as eu_.*' /root/quick-start-c.out
+user=$(sed -n 's/^Signed in as \(eu_.*\)$/\1/p' /root/quick-start-c.out)
+[ -n "$user" ]
+# README.md's C++ quick start, of the same environment, restores that session.
+cp -r consumers/quick-start-cpp /root/build/env-c-cpp-source
+sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-c/' app.cpp > /root/build/env-c-cpp-source/app.cpp
+cmake -S /root/build/env-c-cpp-source -B /root/build/env-c-cpp > /dev/null
+cmake --build /root/build/env-c-cpp > /dev/null
+[ "$(/root/build/env-c-cpp/quick-start)" = "Signed in as $user" ]
 SIGNIN
 cat > "$work/src/sign-in-quick-start-qt.sh" <<'SIGNIN'
 # bindings/qt/README.md's whole sign-in, against the emulator in PORTAL_AUTH_TEST_API_HOST.
@@ -279,11 +287,13 @@ CHECKS
 c_network_checks=$(cat <<CHECKS
 ./private-keyring.sh run bash -eux sign-in-quick-start-c.sh
 echo "checked: README.md's C quick start (its environment and API host filled in) signs in with the email's link, in a private keyring"
+echo "checked: README.md's C++ quick start, built with CMake, restores that session"
 CHECKS
 )
 network_checks=$(cat <<CHECKS
 ./private-keyring.sh run bash -eux packaged-emulator.sh bash -eux -c 'bash -eux sign-in-quick-start-c.sh && bash -eux sign-in-quick-start-qt.sh'
 echo "checked: README.md's C quick start (its environment and API host filled in) signs in with the email's link, against the packaged emulator"
+echo "checked: README.md's C++ quick start, built with CMake, restores that session"
 echo "checked: bindings/qt/README.md's program (the same) signs in with Google under Xvfb, through QDesktopServices, xdg-open and \\\$BROWSER"
 CHECKS
 )

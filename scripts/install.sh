@@ -92,7 +92,8 @@ echo "Installed portal-auth-glib under $destdir$prefix (with its PortalAuth-0 in
 
 # portal-auth-qt, with CMake, where Qt 6 is installed (make deps installs it).
 if pkg-config --exists Qt6Core Qt6Gui; then
-    { cmake -S bindings/qt -B "$qt_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$destdir$prefix" \
+    # CMake reads CXXFLAGS, not CPPFLAGS (a distribution's _FORTIFY_SOURCE among them).
+    { CXXFLAGS="${CPPFLAGS:-} ${CXXFLAGS:-}" cmake -S bindings/qt -B "$qt_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$destdir$prefix" \
           -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR="$libdir" -DPORTAL_AUTH_QT_ORIGIN_RPATH="$relocatable" \
         && cmake --build "$qt_build" --parallel "$(nproc)" \
         && DESTDIR=$destdir cmake --install "$qt_build"; } > "$qt_build.log" 2>&1 \

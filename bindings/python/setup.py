@@ -7,7 +7,7 @@ prefix). The sdist carries no library: a wheel built from it alone (where neithe
 hand) carries none either, and loads the system's libportalauth.so.0 by its soname (the
 Debian package libportalauth0, or the release archive's lib/ in the loader's path).
 
-A wheel with the library is not tied to one CPython (the binding is ctypes only): it is
+A wheel with the library is not tied to one CPython from 3.11 on (the binding is ctypes only): it is
 tagged py3-none-manylinux_<glibc>_<machine>, where the glibc is the first manylinux policy's
 at or above the newest version the library's symbols need, read from the library (readelf)
 as the wheel is made. One without is py3-none-any."""

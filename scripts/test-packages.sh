@@ -76,6 +76,13 @@ source scripts/emulator.sh
 start_emulator "$work/emulator.log" || fail "the Portal emulator did not start"
 trap 'stop_emulator; rm -rf "$work"' EXIT
 
+# Says each "checked: WHAT" line of LOG as a pass of LABEL, and counts them.
+#   report_checked LABEL LOG
+report_checked() {
+    grep '^checked: ' "$2" | while IFS= read -r line; do echo "ok: $1: ${line#checked: }"; done
+    passed=$((passed + $(grep -c '^checked: ' "$2")))
+}
+
 # Installs the packages named (from the build), runs the checks, and NETWORK_CHECKS in a
 # network of its own (NETWORK: in_root's --private-network or --private-network-emulator),
 # purges them, and looks for anything left.
@@ -99,8 +106,7 @@ check_root() {
         in_root "$root" "$state" "cd /root/src"$'\n'"$network_checks" "$network" >> "$work/$label-checks.log" 2>&1 \
             || { tail -n 40 "$work/$label-checks.log"; fail "$label: the programs run in a network of their own"; }
     fi
-    grep '^checked: ' "$work/$label-checks.log" | while IFS= read -r line; do echo "ok: $label: ${line#checked: }"; done
-    passed=$((passed + $(grep -c '^checked: ' "$work/$label-checks.log")))
+    report_checked "$label" "$work/$label-checks.log"
     in_root "$root" "$state" "rm -rf /root/debs /root/src /root/build && apt-get purge -y --autoremove $*" \
         > "$work/$label-purge.log" 2>&1 || { tail -n 30 "$work/$label-purge.log"; fail "$label: apt-get purge"; }
     local left
@@ -118,8 +124,7 @@ check_archive() {
     cp -r "$work/src/." "$state/upper/root/src/"
     in_root "$2" "$state" "test ! -e /usr/include/portal_auth.h"$'\n'"cd /root/src"$'\n'"$archive_checks" > "$work/$1-archive.log" 2>&1 \
         || { tail -n 40 "$work/$1-archive.log"; fail "$1: the programs built against the release archive"; }
-    grep '^checked: ' "$work/$1-archive.log" | while IFS= read -r line; do echo "ok: $1, the release archive: ${line#checked: }"; done
-    passed=$((passed + $(grep -c '^checked: ' "$work/$1-archive.log")))
+    report_checked "$1, the release archive" "$work/$1-archive.log"
 }
 
 # What the checks build, as a user copies it: the README's C and C++ quick starts and
@@ -133,10 +138,18 @@ cp -r Tests/consumers bindings/cpp/tests/consumer bindings/qt/examples bindings/
     scripts/private-keyring.sh "$work/src/"
 cp "$work/src/app.cpp" "$work/src/consumers/quick-start-cpp/"
 scripts/copy-work-tree.sh "$work/src/rust" bindings/rust
+# README.md's C++ quick start with ENVIRONMENT in place of its placeholder, built with CMake
+# into the folder BUILD (the quick start is BUILD/quick-start).
+cat > "$work/src/build-quick-start-cpp.sh" <<'BUILD'
+cp -r consumers/quick-start-cpp "$2-source"
+sed "s/YOUR_AUTH_ENVIRONMENT_ID/$1/" app.cpp > "$2-source/app.cpp"
+cmake -S "$2-source" -B "$2" > /dev/null
+cmake --build "$2" > /dev/null
+BUILD
 # In one private keyring: Python signs in, then the C++ and GLib quick starts, PyGObject and
 # the Rust example restore the session it stored (no application id: every program of the
-# environment shares it). The
-# GLib program runs until killed: its first line is read through a pipe, no waiting.
+# environment shares it). The GLib program runs until killed: its first line is read
+# through a pipe, no waiting.
 cat > "$work/src/restore-quick-starts.sh" <<'RESTORE'
 python3 installed_sign_in.py "$1" env-quick-start > /root/sign-in.out
 cat /root/sign-in.out
@@ -195,10 +208,7 @@ cat /root/quick-start-c.out
 user=$(sed -n 's/^Signed in as \(eu_.*\)$/\1/p' /root/quick-start-c.out)
 [ -n "$user" ]
 # README.md's C++ quick start, of the same environment, restores that session.
-cp -r consumers/quick-start-cpp /root/build/env-c-cpp-source
-sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-c/' app.cpp > /root/build/env-c-cpp-source/app.cpp
-cmake -S /root/build/env-c-cpp-source -B /root/build/env-c-cpp > /dev/null
-cmake --build /root/build/env-c-cpp > /dev/null
+bash -eux build-quick-start-cpp.sh env-c /root/build/env-c-cpp
 [ "$(/root/build/env-c-cpp/quick-start)" = "Signed in as $user" ]
 SIGNIN
 cat > "$work/src/sign-in-quick-start-qt.sh" <<'SIGNIN'
@@ -267,10 +277,7 @@ echo "checked: the Qt sample builds with find_package(PortalAuthQt)"
 /root/build/rust/debug/portal-auth-dependent --api-host "\$PORTAL_AUTH_TEST_API_HOST" --environment env-demo > /root/rust.out
 grep -qx "methods: \\[EmailMagicLink, Google, Apple\\]" /root/rust.out
 echo "checked: a Rust program on the crates builds with Debian's cargo through pkg-config, and asks the emulator"
-cp -r consumers/quick-start-cpp /root/build/filled-cpp-source
-sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' app.cpp > /root/build/filled-cpp-source/app.cpp
-cmake -S /root/build/filled-cpp-source -B /root/build/filled-cpp > /dev/null
-cmake --build /root/build/filled-cpp > /dev/null
+bash -eux build-quick-start-cpp.sh env-quick-start /root/build/filled-cpp
 (cd rust && CARGO_TARGET_DIR=/root/build/rust cargo build --offline --quiet --example sign_in)
 sed 's/YOUR_AUTH_ENVIRONMENT_ID/env-quick-start/' glib-app.c > /root/build/filled-glib.c
 cc /root/build/filled-glib.c \$(pkg-config --cflags --libs portal-auth-glib) -o /root/build/glib-app-filled

@@ -4,7 +4,7 @@
 PREFIX ?= /usr/local
 
 # The tiers of make test, each runnable alone (docs/testing.md): make test-c, make test-qt...
-TIERS := swift python c rust cpp glib qt providers docs hardening packages
+TIERS := swift python c rust cpp glib qt providers network docs hardening packages
 TIER_TARGETS := $(addprefix test-,$(TIERS))
 
 .PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install dist deb docs clean fuzz \

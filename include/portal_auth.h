@@ -360,6 +360,15 @@ typedef struct portal_auth_options {
      * replace it for the calls started after them.
      */
     portal_auth_completion_queue *completion_queue;
+    /**
+     * A PEM file of the certificate authorities to trust in place of the system's bundle:
+     * a company's own CA, for an API host behind its TLS. NULL (the default): the file
+     * named by $CURL_CA_BUNDLE, else $SSL_CERT_FILE (with the folder of $SSL_CERT_DIR),
+     * else the system's. The environment is read by portal_auth_new, as are the proxy
+     * variables; docs/network.md has the order. A path that is not a readable file is
+     * PORTAL_AUTH_E_INVALID_ARGUMENT.
+     */
+    const char *ca_file;
 } portal_auth_options;
 
 /**
@@ -1127,8 +1136,10 @@ portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options
  * typed with portal_auth_totp_code_normalize first. A code the server refuses fails with
  * PORTAL_AUTH_E_UNAUTHORIZED and a reason: PORTAL_AUTH_REASON_TOTP_CODE_REJECTED leaves the
  * step usable (ask for the code again); PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED says the
- * step's userJwt had expired by the local clock (portal_auth_result_totp_expires_at), so
- * the user signs in again. An expired step is still sent: the server decides.
+ * step's userJwt had expired by the server's clock (portal_auth_result_totp_expires_at), so
+ * the user signs in again; PORTAL_AUTH_REASON_OUTCOME_UNKNOWN says the last attempt with this
+ * step lost its answer and may have signed the user in (sign in again). An expired step is
+ * still sent: the server decides, and its answer's Date gives its clock.
  *
  * @param client The client.
  * @param code The user's code; borrowed.
@@ -1252,8 +1263,10 @@ PORTAL_AUTH_EXTERN
 const char *portal_auth_result_end_user_id(const portal_auth_result *result);
 
 /**
- * TOTP_REQUIRED: when the step expires, by the userJwt's `exp` (ten minutes after the
- * sign-in); a code verified later fails with PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED.
+ * TOTP_REQUIRED: when the step expires, by this machine's clock: the userJwt's `exp` (ten
+ * minutes after the sign-in, by the server's clock), less how far the server's clock was
+ * ahead when it answered (its Date). A client whose clock is off still counts down the
+ * right time left; a code verified later fails with PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED.
  *
  * @param result The result.
  * @return Whole seconds since the Unix epoch; 0 when the userJwt carries no expiry, or for
@@ -1411,11 +1424,11 @@ enum {
     PORTAL_AUTH_E_INVALID_USER_JWT = 7,                /**< Field: detail. */
     PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,         /**< Field: reason. Says what to do. */
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9, /**< Field: detail (the server's text). */
-    PORTAL_AUTH_E_RATE_LIMITED = 10,                   /**< Portal sends no more emails now. */
+    PORTAL_AUTH_E_RATE_LIMITED = 10,                   /**< No more emails now. Field: retry_after. */
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,            /**< No QR code of this link. */
     PORTAL_AUTH_E_UNAUTHORIZED = 20,                   /**< HTTP 401. Field: http_status. */
-    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Fields: http_status, body. */
-    /** No response (refused, reset, timed out, too large), or no libcurl. */
+    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Fields: http_status, body, retry_after. */
+    /** No usable response. Field: reason (which failure). */
     PORTAL_AUTH_E_NETWORK = 22,
     PORTAL_AUTH_E_SESSION_INVALIDATED = 30,            /**< The session was invalidated. */
     PORTAL_AUTH_E_CANCELLED = 31,                      /**< portal_auth_call_cancel took. */
@@ -1430,7 +1443,7 @@ enum {
 };
 
 /**
- * Which failure a PORTAL_AUTH_E_SESSION_STORAGE_FAILURE, _SIGN_IN_UNAVAILABLE,
+ * Which failure a PORTAL_AUTH_E_SESSION_STORAGE_FAILURE, _SIGN_IN_UNAVAILABLE, _NETWORK,
  * _SIGN_IN_CLOSED or _UNAUTHORIZED was (portal_auth_error_reason), so that an app can
  * choose what its user does next. portal_auth_reason_user_message gives a sentence to show
  * the user as it is, portal_auth_reason_name the name to key a translation by; the error's
@@ -1503,6 +1516,12 @@ enum {
     /** The channel's socket failed, or the running instance did not answer in time (it may
         still handle the URL). */
     PORTAL_AUTH_REASON_CHANNEL_FAILED = 28,
+    /* PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE from a one-call sign-in, numbered after the channel's:
+       nothing was exchanged. */
+    /** The redirect URL's loopback address does not exist on this machine (a [::1] redirect
+        with IPv6 turned off); no request was made. Trying again cannot help: the app needs
+        a 127.0.0.1 redirect. */
+    PORTAL_AUTH_REASON_REDIRECT_ADDRESS_UNAVAILABLE = 29,
     /* PORTAL_AUTH_E_SIGN_IN_CLOSED: the wait ended before the redirect came; nothing was
        exchanged. */
     /** The call was cancelled (portal_auth_call_cancel, or a binding's own cancel): start
@@ -1517,11 +1536,57 @@ enum {
         the link was already used, has expired, or is not Portal's. Request a new link. */
     PORTAL_AUTH_REASON_LINK_USED = 50,
     /** portal_auth_verify_totp: the code was not accepted, and the step had not expired by
-        the local clock. Ask for the code again and verify with the same step. */
+        the server's clock. Ask for the code again and verify with the same step. */
     PORTAL_AUTH_REASON_TOTP_CODE_REJECTED = 51,
-    /** portal_auth_verify_totp: the step's userJwt had expired by the local clock
+    /** portal_auth_verify_totp: the step's userJwt had expired by the server's clock
         (portal_auth_result_totp_expires_at). Sign in again. */
-    PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52
+    PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,
+    /** The last attempt with the same grant or TOTP step lost its answer
+        (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the
+        server now refuses it as spent. The user did nothing wrong; sign in again. */
+    PORTAL_AUTH_REASON_OUTCOME_UNKNOWN = 53,
+    /* PORTAL_AUTH_E_NETWORK: no usable answer came (docs/network.md). The message names the
+       server and any proxy; nothing was retried. */
+    /** The server's certificate leads to no trusted authority: a company CA that is not
+        installed (see portal_auth_options.ca_file), or something intercepting the connection. */
+    PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED = 60,
+    /** The server's certificate has expired, by this machine's clock. */
+    PORTAL_AUTH_REASON_CERTIFICATE_EXPIRED = 61,
+    /** The server's certificate is not valid yet, by this machine's clock. */
+    PORTAL_AUTH_REASON_CERTIFICATE_NOT_YET_VALID = 62,
+    /** The server's certificate was issued for another name. */
+    PORTAL_AUTH_REASON_CERTIFICATE_WRONG_HOST = 63,
+    /** The certificate authority file (ca_file, $CURL_CA_BUNDLE, $SSL_CERT_FILE) could not
+        be read. */
+    PORTAL_AUTH_REASON_CA_FILE_UNUSABLE = 64,
+    /** The TLS handshake failed otherwise (nothing in common, a broken server). */
+    PORTAL_AUTH_REASON_TLS_FAILED = 65,
+    /** The proxy asked for credentials (HTTP 407): none were given, or they were refused. */
+    PORTAL_AUTH_REASON_PROXY_AUTH_REQUIRED = 66,
+    /** The proxy refused to connect to the server, or could not reach it. */
+    PORTAL_AUTH_REASON_PROXY_REFUSED = 67,
+    /** The proxy itself could not be reached: its name did not resolve, or it refused. */
+    PORTAL_AUTH_REASON_PROXY_UNREACHABLE = 68,
+    /** The server's name did not resolve. */
+    PORTAL_AUTH_REASON_NAME_NOT_RESOLVED = 69,
+    /** The connection was refused, or no route leads to the server. */
+    PORTAL_AUTH_REASON_CONNECTION_REFUSED = 70,
+    /** The connection was reset or closed before the whole answer came: the request may
+        have reached the server. */
+    PORTAL_AUTH_REASON_CONNECTION_RESET = 71,
+    /** Connecting (the name lookup, TCP, TLS, a proxy's tunnel) took longer than
+        portal_auth_options.connect_timeout_ms. */
+    PORTAL_AUTH_REASON_CONNECT_TIMED_OUT = 72,
+    /** The request took longer than portal_auth_options.request_timeout_ms once connected:
+        it may have reached the server. */
+    PORTAL_AUTH_REASON_REQUEST_TIMED_OUT = 73,
+    /** The answer exceeded 1 MiB. */
+    PORTAL_AUTH_REASON_RESPONSE_TOO_LARGE = 74,
+    /** libcurl could not be loaded: install it. */
+    PORTAL_AUTH_REASON_LIBCURL_MISSING = 75,
+    /** Anything else: no thread or memory, or a libcurl that cannot honour a protection the
+        library requires (the message names it). */
+    PORTAL_AUTH_REASON_NETWORK_FAILED = 76
 };
 
 /**
@@ -1661,8 +1726,19 @@ PORTAL_AUTH_EXTERN
 const char *portal_auth_error_body(const portal_auth_error *error);
 
 /**
- * SESSION_STORAGE_FAILURE, SIGN_IN_UNAVAILABLE, SIGN_IN_CLOSED and UNAUTHORIZED: which
- * failure it was.
+ * RATE_LIMITED and HTTP_STATUS: the delay the server asked for before a new attempt (its
+ * Retry-After header, either form), in seconds. The library never retries by itself.
+ *
+ * @param error The error.
+ * @return The delay in seconds, 0 or more; -1 when the server named none, or for another
+ *         code.
+ */
+PORTAL_AUTH_EXTERN
+int64_t portal_auth_error_retry_after(const portal_auth_error *error);
+
+/**
+ * SESSION_STORAGE_FAILURE, SIGN_IN_UNAVAILABLE, SIGN_IN_CLOSED, UNAUTHORIZED and NETWORK:
+ * which failure it was.
  *
  * @param error The error.
  * @return A PORTAL_AUTH_REASON_* value; PORTAL_AUTH_REASON_NONE for another code, for an

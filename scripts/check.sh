@@ -26,7 +26,7 @@ fi
 started=$SECONDS
 scripts/private-keyring.sh run swift test --skip-build --disable-xctest > "$log/swift" 2>&1 &
 swift=$!
-env PYTHONPATH="$PWD/bindings/python" PORTAL_AUTH_LIBRARY="$library" \
+env PYTHONPATH="$PWD/bindings/python:$PWD/emulator" PORTAL_AUTH_LIBRARY="$library" \
     scripts/private-keyring.sh run "$venv/bin/python" -m pytest -p no:cacheprovider -q bindings/python/tests \
     --ignore=bindings/python/tests/providers --ignore=bindings/python/tests/sandbox -m "not installed" > "$log/python" 2>&1 &
 python=$!

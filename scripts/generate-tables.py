@@ -41,12 +41,13 @@ REASON_ENUMS = {
     "SIGN_IN_UNAVAILABLE": "SignInUnavailableReason",
     "SIGN_IN_CLOSED": "SignInClosedReason",
     "UNAUTHORIZED": "UnauthorizedReason",
+    "NETWORK": "NetworkFailureReason",
 }
 # GLib reports PORTAL_AUTH_E_CANCELLED as G_IO_ERROR_CANCELLED, as GIO's calls do, and
 # PORTAL_AUTH_OK is no error.
 GLIB_NOT_CODES = {"OK", "E_CANCELLED"}
 # portal_auth_error's fields and the GLib functions that read them.
-GLIB_FIELDS = {"name", "method", "detail", "path", "missing", "http_status", "body", "reason", "url"}
+GLIB_FIELDS = {"name", "method", "detail", "path", "missing", "http_status", "body", "reason", "url", "retry_after"}
 
 
 @dataclass

@@ -12,7 +12,9 @@
 # portal offers no OpenURI; debootstrap for the Debian 11 root the library is tested in;
 # Qt 6's base for bindings/qt, its sample and its QtTest tests; iproute2's ip, to bring up
 # loopback in the private network namespace of a test that needs a fixed port; debhelper,
-# dh-python and lintian to build and check the Debian packages of debian/).
+# dh-python and lintian to build and check the Debian packages of debian/; nginx, tinyproxy
+# and faketime for a company's network in the network tier: a TLS front with a private CA,
+# proxies, a drifting clock).
 # Then glibc 2.31's libraries, which the library is linked against (scripts/glibc-sysroot.sh).
 #   scripts/install-deps.sh [build|test|bench]   (bench adds what make bench needs)
 set -euo pipefail
@@ -28,9 +30,9 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1
           keepassxc libkf5wallet-bin libqca-qt5-2-plugins
           bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk debootstrap
-          qt6-base-dev iproute2 debhelper dh-python lintian)
-# The benchmark's loopback server, and the libraries of its GNOME peer.
-[ "${1:-}" = bench ] && packages+=(nginx libsoup-3.0-dev libjson-glib-dev)
+          qt6-base-dev iproute2 debhelper dh-python lintian nginx tinyproxy faketime)
+# The libraries of the benchmark's GNOME peer.
+[ "${1:-}" = bench ] && packages+=(libsoup-3.0-dev libjson-glib-dev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tests in tiers (docs/testing.md says what each runs):
-#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers docs hardening packages
+#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers network docs hardening packages
 # No tier: every one (make test, which CI runs), then an audit of every log line the library
 # wrote during the run. Each tier's stages start the services they need (the emulator, a
 # private keyring, Xvfb) and stop them. The tiers that test the library as `make install`
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/counts.sh
-all_tiers=(swift python c rust cpp glib qt providers docs hardening packages)
+all_tiers=(swift python c rust cpp glib qt providers network docs hardening packages)
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
 for tier in "${tiers[@]}"; do
@@ -119,6 +119,13 @@ if selected providers; then
     python_venv
     run_stage providers "The keyring on each Secret Service provider (gnome-keyring, KeePassXC, KWallet), Python and C" \
         scripts/test-providers.sh "$python"
+fi
+if selected network; then
+    python_venv
+    read -r -a network_arguments <<< "${only:-Tests/network}"
+    run_counted network "A company's network (a private CA behind nginx, tinyproxy, stalled and lying nameservers, faketime), in private network and mount namespaces" \
+        "$pytest_counter" unshare --net --mount --propagation private env PORTAL_AUTH_TEST_PRIVATE_NAMESPACES=1 \
+        "$python" -m pytest -p no:cacheprovider -q "${network_arguments[@]}"
 fi
 selected docs && run_stage docs "Documentation: make docs (Doxygen), the citations of docs/, the commands the documents show" \
     scripts/test-docs.sh

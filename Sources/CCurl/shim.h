@@ -17,6 +17,7 @@ typedef size_t (*pa_curl_write_fn)(char *data, size_t size, size_t count, void *
 typedef int (*pa_curl_prereq_fn)(void *user, char *primary_ip, char *local_ip, int primary_port, int local_port);
 typedef int (*pa_curl_socket_fn)(CURL *easy, curl_socket_t socket, int what, void *user, void *socket_data);
 typedef int (*pa_curl_timer_fn)(CURLM *multi, long timeout_ms, void *user);
+typedef size_t (*pa_curl_header_fn)(char *line, size_t size, size_t count, void *user);
 
 CURLcode pa_easy_setopt_long(CURL *easy, CURLoption option, long value);
 CURLcode pa_easy_setopt_string(CURL *easy, CURLoption option, const char *value);
@@ -27,7 +28,9 @@ CURLcode pa_easy_setopt_prereq_function(CURL *easy, pa_curl_prereq_fn fn);
 CURLcode pa_easy_setopt_http_protocols_mask(CURL *easy);
 /* CURLOPT_OPENSOCKETFUNCTION: connection sockets made close-on-exec (curl.c). */
 CURLcode pa_easy_setopt_close_on_exec_sockets(CURL *easy);
+CURLcode pa_easy_setopt_header_function(CURL *easy, pa_curl_header_fn fn);
 CURLcode pa_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
+CURLcode pa_easy_getinfo_off(CURL *easy, CURLINFO info, curl_off_t *value);
 CURLMcode pa_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 CURLMcode pa_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
 CURLMcode pa_multi_setopt_socket_function(CURLM *multi, pa_curl_socket_fn fn);
@@ -35,6 +38,9 @@ CURLMcode pa_multi_setopt_timer_function(CURLM *multi, pa_curl_timer_fn fn);
 
 /* The loaded libcurl's version ("7.88.1"), for messages; NULL if it cannot say. */
 const char *pa_curl_version(void);
+/* Whether the loaded libcurl verifies certificates with OpenSSL, whose verification result
+   (CURLINFO_SSL_VERIFYRESULT) tells an expired certificate from an untrusted one. */
+int pa_curl_uses_openssl(void);
 
 /* CURLMsg carries its result in a union; reading it here keeps Swift away from the layout. */
 static inline CURLcode pa_message_result(const CURLMsg *message) {

@@ -2,6 +2,7 @@
 #include "loader.h"
 #include "../CCurl/shim.h"
 
+#include <string.h>
 #include <sys/socket.h>
 
 #define CURL_FUNCTIONS(F, V, R) \
@@ -25,7 +26,8 @@
     F(curl_multi_info_read, CURLMsg *, (CURLM *multi, int *remaining), (multi, remaining), NULL) \
     F(curl_slist_append, struct curl_slist *, (struct curl_slist *list, const char *line), (list, line), NULL) \
     V(curl_slist_free_all, (struct curl_slist *list), (list)) \
-    F(curl_version_info, curl_version_info_data *, (CURLversion age), (age), NULL)
+    F(curl_version_info, curl_version_info_data *, (CURLversion age), (age), NULL) \
+    F(curl_getdate, time_t, (const char *text, const time_t *unused), (text, unused), -1)
 
 PA_LIBRARY(pa_curl_load_error, "libcurl", "libcurl.so.4", CURL_FUNCTIONS)
 
@@ -55,6 +57,10 @@ static curl_socket_t pa_open_close_on_exec_socket(void *context, curlsocktype pu
 
 PA_CALLING(pa_easy_setopt_close_on_exec_sockets, CURLcode, (CURL *easy),
            curl_easy_setopt, (easy, CURLOPT_OPENSOCKETFUNCTION, pa_open_close_on_exec_socket), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_setopt_header_function, CURLcode, (CURL *easy, pa_curl_header_fn fn),
+           curl_easy_setopt, (easy, CURLOPT_HEADERFUNCTION, fn), CURLE_FAILED_INIT)
+PA_CALLING(pa_easy_getinfo_off, CURLcode, (CURL *easy, CURLINFO info, curl_off_t *value),
+           curl_easy_getinfo, (easy, info, value), CURLE_FAILED_INIT)
 PA_CALLING(pa_easy_getinfo_long, CURLcode, (CURL *easy, CURLINFO info, long *value),
            curl_easy_getinfo, (easy, info, value), CURLE_FAILED_INIT)
 PA_CALLING(pa_multi_setopt_long, CURLMcode, (CURLM *multi, CURLMoption option, long value),
@@ -69,4 +75,9 @@ PA_CALLING(pa_multi_setopt_timer_function, CURLMcode, (CURLM *multi, pa_curl_tim
 PA_HIDDEN const char *pa_curl_version(void) {
     curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
     return info ? info->version : NULL;
+}
+
+PA_HIDDEN int pa_curl_uses_openssl(void) {
+    curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info && info->ssl_version && strncmp(info->ssl_version, "OpenSSL/", 8) == 0;
 }

@@ -136,10 +136,11 @@ struct ClientOptions {
         let timeouts = Timeouts(connect: timeout(milliseconds: field(\.connect_timeout_ms, or: 0), default: defaults.connect),
                                 total: timeout(milliseconds: field(\.request_timeout_ms, or: 0), default: defaults.total))
         let promptTimeout = field(\.keyring_prompt_timeout_ms, or: 0)
+        let caFile = try text(\.ca_file, "ca_file")
         return try PortalAuth(
             authEnvironmentId: environment, redirectUrl: redirect, apiHost: apiHost,
             magicLink: fromEmail.flatMap { from in templateId.map { MagicLinkConfig(fromEmail: from, templateId: $0) } },
             isAccountAbstracted: abstracted, applicationId: applicationId, storage: storage, timeouts: timeouts,
-            keyringPrompts: promptTimeout > 0 ? .allowed(timeout: .milliseconds(promptTimeout)) : .never)
+            caFile: caFile, keyringPrompts: promptTimeout > 0 ? .allowed(timeout: .milliseconds(promptTimeout)) : .never)
     }
 }

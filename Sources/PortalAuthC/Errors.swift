@@ -15,6 +15,7 @@ final class ErrorBox {
     private(set) var body: OwnedCString?
     private(set) var url: OwnedCString?
     private(set) var reason = portal_auth_reason(PORTAL_AUTH_REASON_NONE)
+    private(set) var retryAfter: Int64 = -1
 
     init(_ error: any Error) {
         var code = portal_auth_code(PORTAL_AUTH_E_INTERNAL)
@@ -50,8 +51,9 @@ final class ErrorBox {
             case .accountAbstractionUnavailable(let detail):
                 code = portal_auth_code(PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE)
                 self.detail = OwnedCString(detail)
-            case .rateLimited:
+            case .rateLimited(let retryAfter):
                 code = portal_auth_code(PORTAL_AUTH_E_RATE_LIMITED)
+                self.retryAfter = retryAfter.map(Int64.init) ?? -1
             case .totpQrUnavailable:
                 code = portal_auth_code(PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE)
             }
@@ -60,11 +62,13 @@ final class ErrorBox {
             case .unauthorized(let reason):
                 code = portal_auth_code(PORTAL_AUTH_E_UNAUTHORIZED)
                 self.reason = reason.map { CReason.of($0).number } ?? portal_auth_reason(PORTAL_AUTH_REASON_NONE)
-            case .httpStatus(_, let excerpt):
+            case .httpStatus(_, let excerpt, let retryAfter):
                 code = portal_auth_code(PORTAL_AUTH_E_HTTP_STATUS)
                 body = excerpt.map(OwnedCString.init)
-            case .network:
+                self.retryAfter = retryAfter.map(Int64.init) ?? -1
+            case .network(let failure, _):
                 code = portal_auth_code(PORTAL_AUTH_E_NETWORK)
+                self.reason = CReason.of(failure).number
             }
             httpStatus = Int32(error.status ?? 0)
         case is PortalCredentialError:
@@ -107,6 +111,7 @@ final class ErrorBox {
         case "apiHost": return "api_host"
         case "applicationId": return "application_id"
         case "directory": return "file_storage_path"
+        case "caFile": return "ca_file"
         default: return name
         }
     }
@@ -192,6 +197,12 @@ public func portalAuthErrorBody(_ error: UnsafePointer<portal_auth_error>?) -> U
 @c(portal_auth_error_url)
 public func portalAuthErrorUrl(_ error: UnsafePointer<portal_auth_error>?) -> UnsafePointer<CChar>? {
     ErrorHandle.object(error)?.url.map { UnsafePointer($0.pointer) }
+}
+
+/// See portal_auth_error_retry_after in include/portal_auth.h.
+@c(portal_auth_error_retry_after)
+public func portalAuthErrorRetryAfter(_ error: UnsafePointer<portal_auth_error>?) -> Int64 {
+    ErrorHandle.object(error)?.retryAfter ?? -1
 }
 
 /// See portal_auth_error_reason in include/portal_auth.h.

@@ -46,6 +46,8 @@ struct CReason {
         case .runtimeDirectoryUnsafe: return CReason(PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE, "RUNTIME_DIRECTORY_UNSAFE", message)
         case .channelInUse: return CReason(PORTAL_AUTH_REASON_CHANNEL_IN_USE, "CHANNEL_IN_USE", message)
         case .channelFailed: return CReason(PORTAL_AUTH_REASON_CHANNEL_FAILED, "CHANNEL_FAILED", message)
+        case .redirectAddressUnavailable:
+            return CReason(PORTAL_AUTH_REASON_REDIRECT_ADDRESS_UNAVAILABLE, "REDIRECT_ADDRESS_UNAVAILABLE", message)
         }
     }
 
@@ -64,12 +66,36 @@ struct CReason {
         case .linkUsed: return CReason(PORTAL_AUTH_REASON_LINK_USED, "LINK_USED", message)
         case .totpCodeRejected: return CReason(PORTAL_AUTH_REASON_TOTP_CODE_REJECTED, "TOTP_CODE_REJECTED", message)
         case .totpStepExpired: return CReason(PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED, "TOTP_STEP_EXPIRED", message)
+        case .outcomeUnknown: return CReason(PORTAL_AUTH_REASON_OUTCOME_UNKNOWN, "OUTCOME_UNKNOWN", message)
+        }
+    }
+
+    static func of(_ reason: NetworkFailure) -> CReason {
+        let message = reason.userMessage
+        switch reason {
+        case .certificateUntrusted: return CReason(PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED, "CERTIFICATE_UNTRUSTED", message)
+        case .certificateExpired: return CReason(PORTAL_AUTH_REASON_CERTIFICATE_EXPIRED, "CERTIFICATE_EXPIRED", message)
+        case .certificateNotYetValid: return CReason(PORTAL_AUTH_REASON_CERTIFICATE_NOT_YET_VALID, "CERTIFICATE_NOT_YET_VALID", message)
+        case .certificateWrongHost: return CReason(PORTAL_AUTH_REASON_CERTIFICATE_WRONG_HOST, "CERTIFICATE_WRONG_HOST", message)
+        case .caFileUnusable: return CReason(PORTAL_AUTH_REASON_CA_FILE_UNUSABLE, "CA_FILE_UNUSABLE", message)
+        case .tlsFailed: return CReason(PORTAL_AUTH_REASON_TLS_FAILED, "TLS_FAILED", message)
+        case .proxyAuthRequired: return CReason(PORTAL_AUTH_REASON_PROXY_AUTH_REQUIRED, "PROXY_AUTH_REQUIRED", message)
+        case .proxyRefused: return CReason(PORTAL_AUTH_REASON_PROXY_REFUSED, "PROXY_REFUSED", message)
+        case .proxyUnreachable: return CReason(PORTAL_AUTH_REASON_PROXY_UNREACHABLE, "PROXY_UNREACHABLE", message)
+        case .nameNotResolved: return CReason(PORTAL_AUTH_REASON_NAME_NOT_RESOLVED, "NAME_NOT_RESOLVED", message)
+        case .connectionRefused: return CReason(PORTAL_AUTH_REASON_CONNECTION_REFUSED, "CONNECTION_REFUSED", message)
+        case .connectionReset: return CReason(PORTAL_AUTH_REASON_CONNECTION_RESET, "CONNECTION_RESET", message)
+        case .connectTimeout: return CReason(PORTAL_AUTH_REASON_CONNECT_TIMED_OUT, "CONNECT_TIMED_OUT", message)
+        case .requestTimeout: return CReason(PORTAL_AUTH_REASON_REQUEST_TIMED_OUT, "REQUEST_TIMED_OUT", message)
+        case .responseTooLarge: return CReason(PORTAL_AUTH_REASON_RESPONSE_TOO_LARGE, "RESPONSE_TOO_LARGE", message)
+        case .libcurlMissing: return CReason(PORTAL_AUTH_REASON_LIBCURL_MISSING, "LIBCURL_MISSING", message)
+        case .connection: return CReason(PORTAL_AUTH_REASON_NETWORK_FAILED, "NETWORK_FAILED", message)
         }
     }
 
     /// Every reason but NONE.
     static let all: [CReason] = StorageFailureReason.allCases.map(of) + SignInUnavailableReason.allCases.map(of)
-        + SignInClosedReason.allCases.map(of) + UnauthorizedReason.allCases.map(of)
+        + SignInClosedReason.allCases.map(of) + UnauthorizedReason.allCases.map(of) + NetworkFailure.allCases.map(of)
 }
 
 // Built once, when first read, and never changed: safe to share. The strings live as long

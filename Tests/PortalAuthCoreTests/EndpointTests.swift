@@ -78,7 +78,7 @@ import Testing
         let client = try makeClient(emulator)
         let email = uniqueEmail()
         for _ in 0..<5 { try await client.sendMagicLink(email) }
-        await #expect(throws: PortalAuthError.rateLimited) { try await client.sendMagicLink(email) }
+        await #expect(throws: PortalAuthError.rateLimited()) { try await client.sendMagicLink(email) }
     }
 
     @Test func aRejectedAccountAbstractionIsRemappedOnBothEndpoints() async throws {

@@ -64,12 +64,41 @@ import Testing
     @Test func aFailedExchangeFailsTheSignInAndThePageSaysSo() async throws {
         let emulator = try await Emulator.start()
         let (client, _, _) = try await loopbackClient(emulator)
-        try await emulator.fault("/magic-links/validations", "status", ["status": 503])
+        try await emulator.fault("/magic-links/validations", "status", ["status": 400])
         let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("failed"))
 
         let page = try await open(mail)
-        await #expect(throws: PortalRequestsError.httpStatus(status: 503, bodyExcerpt: nil)) { _ = try await signIn.value }
+        await #expect(throws: PortalRequestsError.httpStatus(status: 400, bodyExcerpt: nil)) { _ = try await signIn.value }
         #expect(page.status == 200 && page.body.contains("The sign-in could not be completed"))
+    }
+
+    /// A 5xx before any session leaves the grant unspent: the wait goes on, the page says to
+    /// open the link again, and the link then signs in (docs/network.md "A lost answer").
+    @Test(arguments: [502, 503])
+    func anExchangeThatLeftTheLinkUsableKeepsWaitingForIt(status: Int) async throws {
+        let emulator = try await Emulator.start()
+        let (client, _, _) = try await loopbackClient(emulator)
+        try await emulator.fault("/magic-links/validations", "status", ["status": status])
+        let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("again"))
+
+        let first = try await open(mail)
+        #expect(first.body.contains("Open the link in the email again"))
+        let second = try await open(mail)
+        #expect(second.body.contains("You are signed in"))
+        #expect(try await signIn.value.authenticated != nil)
+        #expect(try await emulator.requests("/magic-links/validations").count == 2)
+    }
+
+    @Test func aSpentLinkEndsTheWait() async throws {
+        let emulator = try await Emulator.start()
+        let (client, _, _) = try await loopbackClient(emulator)
+        try await emulator.fault("/magic-links/validations", "lost")
+        let (signIn, mail) = try await startSignIn(client, emulator, email: uniqueEmail("spent"))
+
+        let page = try await open(mail)
+        let error = await caught { _ = try await signIn.value }
+        guard case .network(.connectionReset, _) = error as? PortalRequestsError else { Issue.record("\(String(describing: error))"); return }
+        #expect(page.body.contains("The sign-in could not be completed"))
     }
 
     @Test func itsChecksComeInTheirOrderBeforeAnyEmail() async throws {

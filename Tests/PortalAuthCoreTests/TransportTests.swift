@@ -82,7 +82,7 @@ import Testing
         let error = await caught { _ = try await client.getMethods() }
         let requestsError = try #require(error as? PortalRequestsError)
         #expect(requestsError.status == status)
-        guard case .httpStatus(_, let excerpt) = requestsError else { Issue.record("\(requestsError)"); return }
+        guard case .httpStatus(_, let excerpt, _) = requestsError else { Issue.record("\(requestsError)"); return }
         #expect(excerpt == #"{"error":"injected"}"#)
     }
 
@@ -111,7 +111,7 @@ import Testing
         try await emulator.fault("/methods", "drop")
         let client = try makeClient(emulator)
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
-        guard case .network(.connection, _) = error else { Issue.record("\(error)"); return }
+        guard case .network(.connectionReset, _) = error else { Issue.record("\(error)"); return }
         #expect(error.status == nil)
     }
 
@@ -120,7 +120,8 @@ import Testing
         let client = try makeClient(emulator)
         emulator.stop()
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
-        guard case .network(.connection, _) = error else { Issue.record("\(error)"); return }
+        guard case .network(.connectionRefused, let message) = error else { Issue.record("\(error)"); return }
+        #expect(message.hasSuffix("(\(emulator.baseURL))"), "the message names the server: \(message)")
     }
 
     @Test func theOverallTimeoutEndsASlowResponse() async throws {
@@ -128,7 +129,7 @@ import Testing
         try await emulator.fault("/methods", "hold")
         let client = try makeClient(emulator, timeouts: Timeouts(connect: .seconds(5), total: .milliseconds(300)))
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
-        guard case .network(.timeout, _) = error else { Issue.record("\(error)"); return }
+        guard case .network(.requestTimeout, _) = error else { Issue.record("\(error)"); return }
         try await emulator.release()
     }
 
@@ -151,7 +152,7 @@ import Testing
         try await emulator.fault("/magic-links/validations", "status", ["status": 500, "body": "echo: \(grant)"])
         let client = try makeClient(emulator)
         let error = try #require(await caught { _ = try await client.handleRedirect(url) } as? PortalRequestsError)
-        guard case .httpStatus(500, let excerpt) = error else { Issue.record("\(error)"); return }
+        guard case .httpStatus(500, let excerpt, _) = error else { Issue.record("\(error)"); return }
         #expect(excerpt == nil)
         var dumped = ""
         dump(error, to: &dumped)
@@ -189,8 +190,7 @@ import Testing
         #expect(emulator.baseURL.hasPrefix("https://"))
         let client = try makeClient(emulator)
         let error = try #require(await caught { _ = try await client.getMethods() } as? PortalRequestsError)
-        guard case .network(.connection, let message) = error else { Issue.record("\(error)"); return }
-        #expect(message.lowercased().contains("certificate"))
+        guard case .network(.certificateUntrusted, _) = error else { Issue.record("\(error)"); return }
     }
 
     @Test func manyConcurrentCallsAllComplete() async throws {

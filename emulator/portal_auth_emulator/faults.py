@@ -7,7 +7,7 @@ from typing import TypeGuard
 
 from .messages import ApiError, JsonObject, portal_path_matches
 
-KINDS = ("latency", "status", "malformed", "drop", "hold", "truncated", "oversized")
+KINDS = ("latency", "status", "malformed", "drop", "lost", "hold", "truncated", "oversized")
 DEFAULT_STATUS_BODY = '{"error":"injected"}'
 MAX_LATENCY_MS = 60_000
 DEFAULT_OVERSIZED_BYTES = 10 << 20  # ten times the client's response cap
@@ -27,6 +27,7 @@ class Fault:
     status: int = 0
     body: str = ""
     size: int = 0
+    retry_after: str | None = None  # a status fault's Retry-After header, as sent
 
     def describe(self) -> JsonObject:
         """The fault as GET /_emulator/faults shows it."""
@@ -39,6 +40,7 @@ class Fault:
             "status": self.status,
             "body": self.body,
             "size": self.size,
+            "retryAfter": self.retry_after,
         }
 
 
@@ -68,6 +70,10 @@ def parse_fault(raw: JsonObject) -> Fault:
             raise ApiError(400, "status must be an integer from 200 to 599")
         fault.status = status
         fault.body = _body(raw, DEFAULT_STATUS_BODY)
+        retry_after = raw.get("retryAfter")
+        if retry_after is not None and (not isinstance(retry_after, str) or not retry_after.isprintable()):
+            raise ApiError(400, "retryAfter must be a string of printable characters")
+        fault.retry_after = retry_after
     elif kind in ("malformed", "truncated"):
         fault.body = _body(raw, None if kind == "malformed" else "")
     elif kind == "oversized":

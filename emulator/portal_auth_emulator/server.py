@@ -105,6 +105,11 @@ class Handler(BaseHTTPRequestHandler):
     close_connection: bool
     server: EmulatorServer  # the base class only knows it as a BaseServer
 
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The Date header by the emulator's clock, which clockOffsetSeconds moves: a server
+        whose clock is ahead says so in every answer."""
+        return super().date_time_string(self.server.app.state.now() if timestamp is None else timestamp)
+
     def do_GET(self) -> None:
         """Dispatches the request."""
         self._dispatch()
@@ -185,8 +190,12 @@ class Handler(BaseHTTPRequestHandler):
         if fault is not None:
             if fault.kind == "drop":
                 return None
+            if fault.kind == "lost":
+                app.portal.handle(request)  # acted on, its answer never sent
+                return None
             if fault.kind == "status":
-                return Response(fault.status, fault.body.encode("utf-8"))
+                extra = [("Retry-After", fault.retry_after)] if fault.retry_after is not None else []
+                return Response(fault.status, fault.body.encode("utf-8"), headers=extra)
             if fault.kind == "malformed":
                 return Response(200, fault.body.encode("utf-8"))
             if fault.kind == "oversized":

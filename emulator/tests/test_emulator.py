@@ -5,6 +5,7 @@ CLI's first line), and concurrency is observed through /_emulator/wait.
 """
 
 import base64
+import email.utils
 import http.client
 import json
 import os
@@ -347,6 +348,10 @@ class MagicLinkTests(EmulatorTestCase):
             self.portal("POST", "/totps/validations", {"code": code}, Authorization="Bearer " + user_jwt),
             (401, {"error": "invalid userJwt"}),
         )
+        # Its answers' Date follows its clock.
+        _, headers, _ = self.client.call("GET", API + "/methods", headers=portal_headers())
+        sent = email.utils.parsedate_to_datetime(headers["Date"]).timestamp()
+        self.assertTrue(590 <= sent - time.time() <= 602, headers["Date"])
 
     def test_no_totp_environment_signs_in_directly(self):
         token = self.grant(env="env-open", isAccountAbstracted=True)
@@ -499,6 +504,16 @@ class FaultAndWaitTests(EmulatorTestCase):
         self.client.json("DELETE", "/_emulator/faults")
         self.assertEqual(self.portal("GET", "/methods")[0], 200)
 
+    def test_status_with_retry_after(self):
+        self.fault(path="/methods", kind="status", status=429, retryAfter="120")
+        status, headers, _ = self.client.call("GET", API + "/methods", headers=portal_headers())
+        self.assertEqual((status, headers.get("Retry-After")), (429, "120"))
+        status, headers, _ = self.client.call("GET", API + "/methods", headers=portal_headers())
+        self.assertEqual((status, headers.get("Retry-After")), (200, None))
+        status, _ = self.client.json("POST", "/_emulator/faults",
+                                     {"path": "/methods", "kind": "status", "status": 503, "retryAfter": "1\r\nX: y"})
+        self.assertEqual(status, 400)
+
     def test_malformed(self):
         self.fault(path="/methods", kind="malformed", body="<html>not json")
         status, headers, raw = self.client.call("GET", API + "/methods", headers=portal_headers())
@@ -516,6 +531,13 @@ class FaultAndWaitTests(EmulatorTestCase):
             self.portal("GET", "/methods")
         self.assertEqual(len(self.client.json("GET", "/_emulator/requests")[1]["requests"]), 1)
         self.assertEqual(self.portal("GET", "/methods")[0], 200)
+
+    def test_lost_acts_on_the_request_and_drops_its_answer(self):
+        token = self.grant()
+        self.fault(path="/magic-links/validations", kind="lost")
+        with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
+            self.portal("POST", "/magic-links/validations", {"token": token})
+        self.assertEqual(self.portal("POST", "/magic-links/validations", {"token": token})[0], 401)
 
     def test_hold_and_release(self):
         self.fault(path="/magic-links/validations", kind="hold")

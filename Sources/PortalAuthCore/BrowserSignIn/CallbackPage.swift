@@ -27,6 +27,12 @@ enum CallbackPage {
         title: "Sign-in not completed",
         message: "The sign-in could not be completed. You can close this window and try again from the application.")
 
+    /// The page of a magic-link sign-in whose exchange failed but left the link usable: the
+    /// sign-in still waits for it.
+    static let openTheLinkAgain = document(
+        title: "Sign-in not finished",
+        message: "The sign-in could not finish just now. Open the link in the email again to try once more.")
+
     /// What the browser is told once a sign-in has completed with `outcome`.
     static func completed(_ outcome: Result<AuthResult?, any Error>) -> String {
         switch outcome {

@@ -16,7 +16,8 @@ extension PortalAuth {
     }
 
     /// The listener on the loopback redirect URL, bound (not started yet).
-    /// - Throws: `unavailable` with `redirectNotLoopback`, `portInUse` or `listenerFailed`.
+    /// - Throws: `unavailable` with `redirectNotLoopback`, `portInUse`,
+    ///   `redirectAddressUnavailable` or `listenerFailed`.
     func bindListener(_ flow: String, answer: LoopbackListener.Answer) throws -> LoopbackListener {
         guard let loopback = LoopbackRedirect(redirectUrl) else {
             PortalAuthLog.emit(.warning, "\(flow) needs a redirect URL of the form http://127.0.0.1:<port>/<path> (or [::1] or localhost).")
@@ -26,7 +27,12 @@ extension PortalAuth {
             return try LoopbackListener(CallbackAdmission(redirect: loopback, redirectUrl: redirectUrl), flow: flow, answer: answer)
         } catch {
             PortalAuthLog.emit(.warning, "\(flow): \(error.message).")
-            throw PortalAuthSignInError.unavailable(reason: error.kind == .portInUse ? .portInUse : .listenerFailed, detail: error.message)
+            let reason: SignInUnavailableReason = switch error.kind {
+            case .portInUse: .portInUse
+            case .noIPv6: .redirectAddressUnavailable
+            case .system: .listenerFailed
+            }
+            throw PortalAuthSignInError.unavailable(reason: reason, detail: error.message)
         }
     }
 

@@ -37,12 +37,13 @@ extension PortalAuth {
         // Nothing is spent that cannot be kept: the store is asked before a port is taken or
         // the email goes.
         try await waits.step { [vault] in try await vault.checkCanStore() }
-        let listener = try bindListener(flow, answer: .whenComplete)
-        let registration = try register(listener)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var listener = try bindListener(flow, answer: .whenComplete)
+        var registration = try register(listener)
         defer { waits.unregister(registration) }
         // Before the email goes: its link may come back through handleRedirect as soon as it
         // is sent, before this call has heard that it was.
-        let wait = MagicLinkWait(listener)
+        var wait = MagicLinkWait(listener)
         browserSignIn.magicLinkWait = wait
 
         try await waits.step { [api] in try await api.sendMagicLink(request) }
@@ -50,44 +51,77 @@ extension PortalAuth {
 
         try startListening(listener, flow, timeout: timeout)
         PortalAuthLog.emit(.info, "\(flow): listening on \(listener.endpoint) for the email's link.")
-        let outcome = await listener.outcome()
-        let ownWait = wait.takeForListener()
-        // The listener has closed its sockets; the next sign-in may start at once.
-        browserSignIn.end()
-        holdsGuard = false
-
-        guard ownWait else {
-            // A redirect the application handled took the wait, and stopped the listener.
-            guard let handled = await wait.redirectOutcome() else {
-                PortalAuthLog.emit(.info, "\(flow): cancelled while the redirect handled by the application completes.")
-                listener.answer(CallbackPage.notCompleted)
+        while true {
+            let outcome = await listener.outcome()
+            guard wait.takeForListener() else {
+                browserSignIn.end()
+                holdsGuard = false
+                return try await redirectHandled(flow, wait: wait, listener: listener)
+            }
+            switch outcome {
+            case .callback(let url):
+                PortalAuthLog.emit(.info, "\(flow): the browser brought the redirect.")
+                let completed: Result<AuthResult?, any Error>
+                do {
+                    completed = .success(try await handleRedirect(url))
+                } catch {
+                    completed = .failure(error)
+                }
+                if case .failure(let error) = completed, Self.leftGrantUnspent(error), ContinuousClock.now < deadline {
+                    // The link still signs in: the same wait goes on, on a new listener of the
+                    // same port (the last one has closed its sockets), until the timeout. It
+                    // listens before the browser is told to open the link again.
+                    PortalAuthLog.emit(.warning, "\(flow): the exchange failed and left the link usable; waiting for it again.")
+                    let answered = listener
+                    waits.unregister(registration)
+                    listener = try bindListener(flow, answer: .whenComplete)
+                    registration = try register(listener)
+                    wait = MagicLinkWait(listener)
+                    browserSignIn.magicLinkWait = wait
+                    try startListening(listener, flow, timeout: ContinuousClock.now.duration(to: deadline))
+                    answered.answer(CallbackPage.openTheLinkAgain)
+                    continue
+                }
+                // The next sign-in may start at once.
+                browserSignIn.end()
+                holdsGuard = false
+                listener.answer(CallbackPage.completed(completed))
+                // CallbackAdmission ends the wait only on a grant or an error, as for the browser.
+                guard let result = try completed.get() else {
+                    PortalAuthLog.emit(.warning, "\(flow): the redirect carried no usable result.")
+                    throw PortalAuthSignInError.callbackIncomplete
+                }
+                return result
+            case .timedOut:
+                PortalAuthLog.emit(.info, "\(flow): timed out waiting for the email's link.")
+                throw PortalAuthSignInError.closed(reason: .timedOut)
+            case .stopped:
+                PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for the email's link.")
                 throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
             }
-            listener.answer(CallbackPage.completed(handled.map(Optional.some)))
-            return try handled.get()
         }
-        switch outcome {
-        case .callback(let url):
-            PortalAuthLog.emit(.info, "\(flow): the browser brought the redirect.")
-            let completed: Result<AuthResult?, any Error>
-            do {
-                completed = .success(try await handleRedirect(url))
-            } catch {
-                completed = .failure(error)
-            }
-            listener.answer(CallbackPage.completed(completed))
-            // CallbackAdmission ends the wait only on a grant or an error, as for the browser.
-            guard let result = try completed.get() else {
-                PortalAuthLog.emit(.warning, "\(flow): the redirect carried no usable result.")
-                throw PortalAuthSignInError.callbackIncomplete
-            }
-            return result
-        case .timedOut:
-            PortalAuthLog.emit(.info, "\(flow): timed out waiting for the email's link.")
-            throw PortalAuthSignInError.closed(reason: .timedOut)
-        case .stopped:
-            PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for the email's link.")
+    }
+
+    /// Whether a failed exchange left the grant unspent, so that the link can be opened again:
+    /// the server failed before any session (5xx), or the request never reached it.
+    static func leftGrantUnspent(_ error: any Error) -> Bool {
+        switch error {
+        case PortalRequestsError.httpStatus(let status, _, _): (500..<600).contains(status)
+        case PortalRequestsError.network(let failure, _):
+            [.connectionRefused, .connectTimeout, .nameNotResolved].contains(failure)
+        default: false
+        }
+    }
+
+    /// The end of a magic-link sign-in whose wait a redirect the application handled took
+    /// (and stopped the listener): that redirect's outcome, once its exchange has ended.
+    private func redirectHandled(_ flow: String, wait: MagicLinkWait, listener: LoopbackListener) async throws -> AuthResult {
+        guard let handled = await wait.redirectOutcome() else {
+            PortalAuthLog.emit(.info, "\(flow): cancelled while the redirect handled by the application completes.")
+            listener.answer(CallbackPage.notCompleted)
             throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
         }
+        listener.answer(CallbackPage.completed(handled.map(Optional.some)))
+        return try handled.get()
     }
 }

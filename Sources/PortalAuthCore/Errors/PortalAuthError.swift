@@ -22,8 +22,9 @@ public enum PortalAuthError: Error, Equatable, Sendable {
     case sessionStorageFailure(reason: StorageFailureReason, message: String)
     /// Gas sponsorship was requested but is not available (the server's text, cut to 200).
     case accountAbstractionUnavailable(message: String)
-    /// The magic-link send limit for this address was hit (429).
-    case rateLimited
+    /// The magic-link send limit for this address was hit (429); `retryAfter` is the delay
+    /// the server asked for, in seconds (its `Retry-After`), or nil. Nothing is resent.
+    case rateLimited(retryAfter: Int? = nil)
     /// A TOTP QR code could not be made from the link.
     case totpQrUnavailable
 }
@@ -50,8 +51,9 @@ extension PortalAuthError: CustomStringConvertible {
             return "Session storage failure: \(message)"
         case .accountAbstractionUnavailable(let message):
             return "Account abstraction unavailable: \(message.escapingControlCharacters())"
-        case .rateLimited:
-            return "Too many magic links were sent to this address; try again later."
+        case .rateLimited(let retryAfter):
+            let when = retryAfter.map { "in \($0) s" } ?? "later"
+            return "Too many magic links were sent to this address; try again \(when)."
         case .totpQrUnavailable:
             return "A QR code cannot be made from this TOTP link."
         }
@@ -83,8 +85,9 @@ public enum PortalRequestsError: Error, Equatable, Sendable {
     /// Any other non-2xx status, with the server's reason: a bounded excerpt of the body
     /// (see `PortalAPI.excerpt`), `nil` when the body was empty and always for the grant
     /// exchanges and the TOTP check, whose requests carry a secret the body might echo. The
-    /// excerpt is kept out of `description`.
-    case httpStatus(status: Int, bodyExcerpt: String?)
+    /// excerpt is kept out of `description`. `retryAfter` is the server's `Retry-After`, in
+    /// seconds, or nil; nothing is retried.
+    case httpStatus(status: Int, bodyExcerpt: String?, retryAfter: Int? = nil)
     /// No usable response arrived.
     case network(NetworkFailure, message: String)
 
@@ -92,20 +95,62 @@ public enum PortalRequestsError: Error, Equatable, Sendable {
     public var status: Int? {
         switch self {
         case .unauthorized: return 401
-        case .httpStatus(let status, _): return status
+        case .httpStatus(let status, _, _): return status
         case .network: return nil
         }
     }
 }
 
-/// Why no usable response arrived.
-public enum NetworkFailure: String, Sendable {
-    /// DNS, connection refused or reset, TLS, proxy: the exchange could not complete.
-    case connection
-    /// The connect or overall timeout elapsed.
-    case timeout
+/// Why no usable response arrived (docs/network.md "Failures with no answer"), decided on libcurl's result
+/// codes, never on its text. The cases are stable; the C ABI numbers them
+/// (PORTAL_AUTH_REASON_*).
+public enum NetworkFailure: String, Sendable, CaseIterable {
+    /// The server's certificate chain leads to no trusted authority: a company's own CA
+    /// that is not installed, or a device intercepting the connection.
+    case certificateUntrusted
+    /// The server's certificate (or one in its chain) has expired, by this machine's clock.
+    case certificateExpired
+    /// The server's certificate is not valid yet, by this machine's clock.
+    case certificateNotYetValid
+    /// The server's certificate was issued for another name.
+    case certificateWrongHost
+    /// The certificate authority file named by `caFile` or the environment could not be read.
+    case caFileUnusable
+    /// The TLS handshake failed otherwise (no protocol or cipher in common, a broken peer).
+    case tlsFailed
+    /// The proxy asked for credentials (HTTP 407): none were given, or they were refused.
+    case proxyAuthRequired
+    /// The proxy refused to connect to the server, or could not reach it.
+    case proxyRefused
+    /// The proxy itself could not be reached: its name did not resolve, or it refused.
+    case proxyUnreachable
+    /// The server's name did not resolve.
+    case nameNotResolved
+    /// The server (or no one) refused the connection, or no route leads to it.
+    case connectionRefused
+    /// The connection was reset or closed before the whole answer came.
+    case connectionReset
+    /// The connection (name lookup, TCP, TLS, the proxy's tunnel) took longer than the
+    /// connect timeout.
+    case connectTimeout
+    /// The request took longer than the overall timeout once connected.
+    case requestTimeout
     /// The body exceeded the 1 MiB cap.
     case responseTooLarge
+    /// libcurl could not be loaded.
+    case libcurlMissing
+    /// Anything else: no descriptor or thread, out of memory, a libcurl that cannot honour a
+    /// protection the library requires.
+    case connection
+
+    /// Whether the request may have reached the server, which may have acted on it: its
+    /// answer was lost on the way back, or came too large to read.
+    public var mayHaveReachedServer: Bool {
+        switch self {
+        case .connectionReset, .requestTimeout, .responseTooLarge: true
+        default: false
+        }
+    }
 }
 
 extension PortalRequestsError: CustomStringConvertible {
@@ -116,11 +161,12 @@ extension PortalRequestsError: CustomStringConvertible {
             case nil: ""
             case .linkUsed: ": the redirect's grant was refused (used, expired or not Portal's); request a new link"
             case .totpCodeRejected: ": the TOTP code was not accepted; the step is still usable"
-            case .totpStepExpired: ": the TOTP step had expired by the local clock; sign in again"
+            case .totpStepExpired: ": the TOTP step had expired by the server's clock; sign in again"
+            case .outcomeUnknown: ": the last attempt's answer was lost, and it may have completed; sign in again"
             }
             return "Unauthorized (HTTP 401)\(why)."
-        case .httpStatus(let status, _):
-            return "The server answered HTTP \(status)."
+        case .httpStatus(let status, _, let retryAfter):
+            return "The server answered HTTP \(status)\(retryAfter.map { "; it asks to wait \($0) s before trying again" } ?? "")."
         case .network(let failure, let message):
             return "Network failure (\(failure.rawValue)): \(message)"
         }
@@ -193,6 +239,8 @@ extension PortalAuthSignInError: CustomStringConvertible {
                 cause = "another instance of the application already listens for this environment's redirects"
             case .channelFailed:
                 cause = "the channel to the running instance failed"
+            case .redirectAddressUnavailable:
+                cause = "the redirect URL's address cannot be served on this machine (a [::1] redirect needs IPv6; use 127.0.0.1)"
             }
             let subject = reason.isChannel ? "Redirect forwarding" : "Browser sign-in"
             return "\(subject) is not possible: \(cause)\(detail.map { " (\($0))" } ?? "")."

@@ -32,6 +32,7 @@ extension SignInUnavailableReason {
         case .runtimeDirectoryUnsafe: "Your session's private folder is open to others, so sign-in links cannot be passed on safely."
         case .channelInUse: "The application is already running and waiting for sign-in links."
         case .channelFailed: "The sign-in link could not be passed to the running application. Try again."
+        case .redirectAddressUnavailable: "This computer cannot receive the sign-in at the address the application uses. The application needs another setup."
         }
     }
 }
@@ -52,6 +53,32 @@ extension UnauthorizedReason {
         case .linkUsed: "This sign-in link was already used or has expired. Request a new one."
         case .totpCodeRejected: "That code is not correct. Check your authenticator app and type the current code."
         case .totpStepExpired: "The time to enter your code ran out. Sign in again."
+        case .outcomeUnknown: "Your last attempt may have gone through, but its answer was lost. Sign in again."
+        }
+    }
+}
+
+extension NetworkFailure {
+    public var userMessage: String {
+        switch self {
+        case .certificateUntrusted:
+            "The server's security certificate is not trusted on this computer. If your organisation uses its own certificates, ask your administrator to install them."
+        case .certificateExpired: "The server's security certificate has expired, or your computer's clock is wrong. Check the date and time."
+        case .certificateNotYetValid: "The server's security certificate is not valid yet, or your computer's clock is wrong. Check the date and time."
+        case .certificateWrongHost: "The server's security certificate belongs to another site. Check your network settings."
+        case .caFileUnusable: "The certificate file set for this application could not be read. Check its settings."
+        case .tlsFailed: "A secure connection to the server could not be set up. Try again later."
+        case .proxyAuthRequired: "Your network's proxy asks for a user name and password. Check your proxy settings."
+        case .proxyRefused: "Your network's proxy refused to connect to the server. Check your proxy settings."
+        case .proxyUnreachable: "Your network's proxy could not be reached. Check your proxy settings."
+        case .nameNotResolved: "The server's name could not be found. Check your internet connection."
+        case .connectionRefused: "The server could not be reached. Check your internet connection."
+        case .connectionReset: "The connection to the server was interrupted. Try again."
+        case .connectTimeout: "The server took too long to respond. Check your internet connection, then try again."
+        case .requestTimeout: "The server took too long to answer. Try again."
+        case .responseTooLarge: "The server sent an answer that was too large. Try again later."
+        case .libcurlMissing: "A library this application needs (libcurl) is not installed. Install it, then try again."
+        case .connection: "The server could not be reached. Try again."
         }
     }
 }

@@ -59,12 +59,16 @@ public enum SignInUnavailableReason: Sendable, CaseIterable {
     case channelInUse
     /// The redirect channel could not be made, or the running instance did not answer.
     case channelFailed
+    /// The redirect URL's loopback address does not exist on this machine (a `[::1]` redirect
+    /// with IPv6 turned off): no browser could come back to it. Trying again cannot help.
+    case redirectAddressUnavailable
 
     /// Whether the reason is the redirect channel's, rather than a sign-in's.
     var isChannel: Bool {
         switch self {
         case .noRuntimeDirectory, .runtimeDirectoryUnsafe, .channelInUse, .channelFailed: return true
-        case .redirectNotLoopback, .portInUse, .listenerFailed, .noBrowser, .openerFailed: return false
+        case .redirectNotLoopback, .portInUse, .listenerFailed, .noBrowser, .openerFailed, .redirectAddressUnavailable:
+            return false
         }
     }
 }
@@ -89,12 +93,16 @@ public enum UnauthorizedReason: Sendable, CaseIterable {
     /// A redirect's grant was refused (`handleRedirect`, the one-call sign-ins): the link was
     /// already used, has expired, or is not Portal's. Request a new link.
     case linkUsed
-    /// The TOTP code was not accepted and the step had not expired by the local clock:
+    /// The TOTP code was not accepted and the step had not expired by the server's clock:
     /// retype the code and verify again with the same step.
     case totpCodeRejected
-    /// The TOTP step's `userJwt` had expired by the local clock (ten minutes after the
+    /// The TOTP step's `userJwt` had expired by the server's clock (ten minutes after the
     /// sign-in that returned it): start the sign-in again.
     case totpStepExpired
+    /// The last attempt with the same grant or TOTP step lost its answer (a reset, a
+    /// timeout) and may have completed on the server, which now refuses it as spent: the
+    /// user did nothing wrong. Start the sign-in again.
+    case outcomeUnknown
 }
 
 /// The error an application's `BrowserOpener` throws to say why it failed. Its message is

@@ -20,6 +20,9 @@ final class GrantLock: Sendable {
     struct State: Sendable {
         var memo: ReplayMemo?
         var pendingTotp: PendingTotpWrite?
+        /// The grant or `userJwt` whose last request may have reached the server though its
+        /// answer was lost (a reset, a request timeout): a 401 for it next is no verdict on it.
+        var lostAnswer: String?
     }
 
     private let lock = AsyncLock()
@@ -28,6 +31,26 @@ final class GrantLock: Sendable {
 
     func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await lock.withLock(body)
+    }
+
+    /// Sends the request of a single-use `credential` (a grant, a TOTP step's `userJwt`), and
+    /// keeps track of an answer lost on the way: after one, a 401 for the same credential is
+    /// `.outcomeUnknown` (the last attempt may have completed), else it is `unauthorized`.
+    /// Nothing is sent again. Call under the lock.
+    func tracking<T>(_ credential: String, unauthorized reason: @autoclosure () -> UnauthorizedReason,
+                     _ send: () async throws -> T) async throws -> T {
+        let answerWasLost = current.lostAnswer?.hasSameBytes(as: credential) ?? false
+        do {
+            let answer = try await send()
+            current.lostAnswer = nil
+            return answer
+        } catch PortalRequestsError.unauthorized {
+            current.lostAnswer = nil
+            throw PortalRequestsError.unauthorized(reason: answerWasLost ? .outcomeUnknown : reason())
+        } catch PortalRequestsError.network(let failure, let message) where failure.mayHaveReachedServer {
+            current.lostAnswer = credential
+            throw PortalRequestsError.network(failure, message: message)
+        }
     }
 
     /// The guarded state. Call only while holding the lock.

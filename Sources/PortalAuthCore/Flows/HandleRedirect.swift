@@ -70,11 +70,8 @@ extension PortalAuth {
             // Nothing is spent that cannot be kept: a grant is exchanged only for a store
             // that can take the session now.
             try await vault.checkCanStore()
-            let data: GrantData
-            do {
-                data = try await api.exchangeGrant(grant, at: path)
-            } catch PortalRequestsError.unauthorized {
-                throw PortalRequestsError.unauthorized(reason: .linkUsed)
+            let data = try await grants.tracking(grant, unauthorized: .linkUsed) {
+                try await api.exchangeGrant(grant, at: path)
             }
             let outcome = try resolve(data, path: Endpoint.fullPath(path))
             switch outcome {
@@ -116,7 +113,8 @@ extension PortalAuth {
         }
         if let userJwt = data.userJwt.nonBlank {
             return .totpRequired(TotpRequiredResult(
-                userJwt: userJwt, totpLink: data.totpLink.nonBlank, endUserId: data.endUserId.nonBlank ?? ""))
+                userJwt: userJwt, totpLink: data.totpLink.nonBlank, endUserId: data.endUserId.nonBlank ?? "",
+                serverSkew: api.clock.skew))
         }
         throw PortalAuthError.invalidGrantResponse
     }

@@ -42,10 +42,13 @@ public final class PortalAuth: Sendable {
     ///     sandbox, the file keyring of the Secret portal, `SandboxSessionStorage`), or
     ///     `MemorySessionStorage` to forget it at exit, or a store of the application's.
     ///   - timeouts: connect and overall limits of each request.
+    ///   - caFile: a PEM file of the certificate authorities to trust in place of the
+    ///     system's bundle (a company's own CA); nil reads `CURL_CA_BUNDLE`, `SSL_CERT_FILE`
+    ///     and `SSL_CERT_DIR` (docs/network.md). Proxies come from the environment, read now.
     ///   - keyringPrompts: whether the keyring's dialogs are shown (the default store's).
     /// - Throws: `PortalAuthError.invalidArgument` for a blank `authEnvironmentId` (checked
     ///   first), a blank `redirectUrl`, an unusable `apiHost`, or an `applicationId` that is
-    ///   not a reverse-DNS name.
+    ///   not a reverse-DNS name, or a `caFile` that is not a readable file.
     public init(
         authEnvironmentId: String,
         redirectUrl: String,
@@ -55,6 +58,7 @@ public final class PortalAuth: Sendable {
         applicationId: String? = nil,
         storage: (any SessionStorage)? = nil,
         timeouts: Timeouts = Timeouts(),
+        caFile: String? = nil,
         keyringPrompts: KeyringPrompts = .never
     ) throws(PortalAuthError) {
         // Control characters would break the header the id travels in.
@@ -65,13 +69,14 @@ public final class PortalAuth: Sendable {
         let base = try BaseURL(apiHost: apiHost)
         let applicationId = applicationId ?? FlatpakSandbox.applicationId
         let keyring = try Self.keyring(applicationId: applicationId, prompts: keyringPrompts)
+        let network = ClientNetwork(timeouts: timeouts, trust: try TrustStore(caFile: caFile), origin: base.origin)
 
         self.authEnvironmentId = authEnvironmentId
         self.redirectUrl = redirectUrl.trimmed
         self.magicLink = magicLink
         self.isAccountAbstracted = isAccountAbstracted
         self.applicationId = applicationId
-        self.api = PortalAPI(base: base, environmentId: authEnvironmentId, timeouts: timeouts)
+        self.api = PortalAPI(base: base, environmentId: authEnvironmentId, network: network)
         self.vault = SessionVault(storage: storage ?? keyring, environmentId: authEnvironmentId)
     }
 

@@ -45,16 +45,18 @@ public struct TotpRequiredResult: Equatable, Sendable {
     /// The enrollment link, on a user's first sign-in only; it embeds the TOTP secret.
     public let totpLink: String?
     public let endUserId: String
-    /// When the step expires, in whole seconds since the Unix epoch: the `userJwt`'s `exp`,
-    /// nil when it has none. A code verified after it fails with
+    /// When the step expires, in whole seconds since the Unix epoch by this machine's clock:
+    /// the `userJwt`'s `exp`, which is the server's time, less how far the server's clock
+    /// was ahead when it answered; nil when it has none. A code verified after it fails with
     /// `PortalRequestsError.unauthorized(reason: .totpStepExpired)`: sign in again.
     public let expiresAt: Int64?
 
-    public init(userJwt: String, totpLink: String?, endUserId: String) {
+    /// `serverSkew`: seconds the server's clock was ahead of this machine's when it answered.
+    public init(userJwt: String, totpLink: String?, endUserId: String, serverSkew: Int = 0) {
         self.userJwt = userJwt
         self.totpLink = totpLink
         self.endUserId = endUserId
-        expiresAt = UserJwt.expiry(of: userJwt)
+        expiresAt = UserJwt.expiry(of: userJwt).map { $0 - Int64(serverSkew) }
     }
 }
 

@@ -9,8 +9,10 @@ extension PortalAuth {
     /// The `endUserId` is read from `userJwt` before any request, so a bad JWT never costs
     /// the user a live code. The code is posted verbatim.
     /// - Throws: `invalidUserJwt` (no request made); `PortalRequestsError.unauthorized` when
-    ///   the server refuses, with `.totpStepExpired` when the JWT's `exp` had passed by the
-    ///   local clock (sign in again), else `.totpCodeRejected` (retype: the JWT stays usable);
+    ///   the server refuses, with `.outcomeUnknown` when the last attempt's answer was lost
+    ///   (it may have signed the user in: sign in again), `.totpStepExpired` when the JWT's
+    ///   `exp` had passed by the server's clock (sign in again), else `.totpCodeRejected`
+    ///   (retype: the JWT stays usable);
     ///   `malformedResponse` without a session token; `sessionStorageFailure` when the
     ///   accepted session could not be saved (call again with the same JWT to finish the
     ///   write with no request).
@@ -24,14 +26,12 @@ extension PortalAuth {
             }
             // Nothing is spent that cannot be kept (see exchange).
             try await vault.checkCanStore()
-            let data: TotpData
-            do {
-                data = try await api.verifyTotp(code: code, userJwt: userJwt)
-            } catch PortalRequestsError.unauthorized {
-                // The wire is unchanged (an expired step is still sent): the local clock only
-                // tells the app whether retyping can help.
-                let expired = claims.expiresAt.map { time(nil) >= $0 } ?? false
-                throw PortalRequestsError.unauthorized(reason: expired ? .totpStepExpired : .totpCodeRejected)
+            // The wire is unchanged (an expired step is still sent): the server's clock, as its
+            // answer's Date gives it, only tells the app whether retyping can help.
+            let data = try await grants.tracking(userJwt, unauthorized: {
+                claims.expiresAt.map { api.clock.serverNow >= $0 } ?? false ? .totpStepExpired : .totpCodeRejected
+            }()) {
+                try await api.verifyTotp(code: code, userJwt: userJwt)
             }
             guard let token = data.clientSessionToken.nonBlank else {
                 throw PortalAuthError.malformedResponse(

@@ -12,20 +12,54 @@ package struct HTTPRequest: Sendable {
     package var body: [UInt8]?
     /// Requests to one origin share a bounded pool of connections.
     package var origin: String
-    package var timeouts: Timeouts
+    package var network: NetworkSettings
 
     package init(method: Method, url: String, headers: [String] = [], body: [UInt8]? = nil,
-                 origin: String, timeouts: Timeouts = Timeouts()) {
+                 origin: String, network: NetworkSettings? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.origin = origin
+        // A request outside a client's (the demo's, a test's): the defaults.
+        self.network = network ?? NetworkSettings(timeouts: Timeouts(), trust: .system, route: .of(origin: url) ?? .direct)
+    }
+}
+
+/// How a client's requests travel, fixed when the client is made (docs/network.md): their
+/// limits, the certificates they trust, and the environment's proxy route, or the desktop's
+/// proxy to ask.
+package struct ClientNetwork: Sendable {
+    let timeouts: Timeouts
+    let trust: TrustStore
+    /// Nil: no variable named a proxy, and the desktop decides.
+    let route: ProxyRoute?
+    let desktop = DesktopProxy()
+
+    init(timeouts: Timeouts, trust: TrustStore, origin: String) {
         self.timeouts = timeouts
+        self.trust = trust
+        route = ProxyRoute.of(origin: origin)
     }
 
-    /// Never through a proxy, whatever `http_proxy` says: the host is loopback.
-    var direct: Bool { LoopbackHost.isLoopback(url: url) }
+    /// The settings of one request to `url`.
+    func settings(for url: String) async -> NetworkSettings {
+        let route = if let route { route } else { await desktop.route(for: url) }
+        return NetworkSettings(timeouts: timeouts, trust: trust, route: route)
+    }
+}
+
+/// How one request travels: its limits, the certificates it trusts and its proxy.
+package struct NetworkSettings: Sendable {
+    package var timeouts: Timeouts
+    package var trust: TrustStore
+    package var route: ProxyRoute
+
+    package init(timeouts: Timeouts, trust: TrustStore, route: ProxyRoute) {
+        self.timeouts = timeouts
+        self.trust = trust
+        self.route = route
+    }
 }
 
 extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -38,6 +72,18 @@ extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, Cu
 package struct HTTPResponse: Sendable {
     package var status: Int
     package var body: [UInt8]
+    /// The delay `Retry-After` asked for, in whole seconds (from either of its forms), or nil.
+    package var retryAfter: Int?
+    /// How far the server's clock (its `Date`) is ahead of this machine's, in seconds, or nil
+    /// when it sent none.
+    package var clockSkew: Int?
+
+    package init(status: Int, body: [UInt8], retryAfter: Int? = nil, clockSkew: Int? = nil) {
+        self.status = status
+        self.body = body
+        self.retryAfter = retryAfter
+        self.clockSkew = clockSkew
+    }
 }
 
 /// Connect and overall limits of one request.

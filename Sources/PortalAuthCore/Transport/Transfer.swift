@@ -1,4 +1,7 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One request in flight, from submission to completion.
 final class Transfer: @unchecked Sendable {
@@ -16,6 +19,9 @@ final class Transfer: @unchecked Sendable {
     private var overflowed = false
     private var attempts = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The final answer's `Retry-After` and `Date` values, as sent (each cut short).
+    private var retryAfterField: String?
+    private var dateField: String?
     /// curl writes its detail here during the transfer: memory of our own, not an array's.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
@@ -86,6 +92,7 @@ final class Transfer: @unchecked Sendable {
     ///   memory), since a request missing its environment id or bearer must not go out.
     func configure(_ easy: UnsafeMutableRawPointer) throws(PortalRequestsError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
+        let network = request.network
         // libcurl before 7.85 (Debian 11, Ubuntu 22.04) says the same with a bit mask.
         let protocols = pa_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         try CurlOptions.set(protocols == CURLE_UNKNOWN_OPTION ? pa_easy_setopt_http_protocols_mask(easy) : protocols,
@@ -110,22 +117,43 @@ final class Transfer: @unchecked Sendable {
         }
         try CurlOptions.set(pa_easy_setopt_close_on_exec_sockets(easy),
                             "CURLOPT_OPENSOCKETFUNCTION", "keep its connections from the programs the app starts")
-        if request.direct {
-            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_NOPROXY, "*"),
-                                "CURLOPT_NOPROXY", "reach a loopback host without a proxy")
+        // The route is always set, so that libcurl never picks a proxy of its own (from
+        // the environment) nor sends a loopback request through one.
+        switch network.route {
+        case .direct:
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY, ""), "CURLOPT_PROXY", "reach the host without a proxy")
+        case .through(let proxy):
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "CURLOPT_PROXY", "use the proxy")
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "CURLOPT_NOPROXY", "use the proxy")
         }
+        if let file = network.trust.file {
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_CAINFO, file), "CURLOPT_CAINFO", "trust the CA file")
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY_CAINFO, file), "CURLOPT_PROXY_CAINFO", "trust the CA file")
+        }
+        if let folder = network.trust.folder {
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_CAPATH, folder), "CURLOPT_CAPATH", "trust the CA folder")
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY_CAPATH, folder), "CURLOPT_PROXY_CAPATH", "trust the CA folder")
+        }
+        // A lookup still running when the request ends (a nameserver that never answers) is
+        // left to finish on its own thread, rather than waited for on the I/O thread, where
+        // it would hold up every other request. libcurl before 7.87 has no such option.
+        let quickExit = pa_easy_setopt_long(easy, CURLOPT_QUICK_EXIT, 1)
+        if quickExit != CURLE_UNKNOWN_OPTION { try CurlOptions.set(quickExit, "CURLOPT_QUICK_EXIT", "leave a stalled lookup behind") }
 
         try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_URL, request.url), "CURLOPT_URL", "take the request's URL")
         try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL", "run without signals")
         try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_USERAGENT, "portal-auth/\(PortalAuthVersion.string)"),
                             "CURLOPT_USERAGENT", "name the client")
-        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds),
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, network.timeouts.connectMilliseconds),
                             "CURLOPT_CONNECTTIMEOUT_MS", "bound the connection time")
-        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeouts.totalMilliseconds),
+        try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, network.timeouts.totalMilliseconds),
                             "CURLOPT_TIMEOUT_MS", "bound the request time")
         try CurlOptions.set(pa_easy_setopt_write_function(easy, transferWriteCallback),
                             "CURLOPT_WRITEFUNCTION", "bound the response")
         try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "CURLOPT_WRITEDATA", "bound the response")
+        try CurlOptions.set(pa_easy_setopt_header_function(easy, transferHeaderCallback),
+                            "CURLOPT_HEADERFUNCTION", "read Retry-After and Date")
+        try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "CURLOPT_HEADERDATA", "read Retry-After and Date")
         errorBuffer[0] = 0
         try CurlOptions.set(pa_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
                             "CURLOPT_ERRORBUFFER", "report its errors")
@@ -172,23 +200,59 @@ final class Transfer: @unchecked Sendable {
         return true
     }
 
+    /// Records one header line of the answer. A status line starts a new answer (after a
+    /// proxy's CONNECT, or a 100 Continue): only the final answer's fields count.
+    func header(_ line: UnsafeRawBufferPointer) {
+        let text = String(decoding: line.prefix(160), as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            retryAfterField = nil
+            dateField = nil
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let value = text[text.index(after: colon)...].trimmed
+        switch text[..<colon].lowercased() {
+        case "retry-after": retryAfterField = value
+        case "date": dateField = value
+        default: break
+        }
+    }
+
     func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> Result<HTTPResponse, any Error> {
+        let proxied = request.network.route != .direct
         switch code {
         case CURLE_OK:
             var status = 0
             pa_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-            return .success(HTTPResponse(status: status, body: body))
+            // A plain http request's proxy answers for the server: Portal never sends 407.
+            if status == 407, proxied { return failure(.proxyAuthRequired, "The proxy answered HTTP 407.") }
+            let now = time(nil)
+            return .success(HTTPResponse(status: status, body: body, retryAfter: retryAfter(now: now),
+                                         clockSkew: dateField.flatMap(Self.seconds).map { Int($0 - now) }))
         case CURLE_WRITE_ERROR where overflowed:
-            return .failure(PortalRequestsError.network(
-                .responseTooLarge, message: "The response exceeded \(HTTPEngine.maxResponseBytes) bytes."))
+            return failure(.responseTooLarge, "The response exceeded \(HTTPEngine.maxResponseBytes) bytes.")
         case CURLE_ABORTED_BY_CALLBACK where attempts > 1:
-            return .failure(PortalRequestsError.network(
-                .connection, message: "The connection closed before the server answered; the request was not retried."))
-        case CURLE_OPERATION_TIMEDOUT:
-            return .failure(PortalRequestsError.network(.timeout, message: detail(code)))
+            return failure(.connectionReset, "The connection closed before the server answered; the request was not retried.")
         default:
-            return .failure(PortalRequestsError.network(.connection, message: detail(code)))
+            let secure = request.url.hasPrefix("https://")
+            return failure(FailureKind(code: code, proxied: proxied, secure: secure, easy: easy).failure, detail(code))
         }
+    }
+
+    /// A network failure whose message ends with the server it was for, and the proxy
+    /// (never the proxy's credentials).
+    private func failure(_ kind: NetworkFailure, _ detail: String) -> Result<HTTPResponse, any Error> {
+        let via = request.network.route.displayName.map { ", through the proxy \($0)" } ?? ""
+        return .failure(PortalRequestsError.network(kind, message: "\(detail) (\(request.origin)\(via))"))
+    }
+
+    /// `Retry-After` in seconds: its delay, or the time to its date (none when past).
+    private func retryAfter(now: time_t) -> Int? {
+        guard let field = retryAfterField else { return nil }
+        if !field.isEmpty, field.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return Int(field.prefix(9))
+        }
+        return Self.seconds(field).map { max(0, Int($0 - now)) }
     }
 
     /// curl's own words: the error buffer when it has something, else the code's text.
@@ -196,6 +260,12 @@ final class Transfer: @unchecked Sendable {
         let buffered = String(cString: errorBuffer)
         if !buffered.isEmpty { return buffered }
         return String(cString: curl_easy_strerror(code))
+    }
+
+    /// An HTTP date (any of its three forms) as seconds since the epoch, read by libcurl.
+    private static func seconds(_ date: String) -> time_t? {
+        let value = curl_getdate(date, nil)
+        return value < 0 ? nil : value
     }
 
     func release() {
@@ -208,6 +278,13 @@ private let transferPrereqCallback: pa_curl_prereq_fn = { context, _, _, _, _ in
     guard let context else { return Int32(CURL_PREREQFUNC_ABORT) }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
     return Int32(transfer.allowAttempt() ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT)
+}
+
+private let transferHeaderCallback: pa_curl_header_fn = { line, size, count, context in
+    let length = size * count
+    guard let context, let line else { return length }
+    Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().header(UnsafeRawBufferPointer(start: line, count: length))
+    return length
 }
 
 private let transferWriteCallback: pa_curl_write_fn = { data, size, count, context in

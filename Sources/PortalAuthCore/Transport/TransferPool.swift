@@ -45,7 +45,7 @@ final class TransferPool {
         if let curl { return curl }
         let made: Result<UnsafeMutableRawPointer, PortalRequestsError>
         if let missing = pa_curl_load_error() {
-            made = .failure(.network(.connection, message: String(cString: missing)))
+            made = .failure(.network(.libcurlMissing, message: String(cString: missing)))
         } else {
             _ = TransferPool.curlInitialised
             if let multi = curl_multi_init() {

@@ -4,7 +4,9 @@
 struct PortalAPI: Sendable {
     let base: BaseURL
     let environmentId: String
-    let timeouts: Timeouts
+    let network: ClientNetwork
+    /// The server's clock, as its answers' `Date` says.
+    let clock = ServerClock()
     /// Reached on the first request, so that making a client starts no thread.
     private var engine: HTTPEngine { .shared }
 
@@ -16,7 +18,7 @@ struct PortalAPI: Sendable {
     func sendMagicLink(_ request: MagicLinkRequest) async throws {
         let sentAbstracted = request.isAccountAbstracted == true
         _ = try await exchange(.post, Endpoint.magicLinks, body: request.json) { response in
-            if response.status == 429 { return PortalAuthError.rateLimited }
+            if response.status == 429 { return PortalAuthError.rateLimited(retryAfter: response.retryAfter) }
             return sentAbstracted ? Self.accountAbstractionError(response) : nil
         }
     }
@@ -68,12 +70,14 @@ struct PortalAPI: Sendable {
             "X-Portal-Trace-Id: \(TraceId.make())",
         ]
         if let bearer { headers.append("Authorization: Bearer \(bearer)") }
+        let url = base.url(path: path, query: query)
         let request = HTTPRequest(
-            method: method, url: base.url(path: path, query: query), headers: headers,
+            method: method, url: url, headers: headers,
             body: body?.encoded,
-            origin: base.origin, timeouts: timeouts)
+            origin: base.origin, network: await network.settings(for: url))
 
         let response = try await engine.send(request)
+        clock.record(response.clockSkew)
         switch response.status {
         case 200..<300:
             return Success(path: path, body: response.body)
@@ -82,7 +86,8 @@ struct PortalAPI: Sendable {
         default:
             if let remapped = remap(response) { throw remapped }
             throw PortalRequestsError.httpStatus(
-                status: response.status, bodyExcerpt: Self.excerpt(of: response.body, carriedCredentials: carriesCredentials))
+                status: response.status, bodyExcerpt: Self.excerpt(of: response.body, carriedCredentials: carriesCredentials),
+                retryAfter: response.retryAfter)
         }
     }
 

@@ -24,11 +24,12 @@ func makeClient(
     magicLink: MagicLinkConfig? = testMagicLink,
     isAccountAbstracted: Bool? = nil,
     storage: any SessionStorage = MemorySessionStorage(),
-    timeouts: Timeouts = Timeouts()
+    timeouts: Timeouts = Timeouts(),
+    caFile: String? = nil
 ) throws -> PortalAuth {
     try PortalAuth(authEnvironmentId: environment, redirectUrl: redirectUrl, apiHost: emulator.apiHost,
                    magicLink: magicLink, isAccountAbstracted: isAccountAbstracted, storage: storage,
-                   timeouts: timeouts)
+                   timeouts: timeouts, caFile: caFile)
 }
 
 /// The redirect a user's magic-link email leads to.

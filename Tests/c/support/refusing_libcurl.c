@@ -50,6 +50,7 @@ FORWARD(CURLMcode, curl_multi_socket_action, (CURLM *multi, curl_socket_t socket
 FORWARD(CURLMsg *, curl_multi_info_read, (CURLM *multi, int *remaining), (multi, remaining))
 FORWARD(struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *line), (list, line))
 FORWARD_VOID(curl_slist_free_all, (struct curl_slist *list), (list))
+FORWARD(time_t, curl_getdate, (const char *text, const time_t *unused), (text, unused))
 
 static int is_refused(CURLoption option) {
     const char *listed = getenv("PORTAL_AUTH_TEST_REFUSED_CURLOPT");

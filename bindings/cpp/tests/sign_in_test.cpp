@@ -3,7 +3,7 @@
  * outbox, TOTP enrollment with a code computed from the enrollment secret, the session in the
  * keyring, its replay, a restore from another client, sign-out; every completion model (a
  * component's own queue too); the errors with each of their fields; the reasons that say
- * what the user does next (a refused TOTP code, a step expired by the local clock, a used
+ * what the user does next (a refused TOTP code, a step expired by the server's clock, a used
  * link, no browser), their names and sentences, and the typed-code helper; host storage with
  * its release; browser sign-in with an opener that is a lambda; completions that throw,
  * caught and handed to the handler; logging. The first argument names the run (its emails),
@@ -133,7 +133,8 @@ void magic_link_flow() {
     CHECK(test::wait<void>(queued, [&](auto done) { return client.clear_persisted_session(done); }).ok());
 }
 
-/* Each error with its fields: name, method, detail, path and missing, HTTP status and body. */
+/* Each error with its fields: name, method, detail, path and missing, HTTP status, body and
+   retry-after, a network failure's reason. */
 void error_fields() {
     bool named = false;
     try {
@@ -149,6 +150,15 @@ void error_fields() {
         pa::Client unnamed(options);
     } catch (const pa::Error &error) {
         named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("application_id");
+    }
+    CHECK(named);
+    named = false;
+    try {
+        pa::Options options = test::emulator_options("env-open");
+        options.ca_file = "/nonexistent/company-ca.pem";
+        pa::Client untrusting(options);
+    } catch (const pa::Error &error) {
+        named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("ca_file");
     }
     CHECK(named);
 
@@ -196,10 +206,11 @@ void error_fields() {
     error = failure(unreadable, pa::Code::invalid_user_jwt);
     CHECK(error && error->detail() && error->detail()->find("malformed") != std::string::npos);
 
-    test::emulator("/_emulator/faults", R"({"path":"/methods","kind":"status","status":500})");
+    test::emulator("/_emulator/faults", R"({"path":"/methods","kind":"status","status":500,"retryAfter":"120"})");
     auto status = test::wait<pa::Methods>(false, [&](auto done) { return open.get_methods(done); });
     error = failure(status, pa::Code::http_status);
     CHECK(error && error->http_status() == 500 && error->body() == std::optional<std::string>(R"({"error":"injected"})"));
+    CHECK(error && error->retry_after() == std::optional<std::int64_t>(120));
 
     test::emulator("/_emulator/faults", R"({"path":"/methods","kind":"malformed","body":"[]"})");
     auto envelope = test::wait<pa::Methods>(false, [&](auto done) { return open.get_methods(done); });
@@ -213,13 +224,14 @@ void error_fields() {
     error = failure(lacking, pa::Code::malformed_response);
     CHECK(error && error->path() && error->missing() == std::optional<std::string>("endUserId"));
 
-    /* Nobody listens: no response. */
+    /* Nobody listens on port 1: no response, the connection refused. */
     pa::Options closed = test::emulator_options("env-open");
-    closed.api_host = "http://127.0.0.1:9";
+    closed.api_host = "http://127.0.0.1:1";
     pa::Client unreachable(closed);
     auto network = test::wait<pa::Methods>(false, [&](auto done) { return unreachable.get_methods(done); });
     error = failure(network, pa::Code::network);
-    CHECK(error && error->http_status() == 0 && !error->body());
+    CHECK(error && error->http_status() == 0 && !error->body() && !error->retry_after());
+    CHECK(error && error->reason() == pa::Reason::connection_refused);
 
     /* Browser sign-in needs a loopback redirect URL: refused before any request. */
     auto not_loopback = test::wait<pa::Result>(false, [&](auto done) { return open.sign_in_with_google(0, done); });
@@ -253,7 +265,7 @@ void clock_offset(int seconds) {
 }
 
 /* Reasons: each one's name and sentence from the library; the typed-code helper; a TOTP step
-   the server issued eleven minutes ago, expired by the local clock. */
+   expired eleven minutes on by the server's clock. */
 void reasons() {
     const std::pair<pa::Reason, const char *> named[] = {
         {pa::Reason::keyring_locked, "KEYRING_LOCKED"},
@@ -303,21 +315,22 @@ void reasons() {
     CHECK(!pa::normalize_totp_code("12345") && !pa::normalize_totp_code("1234567") && !pa::normalize_totp_code("12a456"));
     CHECK(!pa::normalize_totp_code("") && !pa::normalize_totp_code(std::string_view("123\0" "456", 7)));
 
-    /* Issued eleven minutes ago: the step's ten minutes are over by the local clock. */
+    /* Eleven minutes after the step, by the server's clock (its answers' Date): the step's ten
+       minutes are over, though this machine's clock has not moved. */
     pa::Client client(test::emulator_options("env-demo"));
-    clock_offset(-660);
     auto late = test::wait<std::optional<pa::Result>>(false, [&](auto done) {
         return client.handle_redirect(test::grant_redirect("env-demo", email("late")), done);
     });
-    clock_offset(0);
     CHECK(late.ok() && late.value() && std::holds_alternative<pa::TotpRequired>(*late.value()));
     if (!late.ok() || !late.value()) test::give_up("no TOTP step");
     pa::TotpRequired step = std::get<pa::TotpRequired>(*std::move(late).value());
-    CHECK(step.expires_at > 0 && step.expires_at < static_cast<std::int64_t>(std::time(nullptr)));
+    CHECK(step.expires_at > static_cast<std::int64_t>(std::time(nullptr)));
+    clock_offset(660);
     std::string code = test::json_string(
         test::emulator("/_emulator/totp?environmentId=env-demo&email=" + query_email("late")), "code");
     CHECK(code.size() == 6);
     auto expired = test::wait<pa::Result>(false, [&](auto done) { return client.verify_totp(code, step.user_jwt, done); });
+    clock_offset(0);
     const pa::Error *error = expired.error();
     CHECK(error && error->code() == pa::Code::unauthorized && error->reason() == pa::Reason::totp_step_expired);
 }

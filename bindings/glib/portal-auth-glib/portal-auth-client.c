@@ -40,6 +40,7 @@ struct _PortalAuthClient {
     char *application_id;
     int keyring_prompt_timeout_ms;
     char *file_storage_path;
+    char *ca_file;
     gboolean prefers_ephemeral;
 
     /* Set by g_initable_init: the C client, or the error that kept it from being made. */
@@ -76,6 +77,7 @@ enum {
     PROP_APPLICATION_ID,
     PROP_KEYRING_PROMPT_TIMEOUT_MS,
     PROP_FILE_STORAGE_PATH,
+    PROP_CA_FILE,
     PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION,
     PROP_SESSION,
     N_PROPERTIES
@@ -118,6 +120,7 @@ portal_auth_client_finalize (GObject *object)
     g_free (self->magic_link_template_id);
     g_free (self->application_id);
     g_free (self->file_storage_path);
+    g_free (self->ca_file);
     g_clear_error (&self->init_error);
     g_ptr_array_unref (self->calls);
     g_mutex_clear (&self->lock);
@@ -141,6 +144,7 @@ portal_auth_client_set_property (GObject *object, guint id, const GValue *value,
     case PROP_APPLICATION_ID: self->application_id = g_value_dup_string (value); break;
     case PROP_KEYRING_PROMPT_TIMEOUT_MS: self->keyring_prompt_timeout_ms = g_value_get_int (value); break;
     case PROP_FILE_STORAGE_PATH: self->file_storage_path = g_value_dup_string (value); break;
+    case PROP_CA_FILE: self->ca_file = g_value_dup_string (value); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION:
         portal_auth_client_set_prefers_ephemeral_web_browser_session (self, g_value_get_boolean (value));
         break;
@@ -165,6 +169,7 @@ portal_auth_client_get_property (GObject *object, guint id, GValue *value, GPara
     case PROP_APPLICATION_ID: g_value_set_string (value, self->application_id); break;
     case PROP_KEYRING_PROMPT_TIMEOUT_MS: g_value_set_int (value, self->keyring_prompt_timeout_ms); break;
     case PROP_FILE_STORAGE_PATH: g_value_set_string (value, self->file_storage_path); break;
+    case PROP_CA_FILE: g_value_set_string (value, self->ca_file); break;
     case PROP_PREFERS_EPHEMERAL_WEB_BROWSER_SESSION: g_value_set_boolean (value, self->prefers_ephemeral); break;
     case PROP_SESSION: g_value_set_object (value, portal_auth_client_get_session (self)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, spec);
@@ -282,6 +287,16 @@ portal_auth_client_class_init (PortalAuthClientClass *klass)
      */
     properties[PROP_FILE_STORAGE_PATH] = construct_string ("file-storage-path");
     /**
+     * PortalAuthClient:ca-file:
+     *
+     * A PEM file of the certificate authorities to trust in place of the system's (a
+     * company's own CA); a path that is not a readable file fails the client's
+     * initialization with %PORTAL_AUTH_ERROR_INVALID_ARGUMENT ("ca_file"). %NULL:
+     * `$CURL_CA_BUNDLE`, else `$SSL_CERT_FILE` and `$SSL_CERT_DIR`, else the system's
+     * (docs/network.md).
+     */
+    properties[PROP_CA_FILE] = construct_string ("ca-file");
+    /**
      * PortalAuthClient:prefers-ephemeral-web-browser-session:
      *
      * Whether the browser sign-ins ask the browser for a private window.
@@ -362,6 +377,7 @@ portal_auth_client_initable_init (GInitable *initable, GCancellable *cancellable
         options.request_timeout_ms = self->request_timeout_ms;
         options.application_id = self->application_id;
         options.keyring_prompt_timeout_ms = self->keyring_prompt_timeout_ms;
+        options.ca_file = self->ca_file;
         portal_auth_error *failure = NULL;
         if (portal_auth_new (&options, &self->native, &failure) != PORTAL_AUTH_OK)
             portal_auth_glib_propagate (&self->init_error, failure);

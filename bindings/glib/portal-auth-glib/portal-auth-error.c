@@ -49,12 +49,31 @@ SAME (PORTAL_AUTH_ERROR_REASON_NO_RUNTIME_DIRECTORY, PORTAL_AUTH_REASON_NO_RUNTI
 SAME (PORTAL_AUTH_ERROR_REASON_RUNTIME_DIRECTORY_UNSAFE, PORTAL_AUTH_REASON_RUNTIME_DIRECTORY_UNSAFE);
 SAME (PORTAL_AUTH_ERROR_REASON_CHANNEL_IN_USE, PORTAL_AUTH_REASON_CHANNEL_IN_USE);
 SAME (PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED, PORTAL_AUTH_REASON_CHANNEL_FAILED);
+SAME (PORTAL_AUTH_ERROR_REASON_REDIRECT_ADDRESS_UNAVAILABLE, PORTAL_AUTH_REASON_REDIRECT_ADDRESS_UNAVAILABLE);
 SAME (PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED, PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
 SAME (PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT, PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
 SAME (PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED, PORTAL_AUTH_REASON_CLIENT_CLOSED);
 SAME (PORTAL_AUTH_ERROR_REASON_LINK_USED, PORTAL_AUTH_REASON_LINK_USED);
 SAME (PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED, PORTAL_AUTH_REASON_TOTP_CODE_REJECTED);
 SAME (PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED, PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);
+SAME (PORTAL_AUTH_ERROR_REASON_OUTCOME_UNKNOWN, PORTAL_AUTH_REASON_OUTCOME_UNKNOWN);
+SAME (PORTAL_AUTH_ERROR_REASON_CERTIFICATE_UNTRUSTED, PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED);
+SAME (PORTAL_AUTH_ERROR_REASON_CERTIFICATE_EXPIRED, PORTAL_AUTH_REASON_CERTIFICATE_EXPIRED);
+SAME (PORTAL_AUTH_ERROR_REASON_CERTIFICATE_NOT_YET_VALID, PORTAL_AUTH_REASON_CERTIFICATE_NOT_YET_VALID);
+SAME (PORTAL_AUTH_ERROR_REASON_CERTIFICATE_WRONG_HOST, PORTAL_AUTH_REASON_CERTIFICATE_WRONG_HOST);
+SAME (PORTAL_AUTH_ERROR_REASON_CA_FILE_UNUSABLE, PORTAL_AUTH_REASON_CA_FILE_UNUSABLE);
+SAME (PORTAL_AUTH_ERROR_REASON_TLS_FAILED, PORTAL_AUTH_REASON_TLS_FAILED);
+SAME (PORTAL_AUTH_ERROR_REASON_PROXY_AUTH_REQUIRED, PORTAL_AUTH_REASON_PROXY_AUTH_REQUIRED);
+SAME (PORTAL_AUTH_ERROR_REASON_PROXY_REFUSED, PORTAL_AUTH_REASON_PROXY_REFUSED);
+SAME (PORTAL_AUTH_ERROR_REASON_PROXY_UNREACHABLE, PORTAL_AUTH_REASON_PROXY_UNREACHABLE);
+SAME (PORTAL_AUTH_ERROR_REASON_NAME_NOT_RESOLVED, PORTAL_AUTH_REASON_NAME_NOT_RESOLVED);
+SAME (PORTAL_AUTH_ERROR_REASON_CONNECTION_REFUSED, PORTAL_AUTH_REASON_CONNECTION_REFUSED);
+SAME (PORTAL_AUTH_ERROR_REASON_CONNECTION_RESET, PORTAL_AUTH_REASON_CONNECTION_RESET);
+SAME (PORTAL_AUTH_ERROR_REASON_CONNECT_TIMED_OUT, PORTAL_AUTH_REASON_CONNECT_TIMED_OUT);
+SAME (PORTAL_AUTH_ERROR_REASON_REQUEST_TIMED_OUT, PORTAL_AUTH_REASON_REQUEST_TIMED_OUT);
+SAME (PORTAL_AUTH_ERROR_REASON_RESPONSE_TOO_LARGE, PORTAL_AUTH_REASON_RESPONSE_TOO_LARGE);
+SAME (PORTAL_AUTH_ERROR_REASON_LIBCURL_MISSING, PORTAL_AUTH_REASON_LIBCURL_MISSING);
+SAME (PORTAL_AUTH_ERROR_REASON_NETWORK_FAILED, PORTAL_AUTH_REASON_NETWORK_FAILED);
 /* END checks generated */
 
 /* The case's fields, as the C library's error holds them; strings NULL when absent. */
@@ -68,12 +87,13 @@ typedef struct {
     char *detail;
     char *method;
     char *url;
+    gint64 retry_after; /* seconds; -1: none */
 } PortalAuthErrorPrivate;
 
 static void
 portal_auth_error_private_init (PortalAuthErrorPrivate *fields)
 {
-    (void) fields; /* zeroed by GLib */
+    fields->retry_after = -1; /* the rest zeroed by GLib */
 }
 
 static void
@@ -88,6 +108,7 @@ portal_auth_error_private_copy (const PortalAuthErrorPrivate *from, PortalAuthEr
     to->detail = g_strdup (from->detail);
     to->method = g_strdup (from->method);
     to->url = g_strdup (from->url);
+    to->retry_after = from->retry_after;
 }
 
 static void
@@ -129,6 +150,7 @@ portal_auth_glib_error_new (const portal_auth_error *error)
     fields->detail = g_strdup (portal_auth_error_detail (error));
     fields->method = g_strdup (portal_auth_error_method (error));
     fields->url = g_strdup (portal_auth_error_url (error));
+    fields->retry_after = portal_auth_error_retry_after (error);
     return made;
 }
 
@@ -160,8 +182,9 @@ fields_of (const GError *error)
  * @error: an error
  *
  * Which failure a %PORTAL_AUTH_ERROR_SESSION_STORAGE_FAILURE, a
- * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE, a %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED or a
- * %PORTAL_AUTH_ERROR_UNAUTHORIZED was, so that an app can choose what its user does next.
+ * %PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE, a %PORTAL_AUTH_ERROR_SIGN_IN_CLOSED, a
+ * %PORTAL_AUTH_ERROR_UNAUTHORIZED or a %PORTAL_AUTH_ERROR_NETWORK was, so that an app can
+ * choose what its user does next.
  * Each reason's #GEnumValue names it as the C library does (portal_auth_reason_name()), to
  * log or to key translations by: its value_name is that name after
  * PORTAL_AUTH_ERROR_REASON_ ("KEYRING_LOCKED"), its nick the same in lower case with dashes
@@ -209,6 +232,24 @@ portal_auth_error_get_http_status (const GError *error)
 {
     const PortalAuthErrorPrivate *fields = fields_of (error);
     return fields ? fields->http_status : 0;
+}
+
+/**
+ * portal_auth_error_get_retry_after:
+ * @error: an error
+ *
+ * The delay the server asked for before another attempt (its Retry-After) of a
+ * %PORTAL_AUTH_ERROR_RATE_LIMITED or %PORTAL_AUTH_ERROR_HTTP_STATUS. The library never
+ * retries by itself.
+ *
+ * Returns: the delay in seconds, 0 or more; -1 when the server named none, or for any other
+ *   error
+ */
+gint64
+portal_auth_error_get_retry_after (const GError *error)
+{
+    const PortalAuthErrorPrivate *fields = fields_of (error);
+    return fields ? fields->retry_after : -1;
 }
 
 /**

@@ -39,12 +39,13 @@ G_BEGIN_DECLS
  *   do.
  * @PORTAL_AUTH_ERROR_ACCOUNT_ABSTRACTION_UNAVAILABLE: Field: portal_auth_error_get_detail() (the
  *   server's text).
- * @PORTAL_AUTH_ERROR_RATE_LIMITED: Portal sends no more emails now.
+ * @PORTAL_AUTH_ERROR_RATE_LIMITED: No more emails now. Field: portal_auth_error_get_retry_after().
  * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: No QR code of this link.
  * @PORTAL_AUTH_ERROR_UNAUTHORIZED: HTTP 401. Field: portal_auth_error_get_http_status().
  * @PORTAL_AUTH_ERROR_HTTP_STATUS: Fields: portal_auth_error_get_http_status(),
- *   portal_auth_error_get_body().
- * @PORTAL_AUTH_ERROR_NETWORK: No response (refused, reset, timed out, too large), or no libcurl.
+ *   portal_auth_error_get_body(), portal_auth_error_get_retry_after().
+ * @PORTAL_AUTH_ERROR_NETWORK: No usable response. Field: portal_auth_error_get_reason() (which
+ *   failure).
  * @PORTAL_AUTH_ERROR_SESSION_INVALIDATED: The session was invalidated.
  * @PORTAL_AUTH_ERROR_SIGN_IN_CLOSED: The web SDK's POPUP_CLOSED.
  * @PORTAL_AUTH_ERROR_SIGN_IN_UNAVAILABLE: The web SDK's POPUP_UNAVAILABLE. Field:
@@ -126,6 +127,9 @@ typedef enum {
  *   this environment's redirects.
  * @PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED: The channel's socket failed, or the running instance
  *   did not answer in time (it may still handle the URL).
+ * @PORTAL_AUTH_ERROR_REASON_REDIRECT_ADDRESS_UNAVAILABLE: The redirect URL's loopback address does
+ *   not exist on this machine (a [::1] redirect with IPv6 turned off); no request was made. Trying
+ *   again cannot help: the app needs a 127.0.0.1 redirect.
  * @PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED: The call was cancelled (portal_auth_call_cancel, or
  *   a binding's own cancel): start again when the user asks.
  * @PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT: The sign-in's timeout passed before the browser or
@@ -136,10 +140,45 @@ typedef enum {
  *   the one-call sign-ins): the link was already used, has expired, or is not Portal's. Request a
  *   new link.
  * @PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED: portal_auth_verify_totp: the code was not accepted,
- *   and the step had not expired by the local clock. Ask for the code again and verify with the
+ *   and the step had not expired by the server's clock. Ask for the code again and verify with the
  *   same step.
  * @PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED: portal_auth_verify_totp: the step's userJwt had
- *   expired by the local clock (portal_auth_result_totp_expires_at). Sign in again.
+ *   expired by the server's clock (portal_auth_result_totp_expires_at). Sign in again.
+ * @PORTAL_AUTH_ERROR_REASON_OUTCOME_UNKNOWN: The last attempt with the same grant or TOTP step lost
+ *   its answer (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed:
+ *   the server now refuses it as spent. The user did nothing wrong; sign in again.
+ * @PORTAL_AUTH_ERROR_REASON_CERTIFICATE_UNTRUSTED: The server's certificate leads to no trusted
+ *   authority: a company CA that is not installed (see portal_auth_options.ca_file), or something
+ *   intercepting the connection.
+ * @PORTAL_AUTH_ERROR_REASON_CERTIFICATE_EXPIRED: The server's certificate has expired, by this
+ *   machine's clock.
+ * @PORTAL_AUTH_ERROR_REASON_CERTIFICATE_NOT_YET_VALID: The server's certificate is not valid yet,
+ *   by this machine's clock.
+ * @PORTAL_AUTH_ERROR_REASON_CERTIFICATE_WRONG_HOST: The server's certificate was issued for another
+ *   name.
+ * @PORTAL_AUTH_ERROR_REASON_CA_FILE_UNUSABLE: The certificate authority file (ca_file,
+ *   $CURL_CA_BUNDLE, $SSL_CERT_FILE) could not be read.
+ * @PORTAL_AUTH_ERROR_REASON_TLS_FAILED: The TLS handshake failed otherwise (nothing in common, a
+ *   broken server).
+ * @PORTAL_AUTH_ERROR_REASON_PROXY_AUTH_REQUIRED: The proxy asked for credentials (HTTP 407): none
+ *   were given, or they were refused.
+ * @PORTAL_AUTH_ERROR_REASON_PROXY_REFUSED: The proxy refused to connect to the server, or could not
+ *   reach it.
+ * @PORTAL_AUTH_ERROR_REASON_PROXY_UNREACHABLE: The proxy itself could not be reached: its name did
+ *   not resolve, or it refused.
+ * @PORTAL_AUTH_ERROR_REASON_NAME_NOT_RESOLVED: The server's name did not resolve.
+ * @PORTAL_AUTH_ERROR_REASON_CONNECTION_REFUSED: The connection was refused, or no route leads to
+ *   the server.
+ * @PORTAL_AUTH_ERROR_REASON_CONNECTION_RESET: The connection was reset or closed before the whole
+ *   answer came: the request may have reached the server.
+ * @PORTAL_AUTH_ERROR_REASON_CONNECT_TIMED_OUT: Connecting (the name lookup, TCP, TLS, a proxy's
+ *   tunnel) took longer than portal_auth_options.connect_timeout_ms.
+ * @PORTAL_AUTH_ERROR_REASON_REQUEST_TIMED_OUT: The request took longer than
+ *   portal_auth_options.request_timeout_ms once connected: it may have reached the server.
+ * @PORTAL_AUTH_ERROR_REASON_RESPONSE_TOO_LARGE: The answer exceeded 1 MiB.
+ * @PORTAL_AUTH_ERROR_REASON_LIBCURL_MISSING: libcurl could not be loaded: install it.
+ * @PORTAL_AUTH_ERROR_REASON_NETWORK_FAILED: Anything else: no thread or memory, or a libcurl that
+ *   cannot honour a protection the library requires (the message names it).
  *
  * The reasons of portal_auth_error_get_reason().
  */
@@ -166,12 +205,31 @@ typedef enum {
     PORTAL_AUTH_ERROR_REASON_RUNTIME_DIRECTORY_UNSAFE = 26,
     PORTAL_AUTH_ERROR_REASON_CHANNEL_IN_USE = 27,
     PORTAL_AUTH_ERROR_REASON_CHANNEL_FAILED = 28,
+    PORTAL_AUTH_ERROR_REASON_REDIRECT_ADDRESS_UNAVAILABLE = 29,
     PORTAL_AUTH_ERROR_REASON_SIGN_IN_CANCELLED = 40,
     PORTAL_AUTH_ERROR_REASON_SIGN_IN_TIMED_OUT = 41,
     PORTAL_AUTH_ERROR_REASON_CLIENT_CLOSED = 42,
     PORTAL_AUTH_ERROR_REASON_LINK_USED = 50,
     PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED = 51,
-    PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED = 52
+    PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED = 52,
+    PORTAL_AUTH_ERROR_REASON_OUTCOME_UNKNOWN = 53,
+    PORTAL_AUTH_ERROR_REASON_CERTIFICATE_UNTRUSTED = 60,
+    PORTAL_AUTH_ERROR_REASON_CERTIFICATE_EXPIRED = 61,
+    PORTAL_AUTH_ERROR_REASON_CERTIFICATE_NOT_YET_VALID = 62,
+    PORTAL_AUTH_ERROR_REASON_CERTIFICATE_WRONG_HOST = 63,
+    PORTAL_AUTH_ERROR_REASON_CA_FILE_UNUSABLE = 64,
+    PORTAL_AUTH_ERROR_REASON_TLS_FAILED = 65,
+    PORTAL_AUTH_ERROR_REASON_PROXY_AUTH_REQUIRED = 66,
+    PORTAL_AUTH_ERROR_REASON_PROXY_REFUSED = 67,
+    PORTAL_AUTH_ERROR_REASON_PROXY_UNREACHABLE = 68,
+    PORTAL_AUTH_ERROR_REASON_NAME_NOT_RESOLVED = 69,
+    PORTAL_AUTH_ERROR_REASON_CONNECTION_REFUSED = 70,
+    PORTAL_AUTH_ERROR_REASON_CONNECTION_RESET = 71,
+    PORTAL_AUTH_ERROR_REASON_CONNECT_TIMED_OUT = 72,
+    PORTAL_AUTH_ERROR_REASON_REQUEST_TIMED_OUT = 73,
+    PORTAL_AUTH_ERROR_REASON_RESPONSE_TOO_LARGE = 74,
+    PORTAL_AUTH_ERROR_REASON_LIBCURL_MISSING = 75,
+    PORTAL_AUTH_ERROR_REASON_NETWORK_FAILED = 76
 } PortalAuthErrorReason;
 /* END codes and reasons generated */
 
@@ -186,6 +244,9 @@ const char *portal_auth_error_reason_get_user_message (PortalAuthErrorReason rea
 
 PORTAL_AUTH_GLIB_API
 guint portal_auth_error_get_http_status (const GError *error);
+
+PORTAL_AUTH_GLIB_API
+gint64 portal_auth_error_get_retry_after (const GError *error);
 
 PORTAL_AUTH_GLIB_API
 const char *portal_auth_error_get_body (const GError *error);

@@ -6,7 +6,7 @@
  * also on a second thread's context at the same time, and calls started on a thread with no
  * context of its own that complete on the main thread before their start has returned; cancellation before and after the
  * request is sent (the session persisted all the same); the PORTAL_AUTH_ERROR domain with
- * its fields; the reasons of a refused TOTP code, a step expired by the local clock, a used
+ * its fields; the reasons of a refused TOTP code, a step expired by the server's clock, a used
  * link and no browser (with its URL), the reasons' names and sentences, the typed-code
  * helper; dispose ending a browser sign-in's wait and releasing its port at once; the
  * library's log lines on g_log. Waits by iterating main contexts, never by sleeping; a wait
@@ -191,6 +191,16 @@ test_errors (void)
     g_clear_error (&copy);
     g_clear_error (&error);
     CHECK (portal_auth_error_get_name (NULL) == NULL && portal_auth_error_get_http_status (NULL) == 0);
+    CHECK (portal_auth_error_get_retry_after (NULL) == -1);
+
+    /* A CA file that is not there: refused at initialization, by its C name. */
+    PortalAuthClient *untrusting = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &error, "auth-environment-id", environment,
+                                                   "redirect-url", "myapp://auth/callback", "ca-file",
+                                                   "/nonexistent/company-ca.pem", NULL);
+    CHECK (untrusting == NULL && g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_INVALID_ARGUMENT));
+    CHECK (g_strcmp0 (portal_auth_error_get_name (error), "ca_file") == 0);
+    CHECK (portal_auth_error_get_retry_after (error) == -1);
+    g_clear_error (&error);
 
     /* The application id: checked at initialization, kept as given. */
     PortalAuthClient *named = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &error, "auth-environment-id", environment,
@@ -231,13 +241,18 @@ test_errors (void)
     /* Errors from the library carry their fields: a method the environment lacks... */
     char answer[256];
     emulator_request ("/_emulator/faults",
-                      "{\"path\":\"/oauth/urls\",\"kind\":\"status\",\"status\":503,\"body\":\"{\\\"error\\\":\\\"down\\\"}\"}",
+                      "{\"path\":\"/oauth/urls\",\"kind\":\"status\",\"status\":503,\"body\":\"{\\\"error\\\":\\\"down\\\"}\","
+                      "\"retryAfter\":\"120\"}",
                       answer, sizeof answer);
     portal_auth_client_login_with_google_async (client, NULL, on_ready, &ready);
     CHECK (portal_auth_client_login_with_google_finish (client, wait_ready (&ready), &error) == NULL);
     CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_HTTP_STATUS));
     CHECK (portal_auth_error_get_http_status (error) == 503);
     CHECK (g_strcmp0 (portal_auth_error_get_body (error), "{\"error\":\"down\"}") == 0);
+    CHECK (portal_auth_error_get_retry_after (error) == 120);
+    copy = g_error_copy (error);
+    CHECK (portal_auth_error_get_retry_after (copy) == 120);
+    g_clear_error (&copy);
     g_clear_error (&error);
     clear_ready (&ready);
     /* ...and a reason: a browser sign-in needs a loopback redirect URL. */
@@ -248,6 +263,19 @@ test_errors (void)
     g_clear_error (&error);
     clear_ready (&ready);
     g_object_unref (client);
+
+    /* A network failure says which: nothing listens on port 1. */
+    PortalAuthClient *unreachable = g_initable_new (PORTAL_AUTH_TYPE_CLIENT, NULL, &error, "auth-environment-id",
+                                                    environment, "redirect-url", "myapp://auth/callback", "api-host",
+                                                    "http://127.0.0.1:1", "storage", PORTAL_AUTH_STORAGE_KIND_MEMORY, NULL);
+    CHECK (unreachable != NULL && error == NULL);
+    portal_auth_client_get_methods_async (unreachable, NULL, on_ready, &ready);
+    CHECK (portal_auth_client_get_methods_finish (unreachable, wait_ready (&ready), &error) == NULL);
+    CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_NETWORK));
+    CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_CONNECTION_REFUSED);
+    g_clear_error (&error);
+    clear_ready (&ready);
+    g_object_unref (unreachable);
 }
 
 /* The first magic-link sign-in of a new user, to the end: TOTP enrollment, then verified. */
@@ -478,8 +506,9 @@ clock_offset (int seconds)
     emulator_request ("/_emulator/control", json, answer, sizeof answer);
 }
 
-/* A TOTP step the server issued eleven minutes ago: expired by the local clock, so even the
-   right code fails, with the reason that says to sign in again. */
+/* Eleven minutes after a TOTP step, by the server's clock (its answers' Date): expired, though
+   this machine's clock has not moved, so even the right code fails, with the reason that says
+   to sign in again. */
 static void
 test_expired_step (void)
 {
@@ -487,22 +516,22 @@ test_expired_step (void)
     GError *error = NULL;
     Ready ready = { 0 };
     char url[1024], query[256], answer[512], totp[64];
-    clock_offset (-660);
     grant_redirect (environment, "glib-late@example.com", url, sizeof url);
     portal_auth_client_handle_redirect_async (client, url, NULL, on_ready, &ready);
     PortalAuthResult *step = portal_auth_client_handle_redirect_finish (client, wait_ready (&ready), &error);
     clear_ready (&ready);
-    clock_offset (0);
     CHECK (step && portal_auth_result_get_kind (step) == PORTAL_AUTH_RESULT_KIND_TOTP_REQUIRED);
     if (!step)
         abort ();
     gint64 expires_at = portal_auth_result_get_totp_expires_at (step);
-    CHECK (expires_at > 0 && expires_at < g_get_real_time () / G_USEC_PER_SEC);
+    CHECK (expires_at > g_get_real_time () / G_USEC_PER_SEC);
+    clock_offset (660);
     snprintf (query, sizeof query, "/_emulator/totp?environmentId=%s&email=glib-late%%40example.com", environment);
     emulator_request (query, NULL, answer, sizeof answer);
     json_string (answer, "code", totp, sizeof totp);
     portal_auth_client_verify_totp_async (client, totp, portal_auth_result_get_user_jwt (step), NULL, on_ready, &ready);
     CHECK (portal_auth_client_verify_totp_finish (client, wait_ready (&ready), &error) == NULL);
+    clock_offset (0);
     CHECK (g_error_matches (error, PORTAL_AUTH_ERROR, PORTAL_AUTH_ERROR_UNAUTHORIZED));
     CHECK (portal_auth_error_get_reason (error) == PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED);
     /* A copy keeps the reason. */

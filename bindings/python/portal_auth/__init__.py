@@ -34,6 +34,7 @@ _MODULES = {
     "LibraryNotFound": "errors",
     "MagicLinkNotConfigured": "errors",
     "MalformedResponse": "errors",
+    "NetworkError": "errors",
     "PortalAuthError": "errors",
     "RateLimited": "errors",
     "RequestError": "errors",
@@ -46,6 +47,7 @@ _MODULES = {
     "SignInUnavailable": "errors",
     "TotpQrUnavailable": "errors",
     "Unauthorized": "errors",
+    "NetworkFailureReason": "_reasons",
     "SignInClosedReason": "_reasons",
     "SignInUnavailableReason": "_reasons",
     "StorageFailureReason": "_reasons",
@@ -89,6 +91,8 @@ __all__ = [
     "MagicLinkConfig",
     "MagicLinkNotConfigured",
     "MalformedResponse",
+    "NetworkError",
+    "NetworkFailureReason",
     "normalize_totp_code",
     "PortalAuth",
     "PortalAuthError",
@@ -126,7 +130,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._auth_method import AuthMethod
     from ._forwarding import RedirectForwarding
-    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason, UnauthorizedReason
+    from ._reasons import (
+        NetworkFailureReason,
+        SignInClosedReason,
+        SignInUnavailableReason,
+        StorageFailureReason,
+        UnauthorizedReason,
+    )
     from ._session_store import SessionStore, Storage
     from .client import AsyncPortalAuth, PortalAuth
     from .errors import (
@@ -140,6 +150,7 @@ if TYPE_CHECKING:
         LibraryNotFound,
         MagicLinkNotConfigured,
         MalformedResponse,
+        NetworkError,
         PortalAuthError,
         RateLimited,
         RequestError,

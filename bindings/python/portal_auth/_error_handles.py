@@ -18,6 +18,7 @@ from .errors import (
     InvalidUserJwt,
     MagicLinkNotConfigured,
     MalformedResponse,
+    NetworkError,
     PortalAuthError,
     RateLimited,
     RequestError,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 _SIMPLE: dict[int, type[PortalAuthError]] = {
     _native.E_MAGIC_LINK_NOT_CONFIGURED: MagicLinkNotConfigured,
     _native.E_INVALID_GRANT_RESPONSE: InvalidGrantResponse,
-    _native.E_RATE_LIMITED: RateLimited,
     _native.E_TOTP_QR_UNAVAILABLE: TotpQrUnavailable,
     _native.E_SESSION_INVALIDATED: SessionInvalidated,
     _native.E_CANCELLED: Cancelled,
@@ -94,6 +94,19 @@ def _unauthorized(fields: _Fields, message: str) -> PortalAuthError:
     return Unauthorized(message, UnauthorizedReason(reason) if known else None)
 
 
+def _network(fields: _Fields, message: str) -> PortalAuthError:
+    from ._reasons import NetworkFailureReason
+
+    reason = fields.number("reason")
+    known = reason in NetworkFailureReason.__members__.values()
+    return NetworkError(message, NetworkFailureReason(reason) if known else None)
+
+
+def _retry_after(fields: _Fields) -> int | None:
+    seconds = fields.number("retry_after")
+    return seconds if seconds >= 0 else None
+
+
 def _sign_in_closed(fields: _Fields, message: str) -> PortalAuthError:
     from ._reasons import SignInClosedReason
 
@@ -113,8 +126,10 @@ _WITH_FIELDS: dict[int, Callable[[_Fields, str], PortalAuthError]] = {
     _native.E_SESSION_STORAGE_FAILURE: _storage_failure,
     _native.E_ACCOUNT_ABSTRACTION_UNAVAILABLE: lambda f, message: AccountAbstractionUnavailable(f.text("detail"), message),
     _native.E_UNAUTHORIZED: _unauthorized,
-    _native.E_HTTP_STATUS: lambda f, message: RequestError(f.number("http_status"), message, f.optional("body")),
-    _native.E_NETWORK: lambda f, message: RequestError(None, message),
+    _native.E_RATE_LIMITED: lambda f, message: RateLimited(message, _retry_after(f)),
+    _native.E_HTTP_STATUS: lambda f, message: RequestError(f.number("http_status"), message, f.optional("body"),
+                                                           _retry_after(f)),
+    _native.E_NETWORK: _network,
     _native.E_SIGN_IN_UNAVAILABLE: _sign_in_unavailable,
     _native.E_SIGN_IN_CLOSED: _sign_in_closed,
 }

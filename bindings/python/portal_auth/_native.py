@@ -125,6 +125,7 @@ class Options(ctypes.Structure):
         ("keyring_prompt_timeout_ms", ctypes.c_int32),
         ("file_storage_path", ctypes.c_char_p),
         ("completion_queue", ctypes.c_void_p),
+        ("ca_file", ctypes.c_char_p),
     ]
 
 
@@ -171,6 +172,7 @@ _PROTOTYPES: dict[str, tuple[Any, list[Any]]] = {
     "portal_auth_error_http_status": (ctypes.c_int32, [handle]),
     "portal_auth_error_body": (char_p, [handle]),
     "portal_auth_error_reason": (ctypes.c_int32, [handle]),
+    "portal_auth_error_retry_after": (ctypes.c_int64, [handle]),
     "portal_auth_error_url": (char_p, [handle]),
     "portal_auth_reason_name": (char_p, [ctypes.c_int32]),
     "portal_auth_reason_user_message": (char_p, [ctypes.c_int32]),

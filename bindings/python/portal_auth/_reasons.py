@@ -72,6 +72,12 @@ class SignInUnavailableReason(Reason):
     CHANNEL_FAILED = 28
     """The channel's socket failed, or the running instance did not answer in time (it may still
     handle the URL)."""
+    # PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE from a one-call sign-in, numbered after the channel's:
+    # nothing was exchanged.
+    REDIRECT_ADDRESS_UNAVAILABLE = 29
+    """The redirect URL's loopback address does not exist on this machine (a [::1] redirect with
+    IPv6 turned off); no request was made. Trying again cannot help: the app needs a 127.0.0.1
+    redirect."""
 
 
 class SignInClosedReason(Reason):
@@ -95,8 +101,58 @@ class UnauthorizedReason(Reason):
     """A redirect's grant was refused (portal_auth_handle_redirect, the one-call sign-ins): the link
     was already used, has expired, or is not Portal's. Request a new link."""
     TOTP_CODE_REJECTED = 51
-    """portal_auth_verify_totp: the code was not accepted, and the step had not expired by the local
-    clock. Ask for the code again and verify with the same step."""
+    """portal_auth_verify_totp: the code was not accepted, and the step had not expired by the
+    server's clock. Ask for the code again and verify with the same step."""
     TOTP_STEP_EXPIRED = 52
-    """portal_auth_verify_totp: the step's userJwt had expired by the local clock
+    """portal_auth_verify_totp: the step's userJwt had expired by the server's clock
     (portal_auth_result_totp_expires_at). Sign in again."""
+    OUTCOME_UNKNOWN = 53
+    """The last attempt with the same grant or TOTP step lost its answer
+    (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the server now
+    refuses it as spent. The user did nothing wrong; sign in again."""
+
+
+class NetworkFailureReason(Reason):
+    """The reason of Network (PORTAL_AUTH_E_NETWORK in C): no usable answer came (docs/network.md).
+    The message names the server and any proxy; nothing was retried."""
+
+    CERTIFICATE_UNTRUSTED = 60
+    """The server's certificate leads to no trusted authority: a company CA that is not installed
+    (see portal_auth_options.ca_file), or something intercepting the connection."""
+    CERTIFICATE_EXPIRED = 61
+    """The server's certificate has expired, by this machine's clock."""
+    CERTIFICATE_NOT_YET_VALID = 62
+    """The server's certificate is not valid yet, by this machine's clock."""
+    CERTIFICATE_WRONG_HOST = 63
+    """The server's certificate was issued for another name."""
+    CA_FILE_UNUSABLE = 64
+    """The certificate authority file (ca_file, $CURL_CA_BUNDLE, $SSL_CERT_FILE) could not be
+    read."""
+    TLS_FAILED = 65
+    """The TLS handshake failed otherwise (nothing in common, a broken server)."""
+    PROXY_AUTH_REQUIRED = 66
+    """The proxy asked for credentials (HTTP 407): none were given, or they were refused."""
+    PROXY_REFUSED = 67
+    """The proxy refused to connect to the server, or could not reach it."""
+    PROXY_UNREACHABLE = 68
+    """The proxy itself could not be reached: its name did not resolve, or it refused."""
+    NAME_NOT_RESOLVED = 69
+    """The server's name did not resolve."""
+    CONNECTION_REFUSED = 70
+    """The connection was refused, or no route leads to the server."""
+    CONNECTION_RESET = 71
+    """The connection was reset or closed before the whole answer came: the request may have reached
+    the server."""
+    CONNECT_TIMED_OUT = 72
+    """Connecting (the name lookup, TCP, TLS, a proxy's tunnel) took longer than
+    portal_auth_options.connect_timeout_ms."""
+    REQUEST_TIMED_OUT = 73
+    """The request took longer than portal_auth_options.request_timeout_ms once connected: it may
+    have reached the server."""
+    RESPONSE_TOO_LARGE = 74
+    """The answer exceeded 1 MiB."""
+    LIBCURL_MISSING = 75
+    """libcurl could not be loaded: install it."""
+    NETWORK_FAILED = 76
+    """Anything else: no thread or memory, or a libcurl that cannot honour a protection the library
+    requires (the message names it)."""

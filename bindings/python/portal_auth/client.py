@@ -8,6 +8,7 @@ from __future__ import annotations
 import _thread
 import ctypes
 import itertools
+import os
 import sys
 
 from . import _calls, _native, _outcomes, _threads
@@ -106,6 +107,7 @@ class _Client:
         application_id: str | None = None,
         keyring_prompt_timeout: float | None = None,
         file_storage_path: str | None = None,
+        ca_file: str | os.PathLike[str] | None = None,
     ) -> None:
         """A client of the auth environment `auth_environment_id`, checked at once (no
         network or keyring I/O).
@@ -132,6 +134,10 @@ class _Client:
         - `file_storage_path`: with storage="file", the folder of the session files (an
           absolute path, the user's alone); None: $XDG_STATE_HOME/portal-auth, by default
           ~/.local/state/portal-auth. The file is not encrypted.
+        - `ca_file`: a PEM file of the certificate authorities to trust in place of the
+          system's (a company's own CA); None: $CURL_CA_BUNDLE, else $SSL_CERT_FILE and
+          $SSL_CERT_DIR, else the system's. The environment (and its proxy variables) is read
+          now; docs/network.md has the order.
 
         Raises InvalidArgument naming the first unusable argument."""
         self._lock = _thread.allocate_lock()
@@ -167,6 +173,9 @@ class _Client:
             options.application_id = _native.c_text(application_id, "application_id")
         if file_storage_path is not None:
             options.file_storage_path = _native.c_text(file_storage_path, "file_storage_path")
+        if ca_file is not None:
+            path = os.fspath(ca_file) if isinstance(ca_file, os.PathLike) else ca_file
+            options.ca_file = _native.c_text(path, "ca_file")
         # What names the redirect channel, for forward_redirect (which needs no storage).
         self._channel = (options.auth_environment_id, options.redirect_url, options.api_host, options.application_id)
         # What a forked child's handle is made from (_adopt): the options (and the bytes they

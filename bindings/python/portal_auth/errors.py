@@ -10,7 +10,13 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ._reasons import SignInClosedReason, SignInUnavailableReason, StorageFailureReason, UnauthorizedReason
+    from ._reasons import (
+        NetworkFailureReason,
+        SignInClosedReason,
+        SignInUnavailableReason,
+        StorageFailureReason,
+        UnauthorizedReason,
+    )
 
 
 class PortalAuthError(Exception):
@@ -148,11 +154,16 @@ class AccountAbstractionUnavailable(PortalAuthError):
 
 
 class RateLimited(PortalAuthError):
-    """Too many magic links sent; wait before sending another."""
+    """Too many magic links sent; wait before sending another. `retry_after` is the delay
+    Portal asked for, in seconds (its Retry-After), or None; nothing is resent."""
 
-    def __init__(self, message: str = "Too many requests; try again later.") -> None:
-        """The error, with the library's `message`."""
+    retry_after: int | None
+    """The server's delay in seconds; None when it named none."""
+
+    def __init__(self, message: str = "Too many requests; try again later.", retry_after: int | None = None) -> None:
+        """The error, with the library's `message` and the server's delay."""
         super().__init__(message)
+        self.retry_after = retry_after
 
 
 class TotpQrUnavailable(PortalAuthError):
@@ -190,12 +201,32 @@ class RequestError(PortalAuthError):
     """The HTTP status; None when no response arrived."""
     body: str | None
     """The server's reason, for the developer; see the class."""
+    retry_after: int | None
+    """The delay the server asked for before another attempt (its Retry-After), in seconds;
+    None when it named none. The library never retries by itself."""
 
-    def __init__(self, status: int | None, message: str | None = None, body: str | None = None) -> None:
-        """The error of an answer with `status` (None: none came) and `body`."""
+    def __init__(self, status: int | None, message: str | None = None, body: str | None = None,
+                 retry_after: int | None = None) -> None:
+        """The error of an answer with `status` (None: none came), `body` and `retry_after`."""
         super().__init__(message or (f"HTTP status {status}." if status is not None else "No response."))
         self.status = status
         self.body = body
+        self.retry_after = retry_after
+
+
+class NetworkError(RequestError):
+    """No usable answer came: `reason` says why (an untrusted certificate, a proxy asking
+    for credentials, a name that does not resolve, a timeout...), so that the app can tell
+    "fix your settings" from "try again later"; None for a reason of a newer library.
+    `status` is None. docs/network.md has what each reason means."""
+
+    reason: NetworkFailureReason | None
+    """Why no answer came."""
+
+    def __init__(self, message: str | None = None, reason: NetworkFailureReason | None = None) -> None:
+        """The error, with the library's `message` and the `reason`, when known."""
+        super().__init__(None, message)
+        self.reason = reason
 
 
 class Unauthorized(RequestError):

@@ -189,7 +189,7 @@ def constant_problems(facts: Facts) -> list[str]:
     reasons = {name.removeprefix("PORTAL_AUTH_REASON_"): value for name, value in facts.constants.items()
                if name.startswith("PORTAL_AUTH_REASON_") and name != "PORTAL_AUTH_REASON_NONE"}
     kinds = (_reasons.StorageFailureReason, _reasons.SignInUnavailableReason, _reasons.SignInClosedReason,
-             _reasons.UnauthorizedReason)
+             _reasons.UnauthorizedReason, _reasons.NetworkFailureReason)
     enums = {member.name: member.value for kind in kinds for member in kind}
     if enums != reasons:
         problems.append(f"the reasons are {reasons} in the header, {enums} in the enums")
@@ -265,8 +265,8 @@ def test_the_checks_see_a_header_that_differs(tmp_path: Path) -> None:
                      "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);")
     assert any("portal_auth_send_magic_link" in problem for problem in prototype_problems(facts))
     # A field added at the end of the options, and one moved.
-    facts = _changed(tmp_path, "    portal_auth_completion_queue *completion_queue;\n} portal_auth_options;",
-                     "    portal_auth_completion_queue *completion_queue;\n    const char *added_field;\n} portal_auth_options;")
+    facts = _changed(tmp_path, "    const char *ca_file;\n} portal_auth_options;",
+                     "    const char *ca_file;\n    const char *added_field;\n} portal_auth_options;")
     assert len(struct_problems(facts)) == 2  # its size and its fields
     facts = _changed(tmp_path, "    int32_t connect_timeout_ms;\n    /** How long a whole request may take; zero or less: 30,000 ms. */\n    int32_t request_timeout_ms;",
                      "    int64_t connect_timeout_ms;\n    /** How long a whole request may take; zero or less: 30,000 ms. */\n    int32_t request_timeout_ms;")
@@ -274,5 +274,5 @@ def test_the_checks_see_a_header_that_differs(tmp_path: Path) -> None:
     # A constant's value, and a new code.
     facts = _changed(tmp_path, "PORTAL_AUTH_E_NETWORK = 22,", "PORTAL_AUTH_E_NETWORK = 23,")
     assert len(constant_problems(facts)) == 2  # _native's value, and the code's name
-    facts = _changed(tmp_path, "PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52", "PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,\n    PORTAL_AUTH_REASON_NEW = 53")
+    facts = _changed(tmp_path, "PORTAL_AUTH_REASON_NETWORK_FAILED = 76", "PORTAL_AUTH_REASON_NETWORK_FAILED = 76,\n    PORTAL_AUTH_REASON_NEW = 77")
     assert len(constant_problems(facts)) == 1

@@ -69,9 +69,22 @@ def test_magic_link_not_configured(make_client, env: str, emu: Emulator) -> None
 
 def test_rate_limited(make_client, env: str) -> None:
     auth = make_client(env)
-    with pytest.raises(portal_auth.RateLimited):
+    with pytest.raises(portal_auth.RateLimited) as raised:
         for _ in range(10):
             auth.send_magic_link("often@example.com")
+    assert raised.value.retry_after is None
+
+
+def test_rate_limited_and_request_errors_carry_retry_after(make_client, env: str, emu: Emulator) -> None:
+    emu.fault("/magic-links", "status", status=429, retryAfter="120")
+    with pytest.raises(portal_auth.RateLimited) as limited:
+        make_client(env).send_magic_link("later@example.com")
+    assert limited.value.retry_after == 120 and "120 s" in str(limited.value)
+    emu.fault("/methods", "status", status=503, retryAfter="Wed, 21 Oct 2015 07:28:00 GMT")
+    with pytest.raises(portal_auth.RequestError) as unavailable:
+        make_client(env).get_methods()
+    assert (unavailable.value.status, unavailable.value.retry_after) == (503, 0)
+    assert len(emu.requests("/magic-links")) == 1
 
 
 def test_auth_method_unavailable(make_client, emu: Emulator) -> None:
@@ -189,17 +202,26 @@ def test_request_error_without_response(make_client, env: str, emu: Emulator) ->
 
 def test_connection_refused_and_timeout(emu: Emulator, env: str) -> None:
     with PortalAuth(auth_environment_id=env, redirect_url=CALLBACK, api_host="http://127.0.0.1:9", storage="memory") as auth:
-        with pytest.raises(portal_auth.RequestError) as raised:
+        with pytest.raises(portal_auth.NetworkError) as refused:
             auth.get_methods()
-        assert raised.value.status is None
+        assert refused.value.status is None
+        assert refused.value.reason is portal_auth.NetworkFailureReason.CONNECTION_REFUSED
+        assert str(refused.value).endswith("(http://127.0.0.1:9)")
     emu.fault("/methods", "hold")
     with PortalAuth(
         auth_environment_id=env, redirect_url=CALLBACK, api_host=emu.url, storage="memory", request_timeout=0.2
     ) as auth:
-        with pytest.raises(portal_auth.RequestError) as raised:
+        with pytest.raises(portal_auth.NetworkError) as timed_out:
             auth.get_methods()
-        assert raised.value.status is None
+        assert timed_out.value.reason is portal_auth.NetworkFailureReason.REQUEST_TIMED_OUT
     emu.call("POST", "release")
+
+
+@pytest.mark.parametrize("ca_file", ["", "/nonexistent/ca.pem", "/tmp", b"/etc/hostname", 3])
+def test_a_ca_file_that_is_not_a_readable_file_is_refused(ca_file: object) -> None:
+    with pytest.raises(portal_auth.InvalidArgument) as raised:
+        PortalAuth(auth_environment_id="env", redirect_url=CALLBACK, storage="memory", ca_file=ca_file)  # type: ignore[arg-type]
+    assert raised.value.name == "ca_file"
 
 
 def test_a_timeout_of_zero_or_less_is_the_library_default(emu: Emulator, env: str) -> None:
@@ -264,6 +286,9 @@ def test_the_hierarchy() -> None:
         portal_auth.Unauthorized(),
         portal_auth.SignInClosed("The sign-in timed out.", portal_auth.SignInClosedReason.SIGN_IN_TIMED_OUT),
         portal_auth.RateLimited(),
+        portal_auth.RateLimited("Later.", 60),
+        portal_auth.RequestError(503, "HTTP 503.", None, 30),
+        portal_auth.NetworkError("No answer.", portal_auth.NetworkFailureReason.PROXY_AUTH_REQUIRED),
     ],
 )
 def test_errors_survive_pickle_and_copy(error: PortalAuthError) -> None:

@@ -22,6 +22,7 @@ from portal_auth import (
     AsyncPortalAuth,
     AuthenticatedResult,
     MagicLinkConfig,
+    NetworkFailureReason,
     PortalAuth,
     SignInClosedReason,
     SignInUnavailable,
@@ -33,7 +34,8 @@ from portal_auth import (
     normalize_totp_code,
 )
 
-ALL_REASONS = [*StorageFailureReason, *SignInUnavailableReason, *SignInClosedReason, *UnauthorizedReason]
+ALL_REASONS = [*StorageFailureReason, *SignInUnavailableReason, *SignInClosedReason, *UnauthorizedReason,
+               *NetworkFailureReason]
 
 
 def wrong(code: str) -> str:
@@ -60,18 +62,18 @@ def test_a_refused_code_is_to_retype_and_the_step_says_when_it_expires(
     assert isinstance(client.verify_totp(code, step.user_jwt), AuthenticatedResult)  # the same step
 
 
-def test_a_step_expired_by_the_local_clock_is_to_sign_in_again(
+def test_a_step_expired_by_the_servers_clock_is_to_sign_in_again(
     make_client: Callable[..., PortalAuth], emu: Emulator, env: str
 ) -> None:
     client = make_client(env, storage="memory")
-    emu.call("POST", "control", {"clockOffsetSeconds": -660})  # issued eleven minutes ago
+    step = step_of(client, emu, env, "late@example.com")
+    assert step.expires_at is not None and step.expires_at > time.time()
+    emu.call("POST", "control", {"clockOffsetSeconds": 660})  # eleven minutes later, by the server's clock
     try:
-        step = step_of(client, emu, env, "late@example.com")
+        with pytest.raises(Unauthorized) as late:
+            client.verify_totp(emu.totp_code(env, "late@example.com"), step.user_jwt)
     finally:
         emu.call("POST", "control", {"clockOffsetSeconds": 0})
-    assert step.expires_at is not None and step.expires_at < time.time()
-    with pytest.raises(Unauthorized) as late:
-        client.verify_totp(emu.totp_code(env, "late@example.com"), step.user_jwt)
     assert late.value.reason is UnauthorizedReason.TOTP_STEP_EXPIRED
     assert len(emu.requests("/totps/validations")) >= 1  # still sent: the server decides
 

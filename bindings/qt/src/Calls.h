@@ -65,7 +65,7 @@ public:
 
 private:
     const char *keep(QByteArray &slot, const QString &text, const char *field, bool nullWhenEmpty);
-    QByteArray strings_[7];
+    QByteArray strings_[8];
     portal_auth_options options_;
     QString refused_;
 };

@@ -34,6 +34,7 @@ NativeOptions::NativeOptions(const Options &options) {
     options_.magic_link_template_id = keep(strings_[4], options.magicLinkTemplateId, "magicLinkTemplateId", true);
     options_.application_id = keep(strings_[5], applicationId, "applicationId", true);
     options_.file_storage_path = keep(strings_[6], options.fileStoragePath, "fileStoragePath", true);
+    options_.ca_file = keep(strings_[7], options.caFile, "caFile", true);
     switch (options.storage) {
     case Storage::Keyring: options_.storage = PORTAL_AUTH_STORAGE_KEYRING; break;
     case Storage::Memory: options_.storage = PORTAL_AUTH_STORAGE_MEMORY; break;

@@ -20,6 +20,7 @@ QString Reply::errorName() const { return code_ ? QString::fromUtf8(portal_auth_
 QString Reply::errorString() const { return message_; }
 QString Reply::userMessage() const { return userMessage_; }
 QUrl Reply::url() const { return url_; }
+qint64 Reply::retryAfter() const { return retryAfter_; }
 
 void Reply::abort() {
     if (state_) portal_auth_call_cancel(state_->call);
@@ -32,6 +33,7 @@ void Reply::finish(const portal_auth_error *error) {
         message_ = QString::fromUtf8(portal_auth_error_message(error));
         if (reason_) userMessage_ = QString::fromUtf8(portal_auth_reason_user_message(reason_));
         if (const char *url = portal_auth_error_url(error)) url_ = QUrl::fromEncoded(QByteArray(url));
+        retryAfter_ = portal_auth_error_retry_after(error);
     }
     finished_ = true;
     Q_EMIT finished();

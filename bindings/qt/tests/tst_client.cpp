@@ -1,7 +1,8 @@
 // portal-auth-qt against the Portal emulator, inside a private keyring, under Xvfb: the whole
 // journey (restore, the in-app magic link, TOTP enrollment with its QR code read back by
 // zbarimg, a refused code, sign-out), Google through the opener, no browser, a reply deleted
-// in flight, a client destroyed in flight, two clients on two threads, forwarded redirects.
+// in flight, a client destroyed in flight, two clients on two threads, forwarded redirects;
+// a CA file refused, a refused connection's reason, a server's Retry-After.
 // Waits are QSignalSpy waits for the signal itself, bounded only against a broken library.
 #include <PortalAuthQt/PortalAuthQt.h>
 
@@ -98,6 +99,37 @@ private Q_SLOTS:
         QVERIFY(finished(reply));
         QCOMPARE(reply->error(), PORTAL_AUTH_E_INVALID_ARGUMENT);
         QVERIFY(reply->errorString().contains(QStringLiteral("email")));
+    }
+
+    void aCaFileThatIsNotThereLeavesTheClientInvalid() {
+        Options options = newEnvironment(QStringLiteral("qt-ca-file"));
+        options.caFile = QStringLiteral("/nonexistent/company-ca.pem");
+        Client client(options);
+        QVERIFY(!client.isValid());
+        QCOMPARE(client.error(), PORTAL_AUTH_E_INVALID_ARGUMENT);
+        QVERIFY2(client.errorString().contains(QStringLiteral("ca_file")), qPrintable(client.errorString()));
+    }
+
+    void aRefusedConnectionSaysSo() {
+        Options options = newEnvironment(QStringLiteral("qt-refused"));
+        options.apiHost = QStringLiteral("http://127.0.0.1:1");  // nothing listens on port 1
+        Client client(options);
+        MethodsReply *reply = client.getMethods();
+        QVERIFY(finished(reply));
+        QCOMPARE(reply->error(), PORTAL_AUTH_E_NETWORK);
+        QCOMPARE(reply->reason(), PORTAL_AUTH_REASON_CONNECTION_REFUSED);
+        QVERIFY(!reply->userMessage().isEmpty());
+        QCOMPARE(reply->retryAfter(), qint64(-1));
+    }
+
+    void theServersRetryAfterComesWithItsStatus() {
+        Client client(newEnvironment(QStringLiteral("qt-retry-after")));
+        Emulator::control(QStringLiteral("faults"),
+                          QJsonObject{{"path", "/methods"}, {"kind", "status"}, {"status", 503}, {"retryAfter", "120"}});
+        MethodsReply *reply = client.getMethods();
+        QVERIFY(finished(reply));
+        QCOMPARE(reply->error(), PORTAL_AUTH_E_HTTP_STATUS);
+        QCOMPARE(reply->retryAfter(), qint64(120));
     }
 
     void theJourneyEnrollsTotpAndSignsOut() {

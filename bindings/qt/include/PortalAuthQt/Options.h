@@ -29,6 +29,10 @@ struct Options {
     int connectTimeoutMs = 0;
     int requestTimeoutMs = 0;
     int keyringPromptTimeoutMs = 0;
+    // A PEM file of the certificate authorities to trust in place of the system's (a
+    // company's own CA); one that is not a readable file leaves the client invalid. Empty:
+    // $CURL_CA_BUNDLE, else $SSL_CERT_FILE and $SSL_CERT_DIR, else the system's.
+    QString caFile;
 };
 
 }  // namespace PortalAuthQt

@@ -41,6 +41,10 @@ public:
     QString userMessage() const;
     // With PORTAL_AUTH_REASON_NO_BROWSER: the URL to show the user instead.
     QUrl url() const;
+    // PORTAL_AUTH_E_RATE_LIMITED and _HTTP_STATUS: the delay the server asked for before
+    // another attempt (its Retry-After), in seconds; -1 when it named none. Nothing is
+    // retried for the application.
+    qint64 retryAfter() const;
     // Asks the call to stop (portal_auth_call_cancel): finished() still comes, with
     // PORTAL_AUTH_E_SIGN_IN_CLOSED or _CANCELLED when the cancel took.
     void abort();
@@ -67,6 +71,7 @@ private:
     QString message_;
     QString userMessage_;
     QUrl url_;
+    qint64 retryAfter_ = -1;
 };
 
 // getMethods(): the sign-in methods the environment has enabled.

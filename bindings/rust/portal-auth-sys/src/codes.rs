@@ -22,15 +22,15 @@ header_constants! {
     PORTAL_AUTH_E_SESSION_STORAGE_FAILURE: portal_auth_code = 8;
     /// Field: detail (the server's text).
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE: portal_auth_code = 9;
-    /// Portal sends no more emails now.
+    /// No more emails now. Field: retry_after.
     PORTAL_AUTH_E_RATE_LIMITED: portal_auth_code = 10;
     /// No QR code of this link.
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE: portal_auth_code = 11;
     /// HTTP 401. Field: http_status.
     PORTAL_AUTH_E_UNAUTHORIZED: portal_auth_code = 20;
-    /// Fields: http_status, body.
+    /// Fields: http_status, body, retry_after.
     PORTAL_AUTH_E_HTTP_STATUS: portal_auth_code = 21;
-    /// No response (refused, reset, timed out, too large), or no libcurl.
+    /// No usable response. Field: reason (which failure).
     PORTAL_AUTH_E_NETWORK: portal_auth_code = 22;
     /// The session was invalidated.
     PORTAL_AUTH_E_SESSION_INVALIDATED: portal_auth_code = 30;
@@ -102,6 +102,10 @@ header_constants! {
     /// The channel's socket failed, or the running instance did not answer in time (it may still
     /// handle the URL).
     PORTAL_AUTH_REASON_CHANNEL_FAILED: portal_auth_reason = 28;
+    /// The redirect URL's loopback address does not exist on this machine (a \[::1\] redirect with
+    /// IPv6 turned off); no request was made. Trying again cannot help: the app needs a 127.0.0.1
+    /// redirect.
+    PORTAL_AUTH_REASON_REDIRECT_ADDRESS_UNAVAILABLE: portal_auth_reason = 29;
     /// The call was cancelled (portal_auth_call_cancel, or a binding's own cancel): start again
     /// when the user asks.
     PORTAL_AUTH_REASON_SIGN_IN_CANCELLED: portal_auth_reason = 40;
@@ -113,9 +117,52 @@ header_constants! {
     /// link was already used, has expired, or is not Portal's. Request a new link.
     PORTAL_AUTH_REASON_LINK_USED: portal_auth_reason = 50;
     /// portal_auth_verify_totp: the code was not accepted, and the step had not expired by the
-    /// local clock. Ask for the code again and verify with the same step.
+    /// server's clock. Ask for the code again and verify with the same step.
     PORTAL_AUTH_REASON_TOTP_CODE_REJECTED: portal_auth_reason = 51;
-    /// portal_auth_verify_totp: the step's userJwt had expired by the local clock
+    /// portal_auth_verify_totp: the step's userJwt had expired by the server's clock
     /// (portal_auth_result_totp_expires_at). Sign in again.
     PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED: portal_auth_reason = 52;
+    /// The last attempt with the same grant or TOTP step lost its answer
+    /// (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the server
+    /// now refuses it as spent. The user did nothing wrong; sign in again.
+    PORTAL_AUTH_REASON_OUTCOME_UNKNOWN: portal_auth_reason = 53;
+    /// The server's certificate leads to no trusted authority: a company CA that is not installed
+    /// (see portal_auth_options.ca_file), or something intercepting the connection.
+    PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED: portal_auth_reason = 60;
+    /// The server's certificate has expired, by this machine's clock.
+    PORTAL_AUTH_REASON_CERTIFICATE_EXPIRED: portal_auth_reason = 61;
+    /// The server's certificate is not valid yet, by this machine's clock.
+    PORTAL_AUTH_REASON_CERTIFICATE_NOT_YET_VALID: portal_auth_reason = 62;
+    /// The server's certificate was issued for another name.
+    PORTAL_AUTH_REASON_CERTIFICATE_WRONG_HOST: portal_auth_reason = 63;
+    /// The certificate authority file (ca_file, $CURL_CA_BUNDLE, $SSL_CERT_FILE) could not be read.
+    PORTAL_AUTH_REASON_CA_FILE_UNUSABLE: portal_auth_reason = 64;
+    /// The TLS handshake failed otherwise (nothing in common, a broken server).
+    PORTAL_AUTH_REASON_TLS_FAILED: portal_auth_reason = 65;
+    /// The proxy asked for credentials (HTTP 407): none were given, or they were refused.
+    PORTAL_AUTH_REASON_PROXY_AUTH_REQUIRED: portal_auth_reason = 66;
+    /// The proxy refused to connect to the server, or could not reach it.
+    PORTAL_AUTH_REASON_PROXY_REFUSED: portal_auth_reason = 67;
+    /// The proxy itself could not be reached: its name did not resolve, or it refused.
+    PORTAL_AUTH_REASON_PROXY_UNREACHABLE: portal_auth_reason = 68;
+    /// The server's name did not resolve.
+    PORTAL_AUTH_REASON_NAME_NOT_RESOLVED: portal_auth_reason = 69;
+    /// The connection was refused, or no route leads to the server.
+    PORTAL_AUTH_REASON_CONNECTION_REFUSED: portal_auth_reason = 70;
+    /// The connection was reset or closed before the whole answer came: the request may have
+    /// reached the server.
+    PORTAL_AUTH_REASON_CONNECTION_RESET: portal_auth_reason = 71;
+    /// Connecting (the name lookup, TCP, TLS, a proxy's tunnel) took longer than
+    /// portal_auth_options.connect_timeout_ms.
+    PORTAL_AUTH_REASON_CONNECT_TIMED_OUT: portal_auth_reason = 72;
+    /// The request took longer than portal_auth_options.request_timeout_ms once connected: it may
+    /// have reached the server.
+    PORTAL_AUTH_REASON_REQUEST_TIMED_OUT: portal_auth_reason = 73;
+    /// The answer exceeded 1 MiB.
+    PORTAL_AUTH_REASON_RESPONSE_TOO_LARGE: portal_auth_reason = 74;
+    /// libcurl could not be loaded: install it.
+    PORTAL_AUTH_REASON_LIBCURL_MISSING: portal_auth_reason = 75;
+    /// Anything else: no thread or memory, or a libcurl that cannot honour a protection the library
+    /// requires (the message names it).
+    PORTAL_AUTH_REASON_NETWORK_FAILED: portal_auth_reason = 76;
 }

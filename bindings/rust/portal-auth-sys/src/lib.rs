@@ -231,6 +231,9 @@ pub struct portal_auth_options {
     pub file_storage_path: *const c_char,
     /// The completion queue the client's calls complete through; NULL: the I/O thread.
     pub completion_queue: *mut portal_auth_completion_queue,
+    /// A PEM file of the certificate authorities to trust in place of the system's; NULL:
+    /// $CURL_CA_BUNDLE, else $SSL_CERT_FILE and $SSL_CERT_DIR, else the system's.
+    pub ca_file: *const c_char,
 }
 
 extern "C" {
@@ -281,8 +284,10 @@ extern "C" {
     pub fn portal_auth_error_name(error: *const portal_auth_error) -> *const c_char;
     /// MALFORMED_RESPONSE: the endpoint's path.
     pub fn portal_auth_error_path(error: *const portal_auth_error) -> *const c_char;
-    /// SESSION_STORAGE_FAILURE, SIGN_IN_UNAVAILABLE, SIGN_IN_CLOSED and UNAUTHORIZED: which failure it was.
+    /// SESSION_STORAGE_FAILURE, SIGN_IN_UNAVAILABLE, SIGN_IN_CLOSED, UNAUTHORIZED and NETWORK: which failure it was.
     pub fn portal_auth_error_reason(error: *const portal_auth_error) -> portal_auth_reason;
+    /// RATE_LIMITED and HTTP_STATUS: the delay the server asked for (Retry-After), in seconds; -1 when none.
+    pub fn portal_auth_error_retry_after(error: *const portal_auth_error) -> i64;
     /// SIGN_IN_UNAVAILABLE with PORTAL_AUTH_REASON_NO_BROWSER from a browser sign-in: the authorize URL no browser could open, to show the user.
     pub fn portal_auth_error_url(error: *const portal_auth_error) -> *const c_char;
     /// In the URL handler the desktop started: hands the URL to the application's running instance (listening for the same user, application_id and environment) and says whether one took it.

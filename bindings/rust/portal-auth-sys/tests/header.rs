@@ -332,7 +332,7 @@ fn disagreements(facts: &Facts) -> Vec<String> {
         ("portal_auth_options", size_of::<portal_auth_options>(), layout!(portal_auth_options {
             size, auth_environment_id, redirect_url, api_host, magic_link_from_email, magic_link_template_id,
             is_account_abstracted, storage, connect_timeout_ms, request_timeout_ms, host_storage,
-            application_id, keyring_prompt_timeout_ms, file_storage_path, completion_queue,
+            application_id, keyring_prompt_timeout_ms, file_storage_path, completion_queue, ca_file,
         })),
         ("portal_auth_storage_callbacks", size_of::<portal_auth_storage_callbacks>(), layout!(portal_auth_storage_callbacks {
             size, get, set, remove, user_data, release,
@@ -402,13 +402,13 @@ fn the_checks_see_a_header_that_differs() {
         ("typedef void (*portal_auth_done_fn)(void *user_data, const portal_auth_error *error);",
          "typedef void (*portal_auth_done_fn)(void *user_data, int32_t error);"),
         // a field added at the end, a field's type, a storage callback's parameter
-        ("    portal_auth_completion_queue *completion_queue;\n} portal_auth_options;",
-         "    portal_auth_completion_queue *completion_queue;\n    const char *added_field;\n} portal_auth_options;"),
+        ("    const char *ca_file;\n} portal_auth_options;",
+         "    const char *ca_file;\n    const char *added_field;\n} portal_auth_options;"),
         ("    int32_t connect_timeout_ms;", "    int64_t connect_timeout_ms;"),
         ("int (*remove)(void *user_data, const char *environment_id);", "int (*remove)(void *user_data, char *environment_id);"),
         // a constant's value, a constant added
         ("PORTAL_AUTH_E_NETWORK = 22,", "PORTAL_AUTH_E_NETWORK = 23,"),
-        ("PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52", "PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,\n    PORTAL_AUTH_REASON_NEW = 53"),
+        ("PORTAL_AUTH_REASON_NETWORK_FAILED = 76", "PORTAL_AUTH_REASON_NETWORK_FAILED = 76,\n    PORTAL_AUTH_REASON_NEW = 77"),
         ("#define PORTAL_AUTH_TOTP_CODE_SIZE 7", "#define PORTAL_AUTH_TOTP_CODE_SIZE 8"),
         // a parameter that is an array in C (a pointer to its first element)
         ("char out_code[PORTAL_AUTH_TOTP_CODE_SIZE]);", "const char out_code[PORTAL_AUTH_TOTP_CODE_SIZE]);"),

@@ -276,7 +276,7 @@ impl PortalAuth {
     /// first. A code the server refuses is [`Error::Unauthorized`] with a reason:
     /// [`TotpCodeRejected`](crate::UnauthorizedReason::TotpCodeRejected) leaves the step usable
     /// (ask for the code again); [`TotpStepExpired`](crate::UnauthorizedReason::TotpStepExpired)
-    /// says the step had expired by the local clock
+    /// says the step had expired by the server's clock
     /// ([`TotpRequired::expires_at`](crate::TotpRequired::expires_at)), so the user signs in
     /// again. An expired step is still sent: the server decides.
     pub fn verify_totp(&self, code: &str, user_jwt: &str) -> Call<Authenticated> {

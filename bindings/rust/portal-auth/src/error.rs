@@ -2,6 +2,7 @@
 //! case's fields and the library's message, which never carries a secret.
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::strings::{borrowed, static_text};
 use crate::sys;
@@ -53,8 +54,9 @@ pub enum Error {
     SessionStorageFailure { reason: StorageFailureReason, message: String },
     /// Portal refused account abstraction: `detail` is its text.
     AccountAbstractionUnavailable { detail: String, message: String },
-    /// Portal sends no more magic links now: wait before sending another.
-    RateLimited { message: String },
+    /// Portal sends no more magic links now: wait before sending another, `retry_after` when
+    /// Portal named the delay (its `Retry-After`). Nothing is resent.
+    RateLimited { retry_after: Option<Duration>, message: String },
     /// No QR code can be made of this link.
     TotpQrUnavailable { message: String },
     /// HTTP 401: a spent or expired grant, a wrong TOTP code, an expired TOTP step. `reason`
@@ -68,10 +70,15 @@ pub enum Error {
     /// address, the redirect URL, the environment id), which is never a secret; it is `None`
     /// for an empty body and for every answer to a request that carried a secret (the grant
     /// exchanges of `handle_redirect` and the browser sign-in, `verify_totp`), whose body
-    /// might echo it. It is not part of the message.
-    HttpStatus { status: u16, body: Option<String>, message: String },
-    /// No response: refused, reset, timed out, too large.
-    Network { message: String },
+    /// might echo it. It is not part of the message. `retry_after` is the delay the server
+    /// asked for before another attempt (its `Retry-After`, such as a 503's); the library
+    /// never retries by itself.
+    HttpStatus { status: u16, body: Option<String>, retry_after: Option<Duration>, message: String },
+    /// No usable answer came: `reason` says why (an untrusted certificate, a proxy that wants
+    /// credentials, a refused connection, a timeout…; docs/network.md), so that the app can
+    /// tell "fix the settings" from "try again later". The message names the server and any
+    /// proxy. Nothing was retried.
+    Network { reason: NetworkFailureReason, message: String },
     /// The session, or another of its token, was invalidated: sign in again.
     SessionInvalidated { message: String },
     /// The call was cancelled before its request was sent.
@@ -175,11 +182,11 @@ impl Error {
             | InvalidUserJwt { message, .. }
             | SessionStorageFailure { message, .. }
             | AccountAbstractionUnavailable { message, .. }
-            | RateLimited { message }
+            | RateLimited { message, .. }
             | TotpQrUnavailable { message }
             | Unauthorized { message, .. }
             | HttpStatus { message, .. }
-            | Network { message }
+            | Network { message, .. }
             | SessionInvalidated { message }
             | Cancelled { message }
             | SignInClosed { message, .. }
@@ -187,6 +194,23 @@ impl Error {
             | SignInInProgress { message }
             | SignInCallbackIncomplete { message }
             | Internal { message, .. } => message,
+        }
+    }
+
+    /// The delay the server asked for before another attempt (its `Retry-After`), for
+    /// `RateLimited` and `HttpStatus`; None when it named none, and for the other cases.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use portal_auth::Error;
+    ///
+    /// let error = Error::RateLimited { retry_after: Some(Duration::from_secs(120)), message: String::new() };
+    /// assert_eq!(error.retry_after(), Some(Duration::from_secs(120)));
+    /// ```
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::RateLimited { retry_after, .. } | Error::HttpStatus { retry_after, .. } => *retry_after,
+            _ => None,
         }
     }
 
@@ -208,6 +232,8 @@ impl Error {
             body: borrowed(sys::portal_auth_error_body(error)),
             reason: sys::portal_auth_error_reason(error),
             url: borrowed(sys::portal_auth_error_url(error)),
+            // -1 (none) is no u64.
+            retry_after: u64::try_from(sys::portal_auth_error_retry_after(error)).ok().map(Duration::from_secs),
         })
     }
 
@@ -252,14 +278,16 @@ impl Error {
             sys::PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE => {
                 Error::AccountAbstractionUnavailable { detail: f.detail, message }
             }
-            sys::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { message },
+            sys::PORTAL_AUTH_E_RATE_LIMITED => Error::RateLimited { retry_after: f.retry_after, message },
             sys::PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE => Error::TotpQrUnavailable { message },
             sys::PORTAL_AUTH_E_UNAUTHORIZED => Error::Unauthorized {
                 reason: (f.reason != sys::PORTAL_AUTH_REASON_NONE).then(|| UnauthorizedReason::from_raw(f.reason)),
                 message,
             },
-            sys::PORTAL_AUTH_E_HTTP_STATUS => Error::HttpStatus { status: f.status, body: f.body, message },
-            sys::PORTAL_AUTH_E_NETWORK => Error::Network { message },
+            sys::PORTAL_AUTH_E_HTTP_STATUS => {
+                Error::HttpStatus { status: f.status, body: f.body, retry_after: f.retry_after, message }
+            }
+            sys::PORTAL_AUTH_E_NETWORK => Error::Network { reason: NetworkFailureReason::from_raw(f.reason), message },
             sys::PORTAL_AUTH_E_SESSION_INVALIDATED => Error::SessionInvalidated { message },
             sys::PORTAL_AUTH_E_CANCELLED => Error::Cancelled { message },
             sys::PORTAL_AUTH_E_SIGN_IN_CLOSED => Error::SignInClosed { reason: SignInClosedReason::from_raw(f.reason), message },
@@ -286,6 +314,7 @@ struct Fields {
     body: Option<String>,
     reason: sys::portal_auth_reason,
     url: Option<String>,
+    retry_after: Option<Duration>,
 }
 
 /// Declares a reason enum from its table of `PORTAL_AUTH_REASON_*` constants, which

@@ -47,7 +47,10 @@ mod strings;
 
 pub use call::Call;
 pub use client::{BrowserOpener, PortalAuth};
-pub use error::{Cause, Error, SignInClosedReason, SignInUnavailableReason, StorageFailureReason, UnauthorizedReason};
+pub use error::{
+    Cause, Error, NetworkFailureReason, SignInClosedReason, SignInUnavailableReason, StorageFailureReason,
+    UnauthorizedReason,
+};
 pub use log::{set_log_handler, set_log_level, LogHandler, LogLevel};
 pub use options::{MagicLinkConfig, Options};
 pub use portal_auth_sys as sys;

@@ -76,6 +76,11 @@ pub struct Options {
     /// [`KeyringNeedsConfirmation`](crate::StorageFailureReason::KeyringNeedsConfirmation)
     /// (or `KeyringLocked` for an unlock).
     pub keyring_prompt_timeout: Option<Duration>,
+    /// A PEM file of the certificate authorities to trust in place of the system's (a
+    /// company's own CA). It must be a readable file when the client is made, else
+    /// [`Error::InvalidArgument`] names `ca_file`. None: `$CURL_CA_BUNDLE`, else
+    /// `$SSL_CERT_FILE` and `$SSL_CERT_DIR`, else the system's (docs/network.md).
+    pub ca_file: Option<String>,
 }
 
 impl Options {
@@ -107,6 +112,7 @@ impl Options {
         let request_timeout_ms = milliseconds(self.request_timeout, "request_timeout")?;
         let application_id = optional(self.application_id.as_deref(), "application_id")?;
         let keyring_prompt_timeout_ms = milliseconds(self.keyring_prompt_timeout, "keyring_prompt_timeout")?;
+        let ca_file = optional(self.ca_file.as_deref(), "ca_file")?;
         let file_storage_path = match &self.storage {
             Storage::File(folder) => optional(folder.as_deref(), "file_storage_path")?,
             _ => None,
@@ -131,6 +137,7 @@ impl Options {
         raw.application_id = pointer(&application_id);
         raw.keyring_prompt_timeout_ms = keyring_prompt_timeout_ms;
         raw.file_storage_path = pointer(&file_storage_path);
+        raw.ca_file = pointer(&ca_file);
         let (storage, host) = self.storage.to_raw();
         raw.storage = storage;
         raw.host_storage = host.as_ref().map_or(ptr::null(), |host| host as *const _);

@@ -68,6 +68,12 @@ reason! {
         /// The channel's socket failed, or the running instance did not answer in time (it may
         /// still handle the URL).
         ChannelFailed = PORTAL_AUTH_REASON_CHANNEL_FAILED,
+        // PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE from a one-call sign-in, numbered after the channel's:
+        // nothing was exchanged.
+        /// The redirect URL's loopback address does not exist on this machine (a \[::1\] redirect
+        /// with IPv6 turned off); no request was made. Trying again cannot help: the app needs a
+        /// 127.0.0.1 redirect.
+        RedirectAddressUnavailable = PORTAL_AUTH_REASON_REDIRECT_ADDRESS_UNAVAILABLE,
     }
 }
 
@@ -93,10 +99,61 @@ reason! {
         /// link was already used, has expired, or is not Portal's. Request a new link.
         LinkUsed = PORTAL_AUTH_REASON_LINK_USED,
         /// portal_auth_verify_totp: the code was not accepted, and the step had not expired by the
-        /// local clock. Ask for the code again and verify with the same step.
+        /// server's clock. Ask for the code again and verify with the same step.
         TotpCodeRejected = PORTAL_AUTH_REASON_TOTP_CODE_REJECTED,
-        /// portal_auth_verify_totp: the step's userJwt had expired by the local clock
+        /// portal_auth_verify_totp: the step's userJwt had expired by the server's clock
         /// (portal_auth_result_totp_expires_at). Sign in again.
         TotpStepExpired = PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED,
+        /// The last attempt with the same grant or TOTP step lost its answer
+        /// (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the
+        /// server now refuses it as spent. The user did nothing wrong; sign in again.
+        OutcomeUnknown = PORTAL_AUTH_REASON_OUTCOME_UNKNOWN,
+    }
+}
+
+reason! {
+    /// The `reason` of [`Error::Network`] (`PORTAL_AUTH_E_NETWORK` in C): no usable answer came
+    /// (docs/network.md). The message names the server and any proxy; nothing was retried.
+    NetworkFailureReason {
+        /// The server's certificate leads to no trusted authority: a company CA that is not
+        /// installed (see portal_auth_options.ca_file), or something intercepting the connection.
+        CertificateUntrusted = PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED,
+        /// The server's certificate has expired, by this machine's clock.
+        CertificateExpired = PORTAL_AUTH_REASON_CERTIFICATE_EXPIRED,
+        /// The server's certificate is not valid yet, by this machine's clock.
+        CertificateNotYetValid = PORTAL_AUTH_REASON_CERTIFICATE_NOT_YET_VALID,
+        /// The server's certificate was issued for another name.
+        CertificateWrongHost = PORTAL_AUTH_REASON_CERTIFICATE_WRONG_HOST,
+        /// The certificate authority file (ca_file, $CURL_CA_BUNDLE, $SSL_CERT_FILE) could not be
+        /// read.
+        CaFileUnusable = PORTAL_AUTH_REASON_CA_FILE_UNUSABLE,
+        /// The TLS handshake failed otherwise (nothing in common, a broken server).
+        TlsFailed = PORTAL_AUTH_REASON_TLS_FAILED,
+        /// The proxy asked for credentials (HTTP 407): none were given, or they were refused.
+        ProxyAuthRequired = PORTAL_AUTH_REASON_PROXY_AUTH_REQUIRED,
+        /// The proxy refused to connect to the server, or could not reach it.
+        ProxyRefused = PORTAL_AUTH_REASON_PROXY_REFUSED,
+        /// The proxy itself could not be reached: its name did not resolve, or it refused.
+        ProxyUnreachable = PORTAL_AUTH_REASON_PROXY_UNREACHABLE,
+        /// The server's name did not resolve.
+        NameNotResolved = PORTAL_AUTH_REASON_NAME_NOT_RESOLVED,
+        /// The connection was refused, or no route leads to the server.
+        ConnectionRefused = PORTAL_AUTH_REASON_CONNECTION_REFUSED,
+        /// The connection was reset or closed before the whole answer came: the request may have
+        /// reached the server.
+        ConnectionReset = PORTAL_AUTH_REASON_CONNECTION_RESET,
+        /// Connecting (the name lookup, TCP, TLS, a proxy's tunnel) took longer than
+        /// portal_auth_options.connect_timeout_ms.
+        ConnectTimedOut = PORTAL_AUTH_REASON_CONNECT_TIMED_OUT,
+        /// The request took longer than portal_auth_options.request_timeout_ms once connected: it
+        /// may have reached the server.
+        RequestTimedOut = PORTAL_AUTH_REASON_REQUEST_TIMED_OUT,
+        /// The answer exceeded 1 MiB.
+        ResponseTooLarge = PORTAL_AUTH_REASON_RESPONSE_TOO_LARGE,
+        /// libcurl could not be loaded: install it.
+        LibcurlMissing = PORTAL_AUTH_REASON_LIBCURL_MISSING,
+        /// Anything else: no thread or memory, or a libcurl that cannot honour a protection the
+        /// library requires (the message names it).
+        Failed = PORTAL_AUTH_REASON_NETWORK_FAILED,
     }
 }

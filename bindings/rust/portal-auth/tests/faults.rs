@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use portal_auth::{Error, PortalAuth, SignInResult, Storage, StorageFailureReason, UnauthorizedReason};
 use support::*;
@@ -95,19 +96,25 @@ fn server_errors_carry_their_fields() {
     let _faults = faults();
     let environment = environment(false, APP_REDIRECT);
     let auth = PortalAuth::new(&options(&environment, APP_REDIRECT)).unwrap();
-    fault(r#"{"path":"/methods","kind":"status","status":503}"#);
+    fault(r#"{"path":"/methods","kind":"status","status":503,"retryAfter":"120"}"#);
     match auth.get_methods().wait() {
         Err(error @ Error::HttpStatus { .. }) => {
             let body = Some(r#"{"error":"injected"}"#.to_string());
-            assert_eq!(error, Error::HttpStatus { status: 503, body, message: error.message().to_string() });
-            assert_eq!(error.code(), 21);
+            let retry_after = Some(Duration::from_secs(120));
+            assert_eq!(error, Error::HttpStatus { status: 503, body, retry_after, message: error.message().to_string() });
+            assert_eq!((error.code(), error.retry_after()), (21, retry_after));
         }
         other => panic!("expected HttpStatus, got {:?}", other),
+    }
+    fault(r#"{"path":"/magic-links","kind":"status","status":429,"retryAfter":"120"}"#);
+    match auth.send_magic_link("rust-limited@example.com").wait() {
+        Err(Error::RateLimited { retry_after, .. }) => assert_eq!(retry_after, Some(Duration::from_secs(120))),
+        other => panic!("expected RateLimited, got {:?}", other),
     }
     // The server's reason for a 400, as the developer needs it; none for an empty body.
     fault(r#"{"path":"/magic-links","kind":"status","status":400,"body":"{\"error\":\"redirectUrl is not allow-listed\"}"}"#);
     match auth.send_magic_link("rust-reason@example.com").wait() {
-        Err(Error::HttpStatus { status: 400, body: Some(body), message }) => {
+        Err(Error::HttpStatus { status: 400, body: Some(body), retry_after: None, message }) => {
             assert_eq!(body, r#"{"error":"redirectUrl is not allow-listed"}"#);
             assert!(!message.contains("allow-listed"), "{}", message);
         }
@@ -168,27 +175,28 @@ fn invalidating_one_session_invalidates_every_one_of_its_token() {
     assert!(auth.restore_session().wait().unwrap().is_none());
 }
 
-/// The emulator's clock shifted back eleven minutes while it issues a TOTP step: a step that
-/// had expired by the local clock before it came. The code is still sent (the server
-/// decides), and its refusal says to sign in again.
+/// The emulator's clock moved eleven minutes on after it issued a TOTP step: expired by the
+/// server's clock (its answers' Date), though this machine's has not moved. The code is still
+/// sent (the server decides), and its refusal says to sign in again.
 #[test]
-fn a_step_expired_by_the_local_clock_is_to_sign_in_again() {
+fn a_step_expired_by_the_servers_clock_is_to_sign_in_again() {
     let _faults = faults();
     let environment = environment(true, APP_REDIRECT);
     let email = "rust-late@example.com";
     let mut options = options(&environment, APP_REDIRECT);
     options.storage = Storage::Memory;
     let auth = PortalAuth::new(&options).unwrap();
-    control("POST", "control", Some(r#"{"clockOffsetSeconds":-660}"#));
     let issued = auth.handle_redirect(&grant_redirect(&environment, email)).wait();
-    control("POST", "control", Some(r#"{"clockOffsetSeconds":0}"#));
     let step = match issued.unwrap() {
         Some(SignInResult::TotpRequired(step)) => step,
         other => panic!("expected a TOTP step, got {:?}", other),
     };
-    assert!(step.expires_at.expect("the step's expiry") < std::time::SystemTime::now());
+    assert!(step.expires_at.expect("the step's expiry") > std::time::SystemTime::now());
+    control("POST", "control", Some(r#"{"clockOffsetSeconds":660}"#));
     control("DELETE", "requests", None);
-    match auth.verify_totp(&current_code(&environment, email), &step.user_jwt).wait() {
+    let verified = auth.verify_totp(&current_code(&environment, email), &step.user_jwt).wait();
+    control("POST", "control", Some(r#"{"clockOffsetSeconds":0}"#));
+    match verified {
         Err(Error::Unauthorized { reason: Some(UnauthorizedReason::TotpStepExpired), message }) => {
             assert!(!message.is_empty())
         }

@@ -2,7 +2,7 @@
 //! (to retype) and the step's expiry, a used link (to request again), a 401 that cannot tell;
 //! reasons that print as the library's names with its sentences for the user; the typed
 //! code's helper; openers that find no browser (the URL to show) or fail otherwise (their
-//! error as the source). The step expired by the local clock shifts the emulator's clock, so
+//! error as the source). The step expired by the server's clock shifts the emulator's clock, so
 //! it is in tests/faults.rs, one at a time. No test here changes the emulator's state.
 mod support;
 
@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use portal_auth::{
-    normalize_totp_code, Error, PortalAuth, SignInClosedReason, SignInResult, SignInUnavailableReason, Storage,
-    StorageFailureReason, TotpRequired, UnauthorizedReason,
+    normalize_totp_code, Error, NetworkFailureReason, PortalAuth, SignInClosedReason, SignInResult,
+    SignInUnavailableReason, Storage, StorageFailureReason, TotpRequired, UnauthorizedReason,
 };
 use support::*;
 
@@ -100,6 +100,7 @@ fn reasons_print_as_names_with_a_sentence_for_the_user() {
     );
     assert_eq!(reason.user_message(), "Your keyring is locked. Unlock it, then try again.");
 
+    use NetworkFailureReason as Network;
     use SignInClosedReason as Closed;
     use SignInUnavailableReason as Unavailable;
     use StorageFailureReason as Storage;
@@ -127,9 +128,21 @@ fn reasons_print_as_names_with_a_sentence_for_the_user() {
             .iter()
             .map(|r| (r.to_string(), r.user_message())),
     )
+    .chain(
+        [
+            Network::CertificateUntrusted, Network::CertificateExpired, Network::CertificateNotYetValid,
+            Network::CertificateWrongHost, Network::CaFileUnusable, Network::TlsFailed, Network::ProxyAuthRequired,
+            Network::ProxyRefused, Network::ProxyUnreachable, Network::NameNotResolved, Network::ConnectionRefused,
+            Network::ConnectionReset, Network::ConnectTimedOut, Network::RequestTimedOut, Network::ResponseTooLarge,
+            Network::LibcurlMissing, Network::Failed,
+        ]
+        .iter()
+        .map(|r| (r.to_string(), r.user_message())),
+    )
     .collect();
     let names: Vec<&str> = every.iter().map(|(name, _)| name.as_str()).collect();
     assert!(names.contains(&"SIGN_IN_TIMED_OUT") && names.contains(&"NO_BROWSER") && names.contains(&"TOTP_STEP_EXPIRED"));
+    assert!(names.contains(&"CONNECTION_REFUSED") && names.contains(&"NETWORK_FAILED"));
     assert!(names.iter().all(|name| name.chars().all(|c| c.is_ascii_uppercase() || c == '_')), "{:?}", names);
     let sentences: std::collections::BTreeSet<&str> = every.iter().map(|(_, sentence)| *sentence).collect();
     assert_eq!(sentences.len(), every.len(), "one sentence a reason: {:?}", every);

@@ -11,7 +11,8 @@ use std::thread;
 
 use portal_auth::{
     totp_qr_matrix, totp_qr_png, totp_qr_svg, totp_secret, AuthMethod, Call, Error, Options, PortalAuth, Session,
-    SignInClosedReason, SignInResult, SignInUnavailableReason, Storage, TerminalColors, UnauthorizedReason,
+    NetworkFailureReason, SignInClosedReason, SignInResult, SignInUnavailableReason, Storage, TerminalColors,
+    UnauthorizedReason,
 };
 use support::*;
 
@@ -157,6 +158,9 @@ fn errors_carry_their_fields() {
         other => panic!("expected InvalidArgument, got {:?}", other.map(|_| ())),
     }
     let environment = environment(false, APP_REDIRECT);
+    let mut untrusting = options(&environment, APP_REDIRECT);
+    untrusting.ca_file = Some("/nonexistent/company-ca.pem".to_string());
+    assert!(matches!(PortalAuth::new(&untrusting), Err(Error::InvalidArgument { name, .. }) if name == "ca_file"));
     let auth = client(&environment);
     match auth.send_magic_link("a\0b@example.com").wait() {
         Err(error @ Error::InvalidArgument { .. }) => assert_eq!(error, Error::InvalidArgument {
@@ -198,6 +202,14 @@ fn errors_carry_their_fields() {
     offline.api_host = Some(loopback_redirect().trim_end_matches("/callback").to_string());
     offline.storage = Storage::Memory;
     assert!(matches!(PortalAuth::new(&offline).unwrap().get_methods().wait(), Err(Error::Network { .. })));
+    // Port 1: the connection refused, and said so.
+    offline.api_host = Some("http://127.0.0.1:1".to_string());
+    match PortalAuth::new(&offline).unwrap().get_methods().wait() {
+        Err(Error::Network { reason: NetworkFailureReason::ConnectionRefused, message }) => {
+            assert!(message.contains("127.0.0.1:1"), "{}", message)
+        }
+        other => panic!("expected Network with ConnectionRefused, got {:?}", other),
+    }
 }
 
 /// A browser: curl loads the authorize URL and follows the fake provider back to the

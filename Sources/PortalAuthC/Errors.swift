@@ -78,7 +78,7 @@ final class ErrorBox {
             described = Cancelled()
         case let error as PortalAuthSignInError:
             switch error {
-            case .closed(let reason):
+            case .closed(let reason, _):
                 code = portal_auth_code(PORTAL_AUTH_E_SIGN_IN_CLOSED)
                 self.reason = CReason.of(reason).number
             case .unavailable(let reason, _, let url):

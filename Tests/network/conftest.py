@@ -7,8 +7,9 @@
   nameserver.py, which never answers for stalled.test and says "no such name" otherwise;
 - a private certificate authority, and nginx serving https://portal.test with a certificate
   it signed (valid for 30 days, for portal.test alone) in front of the Portal emulator;
-- tinyproxy three times: open (3128), asking for credentials (3129), and allowing CONNECT
-  to port 8443 only (3130).
+- tinyproxy four times: open (3128), asking for credentials (3129), allowing CONNECT to
+  port 8443 only (3130), and open but running as the user nobody (3131), as a system's
+  proxy runs.
 
 Every service stops when the session ends."""
 
@@ -197,6 +198,7 @@ def network() -> Iterator[Network]:
             "open": (3128, 443, ""),
             "auth": (3129, 443, f"BasicAuth {PROXY_USER} {PROXY_PASSWORD}"),
             "strict": (3130, 8443, ""),
+            "nobody": (3131, 443, "User nobody\nGroup nogroup"),
         }
         for name, (port, connect_port, extra) in proxies.items():
             conf = folder / f"tinyproxy-{name}.conf"

@@ -4,11 +4,13 @@ with no answer carries its reason. The setup is conftest.py's."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
-import os
 import threading
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,8 @@ from portal_auth import (
     NetworkError,
     NetworkFailureReason,
     PortalAuth,
+    SignInClosed,
+    SignInClosedReason,
     SignInUnavailable,
     SignInUnavailableReason,
 )
@@ -201,6 +205,36 @@ def test_gnomes_proxy_settings_apply_with_no_variable(network: Network, gnome_se
     gsettings(gnome_session, "org.gnome.system.proxy", "mode", "none")
     assert methods_in(gnome_session, network) == "ok"
     assert network.proxy_log("open").count("CONNECT portal.test:443") == tunnels + 1
+
+
+# A browser whose proxy carries loopback addresses too.
+
+
+def test_a_browser_that_sends_loopback_through_a_proxy_is_named(network: Network) -> None:
+    """The proxy (running as another user, as a system's proxy does) brings the redirect to
+    the listener, which refuses it as another user's: the sign-in times out, and says why."""
+    port = 8790
+    redirect = f"http://127.0.0.1:{port}/callback"
+    environment = f"env-proxied-{uuid.uuid4().hex[:8]}"
+    network.control("POST", "environments", {
+        "id": environment, "allowedMethods": ["GOOGLE"], "redirectUrls": [redirect], "totpRequired": False,
+        "accountAbstraction": False, "autoCreateWallet": True})
+    through_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({"http": "http://127.0.0.1:3131"}))
+
+    def browser(url: str, ephemeral: bool) -> bool:
+        try:
+            through_proxy.open(url, timeout=30).close()
+        except OSError:  # the listener closed the proxy's connection: the proxy answers 5xx
+            pass
+        return True
+
+    with PortalAuth(auth_environment_id=environment, redirect_url=redirect, api_host=EMULATOR, storage="memory") as auth:
+        auth.set_browser_opener(browser)
+        with pytest.raises(SignInClosed) as closed:
+            auth.sign_in_with_google(timeout=3)
+    assert closed.value.reason is SignInClosedReason.SIGN_IN_TIMED_OUT
+    assert re.search(r"refused \d+ connections? of another user \(nobody, uid 65534\)", str(closed.value))
+    assert "exempt 127.0.0.1" in str(closed.value)
 
 
 # A laptop with IPv6 turned off.

@@ -7,10 +7,33 @@ import Glibc
 enum ListenerOutcome: Equatable, Sendable {
     /// A request completed the wait (`CallbackAdmission`) and was answered: the full callback URL.
     case callback(url: String)
-    /// The time given to `start` ran out.
-    case timedOut
+    /// The time given to `start` ran out; `refused` says what came from other users meanwhile.
+    case timedOut(refused: RefusedConnections?)
     /// `stop` was called, or the task awaiting the outcome was cancelled.
     case stopped
+}
+
+/// The connections of other users' processes a listener refused: a browser that sends loopback
+/// addresses through a proxy reaches the listener as the proxy's user, so its redirect is
+/// refused (it could be anyone's), and the user is told to exempt loopback from the proxy.
+struct RefusedConnections: Equatable, Sendable, CustomStringConvertible {
+    var count: Int
+    /// The user id of the last one's process, when it could be told.
+    var lastOwner: uid_t?
+
+    var description: String {
+        let owner = lastOwner.map { uid in Self.userName(uid).map { "\($0), uid \(uid)" } ?? "uid \(uid)" } ?? "unknown"
+        return "the listener refused \(count) connection\(count == 1 ? "" : "s") of another user (\(owner)), such as a proxy "
+            + "the browser sends loopback addresses through: exempt 127.0.0.1, [::1] and localhost from the browser's proxy"
+    }
+
+    private static func userName(_ uid: uid_t) -> String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
+    }
 }
 
 /// A one-shot HTTP listener on a loopback redirect URL's address and port, over POSIX
@@ -209,12 +232,16 @@ final class LoopbackListener: Sendable {
             limits: .init(maxMessage: limits.maxRequestHead, readTimeout: limits.readTimeout, maxConnections: limits.maxConnections),
             frameEnd: { RequestHead.end(in: $0, scanned: &$1) })
         // Said once at the warning level: a flood of them must not flood the log too.
-        var refusals = 0
+        var refused: RefusedConnections?
         return loop.run(until: deadline, admit: { fd in
-            guard peers.isThisUser(fd) else {
-                refusals += 1
-                PortalAuthLog.emit(refusals == 1 ? .warning : .debug,
-                                   "\(flow): the listener on \(endpoint) refused a connection that is not this user's (\(refusals) so far); still waiting.")
+            let owner = peers.owner(of: fd)
+            guard owner == getuid() else {
+                var seen = refused ?? RefusedConnections(count: 0)
+                seen.count += 1
+                seen.lastOwner = owner
+                refused = seen
+                PortalAuthLog.emit(seen.count == 1 ? .warning : .debug,
+                                   "\(flow): on \(endpoint), \(seen); still waiting.")
                 return false
             }
             return true
@@ -236,7 +263,7 @@ final class LoopbackListener: Sendable {
         }, tooLarge: { refuse($0, .tooLarge) }, ended: { ending in
             switch ending {
             case .timedOut:
-                return .timedOut
+                return .timedOut(refused: refused)
             case .woken:
                 return .stopped
             case .failed:

@@ -148,9 +148,9 @@ extension PortalAuth {
                 throw PortalAuthSignInError.callbackIncomplete
             }
             return result
-        case .timedOut:
+        case .timedOut(let refused):
             PortalAuthLog.emit(.info, "Browser sign-in: timed out waiting for the browser.")
-            throw PortalAuthSignInError.closed(reason: .timedOut)
+            throw PortalAuthSignInError.closed(reason: .timedOut, detail: refused?.description)
         case .stopped:
             PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
             throw PortalAuthSignInError.closed(reason: waits.stoppedReason)

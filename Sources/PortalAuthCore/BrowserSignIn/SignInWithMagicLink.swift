@@ -92,9 +92,9 @@ extension PortalAuth {
                     throw PortalAuthSignInError.callbackIncomplete
                 }
                 return result
-            case .timedOut:
+            case .timedOut(let refused):
                 PortalAuthLog.emit(.info, "\(flow): timed out waiting for the email's link.")
-                throw PortalAuthSignInError.closed(reason: .timedOut)
+                throw PortalAuthSignInError.closed(reason: .timedOut, detail: refused?.description)
             case .stopped:
                 PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for the email's link.")
                 throw PortalAuthSignInError.closed(reason: waits.stoppedReason)

@@ -185,7 +185,9 @@ public enum PortalCredentialError: Error, Equatable, Sendable, CustomStringConve
 public enum PortalAuthSignInError: Error, Equatable, Sendable {
     /// The wait ended (`reason`: cancelled, timed out, or the client's waits ended) before a
     /// redirect arrived; nothing was exchanged. Listening for forwarded redirects ends so too.
-    case closed(reason: SignInClosedReason)
+    /// `detail`, for a timeout, says what the listener refused meanwhile (another user's
+    /// connections: a browser whose proxy carries loopback addresses).
+    case closed(reason: SignInClosedReason, detail: String? = nil)
     /// No one-call sign-in (or no redirect channel) is possible here: `reason` says why;
     /// `detail`, when there is one, names the address, the program, the folder or the
     /// opener's own text (never a URL's query). `authorizeUrl`, for `.noBrowser` from a
@@ -211,13 +213,13 @@ public enum PortalAuthSignInError: Error, Equatable, Sendable {
 extension PortalAuthSignInError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .closed(let reason):
+        case .closed(let reason, let detail):
             let how = switch reason {
             case .cancelled: "The sign-in was cancelled"
             case .timedOut: "The sign-in timed out"
             case .clientClosed: "The client was closed"
             }
-            return "\(how) before the redirect came; nothing was exchanged."
+            return "\(how) before the redirect came; nothing was exchanged\(detail.map { " (\($0))" } ?? "")."
         case .unavailable(let reason, let detail, _):
             let cause: String
             switch reason {

@@ -41,14 +41,20 @@ final class LoopbackPeer: Sendable {
     /// shown: no row for it, a row the kernel keeps for a socket its process has closed
     /// (its inode and user id read 0), an unreadable table.
     func isThisUser(_ fd: Int32) -> Bool {
-        guard let ends = Ends(fd) else { return false }
-        if ends.isIPv6 { return owner(in: tcp6, local: ends.peer.text(), remote: ends.own.text()) == getuid() }
-        if owner(in: tcp, local: ends.peer.text(), remote: ends.own.text()) == getuid() { return true }
+        owner(of: fd) == getuid()
+    }
+
+    /// The user id of the process holding the other end of `fd`, or nil when no open socket
+    /// of a process shows for it (see `isThisUser`).
+    func owner(of fd: Int32) -> uid_t? {
+        guard let ends = Ends(fd) else { return nil }
+        if ends.isIPv6 { return owner(in: tcp6, local: ends.peer.text(), remote: ends.own.text()) }
+        if let owner = owner(in: tcp, local: ends.peer.text(), remote: ends.own.text()) { return owner }
         let table = mapped.withLock { fd in
             if fd < 0 { fd = tcp6 >= 0 ? dup(tcp6) : open("/proc/net/tcp6", O_RDONLY | O_CLOEXEC) }
             return fd
         }
-        return owner(in: table, local: ends.peer.text(mapped: true), remote: ends.own.text(mapped: true)) == getuid()
+        return owner(in: table, local: ends.peer.text(mapped: true), remote: ends.own.text(mapped: true))
     }
 
     private func owner(in table: Int32, local: [UInt8], remote: [UInt8]) -> uid_t? {

@@ -187,7 +187,7 @@ import Testing
         let opener = RecordingOpener()
         next.setBrowserOpener(opener.opener)
         let nextSignIn = Task { try await next.signInWithGoogle() }
-        let page = try LoopbackClient.followSignIn(await opener.firstCall().url)
+        let page = try await LoopbackClient.followSignIn(await opener.firstCall().url)
         #expect(page.status == 200)
         #expect(try await nextSignIn.value.authenticated != nil)
     }
@@ -212,13 +212,31 @@ import Testing
         let (signIn, url) = await browser.startSignIn()
         #expect(await browser.opener.firstCall().ephemeral == false)
 
-        let page = try LoopbackClient.followSignIn(url)
+        let page = try await LoopbackClient.followSignIn(url)
         #expect(page.status == 200)
         #expect(page.head.contains("Content-Type: text/html; charset=utf-8"))
         #expect(page.head.contains("Referrer-Policy: no-referrer"))
-        #expect(page.body.contains("Sign-in received"))
+        #expect(page.body.contains("You are signed in"), "the page waits for the sign-in's outcome")
         let result = try #require(try await signIn.value.authenticated)
         #expect(try await browser.client.restoreSession()?.endUserId == result.session.endUserId)
+        await browser.expectReleased()
+    }
+
+    /// A 5xx before any session leaves the grant unspent: the page says to reload, the wait
+    /// goes on, and the reload (the same redirect) signs in.
+    @Test(arguments: [502, 503])
+    func anExchangeThatLeftTheGrantUnspentWaitsForAReload(status: Int) async throws {
+        let emulator = try await Emulator.start()
+        try await emulator.fault("/oauth/tokens", "status", ["status": status])
+        let browser = try await BrowserFixture(emulator)
+        let (signIn, url) = await browser.startSignIn()
+        let callback = try #require(try LoopbackClient.get(url).location)
+        let load = { try await LoopbackClient.offThePool { try LoopbackClient.get(callback, headers: LoopbackClient.navigation) } }
+
+        #expect(try await load().body.contains("Reload this page to try once more"))
+        #expect(try await load().body.contains("You are signed in"))
+        #expect(try await signIn.value.authenticated != nil)
+        #expect(try await emulator.requests("/oauth/tokens").count == 2, "the same grant, sent again by the reload")
         await browser.expectReleased()
     }
 
@@ -227,7 +245,7 @@ import Testing
         let browser = try await BrowserFixture(emulator)
         let (signIn, url) = await browser.startSignIn()
 
-        let page = try LoopbackClient.followSignIn(url + "&outcome=error&error=%3Cscript%3Ealert(1)%3C%2Fscript%3E%20%26%20'q'")
+        let page = try await LoopbackClient.followSignIn(url + "&outcome=error&error=%3Cscript%3Ealert(1)%3C%2Fscript%3E%20%26%20'q'")
         #expect(page.status == 200)
         #expect(page.body.contains("Sign-in failed: &lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;."))
         #expect(!page.body.contains("<script"))
@@ -248,7 +266,7 @@ import Testing
         let page = try LoopbackClient.get(browser.redirectUrl + query, headers: LoopbackClient.navigation)
         #expect(page.status == 400 && page.body.contains("The application is still waiting"))
         #expect(try await emulator.requests("/oauth/tokens").isEmpty)
-        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        #expect(try await LoopbackClient.followSignIn(url).status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 
@@ -268,7 +286,7 @@ import Testing
         #expect(image.status == 403)
         #expect(!image.body.contains("Sign-in received") && !foreign.body.contains("Sign-in received"))
 
-        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        #expect(try await LoopbackClient.followSignIn(url).status == 200)
         let result = try #require(try await signIn.value.authenticated)
         let exchanged = try await emulator.requests("/oauth/tokens").compactMap { $0.jsonBody["token"] as? String }
         #expect(exchanged.count == 1 && exchanged[0] != attacker, "only the user's own grant was exchanged")
@@ -319,7 +337,7 @@ import Testing
         // ... and a megabyte is cut off without being read.
         _ = try LoopbackClient.exchange(port, sending: [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20))
 
-        #expect(try LoopbackClient.followSignIn(url).status == 200)
+        #expect(try await LoopbackClient.followSignIn(url).status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 
@@ -349,7 +367,7 @@ import Testing
         // A browser that resolved localhost to [::1] still sends the name it was given.
         let callback = location.replacingOccurrences(of: "localhost", with: "[::1]")
         #expect(try LoopbackClient.get(callback, headers: LoopbackClient.navigation).status == 421)
-        #expect(try LoopbackClient.get(callback, host: host, headers: LoopbackClient.navigation).status == 200)
+        #expect(try await LoopbackClient.offThePool { try LoopbackClient.get(callback, host: host, headers: LoopbackClient.navigation) }.status == 200)
         #expect(try await signIn.value.authenticated != nil)
     }
 }

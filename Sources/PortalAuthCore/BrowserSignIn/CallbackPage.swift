@@ -33,6 +33,12 @@ enum CallbackPage {
         title: "Sign-in not finished",
         message: "The sign-in could not finish just now. Open the link in the email again to try once more.")
 
+    /// The page of a browser sign-in whose exchange failed but left the grant unspent: the
+    /// sign-in still waits, and reloading brings the same redirect again.
+    static let reloadToTryAgain = document(
+        title: "Sign-in not finished",
+        message: "The sign-in could not finish just now. Reload this page to try once more.")
+
     /// What the browser is told once a sign-in has completed with `outcome`.
     static func completed(_ outcome: Result<AuthResult?, any Error>) -> String {
         switch outcome {

@@ -89,7 +89,8 @@ final class LoopbackListener: Sendable {
     /// The sign-in it serves, in log lines ("Browser sign-in").
     private let flow: String
     private let limits: Limits
-    private let answering: Answer
+    /// Changed once at most, from `.atOnce` to `.whenComplete` (`holdCallbacks`).
+    private let answering: Locked<Answer>
     /// Listening sockets: closed by the wait when it ends, by `close` before it starts, or at
     /// deinit if neither ran.
     private let sockets: [Int32]
@@ -110,7 +111,7 @@ final class LoopbackListener: Sendable {
         self.admission = admission
         self.flow = flow
         self.limits = limits
-        answering = answer
+        answering = Locked(answer)
         guard let wake = WakeSignal(), let peers = LoopbackPeer(for: admission.redirect.host) else {
             throw ListenerError(kind: .system, message: "no descriptor for the listener (errno \(errno))")
         }
@@ -196,6 +197,18 @@ final class LoopbackListener: Sendable {
         }
     }
 
+    /// From now on, a callback waits for `answer(_:)` (`.whenComplete`): for a browser
+    /// sign-in once its opener has returned, so that an opener that loads the page itself
+    /// before it returns is still answered at once.
+    func holdCallbacks() {
+        answering.withLock { $0 = .whenComplete }
+    }
+
+    /// Whether a callback that ended the wait is waiting for `answer(_:)`.
+    var holdsCallback: Bool {
+        state.withLock { $0.held != nil }
+    }
+
     /// `.whenComplete`: answers the callback that ended the wait with `page`, once, and
     /// closes its connection. Nothing to answer (another outcome, answered already): nothing.
     func answer(_ page: String) {
@@ -248,7 +261,7 @@ final class LoopbackListener: Sendable {
         }, message: { fd, head in
             switch admission.verdict(on: RequestHead(head)) {
             case .complete(let url, let page):
-                switch answering {
+                switch answering.withLock({ $0 }) {
                 case .atOnce:
                     ListenerResponse(status: "200 OK", page: page, reason: "the callback").send(on: fd)
                     return .end(.callback(url: url))

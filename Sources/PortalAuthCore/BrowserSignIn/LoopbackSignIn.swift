@@ -1,9 +1,15 @@
 /// The steps the two one-call sign-ins over the loopback redirect URL share, the browser's
 /// (`signInWithGoogle`, `signInWithApple`) and the magic link's (`signInWithMagicLink`), in
 /// the order both take them: the guard, the listener bound, the wait registered with the
-/// client (so that `endWaits` ends it), the listener started. `flow` names the sign-in in
-/// log lines.
+/// client (so that `endWaits` ends it), the listener started; then the redirect exchanged,
+/// or waited for again. `flow` names the sign-in in log lines.
 extension PortalAuth {
+    /// A one-call sign-in's listener and its registration with the client's waits.
+    struct Listening {
+        var listener: LoopbackListener
+        var registration: ClientWaits.Registration
+    }
+
     /// Takes the one-at-a-time guard, which the caller releases (`browserSignIn.end()`).
     /// - Throws: `invalidArgument(name: "timeout")` for a timeout that is not positive, then
     ///   `signInInProgress` while another sign-in of this client runs.
@@ -53,6 +59,45 @@ extension PortalAuth {
         } catch {
             PortalAuthLog.emit(.error, "\(flow): \(error.message).")
             throw PortalAuthSignInError.unavailable(reason: .listenerFailed, detail: error.message)
+        }
+    }
+
+    /// Completes the redirect a callback brought, as `handleRedirect` does. When that fails
+    /// in a way that left the grant unspent (`leftGrantUnspent`) while the browser waits for
+    /// its answer, with time left before `deadline`, the sign-in waits on instead: a new
+    /// listener takes the same port (the last one has closed its sockets), `prepare` sees it,
+    /// and it listens before the browser is told `again`. Then the result is nil, and
+    /// `listening` the new listener's.
+    func exchangeOrListenAgain(_ url: String, _ flow: String, _ listening: inout Listening, until deadline: ContinuousClock.Instant,
+                               again: String, prepare: (LoopbackListener) -> Void = { _ in }) async throws -> Result<AuthResult?, any Error>? {
+        let completed: Result<AuthResult?, any Error>
+        do {
+            completed = .success(try await handleRedirect(url))
+        } catch {
+            completed = .failure(error)
+        }
+        guard case .failure(let error) = completed, Self.leftGrantUnspent(error), listening.listener.holdsCallback,
+              ContinuousClock.now < deadline
+        else { return completed }
+        PortalAuthLog.emit(.warning, "\(flow): the exchange failed and left the grant unspent; waiting for the redirect again.")
+        let answered = listening.listener
+        waits.unregister(listening.registration)
+        let listener = try bindListener(flow, answer: .whenComplete)
+        listening = Listening(listener: listener, registration: try register(listener))
+        prepare(listener)
+        try startListening(listener, flow, timeout: ContinuousClock.now.duration(to: deadline))
+        answered.answer(again)
+        return nil
+    }
+
+    /// Whether a failed exchange left the grant unspent, so that the redirect can come again:
+    /// the server failed before any session (5xx), or the request never reached it.
+    static func leftGrantUnspent(_ error: any Error) -> Bool {
+        switch error {
+        case PortalRequestsError.httpStatus(let status, _, _): (500..<600).contains(status)
+        case PortalRequestsError.network(let failure, _):
+            [.connectionRefused, .connectTimeout, .nameNotResolved].contains(failure)
+        default: false
         }
     }
 }

@@ -107,8 +107,8 @@ extension PortalAuth {
         // the browser opens.
         try await waits.step { [vault] in try await vault.checkCanStore() }
         let listener = try bindListener(flow, answer: .atOnce)
-        let registration = try register(listener)
-        defer { waits.unregister(registration) }
+        var listening = Listening(listener: listener, registration: try register(listener))
+        defer { waits.unregister(listening.registration) }
 
         let authorizeUrl = try await waits.step { [self] in try await self.authorizeUrl(for: method).authorizeUrl }
         guard AuthorizeURLRule.accepts(authorizeUrl, apiIsLoopback: api.base.isLoopback) else {
@@ -118,6 +118,7 @@ extension PortalAuth {
 
         // Listening before the browser opens: an opener that loads the page itself, before it
         // returns, is answered too.
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         try startListening(listener, flow, timeout: timeout)
         PortalAuthLog.emit(.info, "Browser sign-in: listening on \(listener.endpoint); opening the browser.")
         do {
@@ -134,26 +135,35 @@ extension PortalAuth {
             throw Self.unavailable(openerFailure: error, url: authorizeUrl)
         }
 
-        let outcome = await listener.outcome()
-        // The listener has closed its sockets; the next sign-in may start at once.
-        browserSignIn.end()
-        holdsGuard = false
-        switch outcome {
-        case .callback(let url):
-            PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
-            // CallbackAdmission ends the wait only on a grant or an error, which handleRedirect
-            // exchanges or throws: nothing here would be a callback it should not have let through.
-            guard let result = try await handleRedirect(url) else {
-                PortalAuthLog.emit(.warning, "Browser sign-in: the callback carried no usable result.")
-                throw PortalAuthSignInError.callbackIncomplete
+        // The opener has returned: the browser's page now waits for the sign-in's outcome,
+        // and says it, or to reload after a failure that left the grant unspent.
+        listener.holdCallbacks()
+
+        while true {
+            let outcome = await listening.listener.outcome()
+            switch outcome {
+            case .callback(let url):
+                PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
+                guard let completed = try await exchangeOrListenAgain(url, flow, &listening, until: deadline,
+                                                                      again: CallbackPage.reloadToTryAgain) else { continue }
+                // The next sign-in may start at once.
+                browserSignIn.end()
+                holdsGuard = false
+                listening.listener.answer(CallbackPage.completed(completed))
+                // CallbackAdmission ends the wait only on a grant or an error, which handleRedirect
+                // exchanges or throws: nothing here would be a callback it should not have let through.
+                guard let result = try completed.get() else {
+                    PortalAuthLog.emit(.warning, "Browser sign-in: the callback carried no usable result.")
+                    throw PortalAuthSignInError.callbackIncomplete
+                }
+                return result
+            case .timedOut(let refused):
+                PortalAuthLog.emit(.info, "Browser sign-in: timed out waiting for the browser.")
+                throw PortalAuthSignInError.closed(reason: .timedOut, detail: refused?.description)
+            case .stopped:
+                PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
+                throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
             }
-            return result
-        case .timedOut(let refused):
-            PortalAuthLog.emit(.info, "Browser sign-in: timed out waiting for the browser.")
-            throw PortalAuthSignInError.closed(reason: .timedOut, detail: refused?.description)
-        case .stopped:
-            PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
-            throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
         }
     }
 

@@ -38,9 +38,9 @@ extension PortalAuth {
         // the email goes.
         try await waits.step { [vault] in try await vault.checkCanStore() }
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        var listener = try bindListener(flow, answer: .whenComplete)
-        var registration = try register(listener)
-        defer { waits.unregister(registration) }
+        let listener = try bindListener(flow, answer: .whenComplete)
+        var listening = Listening(listener: listener, registration: try register(listener))
+        defer { waits.unregister(listening.registration) }
         // Before the email goes: its link may come back through handleRedirect as soon as it
         // is sent, before this call has heard that it was.
         var wait = MagicLinkWait(listener)
@@ -52,40 +52,26 @@ extension PortalAuth {
         try startListening(listener, flow, timeout: timeout)
         PortalAuthLog.emit(.info, "\(flow): listening on \(listener.endpoint) for the email's link.")
         while true {
-            let outcome = await listener.outcome()
+            let outcome = await listening.listener.outcome()
             guard wait.takeForListener() else {
                 browserSignIn.end()
                 holdsGuard = false
-                return try await redirectHandled(flow, wait: wait, listener: listener)
+                return try await redirectHandled(flow, wait: wait, listener: listening.listener)
             }
             switch outcome {
             case .callback(let url):
                 PortalAuthLog.emit(.info, "\(flow): the browser brought the redirect.")
-                let completed: Result<AuthResult?, any Error>
-                do {
-                    completed = .success(try await handleRedirect(url))
-                } catch {
-                    completed = .failure(error)
-                }
-                if case .failure(let error) = completed, Self.leftGrantUnspent(error), ContinuousClock.now < deadline {
-                    // The link still signs in: the same wait goes on, on a new listener of the
-                    // same port (the last one has closed its sockets), until the timeout. It
-                    // listens before the browser is told to open the link again.
-                    PortalAuthLog.emit(.warning, "\(flow): the exchange failed and left the link usable; waiting for it again.")
-                    let answered = listener
-                    waits.unregister(registration)
-                    listener = try bindListener(flow, answer: .whenComplete)
-                    registration = try register(listener)
+                // A new listener's wait is the one a redirect the application handles takes.
+                guard let completed = try await exchangeOrListenAgain(url, flow, &listening, until: deadline,
+                                                                      again: CallbackPage.openTheLinkAgain,
+                                                                      prepare: { [browserSignIn] listener in
                     wait = MagicLinkWait(listener)
                     browserSignIn.magicLinkWait = wait
-                    try startListening(listener, flow, timeout: ContinuousClock.now.duration(to: deadline))
-                    answered.answer(CallbackPage.openTheLinkAgain)
-                    continue
-                }
+                }) else { continue }
                 // The next sign-in may start at once.
                 browserSignIn.end()
                 holdsGuard = false
-                listener.answer(CallbackPage.completed(completed))
+                listening.listener.answer(CallbackPage.completed(completed))
                 // CallbackAdmission ends the wait only on a grant or an error, as for the browser.
                 guard let result = try completed.get() else {
                     PortalAuthLog.emit(.warning, "\(flow): the redirect carried no usable result.")
@@ -99,17 +85,6 @@ extension PortalAuth {
                 PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for the email's link.")
                 throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
             }
-        }
-    }
-
-    /// Whether a failed exchange left the grant unspent, so that the link can be opened again:
-    /// the server failed before any session (5xx), or the request never reached it.
-    static func leftGrantUnspent(_ error: any Error) -> Bool {
-        switch error {
-        case PortalRequestsError.httpStatus(let status, _, _): (500..<600).contains(status)
-        case PortalRequestsError.network(let failure, _):
-            [.connectionRefused, .connectTimeout, .nameNotResolved].contains(failure)
-        default: false
         }
     }
 

@@ -190,6 +190,12 @@ enum LoopbackClient {
         return try get(location, headers: navigation)
     }
 
+    /// `followSignIn` from a test's task: off Swift's pool, which a wait for a page the
+    /// sign-in answers only once it has completed must not hold.
+    static func followSignIn(_ authorizeUrl: String) async throws -> Response {
+        try await offThePool { try followSignIn(authorizeUrl) as Response }
+    }
+
     private static func open(ipv6: Bool) throws -> Int32 {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }

@@ -90,6 +90,34 @@ extension PortalAuth {
         return nil
     }
 
+    /// The end of a sign-in whose callback was exchanged: the guard released (the next
+    /// sign-in may start at once), the browser told the outcome, and the outcome.
+    /// - Throws: the exchange's error, or `callbackIncomplete` for a redirect that carried
+    ///   nothing usable (`CallbackAdmission` lets through only a grant or an error, which the
+    ///   exchange completes or throws, so this is not expected).
+    func finishSignIn(_ flow: String, _ completed: Result<AuthResult?, any Error>, _ listening: Listening,
+                      releasing holdsGuard: inout Bool) throws -> AuthResult {
+        browserSignIn.end()
+        holdsGuard = false
+        listening.listener.answer(CallbackPage.completed(completed))
+        guard let result = try completed.get() else {
+            PortalAuthLog.emit(.warning, "\(flow): the redirect carried no usable result.")
+            throw PortalAuthSignInError.callbackIncomplete
+        }
+        return result
+    }
+
+    /// The error of a wait for `what` that ended with no callback (`outcome`): its timeout,
+    /// with what the listener refused meanwhile, or a stop.
+    func endedWaiting(_ flow: String, for what: String, _ outcome: ListenerOutcome) -> PortalAuthSignInError {
+        if case .timedOut(let refused) = outcome {
+            PortalAuthLog.emit(.info, "\(flow): timed out waiting for \(what).")
+            return .closed(reason: .timedOut, detail: refused?.description)
+        }
+        PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for \(what).")
+        return .closed(reason: waits.stoppedReason)
+    }
+
     /// Whether a failed exchange left the grant unspent, so that the redirect can come again:
     /// the server failed before any session (5xx), or the request never reached it.
     static func leftGrantUnspent(_ error: any Error) -> Bool {

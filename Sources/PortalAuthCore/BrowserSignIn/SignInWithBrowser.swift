@@ -146,23 +146,9 @@ extension PortalAuth {
                 PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
                 guard let completed = try await exchangeOrListenAgain(url, flow, &listening, until: deadline,
                                                                       again: CallbackPage.reloadToTryAgain) else { continue }
-                // The next sign-in may start at once.
-                browserSignIn.end()
-                holdsGuard = false
-                listening.listener.answer(CallbackPage.completed(completed))
-                // CallbackAdmission ends the wait only on a grant or an error, which handleRedirect
-                // exchanges or throws: nothing here would be a callback it should not have let through.
-                guard let result = try completed.get() else {
-                    PortalAuthLog.emit(.warning, "Browser sign-in: the callback carried no usable result.")
-                    throw PortalAuthSignInError.callbackIncomplete
-                }
-                return result
-            case .timedOut(let refused):
-                PortalAuthLog.emit(.info, "Browser sign-in: timed out waiting for the browser.")
-                throw PortalAuthSignInError.closed(reason: .timedOut, detail: refused?.description)
-            case .stopped:
-                PortalAuthLog.emit(.info, "Browser sign-in: cancelled while waiting for the browser.")
-                throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
+                return try finishSignIn(flow, completed, listening, releasing: &holdsGuard)
+            case .timedOut, .stopped:
+                throw endedWaiting(flow, for: "the browser", outcome)
             }
         }
     }

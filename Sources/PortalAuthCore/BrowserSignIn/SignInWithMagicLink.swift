@@ -68,22 +68,9 @@ extension PortalAuth {
                     wait = MagicLinkWait(listener)
                     browserSignIn.magicLinkWait = wait
                 }) else { continue }
-                // The next sign-in may start at once.
-                browserSignIn.end()
-                holdsGuard = false
-                listening.listener.answer(CallbackPage.completed(completed))
-                // CallbackAdmission ends the wait only on a grant or an error, as for the browser.
-                guard let result = try completed.get() else {
-                    PortalAuthLog.emit(.warning, "\(flow): the redirect carried no usable result.")
-                    throw PortalAuthSignInError.callbackIncomplete
-                }
-                return result
-            case .timedOut(let refused):
-                PortalAuthLog.emit(.info, "\(flow): timed out waiting for the email's link.")
-                throw PortalAuthSignInError.closed(reason: .timedOut, detail: refused?.description)
-            case .stopped:
-                PortalAuthLog.emit(.info, "\(flow): cancelled while waiting for the email's link.")
-                throw PortalAuthSignInError.closed(reason: waits.stoppedReason)
+                return try finishSignIn(flow, completed, listening, releasing: &holdsGuard)
+            case .timedOut, .stopped:
+                throw endedWaiting(flow, for: "the email's link", outcome)
             }
         }
     }

@@ -4,6 +4,7 @@ with no answer carries its reason. The setup is conftest.py's."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EMULATOR, PROXY_PASSWORD, PROXY_USER, Network
+from conftest import EMULATOR, HERE, PROXY_PASSWORD, PROXY_USER, Network
 
 from portal_auth import (
     AuthenticatedResult,
@@ -102,6 +103,17 @@ def test_a_clock_far_off_reads_the_certificate_as_out_of_its_dates(network: Netw
     ran = subprocess.run(["faketime", "-f", shift, sys.executable, "-c", script, str(network.ca_file)],
                          capture_output=True, text=True, timeout=120)
     assert ran.stdout.strip() == reason, ran.stderr
+
+
+@pytest.mark.parametrize("shift", ["+10m", "-10m"])
+def test_a_clock_ten_minutes_off_still_counts_the_totp_step_right(network: Network, shift: str) -> None:
+    """The step's expiry is read against the server's Date: ten minutes left, and a typo is
+    a typo, not an expired step, whichever way the machine's clock is off."""
+    ran = subprocess.run(["faketime", "-f", shift, sys.executable, str(HERE / "skewed_client.py"), EMULATOR],
+                         capture_output=True, text=True, timeout=120)
+    seen = json.loads(ran.stdout or "{}") if ran.returncode == 0 else {"error": ran.stderr[-2000:]}
+    assert seen.get("reason") == "TOTP_CODE_REJECTED", seen
+    assert 580 <= seen["left"] <= 601, seen
 
 
 # The company's proxies.

@@ -78,6 +78,22 @@ def test_a_step_expired_by_the_servers_clock_is_to_sign_in_again(
     assert len(emu.requests("/totps/validations")) >= 1  # still sent: the server decides
 
 
+def test_a_401_after_a_lost_answer_says_the_last_attempt_may_have_completed(
+    make_client: Callable[..., PortalAuth], emu: Emulator, env: str
+) -> None:
+    client = make_client(env, storage="memory")
+    step = step_of(client, emu, env, "lost@example.com")
+    emu.fault("/totps/validations", "lost")  # the server signs the user in; its answer is lost
+    with pytest.raises(portal_auth.NetworkError) as lost:
+        client.verify_totp(emu.totp_code(env, "lost@example.com"), step.user_jwt)
+    assert lost.value.reason is NetworkFailureReason.CONNECTION_RESET
+    with pytest.raises(Unauthorized) as unknown:
+        client.verify_totp(emu.totp_code(env, "lost@example.com"), step.user_jwt)
+    assert unknown.value.reason is UnauthorizedReason.OUTCOME_UNKNOWN
+    assert "answer was lost" in unknown.value.reason.user_message
+    assert len(emu.requests("/totps/validations")) == 2  # nothing added or repeated
+
+
 def test_a_used_link_is_to_request_a_new_one(make_client: Callable[..., PortalAuth], emu: Emulator) -> None:
     env = emu.environment(totp=False)
     url = emu.grant_redirect(env, "used@example.com")

@@ -1542,8 +1542,9 @@ enum {
         (portal_auth_result_totp_expires_at). Sign in again. */
     PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,
     /** The last attempt with the same grant or TOTP step lost its answer
-        (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the
-        server now refuses it as spent. The user did nothing wrong; sign in again. */
+        (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or got a
+        5xx, and may have completed: the server now refuses it as spent. The user did nothing
+        wrong; sign in again. */
     PORTAL_AUTH_REASON_OUTCOME_UNKNOWN = 53,
     /* PORTAL_AUTH_E_NETWORK: no usable answer came (docs/network.md). The message names the
        server and any proxy; nothing was retried. */

@@ -42,6 +42,11 @@ const char *pa_curl_version(void);
    (CURLINFO_SSL_VERIFYRESULT) tells an expired certificate from an untrusted one. */
 int pa_curl_uses_openssl(void);
 
+/* CURLAUTH_ANY, a macro of an expression Swift does not import. */
+static inline long pa_curlauth_any(void) {
+    return (long)CURLAUTH_ANY;
+}
+
 /* CURLMsg carries its result in a union; reading it here keeps Swift away from the layout. */
 static inline CURLcode pa_message_result(const CURLMsg *message) {
     return message->data.result;

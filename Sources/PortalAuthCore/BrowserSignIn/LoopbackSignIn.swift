@@ -65,27 +65,38 @@ extension PortalAuth {
     /// Completes the redirect a callback brought, as `handleRedirect` does. When that fails
     /// in a way that left the grant unspent (`leftGrantUnspent`) while the browser waits for
     /// its answer, with time left before `deadline`, the sign-in waits on instead: a new
-    /// listener takes the same port (the last one has closed its sockets), `prepare` sees it,
-    /// and it listens before the browser is told `again`. Then the result is nil, and
-    /// `listening` the new listener's.
+    /// listener, bound to the same port before the exchange (the last one has just closed its
+    /// sockets, and no one else may take the port while the grant is unspent), `prepare` sees
+    /// it, and it listens before the browser is told `again`. Then the result is nil, and
+    /// `listening` the new listener's. When the new listener cannot wait, the exchange's own
+    /// failure stands.
     func exchangeOrListenAgain(_ url: String, _ flow: String, _ listening: inout Listening, until deadline: ContinuousClock.Instant,
-                               again: String, prepare: (LoopbackListener) -> Void = { _ in }) async throws -> Result<AuthResult?, any Error>? {
+                               again: String, prepare: (LoopbackListener) -> Void = { _ in }) async -> Result<AuthResult?, any Error>? {
+        let standby = listening.listener.holdsCallback ? try? bindListener(flow, answer: .whenComplete) : nil
         let completed: Result<AuthResult?, any Error>
         do {
             completed = .success(try await handleRedirect(url))
         } catch {
             completed = .failure(error)
         }
-        guard case .failure(let error) = completed, Self.leftGrantUnspent(error), listening.listener.holdsCallback,
-              ContinuousClock.now < deadline
-        else { return completed }
+        guard let standby else { return completed }
+        guard case .failure(let error) = completed, Self.leftGrantUnspent(error), ContinuousClock.now < deadline,
+              let registration = try? register(standby)
+        else {
+            standby.close()
+            return completed
+        }
+        prepare(standby)
+        do {
+            try startListening(standby, flow, timeout: ContinuousClock.now.duration(to: deadline))
+        } catch {
+            waits.unregister(registration)
+            return completed
+        }
         PortalAuthLog.emit(.warning, "\(flow): the exchange failed and left the grant unspent; waiting for the redirect again.")
-        let answered = listening.listener
         waits.unregister(listening.registration)
-        let listener = try bindListener(flow, answer: .whenComplete)
-        listening = Listening(listener: listener, registration: try register(listener))
-        prepare(listener)
-        try startListening(listener, flow, timeout: ContinuousClock.now.duration(to: deadline))
+        let answered = listening.listener
+        listening = Listening(listener: standby, registration: registration)
         answered.answer(again)
         return nil
     }

@@ -138,13 +138,14 @@ extension PortalAuth {
         // The opener has returned: the browser's page now waits for the sign-in's outcome,
         // and says it, or to reload after a failure that left the grant unspent.
         listener.holdCallbacks()
+        PortalAuthLog.emit(.debug, "Browser sign-in: the browser is open; a callback on \(listener.endpoint) now waits for the outcome.")
 
         while true {
             let outcome = await listening.listener.outcome()
             switch outcome {
             case .callback(let url):
                 PortalAuthLog.emit(.info, "Browser sign-in: the browser came back.")
-                guard let completed = try await exchangeOrListenAgain(url, flow, &listening, until: deadline,
+                guard let completed = await exchangeOrListenAgain(url, flow, &listening, until: deadline,
                                                                       again: CallbackPage.reloadToTryAgain) else { continue }
                 return try finishSignIn(flow, completed, listening, releasing: &holdsGuard)
             case .timedOut, .stopped:

@@ -62,7 +62,7 @@ extension PortalAuth {
             case .callback(let url):
                 PortalAuthLog.emit(.info, "\(flow): the browser brought the redirect.")
                 // A new listener's wait is the one a redirect the application handles takes.
-                guard let completed = try await exchangeOrListenAgain(url, flow, &listening, until: deadline,
+                guard let completed = await exchangeOrListenAgain(url, flow, &listening, until: deadline,
                                                                       again: CallbackPage.openTheLinkAgain,
                                                                       prepare: { [browserSignIn] listener in
                     wait = MagicLinkWait(listener)

@@ -34,8 +34,9 @@ final class GrantLock: Sendable {
     }
 
     /// Sends the request of a single-use `credential` (a grant, a TOTP step's `userJwt`), and
-    /// keeps track of an answer lost on the way: after one, a 401 for the same credential is
-    /// `.outcomeUnknown` (the last attempt may have completed), else it is `unauthorized`.
+    /// keeps track of an answer lost on the way (or a 5xx, which a gateway may give after the
+    /// server acted): after one, a 401 for the same credential is `.outcomeUnknown` (the last
+    /// attempt may have completed), else it is `unauthorized`.
     /// Nothing is sent again. Call under the lock.
     func tracking<T>(_ credential: String, unauthorized reason: @autoclosure () -> UnauthorizedReason,
                      _ send: () async throws -> T) async throws -> T {
@@ -50,6 +51,10 @@ final class GrantLock: Sendable {
         } catch PortalRequestsError.network(let failure, let message) where failure.mayHaveReachedServer {
             current.lostAnswer = credential
             throw PortalRequestsError.network(failure, message: message)
+        } catch let PortalRequestsError.httpStatus(status, excerpt, retryAfter) where (500..<600).contains(status) {
+            // A gateway's 502 or 504 may come after the server acted.
+            current.lostAnswer = credential
+            throw PortalRequestsError.httpStatus(status: status, bodyExcerpt: excerpt, retryAfter: retryAfter)
         }
     }
 

@@ -55,7 +55,9 @@ struct FailureKind {
     private var certificateFailure: NetworkFailure {
         guard pa_curl_uses_openssl() != 0 else { return .certificateUntrusted }
         switch long(CURLINFO_SSL_VERIFYRESULT) {
-        case 1, 62: return .certificateWrongHost  // libcurl's own check, X509_V_ERR_HOSTNAME_MISMATCH
+        // libcurl's own check (before it records OpenSSL's result, or after an accepted
+        // chain), X509_V_ERR_HOSTNAME_MISMATCH
+        case 0, 1, 62: return .certificateWrongHost
         case 9: return .certificateNotYetValid    // X509_V_ERR_CERT_NOT_YET_VALID
         case 10: return .certificateExpired       // X509_V_ERR_CERT_HAS_EXPIRED
         default: return .certificateUntrusted

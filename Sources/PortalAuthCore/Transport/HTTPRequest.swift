@@ -44,7 +44,7 @@ package struct ClientNetwork: Sendable {
 
     /// The settings of one request to `url`.
     func settings(for url: String) async -> NetworkSettings {
-        let route = if let route { route } else { await desktop.route(for: url) }
+        let route = if let route { route } else { await desktop.route(for: url, within: timeouts.connect) }
         return NetworkSettings(timeouts: timeouts, trust: trust, route: route)
     }
 }

@@ -1,38 +1,35 @@
 /// How a request reaches the API host (docs/network.md "Proxies"): never through a proxy to a
-/// loopback host; else through the proxy the environment names for the API's scheme, unless
-/// `no_proxy` exempts the host; with no proxy variable set, as the desktop says
-/// (`DesktopProxy`). Every request sets its route explicitly, so libcurl never chooses one of
+/// loopback host; else through the proxy the environment names for the API's scheme; with no
+/// variable naming one, as the desktop says (`DesktopProxy`); either way unless `no_proxy`
+/// exempts the host. Every request sets its route explicitly, so libcurl never chooses one of
 /// its own.
 package enum ProxyRoute: Sendable, Equatable {
     case direct
-    /// The proxy's URL as given, credentials included: never printed (see `displayName`).
-    case through(String)
+    case through(ProxyAddress)
 
-    /// The variables that name a proxy, or exempt hosts from one: with any set, the
-    /// environment decides and the desktop is not asked.
-    static let variables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+    /// The variables that name a proxy: with any set, the environment decides and the
+    /// desktop is not asked.
+    static let variables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY"]
 
     /// The route to `origin` (`scheme://host[:port]`) under `environment`'s variables, read as
     /// curl reads them: `https_proxy` or `HTTPS_PROXY` for https, `http_proxy` alone for http
     /// (a CGI program's `HTTP_PROXY` comes from a request header), then `all_proxy` or
-    /// `ALL_PROXY`; the lower-case spelling first. Nil when no variable is set: the desktop's
-    /// proxy applies.
+    /// `ALL_PROXY`; the lower-case spelling first. Nil when no variable names a proxy and
+    /// `no_proxy` does not exempt the host: the desktop's proxy applies.
     package static func of(origin: String, environment: (String) -> String? = TrustStore.processEnvironment) -> ProxyRoute? {
         if LoopbackHost.isLoopback(url: origin) { return .direct }
+        let exemptions = environment("no_proxy") ?? environment("NO_PROXY") ?? ""
+        if NoProxyList(exemptions).exempts(host: host(of: origin)) { return .direct }
         guard variables.contains(where: { environment($0) != nil }) else { return nil }
         let https = origin.lowercased().hasPrefix("https://")
         let names = https ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
-        guard let proxy = names.lazy.compactMap(environment).first else { return .direct }
-        let exemptions = environment("no_proxy") ?? environment("NO_PROXY") ?? ""
-        return NoProxyList(exemptions).exempts(host: host(of: origin)) ? .direct : .through(proxy)
+        return names.lazy.compactMap(environment).first.map { .through(ProxyAddress($0)) } ?? .direct
     }
 
-    /// The proxy's host and port, without its scheme or credentials, for messages and logs.
+    /// The proxy's host and port, for messages and logs.
     package var displayName: String? {
-        guard case .through(let url) = self else { return nil }
-        let afterScheme = url.firstRange(of: "://").map { url[$0.upperBound...] } ?? url[...]
-        let authority = afterScheme.prefix { $0 != "/" }
-        return String(authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority)
+        guard case .through(let proxy) = self else { return nil }
+        return proxy.hostAndPort
     }
 
     /// The host of `scheme://host[:port]...`, lower-cased, an IPv6 literal without brackets.
@@ -112,5 +109,58 @@ enum IPAddress {
             all = every
         }
         return all.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    }
+}
+
+/// A proxy's URL with its credentials kept apart: libcurl gets `scheme://host[:port]` and the
+/// user name and password as options of their own, so that no text libcurl makes of the URL (a
+/// message about its syntax) can carry the password, and nothing prints them.
+package struct ProxyAddress: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `scheme://host[:port]`; `http://` when the proxy was given without a scheme.
+    package let url: String
+    package let hostAndPort: String
+    /// Percent-decoded, as libcurl decodes a URL's.
+    package let user: String?
+    package let password: String?
+
+    /// Reads `text` as proxy variables are written: `[scheme://][user[:password]@]host[:port][/]`.
+    /// The credentials end at the last `@`, so a password with a `/`, `?`, `#` or `@` that
+    /// was not percent-encoded is still kept apart.
+    package init(_ text: String) {
+        let schemeEnd = text.firstRange(of: "://")
+        let scheme = schemeEnd.map { String(text[..<$0.lowerBound]).lowercased() } ?? "http"
+        let rest = schemeEnd.map { text[$0.upperBound...] } ?? text[...]
+        let at = rest.lastIndex(of: "@")
+        let authority = (at.map { rest[rest.index(after: $0)...] } ?? rest).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        hostAndPort = String(authority)
+        url = "\(scheme)://\(authority)"
+        if let at {
+            let credentials = rest[..<at]
+            let colon = credentials.firstIndex(of: ":")
+            user = Self.percentDecoded(colon.map { credentials[..<$0] } ?? credentials)
+            password = colon.map { Self.percentDecoded(credentials[credentials.index(after: $0)...]) }
+        } else {
+            user = nil
+            password = nil
+        }
+    }
+
+    package var description: String { "ProxyAddress(\(url)\(user == nil ? "" : ", with credentials"))" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: ["url": url]) }
+
+    private static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -123,8 +123,16 @@ final class Transfer: @unchecked Sendable {
         case .direct:
             try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY, ""), "CURLOPT_PROXY", "reach the host without a proxy")
         case .through(let proxy):
-            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "CURLOPT_PROXY", "use the proxy")
+            try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXY, proxy.url), "CURLOPT_PROXY", "use the proxy")
             try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "CURLOPT_NOPROXY", "use the proxy")
+            if let user = proxy.user {
+                try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXYUSERNAME, user), "CURLOPT_PROXYUSERNAME", "log in to the proxy")
+                try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_PROXYPASSWORD, proxy.password ?? ""),
+                                    "CURLOPT_PROXYPASSWORD", "log in to the proxy")
+                // Whatever the proxy asks for: Basic, Digest, NTLM or Negotiate (a company's).
+                try CurlOptions.set(pa_easy_setopt_long(easy, CURLOPT_PROXYAUTH, pa_curlauth_any()),
+                                    "CURLOPT_PROXYAUTH", "log in to the proxy")
+            }
         }
         if let file = network.trust.file {
             try CurlOptions.set(pa_easy_setopt_string(easy, CURLOPT_CAINFO, file), "CURLOPT_CAINFO", "trust the CA file")
@@ -250,7 +258,8 @@ final class Transfer: @unchecked Sendable {
     private func retryAfter(now: time_t) -> Int? {
         guard let field = retryAfterField else { return nil }
         if !field.isEmpty, field.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            return Int(field.prefix(9))
+            // Digits beyond what an Int32 holds are a delay of years: capped, never cut short.
+            return Int(field).map { min($0, Int(Int32.max)) } ?? Int(Int32.max)
         }
         return Self.seconds(field).map { max(0, Int($0 - now)) }
     }

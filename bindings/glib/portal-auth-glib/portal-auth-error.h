@@ -145,8 +145,9 @@ typedef enum {
  * @PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED: portal_auth_verify_totp: the step's userJwt had
  *   expired by the server's clock (portal_auth_result_totp_expires_at). Sign in again.
  * @PORTAL_AUTH_ERROR_REASON_OUTCOME_UNKNOWN: The last attempt with the same grant or TOTP step lost
- *   its answer (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed:
- *   the server now refuses it as spent. The user did nothing wrong; sign in again.
+ *   its answer (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or
+ *   got a 5xx, and may have completed: the server now refuses it as spent. The user did nothing
+ *   wrong; sign in again.
  * @PORTAL_AUTH_ERROR_REASON_CERTIFICATE_UNTRUSTED: The server's certificate leads to no trusted
  *   authority: a company CA that is not installed (see portal_auth_options.ca_file), or something
  *   intercepting the connection.

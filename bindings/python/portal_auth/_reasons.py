@@ -108,8 +108,9 @@ class UnauthorizedReason(Reason):
     (portal_auth_result_totp_expires_at). Sign in again."""
     OUTCOME_UNKNOWN = 53
     """The last attempt with the same grant or TOTP step lost its answer
-    (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the server now
-    refuses it as spent. The user did nothing wrong; sign in again."""
+    (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or got a 5xx, and
+    may have completed: the server now refuses it as spent. The user did nothing wrong; sign in
+    again."""
 
 
 class NetworkFailureReason(Reason):

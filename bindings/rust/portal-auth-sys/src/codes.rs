@@ -123,8 +123,9 @@ header_constants! {
     /// (portal_auth_result_totp_expires_at). Sign in again.
     PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED: portal_auth_reason = 52;
     /// The last attempt with the same grant or TOTP step lost its answer
-    /// (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the server
-    /// now refuses it as spent. The user did nothing wrong; sign in again.
+    /// (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or got a 5xx,
+    /// and may have completed: the server now refuses it as spent. The user did nothing wrong; sign
+    /// in again.
     PORTAL_AUTH_REASON_OUTCOME_UNKNOWN: portal_auth_reason = 53;
     /// The server's certificate leads to no trusted authority: a company CA that is not installed
     /// (see portal_auth_options.ca_file), or something intercepting the connection.

@@ -105,8 +105,9 @@ reason! {
         /// (portal_auth_result_totp_expires_at). Sign in again.
         TotpStepExpired = PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED,
         /// The last attempt with the same grant or TOTP step lost its answer
-        /// (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT) and may have completed: the
-        /// server now refuses it as spent. The user did nothing wrong; sign in again.
+        /// (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or got a
+        /// 5xx, and may have completed: the server now refuses it as spent. The user did nothing
+        /// wrong; sign in again.
         OutcomeUnknown = PORTAL_AUTH_REASON_OUTCOME_UNKNOWN,
     }
 }

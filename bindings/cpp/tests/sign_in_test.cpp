@@ -136,34 +136,25 @@ void magic_link_flow() {
 /* Each error with its fields: name, method, detail, path and missing, HTTP status, body and
    retry-after, a network failure's reason. */
 void error_fields() {
-    bool named = false;
-    try {
-        pa::Client blank(test::emulator_options(" "));
-    } catch (const pa::Error &error) {
-        named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("auth_environment_id");
-    }
-    CHECK(named);
-    named = false;
-    try {
-        pa::Options options = test::emulator_options("env-open");
-        options.application_id = "not reverse DNS";
-        pa::Client unnamed(options);
-    } catch (const pa::Error &error) {
-        named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("application_id");
-    }
-    CHECK(named);
-    named = false;
-    try {
-        pa::Options options = test::emulator_options("env-open");
-        options.ca_file = "/nonexistent/company-ca.pem";
-        pa::Client untrusting(options);
-    } catch (const pa::Error &error) {
-        named = error.code() == pa::Code::invalid_argument && error.name() == std::optional<std::string>("ca_file");
-    }
-    CHECK(named);
+    /* The options field a client's INVALID_ARGUMENT names, or nothing. */
+    auto refusal = [](const pa::Options &options) -> std::optional<std::string> {
+        try {
+            pa::Client client(options);
+        } catch (const pa::Error &error) {
+            if (error.code() == pa::Code::invalid_argument) return error.name();
+        }
+        return std::nullopt;
+    };
+    CHECK(refusal(test::emulator_options(" ")) == std::optional<std::string>("auth_environment_id"));
+    pa::Options unnamed = test::emulator_options("env-open");
+    unnamed.application_id = "not reverse DNS";
+    CHECK(refusal(unnamed) == std::optional<std::string>("application_id"));
+    pa::Options untrusting = test::emulator_options("env-open");
+    untrusting.ca_file = "/nonexistent/company-ca.pem";
+    CHECK(refusal(untrusting) == std::optional<std::string>("ca_file"));
 
     pa::Client open(test::emulator_options("env-open"));
-    named = false;
+    bool named = false;
     try {
         open.send_magic_link(std::string("a\0b@example.com", 15), [](pa::Outcome<void>) { test::give_up("a refused call completed"); });
     } catch (const pa::Error &error) {

@@ -18,7 +18,7 @@ enum LoopbackHost {
             return authority.prefix { $0 != UInt8(ascii: "]") }.elementsEqual("[::1".utf8)
         }
         let host = authority.prefix { $0 != UInt8(ascii: ":") }
-        return host.lazy.map(asciiLowercased).elementsEqual("localhost".utf8) || isLoopbackIPv4(host)
+        return host.lazy.map(\.asciiLowercased).elementsEqual("localhost".utf8) || isLoopbackIPv4(host)
     }
 
     /// Where the authority starts: after a `://` that comes before any `/`, `?` or `#` (one in
@@ -45,9 +45,5 @@ enum LoopbackHost {
             (1...3).contains(part.count) && part.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
                 && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
         }
-    }
-
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

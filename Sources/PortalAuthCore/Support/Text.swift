@@ -100,3 +100,10 @@ extension Optional where Wrapped == String {
         return value
     }
 }
+
+extension UInt8 {
+    /// An ASCII upper-case letter's lower case; any other byte as it is.
+    var asciiLowercased: UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self) ? self | 0x20 : self
+    }
+}

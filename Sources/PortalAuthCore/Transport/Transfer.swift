@@ -210,20 +210,26 @@ final class Transfer: @unchecked Sendable {
 
     /// Records one header line of the answer. A status line starts a new answer (after a
     /// proxy's CONNECT, or a 100 Continue): only the final answer's fields count.
+    /// Every line of every answer comes here: only the two fields wanted become text.
     func header(_ line: UnsafeRawBufferPointer) {
-        let text = String(decoding: line.prefix(160), as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
+        if line.starts(with: "HTTP/".utf8) {
             retryAfterField = nil
             dateField = nil
-            return
+        } else if let value = Self.value(of: "retry-after", in: line) {
+            retryAfterField = value
+        } else if let value = Self.value(of: "date", in: line) {
+            dateField = value
         }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let value = text[text.index(after: colon)...].trimmed
-        switch text[..<colon].lowercased() {
-        case "retry-after": retryAfterField = value
-        case "date": dateField = value
-        default: break
-        }
+    }
+
+    /// The value of the header line `line` when it is the field `name` (lower-case ASCII,
+    /// matched without regard to case), trimmed and cut short; else nil.
+    private static func value(of name: StaticString, in line: UnsafeRawBufferPointer) -> String? {
+        let count = name.utf8CodeUnitCount
+        guard line.count > count, line[count] == UInt8(ascii: ":") else { return nil }
+        let matches = name.withUTF8Buffer { name in zip(line, name).allSatisfy { $0.asciiLowercased == $1 } }
+        guard matches else { return nil }
+        return String(decoding: line[(count + 1)...].prefix(160), as: UTF8.self).trimmed
     }
 
     func outcome(code: CURLcode, easy: UnsafeMutableRawPointer) -> Result<HTTPResponse, any Error> {

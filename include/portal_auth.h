@@ -892,12 +892,16 @@ portal_auth_code portal_auth_login_with_apple(portal_auth *client, portal_auth_u
 typedef int (*portal_auth_opener_fn)(void *user_data, const char *url, portal_auth_bool ephemeral);
 
 /**
- * Installs the opener the client's browser sign-ins use from now on.
+ * Installs the opener of the browser sign-ins called from now on. A sign-in calls the opener
+ * that was installed when its portal_auth_sign_in_with_google or _apple call was made, even
+ * if another is installed before its work starts; a sign-in called later never calls a
+ * replaced one.
  *
  * @param client The client.
  * @param opener The opener, or NULL to restore the default (`$BROWSER`, else `xdg-open`).
  * @param user_data Passed to opener untouched; it must stay valid while the opener is
- *                  installed and until every sign-in started with it has called back.
+ *                  installed and until every sign-in called while it was installed has
+ *                  called back. Once replaced with no such sign-in under way, free it.
  * @retval PORTAL_AUTH_OK Installed.
  * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL client.
  */

@@ -12,7 +12,8 @@
 # default every test, and then the cases that run only when named, each in its setting (the
 # keyring test's with a bus that refuses deletes, the transport test's with a libcurl that
 # refuses each protection, the lazy-loading test's with each system library hidden), the
-# setting a case named in TEST CASE gets too. providers_test and
+# setting a case named in TEST CASE gets too (the opener swap of browser_test built with
+# AddressSanitizer). providers_test and
 # old_glibc_test run in their own stages (scripts/test-providers.sh, test-old-glibc.sh).
 # Ends with a count line.
 set -euo pipefail
@@ -46,20 +47,22 @@ start_c_test() {
     shift 2
     while [ $# -gt 0 ] && [ "$1" != -- ]; do arguments+=("$1"); shift; done
     [ $# -gt 0 ] && { shift; wrapper=("$@"); }
-    if $valgrind && [ "$name" != wipe_test ]; then
+    if $valgrind && [ "$name" != wipe_test ] && [[ "$name" != *-asan ]]; then
         memcheck=(valgrind -q --error-exitcode=3 --leak-check=full --show-leak-kinds=definite
                   --errors-for-leak-kinds=definite --suppressions=Tests/c/valgrind.supp)
         label+=" under valgrind"
     fi
-    start_test "$label" "$name" with_emulator "${wrapper[@]}" \
+    start_test "$label" "${name%-asan}" with_emulator "${wrapper[@]}" \
         env LD_LIBRARY_PATH="${library_path:-$library_dir}" "${memcheck[@]}" "$work/$name" "${arguments[@]}"
 }
 
 # --as-needed: only the tests that call libcurl themselves link it, so lazy_load_test sees
-# what the library alone loads.
+# what the library alone loads. SUFFIX and FLAGS: a variant, $work/NAME-SUFFIX, built with them.
+#   build_c_test NAME [SUFFIX FLAG...]
 build_c_test() {
-    gcc -std=c11 "${flags[@]}" -g -pthread -ITests/c "Tests/c/$1.c" -Wl,--as-needed "${compile_flags[@]}" \
-        $(pkg-config --libs libcurl) -o "$work/$1" || fail "$1 does not build"
+    local output="$work/$1${2:+-$2}"
+    gcc -std=c11 "${flags[@]}" -g -pthread "${@:3}" -ITests/c "Tests/c/$1.c" -Wl,--as-needed "${compile_flags[@]}" \
+        $(pkg-config --libs libcurl) -o "$output" || fail "$1 does not build"
 }
 
 # A libcurl that cannot honour one of the transport's protections (as an older one), in
@@ -88,6 +91,10 @@ start_case() {
                 scripts/private-keyring.sh run --deny-item-delete ;;
         keyring_test:*|fork_test:*)
             start_c_test "$name${case:+ $case}" "$name" ${case:+"$case"} -- scripts/private-keyring.sh run ;;
+        browser_test:replaced_opener_is_never_called)
+            # The host frees the opener it replaced: AddressSanitizer names any use of it.
+            build_c_test "$name" asan -fsanitize=address -fno-omit-frame-pointer
+            start_c_test "$name $case under AddressSanitizer" "$name-asan" "$case" -- env ASAN_OPTIONS=detect_leaks=0 ;;
         curl_options_test:each_refused_protection_fails_the_call)
             refusing_libcurl
             library_path="$work/refusing:$library_dir" start_c_test "$name with each protection refused" "$name" "$case" ;;
@@ -120,6 +127,7 @@ for source in Tests/c/*_test.c; do
     start_case "$name"
 done
 start_case keyring_test refused_delete_keeps_undecodable_entry
+start_case browser_test replaced_opener_is_never_called
 start_case curl_options_test each_refused_protection_fails_the_call
 # With each system library unloadable, only the calls that need it fail, with its name.
 if hiding "$work" true 2>/dev/null; then

@@ -12,8 +12,11 @@ public func portalAuthSignInWithGoogle(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
-        try await $0.signInWithGoogle(timeout: $1)
+    // The opener is read now, in the call: the host may free an opener it replaces once this
+    // sign-in has called back (include/portal_auth.h, portal_auth_set_browser_opener).
+    guard let call = ClientHandle.object(client)?.auth.makeBrowserSignIn(with: .google) else { return refused(out_call) }
+    return signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
+        try await call.run(timeout: $1)
     }
 }
 
@@ -42,8 +45,11 @@ public func portalAuthSignInWithApple(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
-        try await $0.signInWithApple(timeout: $1)
+    // The opener is read now, in the call: the host may free an opener it replaces once this
+    // sign-in has called back (include/portal_auth.h, portal_auth_set_browser_opener).
+    guard let call = ClientHandle.object(client)?.auth.makeBrowserSignIn(with: .apple) else { return refused(out_call) }
+    return signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
+        try await call.run(timeout: $1)
     }
 }
 

@@ -450,6 +450,48 @@ static void slow_opener_delays_only_its_sign_in(void) {
     portal_auth_free(at.client);
 }
 
+/* A sign-in calls the opener installed when its call was made, whatever is installed before
+   its work starts: the host frees an opener it replaced, no sign-in of its being under way
+   (under AddressSanitizer in make test). The client runs on a queue of its own, which this
+   thread runs only at the end: a library thread starts the work meanwhile, after the swap. */
+static void replaced_opener_is_never_called(void) {
+    static int environments;
+    char id[32], redirect[128], json[512], answer[1024];
+    int port = free_port();
+    snprintf(id, sizeof id, "env-c-swap-%d", ++environments);
+    snprintf(redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
+    snprintf(json, sizeof json, "{\"id\":\"%s\",\"allowedMethods\":[\"GOOGLE\"],\"redirectUrls\":[\"%s\"],"
+             "\"totpRequired\":false,\"accountAbstraction\":false,\"autoCreateWallet\":false}", id, redirect);
+    emulator_request("/_emulator/environments", json, answer, sizeof answer);
+    portal_auth_completion_queue *queue = NULL;
+    CHECK(portal_auth_completion_queue_new(&queue) == PORTAL_AUTH_OK);
+    portal_auth_options options = emulator_options(id);
+    options.redirect_url = redirect;
+    options.completion_queue = queue;
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    clear_requests();
+    emulator_request("/_emulator/faults", "{\"path\":\"/oauth/urls\",\"kind\":\"hold\"}", answer, sizeof answer);
+
+    browser *first = calloc(1, sizeof *first), *second = calloc(1, sizeof *second), last = {0};
+    first->follow = 1;
+    CHECK(portal_auth_set_browser_opener(client, opener, first) == PORTAL_AUTH_OK);
+    outcome google = {0};
+    CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &google, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_browser_opener(client, opener, second) == PORTAL_AUTH_OK);
+    emulator_request("/_emulator/wait?path=/oauth/urls&count=1&timeout=30", NULL, answer, sizeof answer);
+    CHECK(portal_auth_set_browser_opener(client, opener, &last) == PORTAL_AUTH_OK);
+    free(second);
+    emulator_request("/_emulator/release", "{}", answer, sizeof answer);
+    CHECK(run_queue_until(queue, &google.calls, 1));
+    CHECK(google.code == PORTAL_AUTH_OK && google.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    CHECK(first->calls == 1 && last.calls == 0);
+    free(first);
+    if (google.session) portal_auth_session_release(google.session);
+    portal_auth_free(client);
+    portal_auth_completion_queue_free(queue);
+}
+
 /* The default opener too runs off the I/O thread, and its browser inherits nothing. */
 static void default_opener_browser_inherits_nothing(void) {
     browser_client at = open_client();
@@ -504,6 +546,7 @@ static const test_case cases[] = {
     { "cancel_and_timeout_end_closed", cancel_and_timeout_end_closed, NULL },
     { "opener_may_call_the_library", opener_may_call_the_library, NULL },
     { "slow_opener_delays_only_its_sign_in", slow_opener_delays_only_its_sign_in, NULL },
+    { "replaced_opener_is_never_called", replaced_opener_is_never_called, NULL },
     { "default_opener_browser_inherits_nothing", default_opener_browser_inherits_nothing, NULL },
     { "redirect_not_loopback_is_unavailable", redirect_not_loopback_is_unavailable, NULL },
     { "arguments_that_cannot_start_a_call", arguments_that_cannot_start_a_call, NULL },

@@ -45,6 +45,22 @@ final class BrowserSignInState: Sendable {
     }
 }
 
+/// One browser sign-in, made by `PortalAuth.makeBrowserSignIn(with:)` with the settings of that
+/// moment; `run` it once.
+public struct BrowserSignIn: Sendable {
+    fileprivate let auth: PortalAuth
+    fileprivate let method: AuthMethod
+    /// Nil: the default opener (`SystemBrowser`).
+    fileprivate let opener: BrowserOpener?
+    fileprivate let ephemeral: Bool
+
+    /// Opens the browser, waits up to `timeout` and completes the sign-in, as
+    /// `PortalAuth.signInWithGoogle` does.
+    public func run(timeout: Duration) async throws -> AuthResult {
+        try await auth.signInWithBrowser(self, timeout: timeout)
+    }
+}
+
 /// The one-call browser sign-in (docs/desktop.md "Browser sign-in"): the system browser opens
 /// the provider, the provider sends it back to a one-shot listener on the loopback redirect
 /// URL, and the callback URL completes the sign-in as `handleRedirect` would.
@@ -86,23 +102,29 @@ extension PortalAuth {
     ///   (`authenticationFailed` for a provider's error, transport errors,
     ///   `sessionStorageFailure`), and the errors of `loginWithGoogle`.
     public func signInWithGoogle(timeout: Duration = PortalAuth.defaultSignInTimeout) async throws -> AuthResult {
-        try await signInWithBrowser(.google, timeout: timeout)
+        try await makeBrowserSignIn(with: .google).run(timeout: timeout)
     }
 
     /// Signs in with Apple in the user's browser; as `signInWithGoogle`.
     public func signInWithApple(timeout: Duration = PortalAuth.defaultSignInTimeout) async throws -> AuthResult {
-        try await signInWithBrowser(.apple, timeout: timeout)
+        try await makeBrowserSignIn(with: .apple).run(timeout: timeout)
     }
 
-    private func signInWithBrowser(_ method: AuthMethod, timeout: Duration) async throws -> AuthResult {
+    /// A browser sign-in with `method` (`.google` or `.apple`) whose opener and ephemeral
+    /// flag are those installed now, when the host's call is made, not when its task starts:
+    /// a host that installs another opener meanwhile may let go of this one once the sign-in
+    /// has called back (the C layer makes one in the call's synchronous part).
+    public func makeBrowserSignIn(with method: AuthMethod) -> BrowserSignIn {
+        BrowserSignIn(auth: self, method: method, opener: browserSignIn.opener, ephemeral: browserSignIn.ephemeral)
+    }
+
+    fileprivate func signInWithBrowser(_ call: BrowserSignIn, timeout: Duration) async throws -> AuthResult {
+        let (method, ephemeral) = (call.method, call.ephemeral)
+        let opener = call.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
         let flow = "Browser sign-in"
         try beginSignIn(flow, timeout: timeout)
         var holdsGuard = true
         defer { if holdsGuard { browserSignIn.end() } }
-        // The opener of this sign-in is the one installed as it starts: a host that installs
-        // another meanwhile may let go of this one once the sign-in has called back.
-        let opener = browserSignIn.opener ?? { try SystemBrowser.current.open($0, ephemeral: $1) }
-        let ephemeral = browserSignIn.ephemeral
         // Nothing is spent that cannot be kept: the store is asked before a port is taken or
         // the browser opens.
         try await waits.step { [vault] in try await vault.checkCanStore() }

@@ -70,9 +70,10 @@ class Start(Generic[T]):
     ends. `persists`: an exchange, whose end exit waits for (within `timeout` seconds, the
     client's request timeout). `settle_on_cancel`: a cancelled waiter still waits for the
     library to end the call (a browser sign-in: its listener closed, its guard released).
-    `group` tags the call for cancel_group."""
+    `group` tags the call for cancel_group. `keeps`: what the call keeps alive until it has
+    ended (a browser sign-in's opener, added as it starts)."""
 
-    __slots__ = ("callback", "starter", "persists", "settle_on_cancel", "group", "timeout")
+    __slots__ = ("callback", "starter", "persists", "settle_on_cancel", "group", "timeout", "keeps")
 
     def __init__(
         self,
@@ -83,6 +84,7 @@ class Start(Generic[T]):
         settle_on_cancel: bool = False,
         group: object = None,
         timeout: float = DEFAULT_TIMEOUT,
+        keeps: list[Any] | None = None,
     ) -> None:
         self.callback = callback
         self.starter = starter
@@ -90,6 +92,7 @@ class Start(Generic[T]):
         self.settle_on_cancel = settle_on_cancel
         self.group = group
         self.timeout = timeout
+        self.keeps = keeps
 
 
 class _Call:

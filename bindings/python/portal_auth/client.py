@@ -9,7 +9,6 @@ import _thread
 import ctypes
 import itertools
 import os
-import sys
 
 from . import _calls, _native, _outcomes, _threads
 from ._error_handles import from_code, raise_from_out
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     SignedIn = AuthenticatedResult | TotpRequiredResult
 
 DEFAULT_API_HOST = "api.portalhq.io"
-_opener_keys = itertools.count(1)
+_client_keys = itertools.count(1)
 _STORAGE_ACCEPTED = 'None (the desktop keyring), "memory", "file", or a SessionStore (an object with get, set and delete)'
 
 
@@ -145,8 +144,8 @@ class _Client:
         self._magic_link = magic_link
         # Tags this client's browser sign-ins, which close() ends (each holds a port).
         self._sign_ins = object()
-        # Names the client's browser opener to _opener, which the first opener loads.
-        self._opener_key = next(_opener_keys)
+        # Names the client in _open, which exit frees.
+        self._key = next(_client_keys)
         lib = _native.lib()
         options = _native.Options()
         lib.portal_auth_options_init(ctypes.byref(options), ctypes.sizeof(options))
@@ -181,12 +180,13 @@ class _Client:
         # What a forked child's handle is made from (_adopt): the options (and the bytes they
         # keep alive), the store, and the settings made since.
         self._options, self._storage = options, storage
-        self._opener_installed = False
+        # The opener installed now (an _opener.Installed), or None for the library's default.
+        self._opener: Any = None
         self._ephemeral = False
         self._generation = _threads.generation
         self._handle = _new_handle(options)
         with _open_lock:
-            _open[self._opener_key] = self._handle
+            _open[self._key] = self._handle
 
     def _close(self) -> None:
         """Frees the handle (once): from close(), when the client is collected, or at exit.
@@ -200,13 +200,13 @@ class _Client:
         with self._lock:
             self._handle = None
             self._storage = None  # the library lets go of it when done; a closed client adopts no handle
-            _free(self._opener_key)
+            _free(self._key)
         _calls.cancel_group(self._sign_ins)
 
     def __del__(self) -> None:
         """Frees the handle of a client collected unclosed."""
         if getattr(self, "_handle", None) is not None:
-            _free(self._opener_key)
+            _free(self._key)
 
     def _with_handle(self, use: Callable[..., Any], *arguments: Any) -> int:
         """Calls `use(handle, *arguments)` under the lock: close() cannot free the handle while
@@ -232,14 +232,14 @@ class _Client:
                     _storage_kind(self._storage, self._options)
                 handle = _new_handle(self._options)
                 lib = _native.lib()
-                if self._opener_installed:
+                if self._opener is not None:
                     from . import _opener
 
-                    lib.portal_auth_set_browser_opener(handle, _opener.OPEN, self._opener_key)
+                    lib.portal_auth_set_browser_opener(handle, _opener.OPEN, self._opener.key)
                 lib.portal_auth_set_prefers_ephemeral_web_browser_session(handle, int(self._ephemeral))
                 self._handle = handle
                 with _open_lock:
-                    _open[self._opener_key] = handle
+                    _open[self._key] = handle
             self._generation = _threads.generation
 
     def _set_browser_opener(self, opener: Opener | None) -> None:
@@ -250,10 +250,12 @@ class _Client:
         lib = _native.lib()
 
         def install(handle: int) -> int:
-            _opener.install(self._opener_key, opener)
-            self._opener_installed = opener is not None
-            pointer = _opener.NONE if opener is None else _opener.OPEN
-            return int(lib.portal_auth_set_browser_opener(handle, pointer, self._opener_key))
+            installed = None if opener is None else _opener.install(opener)
+            pointer, key = (_opener.NONE, 0) if installed is None else (_opener.OPEN, installed.key)
+            code = int(lib.portal_auth_set_browser_opener(handle, pointer, key))
+            if code == _native.OK:
+                self._opener = installed
+            return code
 
         code = self._with_handle(install)
         if code != _native.OK:
@@ -277,19 +279,31 @@ class _Client:
         self._ephemeral = prefers
 
     def _call(
-        self, callback: _calls.Callback[T], function: str, *arguments: Any, persists: bool = False, sign_in: bool = False
+        self, callback: _calls.Callback[T], function: str, *arguments: Any, persists: bool = False, sign_in: bool = False,
+        opens: bool = False,
     ) -> _calls.Start[T]:
         """The call portal_auth_<function>(client, *arguments, callback, user_data, &call).
-        `persists`: an exchange (exit waits for it); `sign_in`: a browser sign-in, which
-        close() ends and a cancelled waiter sees end."""
+        `persists`: an exchange (exit waits for it); `sign_in`: a one-call sign-in, which
+        close() ends and a cancelled waiter sees end; `opens`: a browser sign-in, which keeps
+        the opener installed as it is called (the one the library calls) until it ends."""
         native = getattr(_native.lib(), function)
+        keeps: list[Any] = []  # not the Start itself: the starter would make a cycle of it
+
+        def call(handle: int, *rest: Any) -> int:
+            # Under the client's lock: no other opener is installed between these two.
+            if opens and self._opener is not None:
+                from . import _opener
+
+                _opener.take_failure(self._opener)  # one left by an earlier sign-in is not this one's
+                keeps.append(self._opener)
+            return int(native(handle, *rest))
 
         def start(pointer: Any, key: int, out_call: ctypes.c_void_p) -> int:
-            return self._with_handle(native, *arguments, pointer, key, ctypes.byref(out_call))
+            return self._with_handle(call, *arguments, pointer, key, ctypes.byref(out_call))
 
         return _calls.Start(
             callback, start, persists=persists, settle_on_cancel=sign_in,
-            group=self._sign_ins if sign_in else None, timeout=self._timeout,
+            group=self._sign_ins if sign_in else None, timeout=self._timeout, keeps=keeps,
         )
 
     # The calls, one declaration each.
@@ -320,9 +334,9 @@ class _Client:
 
     def _sign_in(self, provider: str, timeout: float | None) -> _calls.Start[SignedIn | None]:
         milliseconds = _milliseconds(timeout, "timeout")
-        self._opener_failure()  # one left by an earlier sign-in is not this one's
         return self._call(
-            _outcomes.RESULT, f"portal_auth_sign_in_with_{provider}", milliseconds, persists=True, sign_in=True
+            _outcomes.RESULT, f"portal_auth_sign_in_with_{provider}", milliseconds, persists=True, sign_in=True,
+            opens=True,
         )
 
     def _sign_in_with_magic_link(self, email: str, timeout: float | None) -> _calls.Start[SignedIn | None]:
@@ -331,14 +345,14 @@ class _Client:
             _outcomes.RESULT, "portal_auth_sign_in_with_magic_link", address, milliseconds, persists=True, sign_in=True
         )
 
-    def _opener_failure(self) -> BaseException | None:
-        """What this client's opener last raised, taken (None when no opener was installed)."""
-        opener = sys.modules.get(f"{__package__}._opener")
-        return None if opener is None else opener.take_failure(self._opener_key)
+    @staticmethod
+    def _keep_opener_cause(error: SignInUnavailable, started: _calls.Start[Any]) -> None:
+        """Makes what the sign-in's opener raised the __cause__ of its error."""
+        if not started.keeps:
+            return
+        from . import _opener
 
-    def _keep_opener_cause(self, error: SignInUnavailable) -> None:
-        """Makes what the opener raised the __cause__ of a browser sign-in's error."""
-        cause = self._opener_failure()
+        cause = _opener.take_failure(started.keeps[0])
         if cause is not None and error.reason == _native.REASON_OPENER_FAILED:
             error.__cause__ = cause
 
@@ -375,7 +389,7 @@ def _new_handle(options: _native.Options) -> int:
     return client.value or 0
 
 
-# The handles of the clients not freed yet, by their opener keys: exit frees them, after the
+# The handles of the clients not freed yet, by their keys: exit frees them, after the
 # calls in flight are settled, so that the library lets a host store go while Python runs.
 # In a forked child the parent's stay listed: their frees free nothing there.
 _open: dict[int, int | None] = {}
@@ -391,15 +405,12 @@ def _forked() -> None:
 _threads.after_fork(_forked)
 
 
-def _free(opener_key: int) -> None:
+def _free(client_key: int) -> None:
     with _open_lock:
-        if opener_key not in _open:
+        if client_key not in _open:
             return
-        handle = _open.pop(opener_key)
+        handle = _open.pop(client_key)
     _native.lib().portal_auth_free(handle)
-    opener = sys.modules.get(f"{__package__}._opener")
-    if opener is not None:  # loaded: some client installed an opener, maybe this one
-        opener.install(opener_key, None)
 
 
 def _free_all() -> None:
@@ -482,18 +493,20 @@ class PortalAuth(_Client):
         zero or less wait the library's default, 300 s. Raises SignInInProgress,
         SignInUnavailable, SignInClosed (timeout, Ctrl-C) or SignInCallbackIncomplete, or
         what handle_redirect raises."""
+        started = self._sign_in("google", timeout)
         try:
-            return _signed_in(_calls.blocking(self._sign_in("google", timeout)))
+            return _signed_in(_calls.blocking(started))
         except SignInUnavailable as error:
-            self._keep_opener_cause(error)
+            self._keep_opener_cause(error, started)
             raise
 
     def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """Signs in with Apple in the user's browser; as sign_in_with_google."""
+        started = self._sign_in("apple", timeout)
         try:
-            return _signed_in(_calls.blocking(self._sign_in("apple", timeout)))
+            return _signed_in(_calls.blocking(started))
         except SignInUnavailable as error:
-            self._keep_opener_cause(error)
+            self._keep_opener_cause(error, started)
             raise
 
     def sign_in_with_magic_link(
@@ -617,18 +630,20 @@ class AsyncPortalAuth(_Client):
         """As PortalAuth.sign_in_with_google. Cancelling the awaiting task ends the wait
         (nothing is exchanged); CancelledError comes once the listener is closed and the
         next sign-in may start."""
+        started = self._sign_in("google", timeout)
         try:
-            return _signed_in(await _awaiting(self._sign_in("google", timeout)))
+            return _signed_in(await _awaiting(started))
         except SignInUnavailable as error:
-            self._keep_opener_cause(error)
+            self._keep_opener_cause(error, started)
             raise
 
     async def sign_in_with_apple(self, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:
         """As PortalAuth.sign_in_with_google, with Apple."""
+        started = self._sign_in("apple", timeout)
         try:
-            return _signed_in(await _awaiting(self._sign_in("apple", timeout)))
+            return _signed_in(await _awaiting(started))
         except SignInUnavailable as error:
-            self._keep_opener_cause(error)
+            self._keep_opener_cause(error, started)
             raise
 
     async def sign_in_with_magic_link(self, email: str, timeout: float | None = None) -> AuthenticatedResult | TotpRequiredResult:

@@ -471,3 +471,23 @@ def test_the_browser_inherits_no_descriptor(
         for fd in (reader, read_end, write_end):
             os.close(fd)
     assert sorted(int(fd) for fd in text.split()) == [0, 1, 2, 3]
+
+
+def test_a_sign_in_calls_the_opener_installed_when_it_was_called(browser_client: PortalAuth, emu: Emulator) -> None:
+    """The opener installed when the sign-in is called is the one it calls, though another is
+    installed before the library gets to it: the sign-in keeps it (a lambda nothing else
+    holds); the opener installed after the call is never called."""
+    emu.fault("/oauth/urls", "hold")
+    browser, later = Browser(), Browser()
+    browser_client.set_browser_opener(lambda url, ephemeral: browser(url, ephemeral))
+    outcome: list[object] = []
+    signing_in = threading.Thread(target=lambda: outcome.append(browser_client.sign_in_with_google(timeout=60)))
+    signing_in.start()
+    try:
+        emu.wait("/oauth/urls", 1)
+        browser_client.set_browser_opener(later)
+    finally:
+        emu.call("POST", "release")
+        signing_in.join(90)
+    assert len(outcome) == 1 and isinstance(outcome[0], AuthenticatedResult)
+    assert len(browser.calls) == 1 and later.calls == []

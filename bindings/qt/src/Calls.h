@@ -44,7 +44,7 @@ private:
 };
 
 // The browser opener's user_data: the client to open through, while it lives, and the
-// application's opener if it set one.
+// application's opener if it set one (fixed: setOpener makes a new link).
 struct OpenerLink {
     std::mutex lock;
     Client *client;

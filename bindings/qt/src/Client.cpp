@@ -75,19 +75,22 @@ Client::Client(const Options &options, QObject *parent) : QObject(parent) {
     // Level-triggered: readable while the queue has work, so one run per activation.
     notifier_ = new QSocketNotifier(portal_auth_completion_queue_fd(queue_), QSocketNotifier::Read, this);
     connect(notifier_, &QSocketNotifier::activated, this, [this] { portal_auth_completion_queue_run(queue_); });
-    opener_ = std::make_shared<OpenerLink>();
-    opener_->client = this;
-    portal_auth_set_browser_opener(native_, &OpenerLink::open, opener_.get());
+    setOpener(nullptr);
+}
+
+// A link whose client is gone opens nothing.
+static void unlink(const std::shared_ptr<OpenerLink> &link) {
+    if (!link) return;
+    std::lock_guard<std::mutex> held(link->lock);
+    link->client = nullptr;
 }
 
 Client::~Client() {
-    if (opener_) {
-        std::lock_guard<std::mutex> held(opener_->lock);
-        opener_->client = nullptr;
-    }
+    unlink(opener_);
     // Detached first: what completes from here on completes on a library thread, touching
     // nothing of this client or its replies.
     for (CallState *state : std::as_const(calls_)) {
+        unlink(state->opener);
         if (state->reply) state->reply->state_ = nullptr;
         state->client = nullptr;
         state->reply = nullptr;
@@ -107,9 +110,14 @@ bool Client::isSignedIn() const { return session_ != nullptr; }
 QString Client::endUserId() const { return endUserId_; }
 
 void Client::setOpener(Opener opener) {
-    if (!opener_) return;
-    std::lock_guard<std::mutex> held(opener_->lock);
-    opener_->opener = std::move(opener);
+    if (!native_) return;
+    // A link of its own for each opener: a sign-in calls the one installed when it was
+    // called, and keeps its link (which the library calls) until it calls back.
+    auto link = std::make_shared<OpenerLink>();
+    link->client = this;
+    link->opener = std::move(opener);
+    portal_auth_set_browser_opener(native_, &OpenerLink::open, link.get());
+    opener_ = std::move(link);
 }
 
 template <typename R, typename Start>

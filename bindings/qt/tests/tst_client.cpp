@@ -224,6 +224,28 @@ private Q_SLOTS:
         QCOMPARE(openedOn, QThread::currentThread());
     }
 
+    void aSignInCallsTheOpenerInstalledWhenItWasCalled() {
+        Client client(newEnvironment(QStringLiteral("qt-replaced-opener")));
+        Emulator::curl({QStringLiteral("-X"), QStringLiteral("DELETE"), Emulator::host() + QStringLiteral("/_emulator/requests")});
+        Emulator::control(QStringLiteral("faults"), QJsonObject{{"path", "/oauth/urls"}, {"kind", "hold"}});
+        int first = 0, later = 0;
+        client.setOpener([&first](const QUrl &url) {
+            first++;
+            return Emulator::browse(url);
+        });
+        SignInReply *reply = client.signInWithGoogle();
+        Emulator::control(QStringLiteral("wait?path=/oauth/urls&count=1&timeout=30"));
+        client.setOpener([&later](const QUrl &) {
+            later++;
+            return true;
+        });
+        Emulator::control(QStringLiteral("release"), QJsonObject{});
+        QVERIFY(finished(reply));
+        QCOMPARE(reply->error(), PORTAL_AUTH_OK);
+        QCOMPARE(first, 1);
+        QCOMPARE(later, 0);
+    }
+
     void noBrowserFailsAtOnceWithTheUrlToShow() {
         Client client(newEnvironment(QStringLiteral("qt-no-browser")));
         client.setOpener([](const QUrl &) { return false; });

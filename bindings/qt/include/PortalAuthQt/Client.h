@@ -66,7 +66,8 @@ public:
     bool isSignedIn() const;
     QString endUserId() const;
 
-    // The browser sign-ins' opener. The default calls QDesktopServices::openUrl in the
+    // The opener of the browser sign-ins called from now on (one already called keeps the
+    // opener installed then). The default calls QDesktopServices::openUrl in the
     // application's main thread and reports its result.
     void setOpener(Opener opener);
 

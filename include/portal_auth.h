@@ -1138,10 +1138,11 @@ portal_auth_code portal_auth_forward_redirect(const portal_auth_options *options
 /**
  * Submits the user's code for a TOTP step. The code is posted verbatim: tidy what the user
  * typed with portal_auth_totp_code_normalize first. A code the server refuses fails with
- * PORTAL_AUTH_E_UNAUTHORIZED and a reason: PORTAL_AUTH_REASON_TOTP_CODE_REJECTED leaves the
- * step usable (ask for the code again); PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED says the
- * step's userJwt had expired by the server's clock (portal_auth_result_totp_expires_at), so
- * the user signs in again; PORTAL_AUTH_REASON_OUTCOME_UNKNOWN says the last attempt with this
+ * PORTAL_AUTH_E_UNAUTHORIZED and a reason: PORTAL_AUTH_REASON_TOTP_CODE_REJECTED asks for the
+ * code again, for the same step; PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED says the step's userJwt
+ * had expired by the server's clock (portal_auth_result_totp_expires_at), so the user signs
+ * in again; PORTAL_AUTH_REASON_TOTP_STEP_USED says this client already signed in with the
+ * step (sign in again); PORTAL_AUTH_REASON_OUTCOME_UNKNOWN says the last attempt with this
  * step lost its answer and may have signed the user in (sign in again). An expired step is
  * still sent: the server decides, and its answer's Date gives its clock.
  *
@@ -1539,8 +1540,9 @@ enum {
     /** A redirect's grant was refused (portal_auth_handle_redirect, the one-call sign-ins):
         the link was already used, has expired, or is not Portal's. Request a new link. */
     PORTAL_AUTH_REASON_LINK_USED = 50,
-    /** portal_auth_verify_totp: the code was not accepted, and the step had not expired by
-        the server's clock. Ask for the code again and verify with the same step. */
+    /** portal_auth_verify_totp: the code was not accepted, the step had not expired by the
+        server's clock, and this client had not used it. Ask for the code again and verify with
+        the same step. (A step another process used is refused the same way.) */
     PORTAL_AUTH_REASON_TOTP_CODE_REJECTED = 51,
     /** portal_auth_verify_totp: the step's userJwt had expired by the server's clock
         (portal_auth_result_totp_expires_at). Sign in again. */
@@ -1550,6 +1552,9 @@ enum {
         5xx, and may have completed: the server now refuses it as spent. The user did nothing
         wrong; sign in again. */
     PORTAL_AUTH_REASON_OUTCOME_UNKNOWN = 53,
+    /** portal_auth_verify_totp: this client already signed in with the step (its code was
+        accepted), and the server refuses it as spent. Sign in again. */
+    PORTAL_AUTH_REASON_TOTP_STEP_USED = 54,
     /* PORTAL_AUTH_E_NETWORK: no usable answer came (docs/network.md). The message names the
        server and any proxy; nothing was retried. */
     /** The server's certificate leads to no trusted authority: a company CA that is not

@@ -46,6 +46,8 @@ outcome() {
         total=$((total + count))
     else
         tail -n 60 "$log/$1"
+        # Swift Testing prints each issue where it happens, often far above the tail.
+        grep -e "recorded an issue" "$log/$1" || true
         echo "FAILED: $1 (its output is above)"
         failed+=("$1")
     fi

@@ -67,6 +67,7 @@ struct CReason {
         case .totpCodeRejected: return CReason(PORTAL_AUTH_REASON_TOTP_CODE_REJECTED, "TOTP_CODE_REJECTED", message)
         case .totpStepExpired: return CReason(PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED, "TOTP_STEP_EXPIRED", message)
         case .outcomeUnknown: return CReason(PORTAL_AUTH_REASON_OUTCOME_UNKNOWN, "OUTCOME_UNKNOWN", message)
+        case .totpStepUsed: return CReason(PORTAL_AUTH_REASON_TOTP_STEP_USED, "TOTP_STEP_USED", message)
         }
     }
 

@@ -17,6 +17,25 @@ import Testing
         _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
     }
 
+    @Test func aStepAlreadyUsedIsToStartOverAndNeverCalledUsable() async throws {
+        let emulator = try await Emulator.start()
+        let client = try makeClient(emulator, environment: Env.demo)
+        let step = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
+        _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
+        let refused = await #expect(throws: PortalRequestsError.unauthorized(reason: .totpStepUsed)) {
+            _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
+        }
+        #expect("\(try #require(refused))".contains("already used"))
+        // Another client (another process) cannot know: the server refuses the step as it
+        // refuses a wrong code, and neither is said to leave the step usable.
+        let other = try makeClient(emulator, environment: Env.demo)
+        let elsewhere = await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) {
+            _ = try await other.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
+        }
+        #expect(!"\(try #require(elsewhere))".contains("usable"))
+        #expect(try await emulator.requests("/totps/validations").count == 3, "each is sent: the server decides")
+    }
+
     @Test func aStepExpiredByTheServersClockIsToStartOverAndIsStillSent() async throws {
         let emulator = try await Emulator.start()
         let client = try makeClient(emulator, environment: Env.demo)

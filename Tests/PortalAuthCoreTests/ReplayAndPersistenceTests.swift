@@ -106,8 +106,8 @@ import Testing
         let newer = try #require(try await client.handleRedirect(magicLinkRedirect(client, emulator, email: uniqueEmail()))?.totpStep)
         let newest = try await client.verifyTotp(try currentCode(for: newer), userJwt: newer.userJwt)
         // ...so the stale pending write is gone: verifying the old JWT is an ordinary
-        // request (the JWT is spent: 401) and the newer entry is untouched.
-        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) {
+        // request (the JWT is spent: 401, the step used) and the newer entry is untouched.
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpStepUsed)) {
             _ = try await client.verifyTotp(try currentCode(for: step), userJwt: step.userJwt)
         }
         #expect(StoredSession.decode(await storage.stored(Env.demo) ?? "") == newest.session.stored)
@@ -122,8 +122,8 @@ import Testing
         // A sign-in that needs no code reaches the store.
         try await emulator.fault("/oauth/tokens", "malformed", ["body": #"{"data":{"clientSessionToken":"cst_newer","endUserId":"eu_newer"}}"#])
         let newer = try #require(try await client.handleRedirect(appRedirect + "?token=g2&login_type=GOOGLE")?.authenticated)
-        // The stale pending write is settled: the old JWT is an ordinary (spent) request.
-        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpCodeRejected)) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
+        // The stale pending write is settled: the old JWT is an ordinary request, for a used step.
+        await #expect(throws: PortalRequestsError.unauthorized(reason: .totpStepUsed)) { _ = try await client.verifyTotp("000000", userJwt: step.userJwt) }
         #expect(StoredSession.decode(await storage.stored(Env.demo) ?? "") == newer.session.stored)
     }
 

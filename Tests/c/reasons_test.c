@@ -120,6 +120,7 @@ static void names_and_user_messages(void) {
         { PORTAL_AUTH_REASON_LINK_USED, "LINK_USED" },
         { PORTAL_AUTH_REASON_TOTP_CODE_REJECTED, "TOTP_CODE_REJECTED" },
         { PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED, "TOTP_STEP_EXPIRED" },
+        { PORTAL_AUTH_REASON_TOTP_STEP_USED, "TOTP_STEP_USED" },
     };
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
         CHECK(strcmp(portal_auth_reason_name(reasons[i].reason), reasons[i].name) == 0);

@@ -166,6 +166,7 @@ enum class Reason : std::int32_t {
     totp_code_rejected = PORTAL_AUTH_REASON_TOTP_CODE_REJECTED,
     totp_step_expired = PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED,
     outcome_unknown = PORTAL_AUTH_REASON_OUTCOME_UNKNOWN,
+    totp_step_used = PORTAL_AUTH_REASON_TOTP_STEP_USED,
     certificate_untrusted = PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED,
     certificate_expired = PORTAL_AUTH_REASON_CERTIFICATE_EXPIRED,
     certificate_not_yet_valid = PORTAL_AUTH_REASON_CERTIFICATE_NOT_YET_VALID,
@@ -1519,8 +1520,9 @@ public:
 
     /* Submits the user's code for a TotpRequired step, posted verbatim (tidy what the user
        typed with normalize_totp_code first). A refused code is Code::unauthorized with
-       Reason::totp_code_rejected, the step still usable (ask again), or
-       Reason::totp_step_expired once the step expired by the server's clock (sign in again). */
+       Reason::totp_code_rejected (ask again, for the same step), Reason::totp_step_expired
+       once the step expired by the server's clock, or Reason::totp_step_used when this client
+       already signed in with it (both: sign in again). */
     Outcome<Call> verify_totp(std::nothrow_t, const std::string &code, const std::string &user_jwt, Done<Result> done) {
         detail::CStrings strings;
         const char *code_text = strings(code, "code");

@@ -160,9 +160,10 @@ extension PortalRequestsError: CustomStringConvertible {
             let why = switch reason {
             case nil: ""
             case .linkUsed: ": the redirect's grant was refused (used, expired or not Portal's); request a new link"
-            case .totpCodeRejected: ": the TOTP code was not accepted; the step is still usable"
+            case .totpCodeRejected: ": the TOTP code was not accepted, and the step had not expired"
             case .totpStepExpired: ": the TOTP step had expired by the server's clock; sign in again"
             case .outcomeUnknown: ": the last attempt's answer was lost, and it may have completed; sign in again"
+            case .totpStepUsed: ": this TOTP step was already used to sign in; sign in again"
             }
             return "Unauthorized (HTTP 401)\(why)."
         case .httpStatus(let status, _, let retryAfter):

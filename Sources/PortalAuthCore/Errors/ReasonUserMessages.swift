@@ -54,6 +54,7 @@ extension UnauthorizedReason {
         case .totpCodeRejected: "That code is not correct. Check your authenticator app and type the current code."
         case .totpStepExpired: "The time to enter your code ran out. Sign in again."
         case .outcomeUnknown: "Your last attempt may have gone through, but its answer was lost. Sign in again."
+        case .totpStepUsed: "This sign-in was already completed with a code. Sign in again."
         }
     }
 }

@@ -93,8 +93,9 @@ public enum UnauthorizedReason: Sendable, CaseIterable {
     /// A redirect's grant was refused (`handleRedirect`, the one-call sign-ins): the link was
     /// already used, has expired, or is not Portal's. Request a new link.
     case linkUsed
-    /// The TOTP code was not accepted and the step had not expired by the server's clock:
-    /// retype the code and verify again with the same step.
+    /// The TOTP code was not accepted, the step had not expired by the server's clock, and this
+    /// client had not used it: retype the code and verify again with the same step. (A step
+    /// another process used is refused the same way: the server does not say which.)
     case totpCodeRejected
     /// The TOTP step's `userJwt` had expired by the server's clock (ten minutes after the
     /// sign-in that returned it): start the sign-in again.
@@ -103,6 +104,9 @@ public enum UnauthorizedReason: Sendable, CaseIterable {
     /// timeout) and may have completed on the server, which now refuses it as spent: the
     /// user did nothing wrong. Start the sign-in again.
     case outcomeUnknown
+    /// This client has already signed in with the TOTP step (its code was accepted), which the
+    /// server now refuses as spent: start the sign-in again.
+    case totpStepUsed
 }
 
 /// The error an application's `BrowserOpener` throws to say why it failed. Its message is

@@ -23,7 +23,13 @@ final class GrantLock: Sendable {
         /// The grant or `userJwt` whose last request may have reached the server though its
         /// answer was lost (a reset, a request timeout): a 401 for it next is no verdict on it.
         var lostAnswer: String?
+        /// The last TOTP steps (`userJwt`s) whose code the server accepted, newest last: a 401
+        /// for one of them is the step spent, not the code wrong. A step lives ten minutes,
+        /// in which a client signs in a handful of times at most.
+        var usedSteps: [String] = []
     }
+
+    static let usedStepsKept = 8
 
     private let lock = AsyncLock()
     // Read and written only by the holder of `lock`; the mutex makes that visible across threads.

@@ -11,8 +11,9 @@ extension PortalAuth {
     /// - Throws: `invalidUserJwt` (no request made); `PortalRequestsError.unauthorized` when
     ///   the server refuses, with `.outcomeUnknown` when the last attempt's answer was lost
     ///   (it may have signed the user in: sign in again), `.totpStepExpired` when the JWT's
-    ///   `exp` had passed by the server's clock (sign in again), else `.totpCodeRejected`
-    ///   (retype: the JWT stays usable);
+    ///   `exp` had passed by the server's clock (sign in again), `.totpStepUsed` when this
+    ///   client's code for the step was already accepted (sign in again), else
+    ///   `.totpCodeRejected` (retype, with the same JWT);
     ///   `malformedResponse` without a session token; `sessionStorageFailure` when the
     ///   accepted session could not be saved (call again with the same JWT to finish the
     ///   write with no request).
@@ -29,10 +30,12 @@ extension PortalAuth {
             // The wire is unchanged (an expired step is still sent): the server's clock, as its
             // answer's Date gives it, only tells the app whether retyping can help.
             let data = try await grants.tracking(userJwt, unauthorized: {
-                claims.expiresAt.map { api.clock.serverNow >= $0 } ?? false ? .totpStepExpired : .totpCodeRejected
+                if grants.current.usedSteps.contains(where: { $0.hasSameBytes(as: userJwt) }) { return .totpStepUsed }
+                return claims.expiresAt.map { api.clock.serverNow >= $0 } ?? false ? .totpStepExpired : .totpCodeRejected
             }()) {
                 try await api.verifyTotp(code: code, userJwt: userJwt)
             }
+            grants.current.usedSteps = grants.current.usedSteps.suffix(GrantLock.usedStepsKept - 1) + [userJwt]
             guard let token = data.clientSessionToken.nonBlank else {
                 throw PortalAuthError.malformedResponse(
                     path: Endpoint.fullPath(Endpoint.totpValidations), missing: "clientSessionToken")

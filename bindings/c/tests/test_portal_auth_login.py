@@ -249,7 +249,7 @@ class MagicLinkTests(unittest.TestCase):
         self.assertEqual(status, 30)
         self.assertEqual(errors, "That code is not correct. Check your authenticator app and type the current code.\n"
                                  "portal-auth-login: verifying the code failed: Unauthorized (HTTP 401): "
-                                 "the TOTP code was not accepted; the step is still usable.\n")
+                                 "the TOTP code was not accepted, and the step had not expired.\n")
         self.assertEqual(run("--restore", environment=environment)[0], 1)
 
     def test_without_totp_the_link_signs_in(self) -> None:

@@ -1000,7 +1000,8 @@ portal_auth_client_handle_redirect_finish (PortalAuthClient *self, GAsyncResult 
  * @user_data: (closure): passed to @callback
  *
  * Submits the user's code for a TOTP step. A wrong code fails with
- * %PORTAL_AUTH_ERROR_UNAUTHORIZED and leaves the step usable. Call
+ * %PORTAL_AUTH_ERROR_UNAUTHORIZED and %PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED: ask for
+ * the code again, for the same step (the other reasons say to sign in again). Call
  * portal_auth_client_verify_totp_finish() from @callback.
  */
 void

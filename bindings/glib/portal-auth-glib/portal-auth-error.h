@@ -140,14 +140,17 @@ typedef enum {
  *   the one-call sign-ins): the link was already used, has expired, or is not Portal's. Request a
  *   new link.
  * @PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED: portal_auth_verify_totp: the code was not accepted,
- *   and the step had not expired by the server's clock. Ask for the code again and verify with the
- *   same step.
+ *   the step had not expired by the server's clock, and this client had not used it. Ask for the
+ *   code again and verify with the same step. (A step another process used is refused the same
+ *   way.)
  * @PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED: portal_auth_verify_totp: the step's userJwt had
  *   expired by the server's clock (portal_auth_result_totp_expires_at). Sign in again.
  * @PORTAL_AUTH_ERROR_REASON_OUTCOME_UNKNOWN: The last attempt with the same grant or TOTP step lost
  *   its answer (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or
  *   got a 5xx, and may have completed: the server now refuses it as spent. The user did nothing
  *   wrong; sign in again.
+ * @PORTAL_AUTH_ERROR_REASON_TOTP_STEP_USED: portal_auth_verify_totp: this client already signed in
+ *   with the step (its code was accepted), and the server refuses it as spent. Sign in again.
  * @PORTAL_AUTH_ERROR_REASON_CERTIFICATE_UNTRUSTED: The server's certificate leads to no trusted
  *   authority: a company CA that is not installed (see portal_auth_options.ca_file), or something
  *   intercepting the connection.
@@ -214,6 +217,7 @@ typedef enum {
     PORTAL_AUTH_ERROR_REASON_TOTP_CODE_REJECTED = 51,
     PORTAL_AUTH_ERROR_REASON_TOTP_STEP_EXPIRED = 52,
     PORTAL_AUTH_ERROR_REASON_OUTCOME_UNKNOWN = 53,
+    PORTAL_AUTH_ERROR_REASON_TOTP_STEP_USED = 54,
     PORTAL_AUTH_ERROR_REASON_CERTIFICATE_UNTRUSTED = 60,
     PORTAL_AUTH_ERROR_REASON_CERTIFICATE_EXPIRED = 61,
     PORTAL_AUTH_ERROR_REASON_CERTIFICATE_NOT_YET_VALID = 62,

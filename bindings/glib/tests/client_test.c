@@ -356,7 +356,7 @@ test_magic_link_with_totp (void)
     CHECK (expires_at >= now + 590 && expires_at <= now + 601);
     CHECK (portal_auth_result_get_totp_expires_at (step) == expires_at);
 
-    /* A wrong code is UNAUTHORIZED, rejected, and leaves the step usable; the right one,
+    /* A wrong code is UNAUTHORIZED and rejected, for the same step again; the right one,
        typed as the app shows it and tidied, signs in. */
     char query[256], totp[64];
     snprintf (query, sizeof query, "/_emulator/totp?environmentId=%s&email=%s", environment, email);

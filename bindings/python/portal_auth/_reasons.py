@@ -101,8 +101,9 @@ class UnauthorizedReason(Reason):
     """A redirect's grant was refused (portal_auth_handle_redirect, the one-call sign-ins): the link
     was already used, has expired, or is not Portal's. Request a new link."""
     TOTP_CODE_REJECTED = 51
-    """portal_auth_verify_totp: the code was not accepted, and the step had not expired by the
-    server's clock. Ask for the code again and verify with the same step."""
+    """portal_auth_verify_totp: the code was not accepted, the step had not expired by the server's
+    clock, and this client had not used it. Ask for the code again and verify with the same step. (A
+    step another process used is refused the same way.)"""
     TOTP_STEP_EXPIRED = 52
     """portal_auth_verify_totp: the step's userJwt had expired by the server's clock
     (portal_auth_result_totp_expires_at). Sign in again."""
@@ -111,6 +112,9 @@ class UnauthorizedReason(Reason):
     (PORTAL_AUTH_REASON_CONNECTION_RESET, _REQUEST_TIMED_OUT, _RESPONSE_TOO_LARGE) or got a 5xx, and
     may have completed: the server now refuses it as spent. The user did nothing wrong; sign in
     again."""
+    TOTP_STEP_USED = 54
+    """portal_auth_verify_totp: this client already signed in with the step (its code was accepted),
+    and the server refuses it as spent. Sign in again."""
 
 
 class NetworkFailureReason(Reason):

@@ -473,7 +473,8 @@ class PortalAuth(_Client):
     def verify_totp(self, code: str, user_jwt: str) -> AuthenticatedResult:
         """Submits the user's TOTP `code` (sent verbatim) for the step whose userJwt is
         `user_jwt`; returns the session, already persisted. A wrong code raises
-        Unauthorized and leaves the step usable."""
+        Unauthorized with reason TOTP_CODE_REJECTED: ask again, for the same step (its other
+        reasons say to sign in again)."""
         return _authenticated(_calls.blocking(self._verify_totp(code, user_jwt)))
 
     def restore_session(self) -> PortalSession | None:

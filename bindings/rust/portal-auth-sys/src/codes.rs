@@ -116,8 +116,9 @@ header_constants! {
     /// A redirect's grant was refused (portal_auth_handle_redirect, the one-call sign-ins): the
     /// link was already used, has expired, or is not Portal's. Request a new link.
     PORTAL_AUTH_REASON_LINK_USED: portal_auth_reason = 50;
-    /// portal_auth_verify_totp: the code was not accepted, and the step had not expired by the
-    /// server's clock. Ask for the code again and verify with the same step.
+    /// portal_auth_verify_totp: the code was not accepted, the step had not expired by the server's
+    /// clock, and this client had not used it. Ask for the code again and verify with the same
+    /// step. (A step another process used is refused the same way.)
     PORTAL_AUTH_REASON_TOTP_CODE_REJECTED: portal_auth_reason = 51;
     /// portal_auth_verify_totp: the step's userJwt had expired by the server's clock
     /// (portal_auth_result_totp_expires_at). Sign in again.
@@ -127,6 +128,9 @@ header_constants! {
     /// and may have completed: the server now refuses it as spent. The user did nothing wrong; sign
     /// in again.
     PORTAL_AUTH_REASON_OUTCOME_UNKNOWN: portal_auth_reason = 53;
+    /// portal_auth_verify_totp: this client already signed in with the step (its code was
+    /// accepted), and the server refuses it as spent. Sign in again.
+    PORTAL_AUTH_REASON_TOTP_STEP_USED: portal_auth_reason = 54;
     /// The server's certificate leads to no trusted authority: a company CA that is not installed
     /// (see portal_auth_options.ca_file), or something intercepting the connection.
     PORTAL_AUTH_REASON_CERTIFICATE_UNTRUSTED: portal_auth_reason = 60;

@@ -274,8 +274,9 @@ impl PortalAuth {
     /// Submits the user's code for a TOTP step; the session, persisted. The code is posted
     /// verbatim: tidy what the user typed with [`normalize_totp_code`](crate::normalize_totp_code)
     /// first. A code the server refuses is [`Error::Unauthorized`] with a reason:
-    /// [`TotpCodeRejected`](crate::UnauthorizedReason::TotpCodeRejected) leaves the step usable
-    /// (ask for the code again); [`TotpStepExpired`](crate::UnauthorizedReason::TotpStepExpired)
+    /// [`TotpCodeRejected`](crate::UnauthorizedReason::TotpCodeRejected) asks for the code
+    /// again, for the same step; [`TotpStepUsed`](crate::UnauthorizedReason::TotpStepUsed) says
+    /// this client already signed in with the step; [`TotpStepExpired`](crate::UnauthorizedReason::TotpStepExpired)
     /// says the step had expired by the server's clock
     /// ([`TotpRequired::expires_at`](crate::TotpRequired::expires_at)), so the user signs in
     /// again. An expired step is still sent: the server decides.

@@ -98,8 +98,9 @@ reason! {
         /// A redirect's grant was refused (portal_auth_handle_redirect, the one-call sign-ins): the
         /// link was already used, has expired, or is not Portal's. Request a new link.
         LinkUsed = PORTAL_AUTH_REASON_LINK_USED,
-        /// portal_auth_verify_totp: the code was not accepted, and the step had not expired by the
-        /// server's clock. Ask for the code again and verify with the same step.
+        /// portal_auth_verify_totp: the code was not accepted, the step had not expired by the
+        /// server's clock, and this client had not used it. Ask for the code again and verify with
+        /// the same step. (A step another process used is refused the same way.)
         TotpCodeRejected = PORTAL_AUTH_REASON_TOTP_CODE_REJECTED,
         /// portal_auth_verify_totp: the step's userJwt had expired by the server's clock
         /// (portal_auth_result_totp_expires_at). Sign in again.
@@ -109,6 +110,9 @@ reason! {
         /// 5xx, and may have completed: the server now refuses it as spent. The user did nothing
         /// wrong; sign in again.
         OutcomeUnknown = PORTAL_AUTH_REASON_OUTCOME_UNKNOWN,
+        /// portal_auth_verify_totp: this client already signed in with the step (its code was
+        /// accepted), and the server refuses it as spent. Sign in again.
+        TotpStepUsed = PORTAL_AUTH_REASON_TOTP_STEP_USED,
     }
 }
 

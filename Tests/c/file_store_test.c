@@ -4,6 +4,10 @@
  *   and a sign-out removes the file;
  * - a folder that is a symlink, open to others (0777) or another user's (as root) is
  *   refused with PORTAL_AUTH_REASON_FILE_STORE_UNSAFE, and a redirect then spends no grant;
+ *   so is a folder under a parent another user could rename or replace: one open to others
+ *   and not sticky, one of nobody's (as root), a symlink of nobody's in a sticky folder, a
+ *   symlink to a folder under an open one; a sticky parent (like /tmp) with the user's
+ *   folder in it, and a symlink of the user's to a trusted folder, are taken;
  * - two processes invalidating one token at once remove the file once;
  * - a temporary file a crash left beside the entry is never read, and the next write
  *   replaces it.
@@ -236,12 +240,83 @@ static void hostile_folders_refused(void) {
     remove_place(&at);
 }
 
+/* A folder the store takes: a sign-in persists there, and a new process restores it. */
+static void taken(const char *path, const char *what) {
+    place at = {0};
+    snprintf(at.folder, sizeof at.folder, "%s", path);
+    snprintf(at.file, sizeof at.file, "%s/%s", path, FILE_NAME);
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-5@example.com");
+    CHECK(mode_of(at.file) == 0600);
+    if (mode_of(at.file) != 0600) fprintf(stderr, "  %s: not taken\n", what);
+    restored_in_new_process(&at, &signed_in);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
+
+/* `base`/`name`, made a folder of mode `mode` owned by `owner`: its path in `path`. */
+static void make_folder(char *path, size_t size, const char *base, const char *name, mode_t mode, uid_t owner) {
+    snprintf(path, size, "%s/%s", base, name);
+    if (mkdir(path, 0700) != 0 || chown(path, owner, owner) != 0 || chmod(path, mode) != 0) abort();
+}
+
+/* Folders under a parent another user could rename or replace are refused, and spend
+   nothing; so is a symlink among the parents that another user could swap, or whose target
+   is under such a parent. (As root: root's folders are trusted, nobody's are not.) */
+static void untrusted_parents_refused(void) {
+    place at = new_place();
+    char open_parent[256], sticky[256], theirs[256], safe[256], link[512], folder[768];
+    make_folder(open_parent, sizeof open_parent, at.base, "open", 0777, geteuid());
+    snprintf(folder, sizeof folder, "%s/store", open_parent);
+    refused(folder, "under a parent open to others, not sticky");
+    /* A symlink of the user's, in a trusted folder, to that open parent. */
+    snprintf(link, sizeof link, "%s/to-open", at.base);
+    if (symlink("open", link) != 0) abort();
+    snprintf(folder, sizeof folder, "%s/store", link);
+    refused(folder, "through a symlink to a parent open to others");
+    if (geteuid() == 0) {
+        make_folder(theirs, sizeof theirs, at.base, "theirs", 0755, 65534);
+        snprintf(folder, sizeof folder, "%s/store", theirs);
+        refused(folder, "under a parent of nobody's");
+        /* nobody's symlink in a sticky folder (a swapped-in one) to a folder holding a store. */
+        make_folder(sticky, sizeof sticky, at.base, "sticky", 01777, geteuid());
+        make_folder(safe, sizeof safe, at.base, "safe", 0700, geteuid());
+        snprintf(link, sizeof link, "%s/swapped", sticky);
+        if (symlink(safe, link) != 0 || lchown(link, 65534, 65534) != 0) abort();
+        snprintf(folder, sizeof folder, "%s/store", link);
+        refused(folder, "through nobody's symlink in a sticky folder");
+        /* nobody's folder in a sticky one. */
+        make_folder(theirs, sizeof theirs, sticky, "theirs", 0755, 65534);
+        snprintf(folder, sizeof folder, "%s/store", theirs);
+        refused(folder, "under nobody's folder in a sticky one");
+    }
+    remove_place(&at);
+}
+
+/* A sticky parent (like /tmp) with the user's folder in it is taken, and so is a path
+   through a symlink of the user's, in a trusted folder, to a trusted folder. */
+static void trusted_parents_taken(void) {
+    place at = new_place();
+    char sticky[256], target[256], link[256], folder[512];
+    make_folder(sticky, sizeof sticky, at.base, "sticky", 01777, geteuid());
+    snprintf(folder, sizeof folder, "%s/store", sticky);
+    taken(folder, "the user's folder in a sticky one");
+    make_folder(target, sizeof target, at.base, "target", 0755, geteuid());
+    snprintf(link, sizeof link, "%s/link", at.base);
+    if (symlink("target", link) != 0) abort();
+    snprintf(folder, sizeof folder, "%s/store", link);
+    taken(folder, "through a symlink to a trusted folder");
+    remove_place(&at);
+}
+
 static const test_case cases[] = {
     { "sign_in_persists_privately", sign_in_persists_privately, NULL },
     { "crash_leftover_never_read_then_replaced", crash_leftover_never_read_then_replaced, NULL },
     { "two_processes_invalidating_remove_once", two_processes_invalidating_remove_once, NULL },
     { "sign_out_removes_the_file", sign_out_removes_the_file, NULL },
     { "hostile_folders_refused", hostile_folders_refused, NULL },
+    { "untrusted_parents_refused", untrusted_parents_refused, NULL },
+    { "trusted_parents_taken", trusted_parents_taken, NULL },
 };
 
 int main(int argc, char **argv) {

@@ -11,7 +11,8 @@ import Glibc
 ///
 /// - A folder that is a symlink, another user's, or open to others (any group or other mode
 ///   bit) is refused (`fileStoreUnsafe`), and so is an entry that is not a regular file of
-///   the user's.
+///   the user's, and a folder with a parent another user could rename or replace
+///   (`PrivateFolder` has the rule).
 /// - A write goes to a temporary file in the folder (mode 0600), is flushed to disk, renamed
 ///   over the entry, and the folder flushed: a crash leaves the old entry or the new one,
 ///   never a part of one (a temporary file it may leave is never read, and is replaced).
@@ -213,47 +214,31 @@ private struct FileEntry {
         return fd
     }
 
-    /// The folder, checked to be the user's alone; made (0700, its parents as needed) when
-    /// `creating`, else -1 when it does not exist.
+    /// The folder, checked to be the user's alone with no parent another user could rename
+    /// or replace (`PrivateFolder`); made (0700, its parents as needed) when `creating`, else
+    /// -1 when it does not exist.
     private func openFolder(creating: Bool) throws(SessionStorageError) -> Int32 {
-        var fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT {
-            guard creating else { return -1 }
-            try makeFolder()
-            fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        }
-        guard fd >= 0 else {
-            throw errno == ELOOP || errno == ENOTDIR ? unsafe("it is a symlink or not a folder") : failure("open the folder of")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            _ = close(fd)
-            throw failure("open the folder of")
-        }
-        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
-            _ = close(fd)
-            throw unsafe(info.st_uid == geteuid() ? "others may enter it (its mode is not 0700)" : "it is another user's")
-        }
-        return fd
-    }
-
-    /// Makes the folder 0700, and any missing parent 0700 too (as XDG asks of its folders).
-    private func makeFolder() throws(SessionStorageError) {
-        var partial = ""
-        for component in directory.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o700) != 0 && errno != EEXIST { throw failure("create the folder of") }
+        do {
+            return try PrivateFolder(path: directory).open(creating: creating) ?? -1
+        } catch {
+            switch error {
+            case .folderRefused(let why):
+                throw unsafe(why)
+            case .parentRefused(let why):
+                throw unsafe(why, remedy: "Choose a folder whose parents only this user or root can change: each owned by one of them and not writable by others, or sticky like /tmp")
+            case .failed(let action, let code):
+                throw failure(action, code: code)
+            }
         }
     }
 
-    private func unsafe(_ why: String) -> SessionStorageError {
-        SessionStorageError(reason: .fileStoreUnsafe,
-                            message: "The session folder \(directory) is refused: \(why). Make it a folder of this user's with mode 0700, or choose another.")
+    private func unsafe(_ why: String, remedy: String = "Make it a folder of this user's with mode 0700, or choose another") -> SessionStorageError {
+        SessionStorageError(reason: .fileStoreUnsafe, message: "The session folder \(directory) is refused: \(why). \(remedy).")
     }
 
-    private func failure(_ action: String) -> SessionStorageError {
+    private func failure(_ action: String, code: Int32 = errno) -> SessionStorageError {
         SessionStorageError(reason: .fileStoreFailed,
-                            message: "The file store could not \(action) the session (\(String(cString: strerror(errno)))); the stored session was left as it was.")
+                            message: "The file store could not \(action) the session (\(String(cString: strerror(code)))); the stored session was left as it was.")
     }
 
     static func wipe(_ bytes: inout [UInt8]) {

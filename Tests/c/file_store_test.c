@@ -10,10 +10,13 @@
  *   folder in it, and a symlink of the user's to a trusted folder, are taken;
  * - two processes invalidating one token at once remove the file once;
  * - a temporary file a crash left beside the entry is never read, and the next write
- *   replaces it.
+ *   replaces it;
+ * - a sign-in killed at the rename (strace's fault injection) leaves its session in the
+ *   temporary file; the next restore, sign-out or invalidation removes it.
  * Named cases (test_support.h's run_cases). With the arguments "restore FOLDER" it is the new
  * process: it prints what a restore gave; with "invalidate FOLDER", it restores, waits for a
- * line on stdin, invalidates, and prints how many times it removed the file. */
+ * line on stdin, invalidates, and prints how many times it removed the file; with "sign-in
+ * FOLDER", it signs in. */
 #include "session_support.h"
 
 #include <sys/stat.h>
@@ -131,6 +134,17 @@ static void refused(const char *folder, const char *what) {
 /* This program, which the cases run again as a new process. */
 static const char *self;
 
+/* Whether the file at `path` holds `text`. */
+static int holds(const char *path, const char *text) {
+    char content[4096] = {0};
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    size_t length = fread(content, 1, sizeof content - 1, file);
+    fclose(file);
+    content[length] = 0;
+    return strstr(content, text) != NULL;
+}
+
 /* A case's own folder: `base`, made now, with `folder` to be made in it by the library. */
 typedef struct { char base[64], folder[256], file[512]; } place;
 
@@ -186,6 +200,57 @@ static void crash_leftover_never_read_then_replaced(void) {
     restored_in_new_process(&at, &second);
     portal_auth_session_release(first.session);
     portal_auth_session_release(second.session);
+    portal_auth_free(client);
+    remove_place(&at);
+}
+
+/* A sign-in in a new process, killed by strace's fault injection at the rename that would put
+   its session in place (glibc's rename and renameat are the renameat syscall on x86_64; all
+   three are named): its temporary file is left, holding the session the server issued. The
+   temporary file's path goes to `temporary`. */
+static void killed_at_rename(const place *at, char *temporary, size_t size) {
+    const char *const argv[] = { "timeout", "60", "strace", "-f", "-o", "/dev/null",
+                                 "-e", "inject=rename,renameat,renameat2:signal=SIGKILL",
+                                 self, "sign-in", at->folder, NULL };
+    CHECK(run(argv, NULL, NULL, 0) != 0);
+    snprintf(temporary, size, "%s/.%s.tmp", at->folder, FILE_NAME);
+    CHECK(holds(temporary, "clientSessionToken"));
+}
+
+/* Killed at the rename, then restored by a new process: no session, and the token is gone. */
+static void killed_write_removed_by_restore(void) {
+    place at = new_place();
+    char temporary[512], seen[256];
+    killed_at_rename(&at, temporary, sizeof temporary);
+    restore_in_new_process(self, at.folder, seen, sizeof seen);
+    CHECK(strcmp(seen, "none\n") == 0);
+    CHECK(mode_of(temporary) == -1);
+    remove_place(&at);
+}
+
+/* Killed at the rename, then signed out: the token is gone. */
+static void killed_write_removed_by_sign_out(void) {
+    place at = new_place();
+    char temporary[512];
+    killed_at_rename(&at, temporary, sizeof temporary);
+    portal_auth *client = client_in(at.folder);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
+    CHECK(mode_of(temporary) == -1);
+    portal_auth_free(client);
+    remove_place(&at);
+}
+
+/* Signed in, then another sign-in killed at the rename, then the first session invalidated:
+   both tokens are gone. */
+static void killed_write_removed_by_invalidation(void) {
+    place at = new_place();
+    char temporary[512];
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-4@example.com");
+    killed_at_rename(&at, temporary, sizeof temporary);
+    CHECK(invalidate(signed_in.session).code == PORTAL_AUTH_OK);
+    CHECK(mode_of(at.file) == -1 && mode_of(temporary) == -1);
+    portal_auth_session_release(signed_in.session);
     portal_auth_free(client);
     remove_place(&at);
 }
@@ -317,6 +382,9 @@ static const test_case cases[] = {
     { "hostile_folders_refused", hostile_folders_refused, NULL },
     { "untrusted_parents_refused", untrusted_parents_refused, NULL },
     { "trusted_parents_taken", trusted_parents_taken, NULL },
+    { "killed_write_removed_by_restore", killed_write_removed_by_restore, NULL },
+    { "killed_write_removed_by_sign_out", killed_write_removed_by_sign_out, NULL },
+    { "killed_write_removed_by_invalidation", killed_write_removed_by_invalidation, NULL },
 };
 
 int main(int argc, char **argv) {
@@ -325,6 +393,12 @@ int main(int argc, char **argv) {
     portal_auth_set_log_handler(audit_log_line, NULL);
     if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore_of(client_in(argv[2]));
     if (argc == 3 && strcmp(argv[1], "invalidate") == 0) return print_invalidate(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "sign-in") == 0) {
+        portal_auth *client = client_in(argv[2]);
+        portal_auth_session_release(sign_in(client, ENVIRONMENT, "c-file-killed@example.com").session);
+        portal_auth_free(client);
+        return 0;
+    }
     self = argv[0];
     return RUN_EMULATOR_CASES(argc, argv, "file_store_test", cases);
 }

@@ -15,7 +15,9 @@ import Glibc
 ///   (`PrivateFolder` has the rule).
 /// - A write goes to a temporary file in the folder (mode 0600), is flushed to disk, renamed
 ///   over the entry, and the folder flushed: a crash leaves the old entry or the new one,
-///   never a part of one (a temporary file it may leave is never read, and is replaced).
+///   never a part of one. The temporary file a killed write leaves holds a session the server
+///   issued: it is never read, and the next operation of the vault (restore, write, sign-out,
+///   invalidation) removes it, under the entry's lock.
 /// - Before a grant is spent, the folder is made or checked, and must be writable.
 /// - Each environment's entry has a lock file beside it: the vault holds it (`flock`) around
 ///   each of its operations, so that compare-and-delete is atomic across processes too.
@@ -160,8 +162,7 @@ private struct FileEntry {
     func write(_ text: String) throws(SessionStorageError) {
         let folder = try openFolder(creating: true)
         defer { _ = close(folder) }
-        let temporary = "." + name + ".tmp"
-        _ = unlinkat(folder, temporary, 0)
+        _ = removeTemporary(in: folder)
         let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure("write") }
         var bytes = Array(text.utf8)
@@ -176,8 +177,9 @@ private struct FileEntry {
         let flushed = written == bytes.count && fsync(fd) == 0
         _ = close(fd)
         guard flushed, renameat(folder, temporary, folder, name) == 0 else {
-            _ = unlinkat(folder, temporary, 0)
-            throw failure("write")
+            let code = errno
+            _ = removeTemporary(in: folder)
+            throw failure("write", code: code)
         }
         _ = fsync(folder)
     }
@@ -211,7 +213,21 @@ private struct FileEntry {
                 throw failure("lock")
             }
         }
+        // The vault holds this lock around every write, so a temporary file now is one a
+        // killed write left: it may hold a session the server issued, which sign-out would
+        // never remove.
+        if removeTemporary(in: folder) {
+            _ = fsync(folder)
+            PortalAuthLog.emit(.info, "File store: a temporary file an interrupted write left (.\(name).tmp) was removed.")
+        }
         return fd
+    }
+
+    private var temporary: String { "." + name + ".tmp" }
+
+    /// Removes the temporary file of a write; whether there was one.
+    private func removeTemporary(in folder: Int32) -> Bool {
+        unlinkat(folder, temporary, 0) == 0
     }
 
     /// The folder, checked to be the user's alone with no parent another user could rename

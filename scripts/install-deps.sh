@@ -30,7 +30,7 @@ packages=(pkg-config libcurl4-openssl-dev libssl-dev openssl python3 python3-ven
           xdotool python3-pyatspi at-spi2-core libx11-6 libxdamage1
           keepassxc libkf5wallet-bin libqca-qt5-2-plugins
           bubblewrap xdg-dbus-proxy xdg-desktop-portal xdg-desktop-portal-gtk debootstrap
-          qt6-base-dev iproute2 debhelper dh-python lintian nginx tinyproxy faketime)
+          qt6-base-dev iproute2 debhelper dh-python lintian nginx tinyproxy faketime strace)
 # The libraries of the benchmark's GNOME peer.
 [ "${1:-}" = bench ] && packages+=(libsoup-3.0-dev libjson-glib-dev)
 

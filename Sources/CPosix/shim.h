@@ -13,6 +13,12 @@
 #include <sys/timerfd.h>
 #include <sys/types.h>
 
+/* O_PATH, a Linux open flag the Glibc module (built without _GNU_SOURCE) leaves out: a
+   descriptor that names a file without reading it (fstat, the folder of an *at call), and
+   with O_NOFOLLOW the symlink itself. */
+#include <fcntl.h>
+#define PA_O_PATH __O_PATH
+
 /* A GNU extension; the Glibc module is built without _GNU_SOURCE, so declare it here. */
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 

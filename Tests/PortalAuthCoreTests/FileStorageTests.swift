@@ -49,6 +49,39 @@ import Testing
         #expect(try await store.get(environmentId: "env") == "")
     }
 
+    /// A parent folder others may write to: refused, with a message that names it and says
+    /// what to do, before anything is made in it.
+    @Test func aParentOthersMayWriteToIsRefused() async throws {
+        let directory = try folder()
+        let parent = (directory as NSString).deletingLastPathComponent
+        #expect(chmod(parent, 0o777) == 0)
+        let store = try FileSessionStorage(applicationId: nil, directory: directory)
+        await #expect {
+            try await store.checkCanStore(environmentId: "env")
+        } throws: { error in
+            guard let failure = error as? SessionStorageError else { return false }
+            return failure.reason == .fileStoreUnsafe && failure.message.contains("others may write to \(parent), and it is not sticky")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    /// `..` in the path is the parent of the folder walked; a loop of symlinks among the
+    /// parents ends the walk (refused) rather than hanging it.
+    @Test func dotDotIsWalkedAndALinkLoopIsRefused() async throws {
+        let base = (try folder() as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: base + "/inner", withIntermediateDirectories: false)
+        let store = try FileSessionStorage(applicationId: nil, directory: base + "/inner/../store")
+        try await store.set("value", environmentId: "env")
+        #expect(FileManager.default.fileExists(atPath: base + "/store/shared@env.json"))
+        try FileManager.default.createSymbolicLink(atPath: base + "/loop", withDestinationPath: "loop")
+        let looped = try FileSessionStorage(applicationId: nil, directory: base + "/loop/store")
+        await #expect {
+            _ = try await looped.get(environmentId: "env")
+        } throws: { error in
+            (error as? SessionStorageError)?.reason == .fileStoreUnsafe
+        }
+    }
+
     @Test(arguments: ["", "relative/folder", "/with\u{0}nul"])
     func aFolderMustBeAnAbsolutePath(_ directory: String) {
         #expect(throws: PortalAuthError.invalidArgument(name: "directory")) {

@@ -4,12 +4,19 @@
  *   and a sign-out removes the file;
  * - a folder that is a symlink, open to others (0777) or another user's (as root) is
  *   refused with PORTAL_AUTH_REASON_FILE_STORE_UNSAFE, and a redirect then spends no grant;
+ *   so is a folder under a parent another user could rename or replace: one open to others
+ *   and not sticky, one of nobody's (as root), a symlink of nobody's in a sticky folder, a
+ *   symlink to a folder under an open one; a sticky parent (like /tmp) with the user's
+ *   folder in it, and a symlink of the user's to a trusted folder, are taken;
  * - two processes invalidating one token at once remove the file once;
  * - a temporary file a crash left beside the entry is never read, and the next write
- *   replaces it.
+ *   replaces it;
+ * - a sign-in killed at the rename (strace's fault injection) leaves its session in the
+ *   temporary file; the next restore, sign-out or invalidation removes it.
  * Named cases (test_support.h's run_cases). With the arguments "restore FOLDER" it is the new
  * process: it prints what a restore gave; with "invalidate FOLDER", it restores, waits for a
- * line on stdin, invalidates, and prints how many times it removed the file. */
+ * line on stdin, invalidates, and prints how many times it removed the file; with "sign-in
+ * FOLDER", it signs in. */
 #include "session_support.h"
 
 #include <sys/stat.h>
@@ -127,6 +134,17 @@ static void refused(const char *folder, const char *what) {
 /* This program, which the cases run again as a new process. */
 static const char *self;
 
+/* Whether the file at `path` holds `text`. */
+static int holds(const char *path, const char *text) {
+    char content[4096] = {0};
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    size_t length = fread(content, 1, sizeof content - 1, file);
+    fclose(file);
+    content[length] = 0;
+    return strstr(content, text) != NULL;
+}
+
 /* A case's own folder: `base`, made now, with `folder` to be made in it by the library. */
 typedef struct { char base[64], folder[256], file[512]; } place;
 
@@ -186,6 +204,57 @@ static void crash_leftover_never_read_then_replaced(void) {
     remove_place(&at);
 }
 
+/* A sign-in in a new process, killed by strace's fault injection at the rename that would put
+   its session in place (glibc's rename and renameat are the renameat syscall on x86_64; all
+   three are named): its temporary file is left, holding the session the server issued. The
+   temporary file's path goes to `temporary`. */
+static void killed_at_rename(const place *at, char *temporary, size_t size) {
+    const char *const argv[] = { "timeout", "60", "strace", "-f", "-o", "/dev/null",
+                                 "-e", "inject=rename,renameat,renameat2:signal=SIGKILL",
+                                 self, "sign-in", at->folder, NULL };
+    CHECK(run(argv, NULL, NULL, 0) != 0);
+    snprintf(temporary, size, "%s/.%s.tmp", at->folder, FILE_NAME);
+    CHECK(holds(temporary, "clientSessionToken"));
+}
+
+/* Killed at the rename, then restored by a new process: no session, and the token is gone. */
+static void killed_write_removed_by_restore(void) {
+    place at = new_place();
+    char temporary[512], seen[256];
+    killed_at_rename(&at, temporary, sizeof temporary);
+    restore_in_new_process(self, at.folder, seen, sizeof seen);
+    CHECK(strcmp(seen, "none\n") == 0);
+    CHECK(mode_of(temporary) == -1);
+    remove_place(&at);
+}
+
+/* Killed at the rename, then signed out: the token is gone. */
+static void killed_write_removed_by_sign_out(void) {
+    place at = new_place();
+    char temporary[512];
+    killed_at_rename(&at, temporary, sizeof temporary);
+    portal_auth *client = client_in(at.folder);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
+    CHECK(mode_of(temporary) == -1);
+    portal_auth_free(client);
+    remove_place(&at);
+}
+
+/* Signed in, then another sign-in killed at the rename, then the first session invalidated:
+   both tokens are gone. */
+static void killed_write_removed_by_invalidation(void) {
+    place at = new_place();
+    char temporary[512];
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-4@example.com");
+    killed_at_rename(&at, temporary, sizeof temporary);
+    CHECK(invalidate(signed_in.session).code == PORTAL_AUTH_OK);
+    CHECK(mode_of(at.file) == -1 && mode_of(temporary) == -1);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+    remove_place(&at);
+}
+
 /* Two processes invalidate at once: one removal; then there is no session. */
 static void two_processes_invalidating_remove_once(void) {
     place at = new_place();
@@ -236,12 +305,86 @@ static void hostile_folders_refused(void) {
     remove_place(&at);
 }
 
+/* A folder the store takes: a sign-in persists there, and a new process restores it. */
+static void taken(const char *path, const char *what) {
+    place at = {0};
+    snprintf(at.folder, sizeof at.folder, "%s", path);
+    snprintf(at.file, sizeof at.file, "%s/%s", path, FILE_NAME);
+    portal_auth *client = client_in(at.folder);
+    outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-5@example.com");
+    CHECK(mode_of(at.file) == 0600);
+    if (mode_of(at.file) != 0600) fprintf(stderr, "  %s: not taken\n", what);
+    restored_in_new_process(&at, &signed_in);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(client);
+}
+
+/* `base`/`name`, made a folder of mode `mode` owned by `owner`: its path in `path`. */
+static void make_folder(char *path, size_t size, const char *base, const char *name, mode_t mode, uid_t owner) {
+    snprintf(path, size, "%s/%s", base, name);
+    if (mkdir(path, 0700) != 0 || chown(path, owner, owner) != 0 || chmod(path, mode) != 0) abort();
+}
+
+/* Folders under a parent another user could rename or replace are refused, and spend
+   nothing; so is a symlink among the parents that another user could swap, or whose target
+   is under such a parent. (As root: root's folders are trusted, nobody's are not.) */
+static void untrusted_parents_refused(void) {
+    place at = new_place();
+    char open_parent[256], sticky[256], theirs[256], safe[256], link[512], folder[768];
+    make_folder(open_parent, sizeof open_parent, at.base, "open", 0777, geteuid());
+    snprintf(folder, sizeof folder, "%s/store", open_parent);
+    refused(folder, "under a parent open to others, not sticky");
+    /* A symlink of the user's, in a trusted folder, to that open parent. */
+    snprintf(link, sizeof link, "%s/to-open", at.base);
+    if (symlink("open", link) != 0) abort();
+    snprintf(folder, sizeof folder, "%s/store", link);
+    refused(folder, "through a symlink to a parent open to others");
+    if (geteuid() == 0) {
+        make_folder(theirs, sizeof theirs, at.base, "theirs", 0755, 65534);
+        snprintf(folder, sizeof folder, "%s/store", theirs);
+        refused(folder, "under a parent of nobody's");
+        /* nobody's symlink in a sticky folder (a swapped-in one) to a folder holding a store. */
+        make_folder(sticky, sizeof sticky, at.base, "sticky", 01777, geteuid());
+        make_folder(safe, sizeof safe, at.base, "safe", 0700, geteuid());
+        snprintf(link, sizeof link, "%s/swapped", sticky);
+        if (symlink(safe, link) != 0 || lchown(link, 65534, 65534) != 0) abort();
+        snprintf(folder, sizeof folder, "%s/store", link);
+        refused(folder, "through nobody's symlink in a sticky folder");
+        /* nobody's folder in a sticky one. */
+        make_folder(theirs, sizeof theirs, sticky, "theirs", 0755, 65534);
+        snprintf(folder, sizeof folder, "%s/store", theirs);
+        refused(folder, "under nobody's folder in a sticky one");
+    }
+    remove_place(&at);
+}
+
+/* A sticky parent (like /tmp) with the user's folder in it is taken, and so is a path
+   through a symlink of the user's, in a trusted folder, to a trusted folder. */
+static void trusted_parents_taken(void) {
+    place at = new_place();
+    char sticky[256], target[256], link[256], folder[512];
+    make_folder(sticky, sizeof sticky, at.base, "sticky", 01777, geteuid());
+    snprintf(folder, sizeof folder, "%s/store", sticky);
+    taken(folder, "the user's folder in a sticky one");
+    make_folder(target, sizeof target, at.base, "target", 0755, geteuid());
+    snprintf(link, sizeof link, "%s/link", at.base);
+    if (symlink("target", link) != 0) abort();
+    snprintf(folder, sizeof folder, "%s/store", link);
+    taken(folder, "through a symlink to a trusted folder");
+    remove_place(&at);
+}
+
 static const test_case cases[] = {
     { "sign_in_persists_privately", sign_in_persists_privately, NULL },
     { "crash_leftover_never_read_then_replaced", crash_leftover_never_read_then_replaced, NULL },
     { "two_processes_invalidating_remove_once", two_processes_invalidating_remove_once, NULL },
     { "sign_out_removes_the_file", sign_out_removes_the_file, NULL },
     { "hostile_folders_refused", hostile_folders_refused, NULL },
+    { "untrusted_parents_refused", untrusted_parents_refused, NULL },
+    { "trusted_parents_taken", trusted_parents_taken, NULL },
+    { "killed_write_removed_by_restore", killed_write_removed_by_restore, NULL },
+    { "killed_write_removed_by_sign_out", killed_write_removed_by_sign_out, NULL },
+    { "killed_write_removed_by_invalidation", killed_write_removed_by_invalidation, NULL },
 };
 
 int main(int argc, char **argv) {
@@ -250,6 +393,12 @@ int main(int argc, char **argv) {
     portal_auth_set_log_handler(audit_log_line, NULL);
     if (argc == 3 && strcmp(argv[1], "restore") == 0) return print_restore_of(client_in(argv[2]));
     if (argc == 3 && strcmp(argv[1], "invalidate") == 0) return print_invalidate(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "sign-in") == 0) {
+        portal_auth *client = client_in(argv[2]);
+        portal_auth_session_release(sign_in(client, ENVIRONMENT, "c-file-killed@example.com").session);
+        portal_auth_free(client);
+        return 0;
+    }
     self = argv[0];
     return RUN_EMULATOR_CASES(argc, argv, "file_store_test", cases);
 }

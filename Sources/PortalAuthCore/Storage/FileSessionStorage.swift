@@ -11,10 +11,13 @@ import Glibc
 ///
 /// - A folder that is a symlink, another user's, or open to others (any group or other mode
 ///   bit) is refused (`fileStoreUnsafe`), and so is an entry that is not a regular file of
-///   the user's.
+///   the user's, and a folder with a parent another user could rename or replace
+///   (`PrivateFolder` has the rule).
 /// - A write goes to a temporary file in the folder (mode 0600), is flushed to disk, renamed
 ///   over the entry, and the folder flushed: a crash leaves the old entry or the new one,
-///   never a part of one (a temporary file it may leave is never read, and is replaced).
+///   never a part of one. The temporary file a killed write leaves holds a session the server
+///   issued: it is never read, and the next operation of the vault (restore, write, sign-out,
+///   invalidation) removes it, under the entry's lock.
 /// - Before a grant is spent, the folder is made or checked, and must be writable.
 /// - Each environment's entry has a lock file beside it: the vault holds it (`flock`) around
 ///   each of its operations, so that compare-and-delete is atomic across processes too.
@@ -159,8 +162,7 @@ private struct FileEntry {
     func write(_ text: String) throws(SessionStorageError) {
         let folder = try openFolder(creating: true)
         defer { _ = close(folder) }
-        let temporary = "." + name + ".tmp"
-        _ = unlinkat(folder, temporary, 0)
+        _ = removeTemporary(in: folder)
         let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure("write") }
         var bytes = Array(text.utf8)
@@ -175,8 +177,9 @@ private struct FileEntry {
         let flushed = written == bytes.count && fsync(fd) == 0
         _ = close(fd)
         guard flushed, renameat(folder, temporary, folder, name) == 0 else {
-            _ = unlinkat(folder, temporary, 0)
-            throw failure("write")
+            let code = errno
+            _ = removeTemporary(in: folder)
+            throw failure("write", code: code)
         }
         _ = fsync(folder)
     }
@@ -210,50 +213,48 @@ private struct FileEntry {
                 throw failure("lock")
             }
         }
+        // The vault holds this lock around every write, so a temporary file now is one a
+        // killed write left: it may hold a session the server issued, which sign-out would
+        // never remove.
+        if removeTemporary(in: folder) {
+            _ = fsync(folder)
+            PortalAuthLog.emit(.info, "File store: a temporary file an interrupted write left (.\(name).tmp) was removed.")
+        }
         return fd
     }
 
-    /// The folder, checked to be the user's alone; made (0700, its parents as needed) when
-    /// `creating`, else -1 when it does not exist.
+    private var temporary: String { "." + name + ".tmp" }
+
+    /// Removes the temporary file of a write; whether there was one.
+    private func removeTemporary(in folder: Int32) -> Bool {
+        unlinkat(folder, temporary, 0) == 0
+    }
+
+    /// The folder, checked to be the user's alone with no parent another user could rename
+    /// or replace (`PrivateFolder`); made (0700, its parents as needed) when `creating`, else
+    /// -1 when it does not exist.
     private func openFolder(creating: Bool) throws(SessionStorageError) -> Int32 {
-        var fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT {
-            guard creating else { return -1 }
-            try makeFolder()
-            fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        }
-        guard fd >= 0 else {
-            throw errno == ELOOP || errno == ENOTDIR ? unsafe("it is a symlink or not a folder") : failure("open the folder of")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            _ = close(fd)
-            throw failure("open the folder of")
-        }
-        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
-            _ = close(fd)
-            throw unsafe(info.st_uid == geteuid() ? "others may enter it (its mode is not 0700)" : "it is another user's")
-        }
-        return fd
-    }
-
-    /// Makes the folder 0700, and any missing parent 0700 too (as XDG asks of its folders).
-    private func makeFolder() throws(SessionStorageError) {
-        var partial = ""
-        for component in directory.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o700) != 0 && errno != EEXIST { throw failure("create the folder of") }
+        do {
+            return try PrivateFolder(path: directory).open(creating: creating) ?? -1
+        } catch {
+            switch error {
+            case .folderRefused(let why):
+                throw unsafe(why)
+            case .parentRefused(let why):
+                throw unsafe(why, remedy: "Choose a folder whose parents only this user or root can change: each owned by one of them and not writable by others, or sticky like /tmp")
+            case .failed(let action, let code):
+                throw failure(action, code: code)
+            }
         }
     }
 
-    private func unsafe(_ why: String) -> SessionStorageError {
-        SessionStorageError(reason: .fileStoreUnsafe,
-                            message: "The session folder \(directory) is refused: \(why). Make it a folder of this user's with mode 0700, or choose another.")
+    private func unsafe(_ why: String, remedy: String = "Make it a folder of this user's with mode 0700, or choose another") -> SessionStorageError {
+        SessionStorageError(reason: .fileStoreUnsafe, message: "The session folder \(directory) is refused: \(why). \(remedy).")
     }
 
-    private func failure(_ action: String) -> SessionStorageError {
+    private func failure(_ action: String, code: Int32 = errno) -> SessionStorageError {
         SessionStorageError(reason: .fileStoreFailed,
-                            message: "The file store could not \(action) the session (\(String(cString: strerror(errno)))); the stored session was left as it was.")
+                            message: "The file store could not \(action) the session (\(String(cString: strerror(code)))); the stored session was left as it was.")
     }
 
     static func wipe(_ bytes: inout [UInt8]) {

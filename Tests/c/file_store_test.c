@@ -7,7 +7,9 @@
  *   so is a folder under a parent another user could rename or replace: one open to others
  *   and not sticky, one of nobody's (as root), a symlink of nobody's in a sticky folder, a
  *   symlink to a folder under an open one; a sticky parent (like /tmp) with the user's
- *   folder in it, and a symlink of the user's to a trusted folder, are taken;
+ *   folder in it, and a symlink of the user's to a trusted folder, are taken, and so is a
+ *   folder under /tmp from a user namespace that maps only the user (root's folders then
+ *   read as the overflow uid's);
  * - two processes invalidating one token at once remove the file once;
  * - a temporary file a crash left beside the entry is never read, and the next write
  *   replaces it;
@@ -17,9 +19,15 @@
  * process: it prints what a restore gave; with "invalidate FOLDER", it restores, waits for a
  * line on stdin, invalidates, and prints how many times it removed the file; with "sign-in
  * FOLDER", it signs in. */
+/* setresuid, setgroups, unshare. */
+#define _GNU_SOURCE
 #include "session_support.h"
 
+#include <grp.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static const char *const ENVIRONMENT = "env-open";
 static const char *const APPLICATION = "io.portalhq.auth.FileStoreTest";
@@ -374,6 +382,40 @@ static void trusted_parents_taken(void) {
     remove_place(&at);
 }
 
+/* Writes `text` to the /proc file at `path`; 0 on failure. */
+static int write_proc(const char *path, const char *text) {
+    FILE *file = fopen(path, "w");
+    if (!file) return 0;
+    int written = fputs(text, file) >= 0;
+    return fclose(file) == 0 && written;
+}
+
+/* Inside a user namespace that maps only the user (as a Flatpak app's), root's folders read as
+   the overflow uid's: a folder under /tmp is still taken. A forked child becomes uid 4242 in
+   such a namespace and signs in there. (As root only: it takes another uid.) */
+static void parents_in_a_user_namespace_taken(void) {
+    if (geteuid() != 0) return;
+    enum { USER = 4242 };
+    place at = new_place();
+    if (chown(at.base, USER, USER) != 0) abort();
+    pid_t child = fork();
+    if (child == 0) {
+        /* Dumpable again after the change of user: the namespace's maps are written in /proc/self. */
+        if (setgroups(0, NULL) != 0 || setresgid(USER, USER, USER) != 0 || setresuid(USER, USER, USER) != 0 ||
+            prctl(PR_SET_DUMPABLE, 1) != 0 || unshare(CLONE_NEWUSER) != 0 ||
+            !write_proc("/proc/self/setgroups", "deny") || !write_proc("/proc/self/uid_map", "4242 4242 1") ||
+            !write_proc("/proc/self/gid_map", "4242 4242 1"))
+            _exit(2);
+        portal_auth *client = client_in(at.folder);
+        outcome signed_in = sign_in(client, ENVIRONMENT, "c-file-namespace@example.com");
+        _exit(signed_in.code == PORTAL_AUTH_OK ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(mode_of(at.file) == 0600);
+    remove_place(&at);
+}
+
 static const test_case cases[] = {
     { "sign_in_persists_privately", sign_in_persists_privately, NULL },
     { "crash_leftover_never_read_then_replaced", crash_leftover_never_read_then_replaced, NULL },
@@ -382,6 +424,7 @@ static const test_case cases[] = {
     { "hostile_folders_refused", hostile_folders_refused, NULL },
     { "untrusted_parents_refused", untrusted_parents_refused, NULL },
     { "trusted_parents_taken", trusted_parents_taken, NULL },
+    { "parents_in_a_user_namespace_taken", parents_in_a_user_namespace_taken, NULL },
     { "killed_write_removed_by_restore", killed_write_removed_by_restore, NULL },
     { "killed_write_removed_by_sign_out", killed_write_removed_by_sign_out, NULL },
     { "killed_write_removed_by_invalidation", killed_write_removed_by_invalidation, NULL },

@@ -64,6 +64,7 @@ struct PrivateFolder {
     /// `O_PATH` ones, which need no read permission.
     private struct Walked {
         private var folders: [(fd: Int32, path: String, info: stat)] = []
+        private let namespace = UserNamespace.current()
 
         init() throws(Fault) {
             let fd = Glibc.open("/", PA_O_PATH | O_DIRECTORY | O_CLOEXEC)
@@ -89,7 +90,7 @@ struct PrivateFolder {
             let info = try Self.status(of: fd)
             // In a sticky folder others may write to, only an entry's owner (or the folder's)
             // may rename it.
-            if !last && parentInfo.st_mode & 0o022 != 0 && !Self.isTrusted(info.st_uid) {
+            if !last && parentInfo.st_mode & 0o022 != 0 && !isTrusted(info.st_uid) {
                 _ = close(fd)
                 throw .parentRefused(why: "\(path) is another user's, in \(parentPath), which others may write to")
             }
@@ -138,7 +139,7 @@ struct PrivateFolder {
         /// Takes `fd` as the next folder, when no other user could rename or replace what is
         /// in it; closes it otherwise.
         private mutating func push(_ fd: Int32, path: String, info: stat) throws(Fault) {
-            guard Self.isTrusted(info.st_uid) else {
+            guard isTrusted(info.st_uid) else {
                 _ = close(fd)
                 throw .parentRefused(why: "\(path) is another user's")
             }
@@ -160,9 +161,12 @@ struct PrivateFolder {
             return info
         }
 
-        /// The user's or root's: what no other user can change.
-        private static func isTrusted(_ owner: uid_t) -> Bool {
-            owner == geteuid() || owner == 0
+        /// The user's or root's: what no other user can change. Inside a user namespace that
+        /// maps only the user (Flatpak), root's folders (`/`, `/home`, `/tmp`) read as the
+        /// overflow uid's, as every other user's do: they are taken as root's, since no
+        /// folder above the user's home could be used otherwise.
+        private func isTrusted(_ owner: uid_t) -> Bool {
+            owner == geteuid() || namespace.mayBeRoot(owner)
         }
     }
 

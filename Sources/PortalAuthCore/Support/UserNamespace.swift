@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What this process's user namespace shows of other users, read anew each time (a process
+/// may enter another namespace). Inside one that maps only the user (a Flatpak app,
+/// `unshare -U`, `bwrap --unshare-user`), every id it does not map (root's among them) reads
+/// as the overflow uid: who owns such a file cannot be told.
+struct UserNamespace {
+    /// The id unmapped users read as (`/proc/sys/kernel/overflowuid`, 65534 by default).
+    let overflowUid: uid_t
+    /// Whether root, outside, has an id here: false inside a namespace that maps only the
+    /// user, where root's files read as the overflow uid's.
+    let mapsRoot: Bool
+
+    /// This process's, as `/proc` says now; a `/proc` that cannot be read counts as the
+    /// host's own namespace, which maps everyone.
+    static func current() -> UserNamespace {
+        let overflow = readText("/proc/sys/kernel/overflowuid").flatMap { uid_t($0.split(separator: "\n").first ?? "") }
+        // Each line of uid_map: first id inside, first id outside, how many.
+        let mapsRoot = readText("/proc/self/uid_map").map { map in
+            map.split(separator: "\n").contains { line in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true).compactMap { UInt64($0) }
+                return fields.count == 3 && fields[1] == 0 && fields[2] > 0
+            }
+        }
+        return UserNamespace(overflowUid: overflow ?? 65534, mapsRoot: mapsRoot ?? true)
+    }
+
+    /// Whether `owner` may be root's: root itself, or, where root is not mapped, the
+    /// overflow uid.
+    func mayBeRoot(_ owner: uid_t) -> Bool {
+        owner == 0 || (!mapsRoot && owner == overflowUid)
+    }
+
+    /// The contents of a small /proc file, or nil.
+    private static func readText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { _ = close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return String(decoding: bytes[..<count], as: UTF8.self)
+    }
+}

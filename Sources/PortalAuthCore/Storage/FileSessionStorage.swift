@@ -112,33 +112,31 @@ protocol EntryLocking: SessionStorage {
 
 /// One environment's entry, on the store's thread.
 private struct FileEntry {
-    let directory: String
+    let privateFolder: PrivateFolder
     let name: String
 
     /// The longest entry read: far beyond a session's JSON.
     static let maxLength = 1 << 20
 
     init(_ store: FileSessionStorage, _ environmentId: String) {
-        directory = store.directory
+        privateFolder = PrivateFolder(path: store.directory, role: .sessions)
         name = store.fileName(environmentId)
     }
 
-    private var path: String { directory + "/" + name }
-
     func read() throws(SessionStorageError) -> String? {
-        let folder = try openFolder(creating: false)
+        let folder = try privateFolder.open(creating: false)
         guard folder >= 0 else { return nil }
         defer { _ = close(folder) }
         let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
-            throw errno == ELOOP ? unsafe("the session file is a symlink") : failure("read")
+            throw errno == ELOOP ? privateFolder.unsafe("the session file is a symlink") : privateFolder.failure("read")
         }
         defer { _ = close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("read") }
+        guard fstat(fd, &info) == 0 else { throw privateFolder.failure("read") }
         guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
-            throw unsafe("the session file is not a file of this user's")
+            throw privateFolder.unsafe("the session file is not a file of this user's")
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
@@ -146,10 +144,10 @@ private struct FileEntry {
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { FileEntry.wipe(&bytes); throw failure("read") }
+            guard count >= 0 else { FileEntry.wipe(&bytes); throw privateFolder.failure("read") }
             if count == 0 { break }
             bytes += chunk[0..<count]
-            guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw failure("read") }
+            guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw privateFolder.failure("read") }
         }
         defer { FileEntry.wipe(&bytes) }
         // Bytes that are not UTF-8 cannot be ours: "" reads as undecodable, and is deleted.
@@ -157,12 +155,12 @@ private struct FileEntry {
     }
 
     func write(_ text: String) throws(SessionStorageError) {
-        let folder = try openFolder(creating: true)
+        let folder = try privateFolder.open(creating: true)
         defer { _ = close(folder) }
         let temporary = "." + name + ".tmp"
         _ = unlinkat(folder, temporary, 0)
         let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("write") }
+        guard fd >= 0 else { throw privateFolder.failure("write") }
         var bytes = Array(text.utf8)
         defer { FileEntry.wipe(&bytes) }
         var written = 0
@@ -176,85 +174,35 @@ private struct FileEntry {
         _ = close(fd)
         guard flushed, renameat(folder, temporary, folder, name) == 0 else {
             _ = unlinkat(folder, temporary, 0)
-            throw failure("write")
+            throw privateFolder.failure("write")
         }
         _ = fsync(folder)
     }
 
     /// Whether a write could be made now: the folder made or found safe, and writable.
     func checkCanWrite() throws(SessionStorageError) {
-        let folder = try openFolder(creating: true)
+        let folder = try privateFolder.open(creating: true)
         defer { _ = close(folder) }
-        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw failure("write") }
+        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw privateFolder.failure("write") }
     }
 
     func remove() throws(SessionStorageError) {
-        let folder = try openFolder(creating: false)
+        let folder = try privateFolder.open(creating: false)
         guard folder >= 0 else { return }
         defer { _ = close(folder) }
-        guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw failure("delete") }
+        guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw privateFolder.failure("delete") }
         _ = fsync(folder)
         PortalAuthLog.emit(.debug, "File store: the session file \(name) was removed.")
     }
 
-    /// The entry's lock file, locked (`flock`, waiting for another process's operation):
-    /// the descriptor, whose close releases it.
+    /// The entry's lock file, locked (`PrivateFolder.lock`): the descriptor, whose close
+    /// releases it. Another process holds it only for a file's read, write or removal.
     func lock() throws(SessionStorageError) -> Int32 {
-        let folder = try openFolder(creating: true)
-        defer { _ = close(folder) }
-        let fd = openat(folder, "." + name + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("lock") }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                _ = close(fd)
-                throw failure("lock")
-            }
-        }
-        return fd
+        try privateFolder.lock("." + name + ".lock", waitingAtMost: Self.lockPatience)
     }
 
-    /// The folder, checked to be the user's alone; made (0700, its parents as needed) when
-    /// `creating`, else -1 when it does not exist.
-    private func openFolder(creating: Bool) throws(SessionStorageError) -> Int32 {
-        var fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT {
-            guard creating else { return -1 }
-            try makeFolder()
-            fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        }
-        guard fd >= 0 else {
-            throw errno == ELOOP || errno == ENOTDIR ? unsafe("it is a symlink or not a folder") : failure("open the folder of")
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            _ = close(fd)
-            throw failure("open the folder of")
-        }
-        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
-            _ = close(fd)
-            throw unsafe(info.st_uid == geteuid() ? "others may enter it (its mode is not 0700)" : "it is another user's")
-        }
-        return fd
-    }
-
-    /// Makes the folder 0700, and any missing parent 0700 too (as XDG asks of its folders).
-    private func makeFolder() throws(SessionStorageError) {
-        var partial = ""
-        for component in directory.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o700) != 0 && errno != EEXIST { throw failure("create the folder of") }
-        }
-    }
-
-    private func unsafe(_ why: String) -> SessionStorageError {
-        SessionStorageError(reason: .fileStoreUnsafe,
-                            message: "The session folder \(directory) is refused: \(why). Make it a folder of this user's with mode 0700, or choose another.")
-    }
-
-    private func failure(_ action: String) -> SessionStorageError {
-        SessionStorageError(reason: .fileStoreFailed,
-                            message: "The file store could not \(action) the session (\(String(cString: strerror(errno)))); the stored session was left as it was.")
-    }
+    /// How long another process's operation is waited for.
+    static let lockPatience: Int64 = 60_000
 
     static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { if let start = $0.baseAddress { explicit_bzero(start, $0.count) } }

@@ -3,7 +3,10 @@
  * Portal emulator in PORTAL_AUTH_TEST_API_HOST: an undecodable entry cleared by a restore
  * (with one warning line) and by invalidate; the reasons of a locked keyring and of a
  * stopped Secret Service; and 8 threads invalidating the sessions of one token at once,
- * whose calls to the Secret Service dbus-monitor counts. Named cases (test_support.h's
+ * whose calls to the Secret Service dbus-monitor counts. Across processes (this program run
+ * again as workers, "worker"): a sign-in whose write lands among five processes invalidating
+ * the session it replaces always survives them, and an item secret-tool deletes while
+ * workers restore, invalidate and sign out fails none of them. Named cases (test_support.h's
  * run_cases); the case refused_delete_keeps_undecodable_entry runs only when named, inside
  * `private-keyring.sh run --deny-item-delete`, whose bus refuses every item's Delete: a
  * restore that cannot clear the undecodable entry fails with

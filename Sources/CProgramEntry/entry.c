@@ -11,6 +11,8 @@
 #include "program_entry.h"
 
 #include <link.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define PA_HIDDEN __attribute__((visibility("hidden")))
@@ -26,8 +28,13 @@ extern int __libc_start_main(int (*main)(int, char **, char **), int argc, char 
                              void (*init)(int, char **, char **), void (*fini)(void), void (*rtld_fini)(void),
                              void *stack_end);
 
+/* The helper holds sessions in its memory: it never dumps core (no core file, and no
+   dumpable process, which the user's other processes cannot ptrace or read through /proc
+   either). Set before anything is read; the program runs no further if it cannot be. */
 static int program_main(int argc, char **argv, char **environment) {
     (void)environment;
+    const struct rlimit no_core = { 0, 0 };
+    if (setrlimit(RLIMIT_CORE, &no_core) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return 1;
     return pa_program_main(argc, argv);
 }
 

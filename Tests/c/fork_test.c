@@ -7,10 +7,15 @@
  * runs there, the parent's client and session act as NULL there (their frees free nothing),
  * and new clients make calls of their own, through the queue and on the I/O thread, the
  * keyring's included, each bounded. The parent is untouched: once the child has ended, its
- * queued completion runs, its held call completes, and the keyring answers it. */
+ * queued completion runs, its held call completes, and the keyring answers it. The keyring
+ * helper a child starts never dumps core: its core limit is 0, and its memory cannot be
+ * opened without CAP_SYS_PTRACE (case keyring_helper_never_dumps_core). */
 #define _GNU_SOURCE
 #include "session_support.h"
 
+#include <dirent.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <valgrind/valgrind.h>
 
@@ -154,9 +159,115 @@ static void child_starts_anew_after_keyring_use(void) {
     fork_with_calls_in_flight(1);
 }
 
+/* This process's child that runs the library as its keyring helper; 0 when none. */
+static pid_t keyring_helper(void) {
+    DIR *processes = opendir("/proc");
+    if (!processes) abort();
+    pid_t found = 0;
+    struct dirent *entry;
+    while (!found && (entry = readdir(processes))) {
+        char path[300], text[4096] = "";
+        snprintf(path, sizeof path, "/proc/%s/stat", entry->d_name);
+        FILE *stat = fopen(path, "r");
+        if (!stat) continue;
+        int parent = 0;
+        /* pid (comm) state ppid: the name may hold spaces, so read after its last ')'. */
+        size_t length = fread(text, 1, sizeof text - 1, stat);
+        fclose(stat);
+        text[length] = 0;
+        const char *after = strrchr(text, ')');
+        if (!after || sscanf(after, ") %*c %d", &parent) != 1 || parent != getpid()) continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", entry->d_name);
+        FILE *cmdline = fopen(path, "r");
+        if (!cmdline) continue;
+        length = fread(text, 1, sizeof text - 1, cmdline);
+        fclose(cmdline);
+        for (size_t i = 0; i < length; i++) if (text[i] == 0) text[i] = ' ';
+        text[length] = 0;
+        if (strstr(text, "--portal-auth-keyring-helper")) found = (pid_t)atoi(entry->d_name);
+    }
+    closedir(processes);
+    return found;
+}
+
+/* Whether `pid`'s memory can be opened as this user without CAP_SYS_PTRACE: a process that
+   cannot dump core cannot be. (As root, the reader must hold every capability the process
+   holds: the child drops CAP_SYS_PTRACE from its bounding set before the processes it
+   starts.) */
+static int memory_open_without_ptrace_capability(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "if=/proc/%d/mem", (int)pid);
+    /* Opened, not read (count=0): /proc/PID/mem is opened only by who may attach. */
+    const char *const argv[] = { "setpriv", "--bounding-set=-sys_ptrace", "dd", path, "count=0", "status=none", NULL };
+    return run(argv, NULL, NULL, 0) == 0;
+}
+
+/* Whether a process the child starts, as it starts the helper, can be read: `cat`, waiting
+   on a pipe. */
+static int started_process_memory_opens(void) {
+    int in[2];
+    if (pipe(in) != 0) abort();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    posix_spawn_file_actions_addclose(&actions, in[1]);
+    pid_t pid;
+    const char *const argv[] = { "cat", NULL };
+    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
+    posix_spawn_file_actions_destroy(&actions);
+    close(in[0]);
+    int readable = memory_open_without_ptrace_capability(pid);
+    close(in[1]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {}
+    return readable;
+}
+
+/* The child's checks of its keyring helper: no core file, not dumpable. */
+static int helper_in_child(void) {
+    passed = failed = 0;
+    if (geteuid() == 0 && prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0) abort();
+    portal_auth *client = keyring_client("env-open");
+    outcome restored = restore(client);
+    CHECK(restored.code == PORTAL_AUTH_OK);
+    pid_t helper = keyring_helper();
+    CHECK(helper > 0);
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/limits", (int)helper);
+    FILE *limits = fopen(path, "r");
+    char soft[32] = "", hard[32] = "";
+    while (limits && fgets(line, sizeof line, limits))
+        if (strncmp(line, "Max core file size", 18) == 0 && sscanf(line + 18, "%31s %31s", soft, hard) != 2) abort();
+    if (limits) fclose(limits);
+    CHECK(strcmp(soft, "0") == 0 && strcmp(hard, "0") == 0);
+    /* The check can tell: another process started alike is readable. */
+    CHECK(started_process_memory_opens());
+    CHECK(!memory_open_without_ptrace_capability(helper));
+    portal_auth_session_release(restored.session);
+    portal_auth_free(client);
+    printf("fork_test (child): %d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    return failed == 0 ? 0 : 1;
+}
+
+/* A forked child's keyring helper holds sessions: it never dumps core, and its memory cannot
+   be read through /proc. */
+static void keyring_helper_never_dumps_core(void) {
+    portal_auth *keyring = keyring_client("env-open");
+    outcome signed_in = sign_in(keyring, "env-open", "c-fork-helper@example.com");
+    pid_t child = fork();
+    if (child == 0) end_child(helper_in_child());
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    portal_auth_session_release(signed_in.session);
+    portal_auth_free(keyring);
+}
+
 static const test_case cases[] = {
     { "child_starts_anew", child_starts_anew, NULL },
     { "child_starts_anew_after_keyring_use", child_starts_anew_after_keyring_use, NULL },
+    { "keyring_helper_never_dumps_core", keyring_helper_never_dumps_core, NULL },
 };
 
 int main(int argc, char **argv) {

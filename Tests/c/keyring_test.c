@@ -3,7 +3,10 @@
  * Portal emulator in PORTAL_AUTH_TEST_API_HOST: an undecodable entry cleared by a restore
  * (with one warning line) and by invalidate; the reasons of a locked keyring and of a
  * stopped Secret Service; and 8 threads invalidating the sessions of one token at once,
- * whose calls to the Secret Service dbus-monitor counts. Named cases (test_support.h's
+ * whose calls to the Secret Service dbus-monitor counts. Across processes (this program run
+ * again as workers, "worker"): a sign-in whose write lands among five processes invalidating
+ * the session it replaces always survives them, and an item secret-tool deletes while
+ * workers restore, invalidate and sign out fails none of them. Named cases (test_support.h's
  * run_cases); the case refused_delete_keeps_undecodable_entry runs only when named, inside
  * `private-keyring.sh run --deny-item-delete`, whose bus refuses every item's Delete: a
  * restore that cannot clear the undecodable entry fails with
@@ -192,11 +195,193 @@ static void concurrent_invalidations_reach_the_keyring_once(void) {
     portal_auth_free(client);
 }
 
+/* ---- Processes sharing the keyring ---------------------------------------------------- */
+
+/* This program, which the cases run again as worker processes. */
+static const char *self;
+
+/* A worker process of the environment: `self worker`, answering a line per command. */
+typedef struct { pid_t pid; FILE *commands, *answers; } worker;
+
+static worker worker_start(void) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) abort();
+    /* The next workers must not hold this one's ends: its commands end when this process
+       closes them. */
+    if (fcntl(in[1], F_SETFD, FD_CLOEXEC) != 0 || fcntl(out[0], F_SETFD, FD_CLOEXEC) != 0) abort();
+    worker w;
+    w.pid = fork();
+    if (w.pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+        execlp("timeout", "timeout", "300", self, "worker", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]), close(out[1]);
+    w.commands = fdopen(in[1], "w");
+    w.answers = fdopen(out[0], "r");
+    return w;
+}
+
+static void worker_send(worker *w, const char *command) {
+    fprintf(w->commands, "%s\n", command);
+    fflush(w->commands);
+}
+
+/* The worker's answer to its last command (its line, without the line feed). */
+static void worker_answer(worker *w, char *line, size_t size) {
+    if (!fgets(line, (int)size, w->answers)) abort();
+    line[strcspn(line, "\n")] = 0;
+}
+
+static void worker_stop(worker *w) {
+    fclose(w->commands);
+    fclose(w->answers);
+    int status;
+    while (waitpid(w->pid, &status, 0) < 0) {}
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* What a call ended with, as a worker answers it: "ok", or "failure <reason>". */
+static void print_outcome(const outcome *out) {
+    if (out->code == PORTAL_AUTH_OK) printf("ok\n");
+    else printf("failure %d\n", (int)out->reason);
+    fflush(stdout);
+}
+
+/* The worker: "restore" restores the environment's session and keeps it ("session" or
+   "none"), "invalidate" invalidates the session kept, "clear" signs out. */
+static int serve_as_worker(void) {
+    portal_auth *client = keyring_client();
+    portal_auth_session *kept = NULL;
+    char command[32];
+    while (fgets(command, sizeof command, stdin)) {
+        if (strcmp(command, "restore\n") == 0) {
+            portal_auth_session_release(kept);
+            outcome restored = restore(client);
+            kept = restored.session;
+            if (restored.code != PORTAL_AUTH_OK) print_outcome(&restored);
+            else printf(kept ? "session\n" : "none\n"), fflush(stdout);
+        } else if (strcmp(command, "invalidate\n") == 0 && kept) {
+            outcome out = invalidate(kept);
+            print_outcome(&out);
+        } else if (strcmp(command, "clear\n") == 0) {
+            outcome out = clear_persisted(client);
+            print_outcome(&out);
+        } else {
+            return 1;
+        }
+    }
+    portal_auth_session_release(kept);
+    portal_auth_free(client);
+    return 0;
+}
+
+/* The token of the environment's stored session, restored in this process (empty: none). */
+static void stored_token(portal_auth *client, char *token, size_t size) {
+    outcome restored = restore(client);
+    CHECK(restored.code == PORTAL_AUTH_OK);
+    token[0] = 0;
+    if (!restored.session) return;
+    char *copy = NULL;
+    CHECK(portal_auth_session_copy_token(restored.session, &copy, NULL) == PORTAL_AUTH_OK);
+    if (copy) snprintf(token, size, "%s", copy);
+    portal_auth_string_free(copy);
+    portal_auth_session_release(restored.session);
+}
+
+enum { INVALIDATORS = 5, RACE_ROUNDS = 30 };
+
+/* One process signs in while five others invalidate the session it replaces, round after
+   round: the new session is always what stays stored. The sign-in's exchange is held by the
+   emulator until the invalidations start, so that its write lands among them. */
+static void sign_in_survives_other_processes_invalidating(void) {
+    portal_auth *client = keyring_client();
+    worker workers[INVALIDATORS];
+    for (int i = 0; i < INVALIDATORS; i++) workers[i] = worker_start();
+    int lost = 0;
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        char line[64], body[1024], email[64], url[512];
+        clear_requests();
+        snprintf(email, sizeof email, "c-keyring-old-%d@example.com", round);
+        outcome old = sign_in(client, ENVIRONMENT, email);
+        for (int i = 0; i < INVALIDATORS; i++) worker_send(&workers[i], "restore");
+        for (int i = 0; i < INVALIDATORS; i++) {
+            worker_answer(&workers[i], line, sizeof line);
+            CHECK(strcmp(line, "session") == 0);
+        }
+        snprintf(email, sizeof email, "c-keyring-new-%d@example.com", round);
+        grant_redirect(ENVIRONMENT, email, url, sizeof url);
+        emulator_request("/_emulator/faults", "{\"path\":\"/magic-links/validations\",\"kind\":\"hold\"}", body, sizeof body);
+        outcome signed_in = {0};
+        CHECK(portal_auth_handle_redirect(client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
+        emulator_request("/_emulator/wait?path=/magic-links/validations&count=2&timeout=30", NULL, body, sizeof body);
+        CHECK(strstr(body, "\"count\":2") != NULL);
+        for (int i = 0; i < INVALIDATORS; i++) worker_send(&workers[i], "invalidate");
+        emulator_request("/_emulator/release", "{}", body, sizeof body);
+        wait_calls(&signed_in.calls);
+        CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session);
+        for (int i = 0; i < INVALIDATORS; i++) {
+            worker_answer(&workers[i], line, sizeof line);
+            CHECK(strcmp(line, "ok") == 0);
+        }
+        char *expected = NULL, stored[512];
+        CHECK(portal_auth_session_copy_token(signed_in.session, &expected, NULL) == PORTAL_AUTH_OK);
+        stored_token(client, stored, sizeof stored);
+        lost += !expected || strcmp(stored, expected) != 0;
+        portal_auth_string_free(expected);
+        portal_auth_session_release(signed_in.session);
+        portal_auth_session_release(old.session);
+    }
+    CHECK(lost == 0);
+    if (lost) fprintf(stderr, "  the new session was deleted in %d of %d rounds\n", lost, RACE_ROUNDS);
+    for (int i = 0; i < INVALIDATORS; i++) worker_stop(&workers[i]);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
+    portal_auth_free(client);
+}
+
+enum { VANISH_ROUNDS = 40 };
+
+/* Another program deletes the item (secret-tool, which takes no lock of the library's) while
+   worker processes restore, invalidate and sign out, round after round: an item that is gone
+   is no session, or already deleted, never a storage failure. */
+static void an_item_deleted_meanwhile_is_no_failure(void) {
+    portal_auth *client = keyring_client();
+    worker workers[3];
+    for (int i = 0; i < 3; i++) workers[i] = worker_start();
+    const char *const clear[] = { "secret-tool", "clear", "auth_environment_id", ENVIRONMENT, NULL };
+    int failures = 0;
+    for (int round = 0; round < VANISH_ROUNDS; round++) {
+        char line[64], email[64];
+        snprintf(email, sizeof email, "c-keyring-vanish-%d@example.com", round);
+        outcome signed_in = sign_in(client, ENVIRONMENT, email);
+        for (int i = 0; i < 3; i++) worker_send(&workers[i], "restore");
+        for (int i = 0; i < 3; i++) worker_answer(&workers[i], line, sizeof line);
+        worker_send(&workers[0], "restore");
+        worker_send(&workers[1], "invalidate");
+        worker_send(&workers[2], "clear");
+        /* It fails when the workers removed the item first: not what is checked here. */
+        (void)run(clear, NULL, NULL, 0);
+        for (int i = 0; i < 3; i++) {
+            worker_answer(&workers[i], line, sizeof line);
+            failures += strncmp(line, "failure", 7) == 0;
+            if (strncmp(line, "failure", 7) == 0) fprintf(stderr, "  round %d, worker %d: %s\n", round, i, line);
+        }
+        portal_auth_session_release(signed_in.session);
+    }
+    CHECK(failures == 0);
+    for (int i = 0; i < 3; i++) worker_stop(&workers[i]);
+    portal_auth_free(client);
+}
+
 static const test_case cases[] = {
     { "restore_clears_undecodable_entry", restore_clears_undecodable_entry, NULL },
     { "invalidate_clears_undecodable_entry", invalidate_clears_undecodable_entry, NULL },
     { "locked_and_stopped_keyring_reasons", locked_and_stopped_keyring_reasons, NULL },
     { "concurrent_invalidations_reach_the_keyring_once", concurrent_invalidations_reach_the_keyring_once, NULL },
+    { "sign_in_survives_other_processes_invalidating", sign_in_survives_other_processes_invalidating, NULL },
+    { "an_item_deleted_meanwhile_is_no_failure", an_item_deleted_meanwhile_is_no_failure, NULL },
     { "refused_delete_keeps_undecodable_entry", refused_delete_keeps_undecodable_entry,
       "a keyring whose bus refuses deletes (scripts/private-keyring.sh run --deny-item-delete)" },
 };
@@ -207,6 +392,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     portal_auth_set_log_handler(on_log, NULL);
+    if (argc == 2 && strcmp(argv[1], "worker") == 0) return serve_as_worker();
+    self = argv[0];
     int status = RUN_EMULATOR_CASES(argc, argv, "keyring_test", cases);
     portal_auth_set_log_handler(audit_log_line, NULL);
     return status;

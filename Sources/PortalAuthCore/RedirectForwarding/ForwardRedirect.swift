@@ -31,7 +31,7 @@ extension PortalAuth {
     ///   sent), or `channelFailed` (the socket failed, or the instance did not answer in
     ///   time: it may still handle the URL).
     public func forwardRedirect(_ url: String, timeout: Duration = PortalAuth.defaultForwardTimeout) async throws -> RedirectForwarding {
-        try await forwardRedirect(url, timeout: timeout, in: RedirectChannel.runtimeDirectory)
+        try await forwardRedirect(url, timeout: timeout, in: RuntimeFolder.path)
     }
 
     /// As `forwardRedirect(_:timeout:)`, with the channel in `runtimeDirectory` rather than

@@ -14,7 +14,7 @@ extension PortalAuth {
     ///   `runtimeDirectoryUnsafe`, `channelInUse` (another instance listens) or
     ///   `channelFailed`; `closed` when the client's waits have been ended (`endWaits`).
     public func listenForRedirects() throws(PortalAuthSignInError) -> RedirectListener {
-        try listenForRedirects(in: RedirectChannel.runtimeDirectory)
+        try listenForRedirects(in: RuntimeFolder.path)
     }
 
     /// As `listenForRedirects()`, with the channel in `runtimeDirectory` rather than

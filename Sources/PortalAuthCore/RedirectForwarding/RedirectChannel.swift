@@ -30,19 +30,11 @@ struct RedirectChannel: Equatable, Sendable {
     /// The longest path a Unix socket address holds (`sun_path`, less its terminating NUL).
     static let maxSocketPath = 107
 
-    /// The user's runtime folder, `$XDG_RUNTIME_DIR`; inside a Flatpak sandbox, the app's own
-    /// part of it, `app/$FLATPAK_ID`, the one part that every instance of the app (each in a
-    /// sandbox of its own) and the host share.
-    static var runtimeDirectory: String? {
-        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) else { return nil }
-        return FlatpakSandbox.applicationId.map { "\(runtime)/app/\($0)" } ?? runtime
-    }
-
     /// The channel of `applicationId` (nil: none) and `environmentId` in `runtimeDirectory`,
     /// its folder checked (and made when missing).
     /// - Throws: `PortalAuthSignInError.unavailable` with `noRuntimeDirectory`,
     ///   `runtimeDirectoryUnsafe` or `channelFailed`.
-    init(applicationId: String?, environmentId: String, runtimeDirectory: String? = RedirectChannel.runtimeDirectory) throws(PortalAuthSignInError) {
+    init(applicationId: String?, environmentId: String, runtimeDirectory: String? = RuntimeFolder.path) throws(PortalAuthSignInError) {
         let folder = try Self.folder(in: runtimeDirectory)
         let name = Self.name(applicationId: applicationId ?? "", environmentId: environmentId)
         socketPath = folder + "/" + name + ".sock"

@@ -115,33 +115,31 @@ protocol EntryLocking: SessionStorage {
 
 /// One environment's entry, on the store's thread.
 private struct FileEntry {
-    let directory: String
+    let storeFolder: StoreFolder
     let name: String
 
     /// The longest entry read: far beyond a session's JSON.
     static let maxLength = 1 << 20
 
     init(_ store: FileSessionStorage, _ environmentId: String) {
-        directory = store.directory
+        storeFolder = StoreFolder(path: store.directory, role: .sessions)
         name = store.fileName(environmentId)
     }
 
-    private var path: String { directory + "/" + name }
-
     func read() throws(SessionStorageError) -> String? {
-        let folder = try openFolder(creating: false)
+        let folder = try storeFolder.open(creating: false)
         guard folder >= 0 else { return nil }
         defer { _ = close(folder) }
         let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
-            throw errno == ELOOP ? unsafe("the session file is a symlink") : failure("read")
+            throw errno == ELOOP ? storeFolder.unsafe("the session file is a symlink") : storeFolder.failure("read")
         }
         defer { _ = close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("read") }
+        guard fstat(fd, &info) == 0 else { throw storeFolder.failure("read") }
         guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
-            throw unsafe("the session file is not a file of this user's")
+            throw storeFolder.unsafe("the session file is not a file of this user's")
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
@@ -149,10 +147,10 @@ private struct FileEntry {
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { FileEntry.wipe(&bytes); throw failure("read") }
+            guard count >= 0 else { FileEntry.wipe(&bytes); throw storeFolder.failure("read") }
             if count == 0 { break }
             bytes += chunk[0..<count]
-            guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw failure("read") }
+            guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw storeFolder.failure("read") }
         }
         defer { FileEntry.wipe(&bytes) }
         // Bytes that are not UTF-8 cannot be ours: "" reads as undecodable, and is deleted.
@@ -160,11 +158,11 @@ private struct FileEntry {
     }
 
     func write(_ text: String) throws(SessionStorageError) {
-        let folder = try openFolder(creating: true)
+        let folder = try storeFolder.open(creating: true)
         defer { _ = close(folder) }
         _ = removeTemporary(in: folder)
         let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("write") }
+        guard fd >= 0 else { throw storeFolder.failure("write") }
         var bytes = Array(text.utf8)
         defer { FileEntry.wipe(&bytes) }
         var written = 0
@@ -179,49 +177,43 @@ private struct FileEntry {
         guard flushed, renameat(folder, temporary, folder, name) == 0 else {
             let code = errno
             _ = removeTemporary(in: folder)
-            throw failure("write", code: code)
+            throw storeFolder.failure("write", code: code)
         }
         _ = fsync(folder)
     }
 
     /// Whether a write could be made now: the folder made or found safe, and writable.
     func checkCanWrite() throws(SessionStorageError) {
-        let folder = try openFolder(creating: true)
+        let folder = try storeFolder.open(creating: true)
         defer { _ = close(folder) }
-        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw failure("write") }
+        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw storeFolder.failure("write") }
     }
 
     func remove() throws(SessionStorageError) {
-        let folder = try openFolder(creating: false)
+        let folder = try storeFolder.open(creating: false)
         guard folder >= 0 else { return }
         defer { _ = close(folder) }
-        guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw failure("delete") }
+        guard unlinkat(folder, name, 0) == 0 || errno == ENOENT else { throw storeFolder.failure("delete") }
         _ = fsync(folder)
         PortalAuthLog.emit(.debug, "File store: the session file \(name) was removed.")
     }
 
-    /// The entry's lock file, locked (`flock`, waiting for another process's operation):
-    /// the descriptor, whose close releases it.
+    /// The entry's lock file, locked (`StoreFolder.lock`): the descriptor, whose close
+    /// releases it. Another process holds it only for a file's read, write or removal.
     func lock() throws(SessionStorageError) -> Int32 {
-        let folder = try openFolder(creating: true)
-        defer { _ = close(folder) }
-        let fd = openat(folder, "." + name + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("lock") }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                _ = close(fd)
-                throw failure("lock")
+        try storeFolder.lock("." + name + ".lock", waitingAtMost: Self.lockPatience) { folder in
+            // The vault holds this lock around every write, so a temporary file now is one a
+            // killed write left: it may hold a session the server issued, which sign-out would
+            // never remove.
+            if removeTemporary(in: folder) {
+                _ = fsync(folder)
+                PortalAuthLog.emit(.info, "File store: a temporary file an interrupted write left (.\(name).tmp) was removed.")
             }
         }
-        // The vault holds this lock around every write, so a temporary file now is one a
-        // killed write left: it may hold a session the server issued, which sign-out would
-        // never remove.
-        if removeTemporary(in: folder) {
-            _ = fsync(folder)
-            PortalAuthLog.emit(.info, "File store: a temporary file an interrupted write left (.\(name).tmp) was removed.")
-        }
-        return fd
     }
+
+    /// How long another process's operation is waited for.
+    static let lockPatience: Int64 = 60_000
 
     private var temporary: String { "." + name + ".tmp" }
 
@@ -230,32 +222,6 @@ private struct FileEntry {
         unlinkat(folder, temporary, 0) == 0
     }
 
-    /// The folder, checked to be the user's alone with no parent another user could rename
-    /// or replace (`PrivateFolder`); made (0700, its parents as needed) when `creating`, else
-    /// -1 when it does not exist.
-    private func openFolder(creating: Bool) throws(SessionStorageError) -> Int32 {
-        do {
-            return try PrivateFolder(path: directory).open(creating: creating) ?? -1
-        } catch {
-            switch error {
-            case .folderRefused(let why):
-                throw unsafe(why)
-            case .parentRefused(let why):
-                throw unsafe(why, remedy: "Choose a folder whose parents only this user or root can change: each owned by one of them and not writable by others, or sticky like /tmp")
-            case .failed(let action, let code):
-                throw failure(action, code: code)
-            }
-        }
-    }
-
-    private func unsafe(_ why: String, remedy: String = "Make it a folder of this user's with mode 0700, or choose another") -> SessionStorageError {
-        SessionStorageError(reason: .fileStoreUnsafe, message: "The session folder \(directory) is refused: \(why). \(remedy).")
-    }
-
-    private func failure(_ action: String, code: Int32 = errno) -> SessionStorageError {
-        SessionStorageError(reason: .fileStoreFailed,
-                            message: "The file store could not \(action) the session (\(String(cString: strerror(code)))); the stored session was left as it was.")
-    }
 
     static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { if let start = $0.baseAddress { explicit_bzero(start, $0.count) } }

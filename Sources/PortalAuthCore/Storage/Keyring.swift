@@ -127,24 +127,49 @@ private struct KeyringStore {
 
     /// The newest text of the items of `kind`, unlocked first; nil when there is none.
     private func text(_ kind: Kind, _ collection: String) throws(KeyringFault) -> String? {
-        let items = try openItems(kind, collection, .read)
-        return items.isEmpty ? nil : try connection.newestText(items)
+        try searchingAgain { () throws(KeyringFault) -> String? in
+            let items = try openItems(kind, collection, .read)
+            return items.isEmpty ? nil : try connection.newestText(items)
+        }
     }
 
-    /// The items of `kind`, each unlocked (without a dialog, or with one the prompts allow).
+    /// `body`'s result, `body` run again when an item its search found was deleted (by
+    /// another process) before it was used: one may have replaced it. Items that keep
+    /// vanishing are none (nil).
+    private func searchingAgain<T>(_ body: () throws(KeyringFault) -> T?) throws(KeyringFault) -> T? {
+        for _ in 1...3 {
+            do {
+                return try body()
+            } catch .vanished {
+                PortalAuthLog.emit(.debug, "Keyring: an item of the session was deleted during the call; searching again.")
+            }
+        }
+        return nil
+    }
+
+    /// The items of `kind`, each unlocked (without a dialog, or with one the prompts allow);
+    /// those deleted meanwhile left out.
     private func openItems(_ kind: Kind, _ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> [String] {
-        let found = try connection.search(attributes(kind), in: collection, action)
-        if !found.locked.isEmpty {
-            // KWallet and KeePassXC open items this way without a dialog, when they can.
-            try connection.unlock(found.locked, unshown: try connection.unshownFault(collection, action), action)
-        }
-        var items = found.unlocked + found.locked
-        if case .earlier = kind {
-            var kept: [String] = []
-            for item in items where try !connection.hasApplication(item, action) { kept.append(item) }
-            items = kept
-        }
-        return items
+        try searchingAgain { () throws(KeyringFault) -> [String] in
+            let found = try connection.search(attributes(kind), in: collection, action)
+            if !found.locked.isEmpty {
+                // KWallet and KeePassXC open items this way without a dialog, when they can.
+                try connection.unlock(found.locked, items: true, unshown: try connection.unshownFault(collection, action), action)
+            }
+            var items = found.unlocked + found.locked
+            if case .earlier = kind {
+                var kept: [String] = []
+                for item in items {
+                    do throws(KeyringFault) {
+                        if try !connection.hasApplication(item, action) { kept.append(item) }
+                    } catch .vanished {
+                        continue  // deleted since the search
+                    }
+                }
+                items = kept
+            }
+            return items
+        } ?? []
     }
 
     /// Before a search, on a provider whose search of a locked collection hides its items or

@@ -39,6 +39,9 @@ enum KeyringFault: Error, Equatable {
     case promptTimedOut
     /// The wait for the provider's dialog was cancelled.
     case promptCancelled
+    /// The item a call was made on is gone: another process (of this app or another) deleted
+    /// it during the call. A read then finds no session, a delete has nothing left to do.
+    case vanished
     /// Another failure of `action`; the D-Bus error's name when the service sent one.
     case failed(Action, remoteName: String?)
 
@@ -72,6 +75,19 @@ enum KeyringFault: Error, Equatable {
             self = .failed(action, remoteName: remoteName)
         }
     }
+
+    /// The fault of a call on an item: `vanished` when the error says the item's object path
+    /// is no longer there (by its D-Bus name: gnome-keyring answers any method of an object
+    /// that is gone with UnknownMethod, QtDBus with UnknownObject, the Secret Service's
+    /// specification names NoSuchObject), which leaves the connection as it is; else as `init`.
+    static func ofItemCall(_ error: UnsafeMutablePointer<GError>?, _ action: Action) -> KeyringFault {
+        guard let name = remoteName(of: error), vanishedItemErrors.contains(name) else { return KeyringFault(error, action) }
+        g_error_free(error)
+        return .vanished
+    }
+
+    private static let vanishedItemErrors: Set = ["org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
+                                                  "org.freedesktop.Secret.Error.NoSuchObject"]
 
     /// The D-Bus error name a GError carries from the remote end, if any.
     static func remoteName(of error: UnsafeMutablePointer<GError>?) -> String? {
@@ -136,6 +152,8 @@ enum KeyringFault: Error, Equatable {
             return SessionStorageError(reason: .keyringNeedsConfirmation, message: "The dialog of \(keyring) was not answered in time; try again and answer it.")
         case .promptCancelled:
             return SessionStorageError(reason: .keyringPromptDismissed, message: "The wait for the dialog of \(keyring) was cancelled.")
+        case .vanished:
+            return SessionStorageError(reason: .dbusFailure, message: "The session's item in \(keyring) kept changing during the call; try again.")
         case .failed(let action, let remoteName):
             let name = remoteName.map { " (\($0))" } ?? ""
             return SessionStorageError(reason: .dbusFailure, message: "The keyring could not \(action.rawValue) the session\(name); the stored session was left untouched.")

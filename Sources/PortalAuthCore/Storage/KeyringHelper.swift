@@ -102,10 +102,9 @@ enum KeyringHelper {
 
         private let state = Locked(State())
 
-        /// How long the helper may take to answer: D-Bus's own timeout, and more, beside the
-        /// longest wait on a dialog the request allows.
+        /// How long the helper may take to answer (`KeyringPrompts.patienceMilliseconds`).
         private static func patience(_ request: Request) -> Int32 {
-            Int32(clamping: 60_000 + request.promptMilliseconds)
+            Int32(clamping: request.prompts.patienceMilliseconds)
         }
 
         func exchange(_ request: Request) throws -> String? {

@@ -1,4 +1,7 @@
 import CSecret
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Sessions in the desktop keyring through libsecret (the Secret Service API that GNOME
 /// Keyring, KeePassXC and KWallet serve): one item per application and environment, in the
@@ -29,7 +32,17 @@ import CSecret
 /// allow, so by default a background restore never pops one. Its blocking calls run on a
 /// thread of their own (`BlockingSessionStorage`), never on the caller's thread or the HTTP
 /// thread.
-public final class KeyringSessionStorage: SessionStorage, StorageReadiness {
+///
+/// Across processes: the vault holds a lock file of the application and environment around
+/// each of its operations (`EntryLocking`), so that a compare-and-delete in one process never
+/// removes the session another process has just persisted. The lock files are in the
+/// runtime folder (`$XDG_RUNTIME_DIR/portal-auth`; in a Flatpak sandbox the app's own part of
+/// it), or, without one, in the file store's default folder of the user's home
+/// (`~/.local/state/portal-auth`), never in a folder others share, such as `/tmp`, where
+/// another user could take the name first. A dialog's wait inside an operation is bounded
+/// (`KeyringPrompts`), and so is the wait for another process's lock
+/// (`KeyringPrompts.patienceMilliseconds`).
+public final class KeyringSessionStorage: SessionStorage, StorageReadiness, EntryLocking {
     /// The storage every client uses unless told otherwise: no application id, no prompts.
     public static let shared = KeyringSessionStorage(checkedApplicationId: "", prompts: .never)
 
@@ -39,6 +52,8 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness {
 
     private let owner: KeyringOwner
     private let thread = PerProcess { SerialThread(name: "portal-auth-key") }
+    /// Where the lock files are, chosen when the store is made.
+    let lockFolder = KeyringSessionStorage.lockFolderPath
 
     /// - Parameter applicationId: the application's reverse-DNS name, as its desktop file's
     ///   (`com.example.App`): at least two elements separated by `.`, each of ASCII letters,
@@ -75,6 +90,28 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness {
 
     func checkCanStore(environmentId: String) async throws {
         _ = try await perform(.check, environmentId)
+    }
+
+    func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
+        let name = Self.lockName(applicationId: applicationId, environmentId: environmentId)
+        let lock = try await thread.value.perform { [lockFolder, prompts] in
+            try StoreFolder(path: lockFolder, role: .keyringLocks).lock(name, waitingAtMost: prompts.patienceMilliseconds)
+        }
+        defer { _ = close(lock) }
+        return try await body()
+    }
+
+    /// `$XDG_RUNTIME_DIR/portal-auth` (`RuntimeFolder`), the redirect channels' folder; else
+    /// the file store's default folder.
+    static var lockFolderPath: String {
+        guard let runtime = RuntimeFolder.path, runtime.hasPrefix("/") else { return FileSessionStorage.defaultDirectory }
+        return runtime + "/" + RedirectChannel.folderName
+    }
+
+    /// One lock file per application and environment (a hash: their names can be longer
+    /// than a file's may be), so that unrelated apps never wait for each other.
+    static func lockName(applicationId: String, environmentId: String) -> String {
+        "keyring-" + RedirectChannel.name(applicationId: applicationId, environmentId: environmentId) + ".lock"
     }
 
     /// Runs `operation` on the storage's thread. A dialog's wait ends when the calling task
@@ -137,6 +174,13 @@ public enum KeyringPrompts: Sendable, Equatable {
         let (seconds, attoseconds) = timeout.components
         guard seconds < day / 1000 else { return day }
         return max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The longest one keyring operation may take: D-Bus's own timeouts for its calls, and
+    /// more, beside the longest wait on a dialog. Another process's lock is waited for as long,
+    /// and the keyring helper's answer.
+    var patienceMilliseconds: Int64 {
+        60_000 + timeoutMilliseconds
     }
 }
 

@@ -24,6 +24,8 @@ struct PrivateFolder {
         case parentRefused(why: String)
         /// `errno` says why; `action` is what could not be done.
         case failed(action: String, errno: Int32)
+        /// Another process held a lock file past the wait (`lock`).
+        case busy
     }
 
     /// How many symlinks a walk follows, as the kernel's own bound (`ELOOP`).
@@ -58,6 +60,32 @@ struct PrivateFolder {
             }
         }
         return try walked.openFolder()
+    }
+
+    /// The lock file `name` in the open folder `folder` (made 0600), locked (`flock`): the
+    /// descriptor, whose close releases it. Another process's hold is waited for up to
+    /// `milliseconds`, then `.busy`: a holder that stopped, or that waits on a user, never
+    /// hangs this one.
+    static func lock(_ name: String, in folder: Int32, waitingAtMost milliseconds: Int64) throws(Fault) -> Int32 {
+        let fd = openat(folder, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .failed(action: "lock", errno: errno) }
+        // flock waits without a bound: polled instead, the pause growing to 50 ms.
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        var pause: Int32 = 1
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                _ = close(fd)
+                throw .failed(action: "lock", errno: code)
+            }
+            guard ContinuousClock.now < deadline else {
+                _ = close(fd)
+                throw .busy
+            }
+            _ = poll(nil, 0, pause)
+            pause = min(pause * 2, 50)
+        }
+        return fd
     }
 
     /// The folders walked so far, from `/`, each checked as a parent; their descriptors are

@@ -110,33 +110,38 @@ struct SecretServiceConnection {
     }
 
     /// Whether the item carries an application attribute (items of before it do not).
+    /// - Throws: `vanished` when the item is gone.
     func hasApplication(_ item: String, _ action: KeyringFault.Action) throws(KeyringFault) -> Bool {
         var has: Int32 = 0
         var error: UnsafeMutablePointer<GError>?
         if pa_secret_has_attribute(service, item, PA_APPLICATION_ATTRIBUTE, &has, &error) != PA_SECRET_DONE {
-            throw KeyringFault(error, action)
+            throw .ofItemCall(error, action)
         }
         return has != 0
     }
 
-    /// Unlocks `paths`; a prompt as `prompting` says. `unshown` is the fault of a prompt that
-    /// was not shown, asked only then.
-    func unlock(_ paths: [String], unshown: @autoclosure () throws(KeyringFault) -> KeyringFault,
+    /// Unlocks `paths` (items when `items`, else a collection); a prompt as `prompting` says.
+    /// `unshown` is the fault of a prompt that was not shown, asked only then.
+    /// - Throws: `vanished` when an item is gone.
+    func unlock(_ paths: [String], items: Bool = false, unshown: @autoclosure () throws(KeyringFault) -> KeyringFault,
                 _ action: KeyringFault.Action) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
         let prompting = prompting(unattended: provider == .kWallet && paths.allSatisfy(isInOpenWallet))
         let status = Self.withPaths(paths) { pa_secret_unlock(service, $0, [prompting], &error) }
-        try check(status, error, unshown: try unshown(), action)
+        try check(status, error, unshown: try unshown(), action, onItems: items)
     }
 
-    /// The newest text of `items` (duplicates can only come from other tools). Bytes that are not UTF-8 cannot be ours: returned as "" (undecodable), the
-    /// library deletes the item, rather than repairing a token into something else.
+    /// The newest text of `items` (duplicates can only come from other tools). Bytes that are
+    /// not UTF-8 cannot be ours: returned as "" (undecodable), the library deletes the item,
+    /// rather than repairing a token into something else.
+    /// - Throws: `vanished` when every item is gone (a provider leaves an item that is gone
+    ///   out of its answer, or fails the call).
     func newestText(_ items: [String]) throws(KeyringFault) -> String {
         var table: OpaquePointer?
         var undecodable: Int32 = 0
         var error: UnsafeMutablePointer<GError>?
         let status = Self.withPaths(items) { pa_secret_get_secrets(service, $0, &table, &undecodable, &error) }
-        if status != PA_SECRET_DONE { throw KeyringFault(error, .read) }
+        if status != PA_SECRET_DONE { throw .ofItemCall(error, .read) }
         defer { g_hash_table_unref(table) }
         var newest: (modified: UInt64, text: String)?
         for item in items {
@@ -144,22 +149,40 @@ struct SecretServiceConnection {
             var length = 0
             guard let bytes = secret_value_get(OpaquePointer(value), &length) else { continue }
             let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) ?? ""
-            // Only duplicates cost a read of their times.
-            let modified = items.count == 1 ? 0 : try self.modified(item)
+            // Only duplicates cost a read of their times; one gone since is left out.
+            let modified: UInt64
+            do throws(KeyringFault) {
+                modified = items.count == 1 ? 0 : try self.modified(item)
+            } catch .vanished {
+                continue
+            }
             if newest == nil || modified >= newest?.modified ?? 0 { newest = (modified, text) }
         }
-        // Items were found and none gave its secret: not "no session". Values that did not
-        // decode are a transfer session the provider got wrong (kwalletd5 does, about one in
-        // 200): a new one is tried.
-        guard let newest else { throw undecodable > 0 ? .transferSessionBroken : .failed(.read, remoteName: nil) }
-        return newest.text
+        if let newest { return newest.text }
+        // Values that did not decode are a transfer session the provider got wrong
+        // (kwalletd5 does, about one in 200): a new one is tried.
+        if undecodable > 0 { throw .transferSessionBroken }
+        // Items were found and none gave its secret: gone since, or not "no session".
+        for item in items where try !isGone(item) { throw .failed(.read, remoteName: nil) }
+        throw .vanished
     }
 
     private func modified(_ item: String) throws(KeyringFault) -> UInt64 {
         var modified: UInt64 = 0
         var error: UnsafeMutablePointer<GError>?
-        if pa_secret_modified(service, item, &modified, &error) != PA_SECRET_DONE { throw KeyringFault(error, .read) }
+        if pa_secret_modified(service, item, &modified, &error) != PA_SECRET_DONE { throw .ofItemCall(error, .read) }
         return modified
+    }
+
+    /// Whether the item is gone, as its `Locked` property's answer says.
+    private func isGone(_ item: String) throws(KeyringFault) -> Bool {
+        var locked: Int32 = 1
+        var error: UnsafeMutablePointer<GError>?
+        guard pa_secret_is_locked(service, item, 0, &locked, &error) != PA_SECRET_DONE else { return false }
+        switch KeyringFault.ofItemCall(error, .read) {
+        case .vanished: return true
+        case let fault: throw fault
+        }
     }
 
     /// Stores `text` in `collection` under `attributes` (consumed); with `replace`, in place
@@ -176,10 +199,15 @@ struct SecretServiceConnection {
         try check(status, error, unshown: (try? unshownFault(collection, .write)) ?? .locked, .write)
     }
 
+    /// Deletes the item; one already gone (another process deleted it) is done.
     func delete(_ item: String) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
         let status = pa_secret_delete_item(service, item, [prompting(unattended: provider == .keePassXC)], &error)
-        try check(status, error, unshown: .needsConfirmation(.delete), .delete)
+        do throws(KeyringFault) {
+            try check(status, error, unshown: .needsConfirmation(.delete), .delete, onItems: true)
+        } catch .vanished {
+            PortalAuthLog.emit(.debug, "Keyring: an item of the session was already deleted.")
+        }
     }
 
     private var provider: SecretServiceProvider? { SecretServiceProvider.of(self) }
@@ -222,16 +250,17 @@ struct SecretServiceConnection {
         try isLocked(collection: collection, action) ? .locked : .needsConfirmation(action)
     }
 
+    /// The fault of a call's status; a failed call `onItems` may be `vanished`.
     private func check(_ status: pa_secret_status, _ error: UnsafeMutablePointer<GError>?,
                        unshown: @autoclosure () throws(KeyringFault) -> KeyringFault,
-                       _ action: KeyringFault.Action) throws(KeyringFault) {
+                       _ action: KeyringFault.Action, onItems: Bool = false) throws(KeyringFault) {
         switch status {
         case PA_SECRET_DONE: return
         case PA_SECRET_PROMPT_DISMISSED: throw try unshown()
         case PA_SECRET_PROMPT_REFUSED: throw .promptRefused
         case PA_SECRET_PROMPT_TIMED_OUT: throw .promptTimedOut
         case PA_SECRET_PROMPT_CANCELLED: throw .promptCancelled
-        default: throw KeyringFault(error, action)
+        default: throw onItems ? .ofItemCall(error, action) : KeyringFault(error, action)
         }
     }
 

@@ -38,6 +38,13 @@ METRICS = (
     ("soak_call_ms", "soak: mean per call (ms)"),
 )
 
+# The browser's wait for the loopback listener under another user's connect flood (issue 46,
+# bench/flood_bench.py): the contender "listener".
+FLOOD_METRICS = (
+    ("flood_browser_wait_median_ms", "browser's wait during the flood, median"),
+    ("flood_browser_wait_max_ms", "browser's wait during the flood, max"),
+)
+
 # The completion models side by side (issue 18): (label, the old model's contender, the
 # new one's), in the rows of `models`.
 MODELS = (
@@ -373,6 +380,8 @@ def main(results: str, library: str, out: str) -> None:
         print()
     for name, value, ok in checks + new_checks + import_checks:
         print(f"{'met   ' if ok else 'MISSED'}  {name}: {value}")
+    flood = [f"{label}: {fmt(r.get(('listener', metric)))} ms" for metric, label in FLOOD_METRICS]
+    print("\n".join(["", *flood]))
 
     analysis = Path(__file__).with_name("analysis.md")
     text = [
@@ -428,6 +437,14 @@ def main(results: str, library: str, out: str) -> None:
         "before; then the resident memory. Same nginx, same private keyring as the rest.",
         "",
         *markdown(gnome_header, gnome_rows),
+        "",
+        "## The loopback listener under a connect flood (issue 46)",
+        "",
+        "How long the user's browser waits for a browser sign-in's loopback listener (connect to",
+        "the end of its answer) while another user (nobody) holds 8,000 sockets and runs two",
+        "connect loops against it (bench/flood_bench.py, scripts/connect-flood.py); 7 samples.",
+        "",
+        *(f"- {line}" for line in flood),
         "",
         "## Targets (issue 9)",
         "",

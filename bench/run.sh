@@ -16,15 +16,17 @@
 # Prints the table of figures and ratios and writes bench/RESULTS.md with the machine's
 # description. Runs inside a private keyring (its own D-Bus and gnome-keyring).
 # BENCH_MODES="calls …" runs only those of load, calls, one-cpu, instructions, concurrent,
-# keyring, hostile, soak and gnome, and prints their lines without touching bench/RESULTS.md;
+# keyring, hostile, soak, gnome and flood, and prints their lines without touching bench/RESULTS.md;
 # BENCH_SAMPLES sets how many processes each load figure is the median of (15), BENCH_ROUNDS
 # how many rounds the calls and concurrent modes run (5). The load mode ends with the import
 # figure: `import portal_auth` and a first client over a bare interpreter, beside
 # `import requests, keyring` and a Session.
 # one-cpu adds a pass of the calls on one CPU to each round (why: bench/analysis.md, "One CPU").
+# flood: how long the browser waits for a sign-in's loopback listener while another user
+# (nobody) floods it (bench/flood_bench.py), against the emulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modes=" ${BENCH_MODES:-load calls one-cpu instructions concurrent keyring hostile soak gnome} "
+modes=" ${BENCH_MODES:-load calls one-cpu instructions concurrent keyring hostile soak gnome flood} "
 # What the modes need beyond the library and the virtual environment: the loopback server,
 # the old binding.
 needs_server=false needs_old_binding=false
@@ -222,6 +224,13 @@ if [[ $modes == *" keyring "* ]]; then
     run "$python" bench/python_bench.py keyring
 fi
 [[ $modes == *" hostile "* ]] && run "$work/c-library" hostile
+if [[ $modes == *" flood "* ]]; then
+    coproc emulator { PYTHONPATH=emulator exec python3 -m portal_auth_emulator --port 0 --stop-on-stdin-eof; }
+    read -r emulator_line <&"${emulator[0]}"
+    BENCH_EMULATOR=${emulator_line##* } run "$python" bench/flood_bench.py
+    exec {emulator[1]}>&-
+    wait "$emulator_PID"
+fi
 if [[ $modes == *" soak "* ]]; then
     run "$work/c-library" soak
     run "$work/c-library" soak queue

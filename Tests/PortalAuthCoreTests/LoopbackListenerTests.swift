@@ -177,9 +177,27 @@ import Testing
         #expect(await listener.outcome() == .callback(url: url))
     }
 
+    /// Another user's connect flood: 40,000 sockets of its own, which a lookup through the
+    /// kernel's whole socket table would go through for each connection it refuses (the
+    /// client waited past its 30 s guard behind the refusals then), and two loops that
+    /// connect and close without end. A refusal looks up that one socket, so the listener
+    /// keeps up, and the user's own client gets in while the flood goes on.
+    @Test func theUsersOwnClientGetsThroughAnotherUsersConnectFlood() async throws {
+        let (listener, port) = try listener()
+        try listener.start(timeout: .seconds(120))
+        let script = Emulator.repositoryRoot.appendingPathComponent("scripts/connect-flood.py").path
+        let flood = try AnotherUser.start("/usr/bin/python3", [script, "\(port)", "40000", "2"])
+        #expect(flood.readLine() == "flooding\n")
+        let answer = Result { try LoopbackClient.exchange(port, sending: request(port, "/callback?error=x")) }
+        flood.closeInput()
+        #expect(flood.wait() == 0)
+        #expect(try LoopbackClient.parse(try #require(try answer.get())).status == 200)
+        #expect(await listener.outcome() == .callback(url: "http://127.0.0.1:\(port)/callback?error=x"))
+    }
+
     /// A client of this user whose socket is IPv6 (dual-stack, as Java's are) reaches an IPv4
-    /// listener through the IPv4-mapped address: its socket is listed in the IPv6 table, where
-    /// the listener finds it, and it is served.
+    /// listener through the IPv4-mapped address: the kernel's lookup of the IPv4 pair finds
+    /// its socket, and it is served.
     @Test func aDualStackClientOfThisUserIsServed() async throws {
         let (listener, port) = try listener()
         try listener.start(timeout: .seconds(120))
@@ -190,27 +208,21 @@ import Testing
         #expect(await listener.outcome() == .callback(url: "http://127.0.0.1:\(port)/callback?error=x"))
     }
 
-    /// The kernel's table as LoopbackPeer reads it: the row of the peer's live socket gives
-    /// its owner; a socket its process has closed (no inode, user 0) gives none, and neither
-    /// does a row for other addresses.
-    @Test func theOwnerIsReadFromTheRowOfThePeersLiveSocket() throws {
-        let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-        let rows = [
-            "   0: 0100007F:9C40 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 20 4 30 10 -1",
-            "   1: 0100007F:9C41 0100007F:D431 06 00000000:00000000 03:00000E6F 00000000     0        0 0 3 0000000000000000",
-        ]
-        let table = Array((header + rows.joined(separator: "\n") + "\n").utf8)
-        func owner(_ local: String, _ remote: String) -> uid_t? {
-            LoopbackPeer.owner(in: table, local: Array(local.utf8), remote: Array(remote.utf8))
-        }
-        #expect(owner("0100007F:9C40", "0100007F:D431") == 1000)
-        #expect(owner("0100007F:9C41", "0100007F:D431") == nil)
-        // A closed socket's row before a live one of the same addresses: the live one counts.
-        let reused = Array((header + rows[1] + "\n" + rows[1].replacingOccurrences(of: " 0 3 ", with: " 77 3 ")
-            .replacingOccurrences(of: "     0        0", with: "  1000        0") + "\n").utf8)
-        #expect(LoopbackPeer.owner(in: reused, local: Array("0100007F:9C41".utf8), remote: Array("0100007F:D431".utf8)) == 1000)
-        #expect(owner("0100007F:9C40", "0100007F:D432") == nil)
-        #expect(LoopbackPeer.owner(in: [], local: [], remote: []) == nil)
+    /// The kernel's socket diagnostics as LoopbackPeer asks them: the peer of an accepted
+    /// connection is this user's while its process holds it open; once closed (the kernel
+    /// keeps it a while, with no inode), it is no one's.
+    @Test func theOwnerIsThePeersLiveSocket() throws {
+        let port = try LoopbackClient.freePort()
+        let listening = try LoopbackClient.occupy(port)
+        defer { close(listening) }
+        let peers = try LoopbackPeer(answeringFor: listening)
+        let client = try LoopbackClient.connect(port)
+        let accepted = accept(listening, nil, nil)
+        defer { close(accepted) }
+        #expect(peers.owner(of: accepted) == .thisUser)
+        close(client)
+        #expect(LoopbackClient.receiveAll(accepted) == "", "the client's close has arrived")
+        #expect(peers.owner(of: accepted) == .anotherUser(nil))
     }
 
     @Test func aListenerNeverStartedReleasesItsPort() throws {

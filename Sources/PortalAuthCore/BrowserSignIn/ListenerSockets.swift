@@ -89,7 +89,10 @@ enum ListenerSockets {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
-        if status == 0 { status = Glibc.listen(fd, 16) }
+        // The longest queue the system allows: another user's connect flood fills a short one
+        // whenever the listener's thread is off the CPU for a moment, and the browser's SYN is
+        // then dropped and sent again a second or more later; refusing one costs one lookup.
+        if status == 0 { status = Glibc.listen(fd, SOMAXCONN) }
         guard status == 0 else {
             let code = errno
             _ = Glibc.close(fd)

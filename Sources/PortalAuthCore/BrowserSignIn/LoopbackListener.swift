@@ -16,15 +16,38 @@ enum ListenerOutcome: Equatable, Sendable {
 /// The connections of other users' processes a listener refused: a browser that sends loopback
 /// addresses through a proxy reaches the listener as the proxy's user, so its redirect is
 /// refused (it could be anyone's), and the user is told to exempt loopback from the proxy.
+/// In a user namespace where this process runs as the overflow uid, no user it does not map
+/// can be told from its own, and the user is told that instead.
 struct RefusedConnections: Equatable, Sendable, CustomStringConvertible {
     var count: Int
     /// The user id of the last one's process, when it could be told.
     var lastOwner: uid_t?
+    /// The overflow uid, when a refused connection's socket read as it and so does this
+    /// process's own user (`LoopbackPeer.Owner.indistinct`).
+    var indistinctOwner: uid_t?
 
     var description: String {
+        let connections = "\(count) connection\(count == 1 ? "" : "s")"
+        if let overflow = indistinctOwner {
+            return "the listener refused \(connections): this process runs as uid \(overflow), the overflow uid every user its "
+                + "user namespace does not map reads as, so it cannot tell the user's browser from another user's process; "
+                + "run the application where its user namespace maps its user (not `unshare -U` alone)"
+        }
         let owner = lastOwner.map { uid in Self.userName(uid).map { "\($0), uid \(uid)" } ?? "uid \(uid)" } ?? "unknown"
-        return "the listener refused \(count) connection\(count == 1 ? "" : "s") of another user (\(owner)), such as a proxy "
+        return "the listener refused \(connections) of another user (\(owner)), such as a proxy "
             + "the browser sends loopback addresses through: exempt 127.0.0.1, [::1] and localhost from the browser's proxy"
+    }
+
+    /// Counts a refused connection of `owner`; true for the first of its kind (another
+    /// user's, or one that cannot be told).
+    mutating func record(_ owner: LoopbackPeer.Owner) -> Bool {
+        count += 1
+        if case .indistinct(let overflow) = owner {
+            defer { indistinctOwner = overflow }
+            return count == 1 || indistinctOwner == nil
+        }
+        if case .anotherUser(let uid) = owner { lastOwner = uid }
+        return count == 1
     }
 
     private static func userName(_ uid: uid_t) -> String? {
@@ -112,12 +135,18 @@ final class LoopbackListener: Sendable {
         self.flow = flow
         self.limits = limits
         answering = Locked(answer)
-        guard let wake = WakeSignal(), let peers = LoopbackPeer(for: admission.redirect.host) else {
+        guard let wake = WakeSignal() else {
             throw ListenerError(kind: .system, message: "no descriptor for the listener (errno \(errno))")
         }
         self.wake = wake
-        self.peers = peers
-        sockets = try ListenerSockets.open(for: admission.redirect)
+        let sockets = try ListenerSockets.open(for: admission.redirect)
+        do {
+            peers = try LoopbackPeer(answeringFor: sockets[0])
+        } catch {
+            ListenerSockets.close(sockets)
+            throw error
+        }
+        self.sockets = sockets
     }
 
     deinit {
@@ -244,20 +273,17 @@ final class LoopbackListener: Sendable {
             sockets: sockets, wake: wake,
             limits: .init(maxMessage: limits.maxRequestHead, readTimeout: limits.readTimeout, maxConnections: limits.maxConnections),
             frameEnd: { RequestHead.end(in: $0, scanned: &$1) })
-        // Said once at the warning level: a flood of them must not flood the log too.
+        // The first of each kind said at the warning level: a flood of them must not flood the
+        // log too.
         var refused: RefusedConnections?
         return loop.run(until: deadline, admit: { fd in
             let owner = peers.owner(of: fd)
-            guard owner == getuid() else {
-                var seen = refused ?? RefusedConnections(count: 0)
-                seen.count += 1
-                seen.lastOwner = owner
-                refused = seen
-                PortalAuthLog.emit(seen.count == 1 ? .warning : .debug,
-                                   "\(flow): on \(endpoint), \(seen); still waiting.")
-                return false
-            }
-            return true
+            guard owner != .thisUser else { return true }
+            var seen = refused ?? RefusedConnections(count: 0)
+            let first = seen.record(owner)
+            refused = seen
+            PortalAuthLog.emit(first ? .warning : .debug, "\(flow): on \(endpoint), \(seen); still waiting.")
+            return false
         }, message: { fd, head in
             switch admission.verdict(on: RequestHead(head)) {
             case .complete(let url, let page):

@@ -8,8 +8,16 @@ enum AnotherUser {
 
     /// Runs `program` with `arguments` as the other user; its exit status and standard output.
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        try Subprocess.runReportingStatus("/usr/bin/env", command(program, arguments))
+    }
+
+    /// Starts `program` with `arguments` as the other user, its standard input and output piped.
+    static func start(_ program: String, _ arguments: [String]) throws -> RunningProgram {
+        try RunningProgram.spawn("/usr/bin/env", command(program, arguments), input: .pipe)
+    }
+
+    private static func command(_ program: String, _ arguments: [String]) -> [String] {
         let setpriv = ["setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", program] + arguments
-        let command = getuid() == 0 ? setpriv : ["sudo", "-n"] + setpriv
-        return try Subprocess.runReportingStatus("/usr/bin/env", command)
+        return getuid() == 0 ? setpriv : ["sudo", "-n"] + setpriv
     }
 }

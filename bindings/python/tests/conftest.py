@@ -315,3 +315,10 @@ def rasterise(text: str, dark_on_light: bool, pixels: int = 4) -> list[list[int]
             row = [glyph if halves[character][half] else background for character in line for _ in range(pixels)]
             rows.extend([row] * pixels)
     return rows
+
+
+def as_another_user(*command: str) -> subprocess.CompletedProcess[str]:
+    """`command` run as a second local user (nobody), through setpriv (with sudo unless root)."""
+    setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    return subprocess.run(setpriv if os.getuid() == 0 else ["sudo", "-n", *setpriv],
+                          capture_output=True, text=True, timeout=60, check=False)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Emulator
+from conftest import Emulator, as_another_user
 
 import portal_auth
 from portal_auth import AsyncPortalAuth, AuthenticatedResult, PortalAuth, TotpRequiredResult
@@ -491,3 +491,43 @@ def test_a_sign_in_calls_the_opener_installed_when_it_was_called(browser_client:
         signing_in.join(90)
     assert len(outcome) == 1 and isinstance(outcome[0], AuthenticatedResult)
     assert len(browser.calls) == 1 and later.calls == []
+
+
+# A sign-in in a process of its own that prints "opened" once its listener waits, ends its
+# wait when its standard input ends, then prints how the sign-in ended; its log to stderr.
+_SIGN_IN_UNTIL_STDIN_ENDS = """
+import logging, sys, threading
+import portal_auth
+logging.basicConfig(stream=sys.stderr, level=logging.DEBUG, format="%(message)s")
+environment_id, redirect, api_host = sys.argv[1:4]
+with portal_auth.PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=api_host,
+                            storage="memory") as auth:
+    auth.set_browser_opener(lambda url, ephemeral: print("opened", flush=True))
+    threading.Thread(target=lambda: (sys.stdin.read(), auth.close()), daemon=True).start()
+    try:
+        auth.sign_in_with_google()
+        print("signed in")
+    except portal_auth.SignInClosed as closed:
+        print("closed", closed.reason.name)
+"""
+
+
+def test_as_the_overflow_uid_of_a_user_namespace_no_connection_is_taken_for_this_users(
+    emu: Emulator, loopback: tuple[str, str]
+) -> None:
+    """An application under `unshare -U` that maps its user to 65534, the overflow uid: every
+    user the namespace does not map reads as that uid too, so another user's connection
+    cannot be told from the user's own. The listener serves neither, and its log says why."""
+    environment_id, redirect = loopback
+    namespace = ["unshare", "--user", "--map-user=65534"]
+    child = subprocess.Popen([*namespace, sys.executable, "-c", _SIGN_IN_UNTIL_STDIN_ENDS, environment_id, redirect, emu.url],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdout.readline() == "opened\n"
+    # Another user's request would end the wait; its connection is closed unread (curl's
+    # 000; exit 52, closed, or 56, reset).
+    other = as_another_user("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "30",
+                            redirect + "?error=access_denied")
+    output, log = child.communicate("", timeout=60)
+    assert (other.stdout, other.returncode in (52, 56)) == ("000", True), other.stderr
+    assert output == "closed CLIENT_CLOSED\n"
+    assert "this process runs as uid 65534, the overflow uid" in log

@@ -7,9 +7,7 @@ close() and a cancelled task, the guard shared with the browser sign-ins, and a 
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
-import subprocess
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -17,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FROM_EMAIL, TEMPLATE_ID, Emulator
+from conftest import FROM_EMAIL, TEMPLATE_ID, Emulator, as_another_user
 from test_browser import chromium, loopback_environment
 
 import portal_auth
@@ -98,13 +96,6 @@ def test_blocking_sign_in_with_chromium(client: PortalAuth, loopback: tuple[str,
     restored = client.restore_session()  # persisted before it returned
     assert restored is not None and restored.end_user_id == result.session.end_user_id
     assert len(emu.requests("/magic-links/validations")) == 1
-
-
-def as_another_user(*command: str) -> subprocess.CompletedProcess[str]:
-    """`command` run as a second local user (nobody), through setpriv (with sudo unless root)."""
-    setpriv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-    return subprocess.run(setpriv if os.getuid() == 0 else ["sudo", "-n", *setpriv],
-                          capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_another_users_request_neither_ends_nor_takes_the_wait(client: PortalAuth, loopback: tuple[str, str],

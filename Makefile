@@ -33,12 +33,13 @@ check: build-tests
 
 # One tier of make test; ONLY= picks one test in it: a Swift test filter (test-swift),
 # pytest's arguments (test-python), "TEST [CASE]" of Tests/c (test-c), Tests/chaos/chaos.py's
-# arguments (test-chaos, which also takes CHAOS_SEED=, CHAOS_TRIALS= and CHAOS_TRIAL=).
+# arguments (test-chaos, which also takes the CHAOS_ variables of make chaos).
 $(TIER_TARGETS): test-%: build-tests
 	PORTAL_AUTH_TEST_ONLY='$(ONLY)' scripts/test.sh $*
 
 # The fault-injection stage for longer: CHAOS_TRIALS= trials (default 100; make test runs 10)
-# from CHAOS_SEED= (default a random one, printed); CHAOS_TRIAL= runs that one trial alone.
+# from CHAOS_SEED= (default a random one, printed); CHAOS_TRIAL= runs that one trial alone,
+# CHAOS_REPEAT= times (default 1).
 chaos: build-tests
 	CHAOS_TRIALS='$(or $(CHAOS_TRIALS),100)' scripts/test.sh chaos
 

@@ -4,13 +4,16 @@ the file store in turn), while processes are SIGKILLed at moments of their calls
 keyring daemon and the emulator are killed or held (docs/testing.md, "Faults").
 
     python3 Tests/chaos/chaos.py [--seed N] [--trials N] [--trial I]
-    (or CHAOS_SEED, CHAOS_TRIALS, CHAOS_TRIAL in the environment: make test-chaos, make chaos)
+    python3 Tests/chaos/chaos.py --seed N --trial I [--repeat N]
+    (or CHAOS_SEED, CHAOS_TRIALS, CHAOS_TRIAL, CHAOS_REPEAT in the environment: make test-chaos,
+    make chaos)
 
 Each trial runs in an environment of its own: a network namespace (`unshare --net`, so
 that the emulator starts again on its port), a private D-Bus session and gnome-keyring
 (scripts/private-keyring.sh), a folder for the file store. The seed (random unless given)
 is printed first; a failure prints it again with the command that runs the failing trial
-alone, and keeps the trial's logs in .build/chaos. Ends with "chaos: N passed, M failed".
+alone (a few times: a race is not hit on every run), and keeps the trial's logs in
+.build/chaos. Ends with "chaos: N passed, M failed".
 The binding and the emulator must be importable by this Python (an install, or PYTHONPATH).
 """
 
@@ -96,15 +99,18 @@ def main() -> int:
                         help="how many trials (default: $CHAOS_TRIALS, else 10)")
     parser.add_argument("--trial", type=int, default=_environment("CHAOS_TRIAL"),
                         help="run only this trial of the seed's run, a failure's reproduction (default: $CHAOS_TRIAL)")
+    parser.add_argument("--repeat", type=int, default=_environment("CHAOS_REPEAT") or 1,
+                        help="with --trial: how many times to run it (default: $CHAOS_REPEAT, else 1)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
-    trials = [args.trial] if args.trial is not None else list(range(args.trials))
+    trials = [args.trial] * max(1, args.repeat) if args.trial is not None else list(range(args.trials))
     print(f"chaos: seed {seed}, {len(trials)} trial(s)", flush=True)
     failed: list[int] = []
     tally: dict[str, int] = {}   # how many trials broke each invariant
     with tempfile.TemporaryDirectory(prefix="portal-auth-chaos-") as work:
-        for trial in trials:
-            folder = Path(work) / f"trial-{trial}"
+        for run, trial in enumerate(trials):
+            name = f"trial-{trial}" if args.trial is None or len(trials) == 1 else f"trial-{trial}-run-{run}"
+            folder = Path(work) / name
             folder.mkdir()
             passed, result, seconds = run_trial(seed, trial, folder)
             plan = trial_plan(seed, trial)
@@ -113,20 +119,21 @@ def main() -> int:
             if passed:
                 continue
             failed.append(trial)
-            kept = KEPT / f"seed-{seed}" / f"trial-{trial}"
+            kept = KEPT / f"seed-{seed}" / name
             shutil.rmtree(kept, ignore_errors=True)
             shutil.copytree(folder, kept)
             for invariant in broken(result):
                 tally[invariant] = tally.get(invariant, 0) + 1
             report(result, folder)
             print(f"  its logs (each worker's calls, JSON lines): {kept}")
-            print(f"  reproduce: make chaos CHAOS_SEED={seed} CHAOS_TRIAL={trial}   (seed {seed})", flush=True)
+            print(f"  reproduce: make chaos CHAOS_SEED={seed} CHAOS_TRIAL={trial} CHAOS_REPEAT=5   (seed {seed})",
+                  flush=True)
     for invariant, count in tally.items():
         print(f"chaos: {count} of {len(trials)} trial(s) broke: {invariant}")
     if failed:
-        print(f"chaos: seed {seed}: trial(s) {', '.join(map(str, failed))} failed; each reproduces, with high "
-              f"probability though not always (the scheduler is not seeded), with "
-              f"make chaos CHAOS_SEED={seed} CHAOS_TRIAL=<trial>")
+        print(f"chaos: seed {seed}: trial(s) {', '.join(map(str, failed))} failed. The seed makes each trial's plan "
+              f"again; a race is hit again only as often as it was hit at all (the scheduler is not seeded), so run "
+              f"the trial a few times: make chaos CHAOS_SEED={seed} CHAOS_TRIAL=<trial> CHAOS_REPEAT=5")
     print(f"chaos: {len(trials) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 

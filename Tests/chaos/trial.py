@@ -158,13 +158,17 @@ class Trial:
             if service is self.keyring:
                 self.daemon_kills.append(since)
             self.recovering.append((fault.target, since))
-            self.after(fault.recovery, lambda: (service.restart(), self.note(f"{fault.target} starting again")))
+            self.after(fault.recovery, lambda: self.recover(service.restart, f"{fault.target} starting again"))
         else:
             if not service.hold():
                 return
             self.note(f"{fault.target} SIGSTOPped")
             self.recovering.append((fault.target, since))
-            self.after(fault.recovery, lambda: (service.release(), self.note(f"{fault.target} SIGCONTed")))
+            self.after(fault.recovery, lambda: self.recover(service.release, f"{fault.target} SIGCONTed"))
+
+    def recover(self, action: Callable[[], None], what: str) -> None:
+        action()
+        self.note(what)
 
     def check_recovered(self) -> None:
         for name, since in list(self.recovering):

@@ -17,7 +17,7 @@ EVENT = struct.Struct("iIII")   # struct inotify_event without its name: wd, mas
 class FolderWatch:
     def __init__(self, folder: str) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        self.fd: int = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if self.fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")
         if libc.inotify_add_watch(self.fd, os.fsencode(folder), IN_MODIFY) < 0:

@@ -90,7 +90,7 @@ class Worker:
         if kind == "restore":
             session = self.auth.restore_session()
             self.held = None if session is None else (session, fingerprint(session))
-            return None if session is None else self.held[1]
+            return None if self.held is None else self.held[1]
         if kind == "invalidate" and self.held is not None:
             session, token = self.held
             self.held = None

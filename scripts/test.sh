@@ -130,6 +130,10 @@ fi
 if selected chaos; then
     python_venv
     read -r -a chaos_arguments <<< "$only"
+    if [ -z "$only" ]; then
+        echo "== Chaos: mypy --strict"
+        "$log/venv/bin/mypy" --strict --cache-dir "$log/mypy-chaos" Tests/chaos/*.py
+    fi
     run_stage chaos "Faults: 6 to 8 processes on one environment and store (the keyring, the file store), SIGKILLed mid-call, the keyring daemon and the emulator killed or held (seeded trials; CHAOS_SEED, CHAOS_TRIALS)" \
         "$python" Tests/chaos/chaos.py "${chaos_arguments[@]}"
 fi

@@ -4,11 +4,11 @@
 PREFIX ?= /usr/local
 
 # The tiers of make test, each runnable alone (docs/testing.md): make test-c, make test-qt...
-TIERS := swift python c rust cpp glib qt providers network docs hardening packages
+TIERS := swift python c rust cpp glib qt providers network chaos docs hardening packages
 TIER_TARGETS := $(addprefix test-,$(TIERS))
 
 .PHONY: all deps build build-tests demo test check $(TIER_TARGETS) library header install dist deb docs clean fuzz \
-	sanitize bench
+	sanitize bench chaos
 
 all: build
 
@@ -32,9 +32,16 @@ check: build-tests
 	scripts/check.sh
 
 # One tier of make test; ONLY= picks one test in it: a Swift test filter (test-swift),
-# pytest's arguments (test-python), "TEST [CASE]" of Tests/c (test-c).
+# pytest's arguments (test-python), "TEST [CASE]" of Tests/c (test-c), Tests/chaos/chaos.py's
+# arguments (test-chaos, which also takes the CHAOS_ variables of make chaos).
 $(TIER_TARGETS): test-%: build-tests
 	PORTAL_AUTH_TEST_ONLY='$(ONLY)' scripts/test.sh $*
+
+# The fault-injection stage for longer: CHAOS_TRIALS= trials (default 100; make test runs 10)
+# from CHAOS_SEED= (default a random one, printed); CHAOS_TRIAL= runs that one trial alone,
+# CHAOS_REPEAT= times (default 1).
+chaos: build-tests
+	CHAOS_TRIALS='$(or $(CHAOS_TRIALS),100)' scripts/test.sh chaos
 
 # libFuzzer over the parsers, 60 s per target (make test runs them for 10 s each).
 fuzz: deps

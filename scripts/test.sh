@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The tests in tiers (docs/testing.md says what each runs):
-#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers network docs hardening packages
+#   scripts/test.sh [TIER...]   TIER: swift python c rust cpp glib qt providers network chaos docs hardening packages
 # No tier: every one (make test, which CI runs), then an audit of every log line the library
 # wrote during the run. Each tier's stages start the services they need (the emulator, a
 # private keyring, Xvfb) and stop them. The tiers that test the library as `make install`
 # lays it out share one install, made once here. PORTAL_AUTH_TEST_ONLY (make's ONLY=) picks
-# one test of a single tier: a Swift test filter, pytest's arguments, or "TEST [CASE]" of
-# the C tests. Ends with one summary line.
+# one test of a single tier: a Swift test filter, pytest's arguments, "TEST [CASE]" of the C
+# tests, or Tests/chaos/chaos.py's arguments. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/counts.sh
-all_tiers=(swift python c rust cpp glib qt providers network docs hardening packages)
+all_tiers=(swift python c rust cpp glib qt providers network chaos docs hardening packages)
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=("${all_tiers[@]}")
 for tier in "${tiers[@]}"; do
@@ -126,6 +126,16 @@ if selected network; then
     run_counted network "A company's network (a private CA behind nginx, tinyproxy, stalled and lying nameservers, faketime), in private network and mount namespaces" \
         "$pytest_counter" unshare --net --mount --propagation private env PORTAL_AUTH_TEST_PRIVATE_NAMESPACES=1 \
         "$python" -m pytest -p no:cacheprovider -q "${network_arguments[@]}"
+fi
+if selected chaos; then
+    python_venv
+    read -r -a chaos_arguments <<< "$only"
+    if [ -z "$only" ]; then
+        echo "== Chaos: mypy --strict"
+        "$log/venv/bin/mypy" --strict --cache-dir "$log/mypy-chaos" Tests/chaos/*.py
+    fi
+    run_stage chaos "Faults: 6 to 8 processes on one environment and store (the keyring, the file store), SIGKILLed mid-call, the keyring daemon and the emulator killed or held (seeded trials; CHAOS_SEED, CHAOS_TRIALS)" \
+        "$python" Tests/chaos/chaos.py "${chaos_arguments[@]}"
 fi
 selected docs && run_stage docs "Documentation: make docs (Doxygen), the citations of docs/, the commands the documents show" \
     scripts/test-docs.sh

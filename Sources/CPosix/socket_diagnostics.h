@@ -3,7 +3,7 @@
 
 /* The kernel's socket diagnostics (NETLINK_SOCK_DIAG, as `ss` uses them): who made one TCP
    socket of this network namespace, asked for by its exact addresses and ports. The
-   loopback listener's owner check (docs/desktop.md "Only this user's connections"). */
+   loopback listener's owner check (docs/desktop.md "Browser sign-in", its connections). */
 
 #include <errno.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@ import CPosix
 import Glibc
 #endif
 
-/// Who holds the other end of a loopback TCP connection (docs/desktop.md "Only this user's
-/// connections"). Portal's redirect carries no PKCE or `state`: whoever receives it owns the
+/// Who holds the other end of a loopback TCP connection (docs/desktop.md "Browser sign-in",
+/// only this user's connections). Portal's redirect carries no PKCE or `state`: whoever receives it owns the
 /// session. So a loopback listener serves only connections whose other end belongs to this
 /// process's user; the user's browser runs as the user.
 ///

@@ -837,6 +837,10 @@ typedef void (*portal_auth_url_fn)(void *user_data, const char *url,
  * Fetches a fresh Google authorize URL for the host to open. Each URL is single-use: fetch
  * one per sign-in.
  *
+ * Every binding gives the URL as a string but Python's, which returns it in an
+ * AuthorizeUrlResult(authorize_url): the shape of Portal's SDK that the Python binding's
+ * contract fixes (docs/desktop.md "Python binding").
+ *
  * @param client The client.
  * @param done Called once with the URL, or an error (PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE
  *             when the environment has no Google sign-in).
@@ -1108,6 +1112,11 @@ typedef void (*portal_auth_forward_fn)(void *user_data, portal_auth_forward_resu
  * user, application_id and environment) and says whether one took it. No request to Portal
  * and no keyring access. Each step (connecting, sending, the instance's answer) waits at
  * most 5 s.
+ *
+ * Every binding offers this as a function of the options, with no client (Qt: the static
+ * Client::forwardRedirect), but Python's, which is a method of its clients, forwarding with
+ * the client's options: every call of the Python binding's contract is a client's method
+ * (docs/desktop.md "Python binding"), and making a client does no I/O.
  *
  * @param options As for portal_auth_new (read before this returns): the environment, the
  *                redirect URL and the application_id name the channel.

@@ -837,6 +837,10 @@ typedef void (*portal_auth_url_fn)(void *user_data, const char *url,
  * Fetches a fresh Google authorize URL for the host to open. Each URL is single-use: fetch
  * one per sign-in.
  *
+ * Every binding gives the URL as a string but Python's, which returns it in an
+ * AuthorizeUrlResult(authorize_url): the shape of Portal's SDK that the Python binding's
+ * contract fixes (docs/desktop.md "Python binding").
+ *
  * @param client The client.
  * @param done Called once with the URL, or an error (PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE
  *             when the environment has no Google sign-in).
@@ -1108,6 +1112,11 @@ typedef void (*portal_auth_forward_fn)(void *user_data, portal_auth_forward_resu
  * user, application_id and environment) and says whether one took it. No request to Portal
  * and no keyring access. Each step (connecting, sending, the instance's answer) waits at
  * most 5 s.
+ *
+ * Every binding offers this as a function of the options, with no client (Qt: the static
+ * Client::forwardRedirect), but Python's, which is a method of its clients, forwarding with
+ * the client's options: every call of the Python binding's contract is a client's method
+ * (docs/desktop.md "Python binding"), and making a client does no I/O.
  *
  * @param options As for portal_auth_new (read before this returns): the environment, the
  *                redirect URL and the application_id name the channel.
@@ -1414,36 +1423,57 @@ portal_auth_code portal_auth_session_invalidate(portal_auth_session *session,
  */
 
 /**
- * The codes of portal_auth_code: stable numbers, never reused. The comment of each names
- * the fields its error carries. The protocol's own errors, from INVALID_ARGUMENT to
- * TOTP_QR_UNAVAILABLE, are those of docs/protocol.md section 10.
+ * The codes of portal_auth_code: stable numbers, never reused. The comment of each starts
+ * with the sentence portal_auth_code_message gives, and names the fields its error
+ * carries. The protocol's own errors, from INVALID_ARGUMENT to TOTP_QR_UNAVAILABLE, are
+ * those of docs/protocol.md section 10.
  */
 enum {
-    PORTAL_AUTH_OK = 0,                                /**< Success. */
-    PORTAL_AUTH_E_INVALID_ARGUMENT = 1,                /**< An unusable argument. Field: name. */
-    PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED = 2,       /**< No magic-link options. */
-    PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE = 3,         /**< Not enabled. Field: method. */
-    PORTAL_AUTH_E_AUTHENTICATION_FAILED = 4,           /**< The redirect's error. Field: detail. */
-    PORTAL_AUTH_E_MALFORMED_RESPONSE = 5,              /**< Fields: path, missing (may be NULL). */
-    PORTAL_AUTH_E_INVALID_GRANT_RESPONSE = 6,          /**< Neither a session nor a TOTP step. */
-    PORTAL_AUTH_E_INVALID_USER_JWT = 7,                /**< Field: detail. */
-    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,         /**< Field: reason. Says what to do. */
-    PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9, /**< Field: detail (the server's text). */
-    PORTAL_AUTH_E_RATE_LIMITED = 10,                   /**< No more emails now. Field: retry_after. */
-    PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,            /**< No QR code of this link. */
-    PORTAL_AUTH_E_UNAUTHORIZED = 20,                   /**< HTTP 401. Field: http_status. */
-    PORTAL_AUTH_E_HTTP_STATUS = 21,                    /**< Fields: http_status, body, retry_after. */
-    /** No usable response. Field: reason (which failure). */
+    /** Success. */
+    PORTAL_AUTH_OK = 0,
+    /** An argument or option is unusable. Field: name. */
+    PORTAL_AUTH_E_INVALID_ARGUMENT = 1,
+    /** The client has no magic-link options. */
+    PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED = 2,
+    /** The environment has not enabled this sign-in method. Field: method. */
+    PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE = 3,
+    /** The redirect carried an error instead of a grant. Field: detail (the redirect's error). */
+    PORTAL_AUTH_E_AUTHENTICATION_FAILED = 4,
+    /** Portal's response is not what the protocol says. Fields: path, missing (may be NULL). */
+    PORTAL_AUTH_E_MALFORMED_RESPONSE = 5,
+    /** The grant's exchange gave neither a session nor a TOTP step. */
+    PORTAL_AUTH_E_INVALID_GRANT_RESPONSE = 6,
+    /** The TOTP step's userJwt cannot be read. Field: detail. */
+    PORTAL_AUTH_E_INVALID_USER_JWT = 7,
+    /** The session could not be read, kept or removed. Field: reason. The error's message
+        says what to do. */
+    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE = 8,
+    /** The environment cannot make an account-abstracted wallet. Field: detail (the server's
+        text). */
+    PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9,
+    /** Portal sends no more emails for now. Field: retry_after. */
+    PORTAL_AUTH_E_RATE_LIMITED = 10,
+    /** The link cannot be made into a QR code. */
+    PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,
+    /** Portal refused the request (HTTP 401). Field: http_status. */
+    PORTAL_AUTH_E_UNAUTHORIZED = 20,
+    /** Portal answered with an unexpected HTTP status. Fields: http_status, body, retry_after. */
+    PORTAL_AUTH_E_HTTP_STATUS = 21,
+    /** No response came from Portal. Field: reason (which failure). */
     PORTAL_AUTH_E_NETWORK = 22,
-    PORTAL_AUTH_E_SESSION_INVALIDATED = 30,            /**< The session was invalidated. */
-    PORTAL_AUTH_E_CANCELLED = 31,                      /**< portal_auth_call_cancel took. */
-    PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,                 /**< The web SDK's POPUP_CLOSED. */
-    /** The web SDK's POPUP_UNAVAILABLE. Field: reason. */
+    /** The session was invalidated. */
+    PORTAL_AUTH_E_SESSION_INVALIDATED = 30,
+    /** The call was cancelled. (portal_auth_call_cancel took.) */
+    PORTAL_AUTH_E_CANCELLED = 31,
+    /** The sign-in ended before the redirect came. The web SDK's POPUP_CLOSED. */
+    PORTAL_AUTH_E_SIGN_IN_CLOSED = 40,
+    /** The sign-in cannot start here. The web SDK's POPUP_UNAVAILABLE. Field: reason. */
     PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE = 41,
-    /** The web SDK's SIGN_IN_ALREADY_IN_PROGRESS. */
+    /** Another sign-in of this client is running. The web SDK's SIGN_IN_ALREADY_IN_PROGRESS. */
     PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS = 42,
-    PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,    /**< The web SDK's CALLBACK_INCOMPLETE. */
-    /** Anything else; also a QR code without libqrencode or libpng. */
+    /** The redirect carried neither a grant nor an error. The web SDK's CALLBACK_INCOMPLETE. */
+    PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE = 43,
+    /** The library failed inside. Anything else, and a QR code without libqrencode or libpng. */
     PORTAL_AUTH_E_INTERNAL = 99
 };
 

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Writes each binding's table of the C ABI's codes (PORTAL_AUTH_OK, PORTAL_AUTH_E_*) and
-reasons (PORTAL_AUTH_REASON_*) from include/portal_auth.h, so that adding one touches the
-header, the core and the docs only. After changing a code or a reason in the header, run:
+reasons (PORTAL_AUTH_REASON_*) from include/portal_auth.h, the names and sentences the core
+gives for them (Sources/PortalAuthC), and every binding's version, so that adding a code or a
+reason, or raising the version, touches the header, the core and the docs only. After
+changing a code, a reason or the version in the header, run:
 
     scripts/generate-tables.py
 
-    scripts/generate-tables.py [--header HEADER] [--into FOLDER]
+    scripts/generate-tables.py [--header HEADER] [--check]
 
 Names and values are what clang reads (scripts/header_declarations.py); each enumerator's
-doc comment is its description. A reason belongs to the code named by the plain comment
-(`/* PORTAL_AUTH_E_...: */`) above its run of enumerators. Whole files are written, or the
-block between a file's two marker lines (BEGIN and END below) where a generated table sits
-inside a hand-written file. --into writes the files under FOLDER, by their paths in the
-repository, instead of over them (bindings/python/tests/test_tables.py compares those with
-the committed ones)."""
+doc comment is its description, and a code's first sentence is portal_auth_code_message's
+text. A reason belongs to the code named by the plain comment (`/* PORTAL_AUTH_E_...: */`)
+above its run of enumerators. The version is PORTAL_AUTH_VERSION_STRING, written into the
+one line of each binding's manifest that holds it (VERSIONS below). Whole files are
+written, or the block between a file's two marker lines (BEGIN and END below) where a
+generated table sits inside a hand-written file. --check writes nothing: it names each file
+that differs from what the header gives and fails (scripts/test-docs.sh runs it)."""
 
 from __future__ import annotations
 
@@ -253,6 +256,30 @@ def glib_checks(codes: list[Constant], reasons: list[Constant], _: list[Group]) 
     return "\n".join(lines) + "\n"
 
 
+def swift_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def first_sentence(text: str) -> str:
+    """`text` up to the end of its first sentence: a full stop before a space, or its end."""
+    match = re.match(r"(.*?\.)(?: |$)", text)
+    if match is None:
+        sys.exit(f"{SCRIPT}: the doc comment \"{text}\" has no sentence for portal_auth_code_message")
+    return match[1]
+
+
+def swift_codes(codes: list[Constant], _: list[Constant], __: list[Group]) -> str:
+    lines = [f"        (PORTAL_AUTH_{c.name}, {swift_string(c.name.removeprefix('E_'))}, "
+             f"{swift_string(first_sentence(c.doc))})," for c in codes]
+    return "\n".join(lines) + "\n"
+
+
+def swift_reason_names(_: list[Constant], reasons: list[Constant], __: list[Group]) -> str:
+    lines = [f"    (PORTAL_AUTH_{r.name}, {swift_string(r.name.removeprefix('REASON_'))})," for r in reasons
+             if r.name != "REASON_NONE"]
+    return "\n".join(lines) + "\n"
+
+
 Writer = Callable[[list[Constant], list[Constant], list[Group]], str]
 # Each generated file: its path, what writes it, and for a block inside a hand-written file
 # the block's name and the comment syntax of its marker lines.
@@ -264,7 +291,34 @@ OUTPUTS: list[tuple[str, Writer, str, tuple[str, str]]] = [
     ("bindings/cpp/portal_auth.hpp", cpp_codes, "codes and reasons", ("/* ", " */")),
     ("bindings/glib/portal-auth-glib/portal-auth-error.h", glib_enums, "codes and reasons", ("/* ", " */")),
     ("bindings/glib/portal-auth-glib/portal-auth-error.c", glib_checks, "checks", ("/* ", " */")),
+    ("Sources/PortalAuthC/Codes.swift", swift_codes, "codes", ("        // ", "")),
+    ("Sources/PortalAuthC/Reasons.swift", swift_reason_names, "reason names", ("    // ", "")),
 ]
+# Each binding's version: its file and the one line that holds it, the version as the group.
+VERSIONS: list[tuple[str, str]] = [
+    ("bindings/python/portal_auth/__init__.py", r'^__version__ = "([^"]*)"$'),
+    ("bindings/rust/portal-auth-sys/Cargo.toml", r'^version = "([^"]*)"$'),
+    ("bindings/rust/portal-auth-sys/src/lib.rs", r'^pub const PORTAL_AUTH_VERSION_STRING: &str = "([^"]*)";$'),
+    ("bindings/rust/portal-auth/Cargo.toml", r'^version = "([^"]*)"$'),
+    ("bindings/rust/portal-auth/Cargo.toml", r'^portal-auth-sys = \{ path = "\.\./portal-auth-sys", version = "([^"]*)" \}$'),
+    ("bindings/qt/CMakeLists.txt", r"^project\(PortalAuthQt VERSION ([0-9.]+) "),
+    ("bindings/glib/meson.build", r"^  version: '([^']*)',$"),
+]
+
+
+def version(header: Path) -> str:
+    found = re.findall(r'^#define PORTAL_AUTH_VERSION_STRING "([^"]+)"$', header.read_text(encoding="utf-8"), re.M)
+    if len(found) != 1:
+        sys.exit(f"{SCRIPT}: {header} needs one #define PORTAL_AUTH_VERSION_STRING \"X.Y.Z\"")
+    return str(found[0])
+
+
+def with_version(current: str, pattern: str, value: str, path: str) -> str:
+    """`current` with the version in the one line `pattern` matches replaced by `value`."""
+    matches = list(re.finditer(pattern, current, re.M))
+    if len(matches) != 1:
+        sys.exit(f"{SCRIPT}: {path} needs one line that matches {pattern}")
+    return current[:matches[0].start(1)] + value + current[matches[0].end(1):]
 
 
 def with_block(current: str, block: str, name: str, comment: tuple[str, str], path: str) -> str:
@@ -277,19 +331,40 @@ def with_block(current: str, block: str, name: str, comment: tuple[str, str], pa
     return current[:start] + block + current[stop:]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--header", type=Path, default=REPOSITORY / "include" / "portal_auth.h")
-    parser.add_argument("--into", type=Path, default=REPOSITORY)
-    arguments = parser.parse_args()
-    tables = read(arguments.header)
+def generated(header: Path) -> dict[str, str]:
+    """Every file this script writes, by its path in the repository, as the header gives it."""
+    tables = read(header)
+    texts: dict[str, str] = {}
     for path, writer, block, comment in OUTPUTS:
         text = writer(*tables)
         if block:
             text = with_block((REPOSITORY / path).read_text(encoding="utf-8"), text, block, comment, path)
-        target = arguments.into / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        texts[path] = text
+    value = version(header)
+    for path, pattern in VERSIONS:
+        current = texts.get(path) or (REPOSITORY / path).read_text(encoding="utf-8")
+        texts[path] = with_version(current, pattern, value, path)
+    return texts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--header", type=Path, default=REPOSITORY / "include" / "portal_auth.h")
+    parser.add_argument("--check", action="store_true", help="write nothing; name each file that differs, and fail")
+    arguments = parser.parse_args()
+    texts = generated(arguments.header)
+    if arguments.check:
+        stale = [path for path, text in texts.items()
+                 if not (REPOSITORY / path).is_file() or (REPOSITORY / path).read_text(encoding="utf-8") != text]
+        header = arguments.header.resolve()
+        shown = header.relative_to(REPOSITORY) if header.is_relative_to(REPOSITORY) else header
+        for path in stale:
+            print(f"{path} differs from what {shown} gives")
+        if stale:
+            print(f"run {SCRIPT}")
+        return 1 if stale else 0
+    for path, text in texts.items():
+        (REPOSITORY / path).write_text(text, encoding="utf-8")
     return 0
 
 

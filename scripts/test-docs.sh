@@ -4,7 +4,10 @@
 # docs/desktop.md in the repository names a section that exists (scripts/check-citations.py),
 # and the check fails on one that does not; every command, path, link and code block that
 # README.md, ARCHITECTURE.md, SECURITY.md and docs/*.md show holds (scripts/check-docs.py,
-# which builds nothing), and that check fails on each kind of problem. Ends with a count line.
+# which builds nothing), and that check fails on each kind of problem; every copy of the
+# header's codes, reasons and version in the core and the bindings is what
+# scripts/generate-tables.py makes of it, and a header that differs fails that check. Ends
+# with a count line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/stage.sh docs
@@ -102,5 +105,25 @@ scripts/check-docs.py "$work/ARCHITECTURE.md" | sed "s|^.*ARCHITECTURE.md: ||" >
 printf '%s\n' 'names Sources/NoSuchFolder, which does not exist' 'does not name Sources/OneTimeCode' > "$work/expected"
 diff -u "$work/expected" "$work/report" || fail "check-docs.py does not report a Sources folder ARCHITECTURE.md leaves out, or names wrongly"
 pass "a Sources folder that ARCHITECTURE.md leaves out, or names but does not exist, is reported"
+
+scripts/generate-tables.py --check || fail "a copy of the header's tables or version differs: run scripts/generate-tables.py"
+pass "every binding's codes, reasons and version, and the core's code sentences and reason names, are the header's"
+
+# A header with another version, a reason more and a code's sentence changed: every file the
+# script writes differs from it.
+sed -e 's/^#define PORTAL_AUTH_VERSION_STRING ".*"$/#define PORTAL_AUTH_VERSION_STRING "9.9.9"/' \
+    -e 's|^\(    PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED = 52,\)$|\1\n    /** Added by the test. */\n    PORTAL_AUTH_REASON_ADDED = 99,|' \
+    -e 's|/\*\* Portal sends no more emails for now\.|/** Portal sends no more emails now.|' \
+    include/portal_auth.h > "$work/portal_auth.h"
+scripts/generate-tables.py --check --header "$work/portal_auth.h" > "$work/report" && fail "generate-tables.py --check accepts a header that differs"
+sed -n 's/ differs from what .* gives$//p' "$work/report" | sort > "$work/stale"
+python3 -c 'import importlib.util, sys
+spec = importlib.util.spec_from_file_location("tables", "scripts/generate-tables.py")
+tables = sys.modules["tables"] = importlib.util.module_from_spec(spec)
+sys.path.insert(0, "scripts"); spec.loader.exec_module(tables)
+print("\n".join(sorted({path for path, *_ in tables.OUTPUTS} | {path for path, _ in tables.VERSIONS})))' > "$work/expected"
+diff -u "$work/expected" "$work/stale" || fail "generate-tables.py --check does not name every file a changed header changes"
+tail -n 1 "$work/report" | grep -qx 'run scripts/generate-tables.py' || fail "generate-tables.py --check does not say what to run"
+pass "a header with another version, reason and sentence fails it, naming every file and the command to run"
 
 finish

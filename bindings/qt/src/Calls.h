@@ -23,7 +23,7 @@ struct CallState {
     portal_auth_call *call = nullptr;
     // Browser and magic-link sign-ins: the opener's link lives until they call back.
     std::shared_ptr<OpenerLink> opener;
-    // signOut(): the client forgets its session on success.
+    // signOut(): the client lets go of its session on success.
     bool signsOut = false;
 
     static void onDone(void *user_data, const portal_auth_error *error);

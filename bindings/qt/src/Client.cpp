@@ -209,9 +209,6 @@ SignInReply *Client::verifyTotp(const QByteArray &code, const QByteArray &userJw
 Reply *Client::signOut() {
     return begin<Reply>([this](CallState *state, portal_auth_call **call) {
         state->signsOut = true;
-        // The session held: invalidated, and its persisted copy deleted if it is still its
-        // own (a newer sign-in's is spared). None held: the persisted one goes.
-        if (session_) return portal_auth_session_invalidate(session_, &CallState::onDone, state, call);
         return portal_auth_clear_persisted_session(native_, &CallState::onDone, state, call);
     });
 }

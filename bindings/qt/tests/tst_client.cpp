@@ -1,8 +1,9 @@
 // portal-auth-qt against the Portal emulator, inside a private keyring, under Xvfb: the whole
 // journey (restore, the in-app magic link, TOTP enrollment with its QR code read back by
-// zbarimg, a refused code, sign-out), Google through the opener, no browser, a reply deleted
-// in flight, a client destroyed in flight, two clients on two threads, forwarded redirects;
-// a CA file refused, a refused connection's reason, a server's Retry-After.
+// zbarimg, a refused code, sign-out), sign-out over another sign-in's session, Google
+// through the opener, no browser, a reply deleted in flight, a client destroyed in flight,
+// two clients on two threads, forwarded redirects; a CA file refused, a refused connection's
+// reason, a server's Retry-After.
 // Waits are QSignalSpy waits for the signal itself, bounded only against a broken library.
 #include <PortalAuthQt/PortalAuthQt.h>
 
@@ -204,6 +205,29 @@ private Q_SLOTS:
         QCOMPARE(out->error(), PORTAL_AUTH_OK);
         QVERIFY(!client.isSignedIn() && client.endUserId().isEmpty());
         QCOMPARE(changes.count(), 2);
+        Client after(options);
+        SignInReply *none = after.restoreSession();
+        QVERIFY(finished(none));
+        QVERIFY(!none->isSignedIn() && none->error() == PORTAL_AUTH_OK);
+    }
+
+    void signingOutDeletesTheStoredSessionEvenAnotherSignInsOwn() {
+        const Options options = newEnvironment(QStringLiteral("qt-sign-out"), false, Storage::Keyring);
+        Client first(options), second(options);
+        for (Client *client : {&first, &second}) {
+            const QString email = client == &first ? QStringLiteral("first@example.com") : QStringLiteral("second@example.com");
+            SignInReply *signIn = client->signInWithMagicLink(email);
+            QVERIFY(Emulator::browse(QUrl(Emulator::outboxLink(email, QStringLiteral("emailLink")))));
+            QVERIFY(finished(signIn));
+            QCOMPARE(signIn->error(), PORTAL_AUTH_OK);
+            QVERIFY(client->isSignedIn());
+        }
+        // The stored session is now the second sign-in's: the first client's sign-out deletes
+        // it all the same, as clear_persisted_session does in every binding.
+        Reply *out = first.signOut();
+        QVERIFY(finished(out));
+        QCOMPARE(out->error(), PORTAL_AUTH_OK);
+        QVERIFY(!first.isSignedIn());
         Client after(options);
         SignInReply *none = after.restoreSession();
         QVERIFY(finished(none));

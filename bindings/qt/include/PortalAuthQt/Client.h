@@ -83,7 +83,9 @@ public:
     SignInReply *signInWithApple(int timeoutMs = 0);
     // A redirect URL the application received (the desktop's URL handler, a pasted link).
     SignInReply *handleRedirect(const QUrl &url);
-    // Signs the user out: the session is invalidated and its persisted copy deleted.
+    // Signs the user out as every binding's clear_persisted_session does: the persisted session
+    // is deleted, whoever's it is, and the client's memory of its last grant forgotten; on
+    // success the client lets go of the session it held.
     Reply *signOut();
     // Takes the redirects that the application's next instances forward (forwardRedirect):
     // each signs in as handleRedirect would (sessionChanged, totpRequired; a failure:

@@ -4,47 +4,48 @@
 header_constants! {
     /// Success.
     PORTAL_AUTH_OK: portal_auth_code = 0;
-    /// An unusable argument. Field: name.
+    /// An argument or option is unusable. Field: name.
     PORTAL_AUTH_E_INVALID_ARGUMENT: portal_auth_code = 1;
-    /// No magic-link options.
+    /// The client has no magic-link options.
     PORTAL_AUTH_E_MAGIC_LINK_NOT_CONFIGURED: portal_auth_code = 2;
-    /// Not enabled. Field: method.
+    /// The environment has not enabled this sign-in method. Field: method.
     PORTAL_AUTH_E_AUTH_METHOD_UNAVAILABLE: portal_auth_code = 3;
-    /// The redirect's error. Field: detail.
+    /// The redirect carried an error instead of a grant. Field: detail (the redirect's error).
     PORTAL_AUTH_E_AUTHENTICATION_FAILED: portal_auth_code = 4;
-    /// Fields: path, missing (may be NULL).
+    /// Portal's response is not what the protocol says. Fields: path, missing (may be NULL).
     PORTAL_AUTH_E_MALFORMED_RESPONSE: portal_auth_code = 5;
-    /// Neither a session nor a TOTP step.
+    /// The grant's exchange gave neither a session nor a TOTP step.
     PORTAL_AUTH_E_INVALID_GRANT_RESPONSE: portal_auth_code = 6;
-    /// Field: detail.
+    /// The TOTP step's userJwt cannot be read. Field: detail.
     PORTAL_AUTH_E_INVALID_USER_JWT: portal_auth_code = 7;
-    /// Field: reason. Says what to do.
+    /// The session could not be read, kept or removed. Field: reason. The error's message says what
+    /// to do.
     PORTAL_AUTH_E_SESSION_STORAGE_FAILURE: portal_auth_code = 8;
-    /// Field: detail (the server's text).
+    /// The environment cannot make an account-abstracted wallet. Field: detail (the server's text).
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE: portal_auth_code = 9;
-    /// No more emails now. Field: retry_after.
+    /// Portal sends no more emails for now. Field: retry_after.
     PORTAL_AUTH_E_RATE_LIMITED: portal_auth_code = 10;
-    /// No QR code of this link.
+    /// The link cannot be made into a QR code.
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE: portal_auth_code = 11;
-    /// HTTP 401. Field: http_status.
+    /// Portal refused the request (HTTP 401). Field: http_status.
     PORTAL_AUTH_E_UNAUTHORIZED: portal_auth_code = 20;
-    /// Fields: http_status, body, retry_after.
+    /// Portal answered with an unexpected HTTP status. Fields: http_status, body, retry_after.
     PORTAL_AUTH_E_HTTP_STATUS: portal_auth_code = 21;
-    /// No usable response. Field: reason (which failure).
+    /// No response came from Portal. Field: reason (which failure).
     PORTAL_AUTH_E_NETWORK: portal_auth_code = 22;
     /// The session was invalidated.
     PORTAL_AUTH_E_SESSION_INVALIDATED: portal_auth_code = 30;
-    /// portal_auth_call_cancel took.
+    /// The call was cancelled. (portal_auth_call_cancel took.)
     PORTAL_AUTH_E_CANCELLED: portal_auth_code = 31;
-    /// The web SDK's POPUP_CLOSED.
+    /// The sign-in ended before the redirect came. The web SDK's POPUP_CLOSED.
     PORTAL_AUTH_E_SIGN_IN_CLOSED: portal_auth_code = 40;
-    /// The web SDK's POPUP_UNAVAILABLE. Field: reason.
+    /// The sign-in cannot start here. The web SDK's POPUP_UNAVAILABLE. Field: reason.
     PORTAL_AUTH_E_SIGN_IN_UNAVAILABLE: portal_auth_code = 41;
-    /// The web SDK's SIGN_IN_ALREADY_IN_PROGRESS.
+    /// Another sign-in of this client is running. The web SDK's SIGN_IN_ALREADY_IN_PROGRESS.
     PORTAL_AUTH_E_SIGN_IN_IN_PROGRESS: portal_auth_code = 42;
-    /// The web SDK's CALLBACK_INCOMPLETE.
+    /// The redirect carried neither a grant nor an error. The web SDK's CALLBACK_INCOMPLETE.
     PORTAL_AUTH_E_SIGN_IN_CALLBACK_INCOMPLETE: portal_auth_code = 43;
-    /// Anything else; also a QR code without libqrencode or libpng.
+    /// The library failed inside. Anything else, and a QR code without libqrencode or libpng.
     PORTAL_AUTH_E_INTERNAL: portal_auth_code = 99;
     /// Every other error.
     PORTAL_AUTH_REASON_NONE: portal_auth_reason = 0;

@@ -12,6 +12,9 @@ let multiarch = "x86_64-linux-gnu"
 #endif
 let secretIncludes = ["/usr/include/libsecret-1", "/usr/include/glib-2.0", "/usr/lib/\(multiarch)/glib-2.0/include"]
 let secretHeaders: [SwiftSetting] = [.unsafeFlags(secretIncludes.flatMap { ["-Xcc", "-I\($0)"] })]
+// The C targets that include them, in DWARF 4 (clang's default is 5): Debian 12's valgrind
+// cannot read the library's debug information otherwise.
+let secretCTarget: [CSetting] = [.unsafeFlags(["-gdwarf-4"] + secretIncludes.map { "-I\($0)" })]
 
 let package = Package(
     name: "portal-auth",
@@ -30,22 +33,24 @@ let package = Package(
         .systemLibrary(name: "CQREncode"),
         .systemLibrary(name: "CPNG"),
         // The functions of those libraries the core calls, each forwarding to the library
-        // opened (dlopen) the first time a feature needs it. DWARF 4 (clang's default is 5):
-        // Debian 12's valgrind cannot read the library's debug information otherwise.
-        .target(name: "CLibraryLoader", cSettings: [.unsafeFlags(["-gdwarf-4"] + secretIncludes.map { "-I\($0)" })]),
+        // opened (dlopen) the first time a feature needs it.
+        .target(name: "CLibraryLoader", cSettings: secretCTarget),
+        // What the core asks of the desktop over those libraries (GIO, libsecret): the Secret
+        // Service, the Secret and OpenURI portals, the application's bus name, the proxy.
+        .target(name: "CDesktop", dependencies: ["CLibraryLoader"], cSettings: secretCTarget),
         // The C ABI's hand-written header (include/portal_auth.h): its types, for Swift to use.
         .systemLibrary(name: "CPortalAuth"),
         // Linux calls the Glibc module leaves out (eventfd, accept4).
         .systemLibrary(name: "CPosix"),
         // The process through fork(): the generation count, the lock of per-process state, the
-        // completion queue's descriptors renewed in a child. DWARF 4, for valgrind (above).
+        // completion queue's descriptors renewed in a child. DWARF 4, for valgrind (secretCTarget).
         .target(name: "CProcess", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // What keeps the library's glibc floor (random bytes without arc4random_buf, hypotf).
         .target(name: "CGlibcFloor", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
 
         // The Client Auth client: wire protocol, transport, flows, storage, browser sign-in, QR codes.
         .target(name: "PortalAuthCore", dependencies: ["CCurl", "CSecret", "CQREncode", "CPNG", "CPortalAuth", "CPosix", "CProcess", "CLibraryLoader",
-                                                         "CGlibcFloor"],
+                                                         "CDesktop", "CGlibcFloor"],
                 swiftSettings: secretHeaders),
 
         // The library as a program (its keyring helper): its PT_INTERP and entry point, linked

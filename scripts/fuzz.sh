@@ -26,11 +26,13 @@ for directory in Sources/C*/ Sources/C*/include/; do swift_flags+=(-I "$director
 for flag in "${c_flags[@]}"; do swift_flags+=(-Xcc "$flag"); done
 mapfile -t sources < <(find Sources/PortalAuthCore -name '*.swift' | sort)
 # The system libraries' functions the core calls: CLibraryLoader, which opens them on first
-# use; CProcess, the core's view of the process; and CGlibcFloor.
+# use; CDesktop, the desktop's services over them; CProcess, the core's view of the process;
+# and CGlibcFloor.
 loader_objects=()
-for source in Sources/CLibraryLoader/*.c Sources/CProcess/*.c Sources/CGlibcFloor/*.c; do
+for source in Sources/CLibraryLoader/*.c Sources/CDesktop/*.c Sources/CProcess/*.c Sources/CGlibcFloor/*.c; do
     object=.build/fuzz/$(basename "$source" .c).o
-    gcc -c -g -I"$(dirname "$source")/include" "${c_flags[@]}" "$source" -o "$object"
+    gcc -c -g -I"$(dirname "$source")/include" -ISources/CLibraryLoader/include "${c_flags[@]}" "$source" \
+        -o "$object"
     loader_objects+=("$object")
 done
 # ld.gold warns about every ASan helper it cannot export; those lines are noise.

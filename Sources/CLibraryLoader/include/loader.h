@@ -1,14 +1,15 @@
-/* The system C libraries the core uses (libcurl, libsecret with GLib, libqrencode, libpng)
- * are not linked: each is opened with dlopen the first time a feature needs it, so that
- * loading libportalauth.so and making a client costs none of them.
+/* The system C libraries the core uses (libcurl, libsecret with GLib, GIO, libqrencode,
+ * libpng) are not linked: each is opened with dlopen the first time a feature needs it, so
+ * that loading libportalauth.so and making a client costs none of them. This target only
+ * loads them; the C code that talks to the desktop over them is Sources/CDesktop's.
  *
- * Each library's file (curl.c, secret.c, qrencode.c, png.c) lists the functions the core
- * calls and, through PA_LIBRARY, defines each under its real name as a forwarder to the
+ * Each library's file (curl.c, secret.c, gio.c, qrencode.c, png.c) lists the functions the
+ * core calls and, through PA_LIBRARY, defines each under its real name as a forwarder to the
  * function resolved with dlsym. The library is opened once, thread-safely, by the first
- * call to its pa_<library>_load_error (declared in the library's shim; the core calls it
- * before first use and reports its message) or to any forwarder. The definitions are
- * hidden: libportalauth.so exports none of them, and a program linked with the core never
- * interposes them on the real library's. */
+ * call to its pa_<library>_load_error (declared in the library's shim, or gio.h; the core
+ * calls it before first use and reports its message) or to any forwarder. The definitions
+ * are hidden: libportalauth.so exports none of them, and a program linked with the core
+ * never interposes them on the real library's. */
 #ifndef PORTAL_AUTH_LOADER_H
 #define PORTAL_AUTH_LOADER_H
 
@@ -63,10 +64,13 @@ static inline const char *pa_library_load(pa_library *library) {
 #define PA_FORWARD(name, type, parameters, arguments, missing) \
     PA_CALLING(name, type, parameters, name, arguments, missing)
 
-#define PA_FORWARD_VOID(name, parameters, arguments) \
+/* PA_CALLING of a function returning void. */
+#define PA_CALLING_VOID(name, parameters, function, arguments) \
     PA_HIDDEN void (name) parameters { \
-        if (!pa_library_load(&library)) PA_FUNCTION(name) arguments; \
+        if (!pa_library_load(&library)) PA_FUNCTION(function) arguments; \
     }
+
+#define PA_FORWARD_VOID(name, parameters, arguments) PA_CALLING_VOID(name, parameters, name, arguments)
 
 /* The file's library `library` ("name", "soname"), the forwarders of its LIST, and
    `load_error`, which opens it and returns NULL or why it could not be loaded. */

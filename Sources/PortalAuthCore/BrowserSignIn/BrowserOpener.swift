@@ -1,4 +1,4 @@
-import CLibraryLoader
+import CDesktop
 #if canImport(Glibc)
 import Glibc
 #endif

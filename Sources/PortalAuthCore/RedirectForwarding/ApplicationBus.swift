@@ -1,4 +1,4 @@
-import CLibraryLoader
+import CDesktop
 
 /// The application's name on the session bus, where the desktop hands a `DBusActivatable`
 /// application the URLs it opens (`org.freedesktop.Application.Open`), on no command line

@@ -1,4 +1,4 @@
-import CLibraryLoader
+import CDesktop
 import CSecret
 
 /// The keyring store's rules (docs/desktop.md "Keyring"), over the Secret Service's methods;

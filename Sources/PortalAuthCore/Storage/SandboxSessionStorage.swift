@@ -1,4 +1,4 @@
-import CLibraryLoader
+import CDesktop
 import CSecret
 
 /// Sessions inside a Flatpak sandbox, where no Secret Service is reachable (Flathub refuses

@@ -1,11 +1,11 @@
-import CLibraryLoader
+import CDesktop
 import CSecret
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The Secret Service as the keyring store calls it: one method, one round trip
-/// (`CLibraryLoader/secret_service.c`), on libsecret's connection with its negotiated
+/// (`CDesktop/secret_service.c`), on libsecret's connection with its negotiated
 /// transfer encryption, and a prompt handled as the store's `KeyringPrompts` say. Blocking:
 /// only ever used on a storage's thread, or in the keyring helper.
 struct SecretServiceConnection {

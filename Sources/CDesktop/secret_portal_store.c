@@ -2,6 +2,7 @@
 #define SECRET_API_SUBJECT_TO_CHANGE
 #include "secret_portal_store.h"
 #include "bus_daemon.h"
+#include "bus_wait.h"
 #include <stdlib.h>
 
 enum {
@@ -31,12 +32,11 @@ pa_portal_status pa_portal_secret_check(void) {
 /* One call's wait. Freed by the waiter; one given up on (below) is left with its call, a few
    objects and descriptors of libsecret's, as the price of a call that cannot be cancelled. */
 typedef struct {
+    pa_bus_wait bus;
     GAsyncResult *result;
-    int ended;        /* the bound passed, the caller cancelled, or the answer was lost */
-    int cancelled;    /* the caller cancelled */
+    int over;         /* libsecret answered, or its answer was lost */
     int lost;         /* the portal answered, and libsecret did not end its call */
     int abandoned;
-    GMainContext *context;
     GSource *after_answer;
 } op_wait;
 
@@ -48,29 +48,12 @@ static void on_answer(GObject *source, GAsyncResult *result, gpointer data) {
         return;
     }
     wait->result = g_object_ref(result);
-}
-
-static gboolean on_bound(gpointer data) {
-    ((op_wait *)data)->ended = 1;
-    return G_SOURCE_REMOVE;
-}
-
-static gboolean on_cancelled(GCancellable *cancellable, gpointer data) {
-    (void)cancellable;
-    op_wait *wait = data;
-    wait->ended = wait->cancelled = 1;
-    return G_SOURCE_REMOVE;
-}
-
-static GSource *attach(GSource *source, GSourceFunc callback, op_wait *wait, GMainContext *context) {
-    g_source_set_callback(source, callback, wait, NULL);
-    g_source_attach(source, context);
-    return source;
+    wait->over = 1;
 }
 
 static gboolean on_answer_lost(gpointer data) {
     op_wait *wait = data;
-    wait->ended = wait->lost = 1;
+    wait->over = wait->lost = 1;
     return G_SOURCE_REMOVE;
 }
 
@@ -85,17 +68,7 @@ static void on_portal_response(GDBusConnection *connection, const gchar *sender,
     (void)connection, (void)sender, (void)path, (void)interface, (void)signal, (void)parameters;
     op_wait *wait = data;
     if (!wait->after_answer)
-        wait->after_answer = attach(g_timeout_source_new(AFTER_ANSWER_MS), on_answer_lost, wait, wait->context);
-}
-
-static void drop(GSource *source) {
-    if (!source) return;
-    g_source_destroy(source);
-    g_source_unref(source);
-}
-
-static void iterate_until_answer_or_end(GMainContext *context, op_wait *wait) {
-    while (!wait->result && !wait->ended) g_main_context_iteration(context, TRUE);
+        wait->after_answer = pa_bus_wait_attach(&wait->bus, g_timeout_source_new(AFTER_ANSWER_MS), on_answer_lost, wait);
 }
 
 typedef enum { LOOKUP, WRITE, CLEAR } operation;
@@ -125,14 +98,12 @@ static void start(const call *call, op_wait *wait) {
    finishes and unrefs it) when it was answered in time. */
 static pa_portal_status attempt(const call *call, int64_t timeout_ms, GCancellable *cancellable,
                                 GAsyncResult **result) {
-    GMainContext *context = g_main_context_new();
-    g_main_context_push_thread_default(context);
+    op_wait *wait = calloc(1, sizeof *wait);
+    pa_bus_wait_open(&wait->bus);
     /* libsecret keeps one backend per process, which reads the file once: dropped, the next
        call's backend reads it anew and so sees what another process of the app wrote (a
        write on a stale one is refused as "externally modified"). */
     secret_service_disconnect();
-    op_wait *wait = calloc(1, sizeof *wait);
-    wait->context = context;
     /* The process's shared connection: the one libsecret asks the portal on. */
     GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
     guint subscription = bus ? g_dbus_connection_signal_subscribe(bus, NULL, "org.freedesktop.portal.Request",
@@ -144,30 +115,24 @@ static pa_portal_status attempt(const call *call, int64_t timeout_ms, GCancellab
        pending on this context, which is never iterated again (the steps GIO runs on its own
        threads, a file write's among them, may still end). */
     start(call, wait);
-    GSource *bound = attach(g_timeout_source_new(timeout_ms > G_MAXUINT ? G_MAXUINT : (guint)timeout_ms), on_bound,
-                            wait, context);
-    GSource *cancelled = cancellable ? attach(g_cancellable_source_new(cancellable),
-                                              (GSourceFunc)(void (*)(void))on_cancelled, wait, context)
-                                     : NULL;
-    iterate_until_answer_or_end(context, wait);
-    drop(bound);
-    drop(cancelled);
+    pa_bus_wait_bound(&wait->bus, timeout_ms, cancellable);
+    pa_bus_wait_until(&wait->bus, &wait->over);
     if (bus) {
         g_dbus_connection_signal_unsubscribe(bus, subscription);
         g_object_unref(bus);
     }
-    drop(wait->after_answer);
-    pa_portal_status status = wait->cancelled ? PA_PORTAL_CANCELLED : !wait->result ? PA_PORTAL_TIMED_OUT : PA_PORTAL_DONE;
+    pa_bus_wait_drop(wait->after_answer);
+    pa_portal_status status = wait->bus.ended == PA_BUS_WAIT_CANCELLED ? PA_PORTAL_CANCELLED
+                            : !wait->result ? PA_PORTAL_TIMED_OUT : PA_PORTAL_DONE;
     int lost = wait->lost && !wait->result;
     *result = wait->result;
     if (wait->result) {
-        while (g_main_context_iteration(context, FALSE)) {}
+        pa_bus_wait_close(&wait->bus, 1);
         free(wait);
     } else {
         wait->abandoned = 1;
+        pa_bus_wait_close(&wait->bus, 0);
     }
-    g_main_context_pop_thread_default(context);
-    g_main_context_unref(context);
     if (status != PA_PORTAL_DONE && *result) {
         g_object_unref(*result);
         *result = NULL;

@@ -1,6 +1,7 @@
 /* The OpenURI portal: see include/open_uri_portal.h. */
 #include "open_uri_portal.h"
 #include "bus_daemon.h"
+#include "bus_wait.h"
 
 #include <stdio.h>
 
@@ -14,7 +15,8 @@ enum {
 };
 
 typedef struct {
-    int ended;
+    pa_bus_wait bus;
+    int answered;
     guint32 response;   /* the Request's answer: 0 started, 1 cancelled by the user, 2 failed */
 } open_wait;
 
@@ -22,17 +24,11 @@ static void on_response(GDBusConnection *connection, const gchar *sender, const 
                         const gchar *signal, GVariant *parameters, gpointer data) {
     (void)connection, (void)sender, (void)path, (void)interface, (void)signal;
     open_wait *wait = data;
-    if (wait->ended || !g_variant_is_of_type(parameters, TYPE("(ua{sv})"))) return;
+    if (wait->answered || wait->bus.ended || !g_variant_is_of_type(parameters, TYPE("(ua{sv})"))) return;
     GVariant *response = g_variant_get_child_value(parameters, 0);
     wait->response = g_variant_get_uint32(response);
     g_variant_unref(response);
-    wait->ended = 1;
-}
-
-static gboolean on_timeout(gpointer data) {
-    open_wait *wait = data;
-    wait->ended = 1;
-    return G_SOURCE_REMOVE;
+    wait->answered = 1;
 }
 
 static guint subscribe(GDBusConnection *connection, const char *path, open_wait *wait) {
@@ -46,8 +42,8 @@ static guint subscribe(GDBusConnection *connection, const char *path, open_wait 
    of a caller that leaves, an app chooser it shows among them. */
 int pa_portal_open_uri(const char *uri) {
     if (pa_secret_load_error()) return 0;
-    GMainContext *context = g_main_context_new();
-    g_main_context_push_thread_default(context);
+    open_wait wait = { .answered = 0, .response = 2 };
+    pa_bus_wait_open(&wait.bus);
     GDBusConnection *connection = pa_session_bus_connect();
     int opened = 0;
     if (connection) {
@@ -60,7 +56,6 @@ int pa_portal_open_uri(const char *uri) {
         for (char *at = sender; *at; at++)
             if (*at == '.') *at = '_';
         snprintf(expected, sizeof expected, "/org/freedesktop/portal/desktop/request/%s/%s", sender, token);
-        open_wait wait = { 0, 2 };
         guint subscription = subscribe(connection, expected, &wait);
 
         GVariantBuilder options;
@@ -83,12 +78,8 @@ int pa_portal_open_uri(const char *uri) {
             }
             g_variant_unref(handle);
             g_variant_unref(reply);
-            GSource *timer = g_timeout_source_new(RESPONSE_TIMEOUT_MS);
-            g_source_set_callback(timer, on_timeout, &wait, NULL);
-            g_source_attach(timer, context);
-            while (!wait.ended) g_main_context_iteration(context, TRUE);
-            g_source_destroy(timer);
-            g_source_unref(timer);
+            pa_bus_wait_bound(&wait.bus, RESPONSE_TIMEOUT_MS, NULL);
+            pa_bus_wait_until(&wait.bus, &wait.answered);
             opened = wait.response == 0;
         }
         g_dbus_connection_signal_unsubscribe(connection, subscription);
@@ -96,8 +87,6 @@ int pa_portal_open_uri(const char *uri) {
         g_object_unref(connection);
     }
     /* A Response already queued must not run once `wait` is gone. */
-    while (g_main_context_iteration(context, FALSE)) {}
-    g_main_context_pop_thread_default(context);
-    g_main_context_unref(context);
+    pa_bus_wait_close(&wait.bus, 1);
     return opened;
 }

@@ -3,6 +3,7 @@
 #include "secret_service.h"
 #include "../CSecret/shim.h"
 #include "bus_daemon.h"
+#include "bus_wait.h"
 
 #define SERVICE_NAME "org.freedesktop.secrets"
 #define SERVICE_PATH "/org/freedesktop/secrets"
@@ -56,49 +57,25 @@ static GVariant *string_dictionary(GHashTable *table) {
 /* ---- Prompts ---------------------------------------------------------------------------- */
 
 typedef struct {
-    int ended;
-    pa_secret_status status;
+    pa_bus_wait bus;
+    int completed;
+    pa_secret_status status;  /* once completed: done, or refused */
 } prompt_wait;
 
 static void on_completed(GDBusConnection *connection, const gchar *sender, const gchar *path, const gchar *interface,
                          const gchar *signal, GVariant *parameters, gpointer data) {
     (void)connection, (void)sender, (void)path, (void)interface, (void)signal;
     prompt_wait *wait = data;
-    if (wait->ended) return;
+    if (wait->completed || wait->bus.ended) return;
     GVariant *dismissed = g_variant_get_child_value(parameters, 0);
     wait->status = g_variant_get_boolean(dismissed) ? PA_SECRET_PROMPT_REFUSED : PA_SECRET_DONE;
     g_variant_unref(dismissed);
-    wait->ended = 1;
-}
-
-static gboolean on_timeout(gpointer data) {
-    prompt_wait *wait = data;
-    if (!wait->ended) wait->status = PA_SECRET_PROMPT_TIMED_OUT, wait->ended = 1;
-    return G_SOURCE_REMOVE;
-}
-
-static gboolean on_cancelled(GCancellable *cancellable, gpointer data) {
-    (void)cancellable;
-    prompt_wait *wait = data;
-    if (!wait->ended) wait->status = PA_SECRET_PROMPT_CANCELLED, wait->ended = 1;
-    return G_SOURCE_REMOVE;
+    wait->completed = 1;
 }
 
 static void dismiss(SecretService *service, const char *prompt) {
     GVariant *reply = call(service, prompt, PROMPT_INTERFACE, "Dismiss", NULL, NULL, NULL);
     if (reply) g_variant_unref(reply);
-}
-
-static GSource *attach(GSource *source, GSourceFunc callback, prompt_wait *wait, GMainContext *context) {
-    g_source_set_callback(source, callback, wait, NULL);
-    g_source_attach(source, context);
-    return source;
-}
-
-static void drop(GSource *source) {
-    if (!source) return;
-    g_source_destroy(source);
-    g_source_unref(source);
 }
 
 /* The unique name that owns `name` now, asked of the bus: the proxy's own record of the
@@ -135,19 +112,13 @@ static pa_secret_status perform_prompt(SecretService *service, const char *promp
         dismiss(service, prompt);
         return PA_SECRET_PROMPT_DISMISSED;
     }
-    prompt_wait wait = { 0, PA_SECRET_DONE };
-    GMainContext *context = g_main_context_new();
-    g_main_context_push_thread_default(context);
+    prompt_wait wait = { .completed = 0, .status = PA_SECRET_DONE };
+    pa_bus_wait_open(&wait.bus);
     GDBusConnection *connection = connection_of(service);
     guint subscription = g_dbus_connection_signal_subscribe(connection, owner, PROMPT_INTERFACE, "Completed", prompt,
                                                             NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_completed, &wait, NULL);
     g_free(owner);
-    guint timeout = bound > G_MAXUINT ? G_MAXUINT : (guint)bound;
-    GSource *timer = attach(g_timeout_source_new(timeout), on_timeout, &wait, context);
-    GSource *cancelled = prompting->cancellable
-        ? attach(g_cancellable_source_new(prompting->cancellable), (GSourceFunc)(void (*)(void))on_cancelled, &wait,
-                 context)
-        : NULL;
+    pa_bus_wait_bound(&wait.bus, bound, prompting->cancellable);
     if (allowed && prompting->showing) prompting->showing(bound);
     /* An empty window id: the provider shows a dialog of its own. */
     GVariant *reply = call(service, prompt, PROMPT_INTERFACE, "Prompt", tuple1(g_variant_new_string("")), NULL, error);
@@ -156,19 +127,16 @@ static pa_secret_status perform_prompt(SecretService *service, const char *promp
         status = PA_SECRET_FAILED;
     } else {
         g_variant_unref(reply);
-        while (!wait.ended) g_main_context_iteration(context, TRUE);
-        status = wait.status;
+        pa_bus_wait_until(&wait.bus, &wait.completed);
+        if (wait.completed) status = wait.status;
+        else status = wait.bus.ended == PA_BUS_WAIT_TIMED_OUT ? PA_SECRET_PROMPT_TIMED_OUT : PA_SECRET_PROMPT_CANCELLED;
         if (status == PA_SECRET_PROMPT_TIMED_OUT || status == PA_SECRET_PROMPT_CANCELLED) dismiss(service, prompt);
         /* Not allowed, and it waited on the user: as if dismissed unshown. */
         if (status == PA_SECRET_PROMPT_TIMED_OUT && !allowed) status = PA_SECRET_PROMPT_DISMISSED;
     }
-    drop(timer);
-    drop(cancelled);
     g_dbus_connection_signal_unsubscribe(connection, subscription);
     /* A Completed already queued must not run once `wait` is gone. */
-    while (g_main_context_iteration(context, FALSE)) {}
-    g_main_context_pop_thread_default(context);
-    g_main_context_unref(context);
+    pa_bus_wait_close(&wait.bus, 1);
     return status;
 }
 

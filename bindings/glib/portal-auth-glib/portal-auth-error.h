@@ -40,7 +40,7 @@ G_BEGIN_DECLS
  * @PORTAL_AUTH_ERROR_ACCOUNT_ABSTRACTION_UNAVAILABLE: Field: portal_auth_error_get_detail() (the
  *   server's text).
  * @PORTAL_AUTH_ERROR_RATE_LIMITED: No more emails now. Field: portal_auth_error_get_retry_after().
- * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: No QR code of this link.
+ * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: No QR code of this link, or at this scale.
  * @PORTAL_AUTH_ERROR_UNAUTHORIZED: HTTP 401. Field: portal_auth_error_get_http_status().
  * @PORTAL_AUTH_ERROR_HTTP_STATUS: Fields: portal_auth_error_get_http_status(),
  *   portal_auth_error_get_body(), portal_auth_error_get_retry_after().

@@ -24,7 +24,7 @@ header_constants! {
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE: portal_auth_code = 9;
     /// No more emails now. Field: retry_after.
     PORTAL_AUTH_E_RATE_LIMITED: portal_auth_code = 10;
-    /// No QR code of this link.
+    /// No QR code of this link, or at this scale.
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE: portal_auth_code = 11;
     /// HTTP 401. Field: http_status.
     PORTAL_AUTH_E_UNAUTHORIZED: portal_auth_code = 20;

@@ -1,6 +1,6 @@
 /* A private connection to the session bus, and a call to the message bus itself
  * (org.freedesktop.DBus), for the C files that need them (application_bus.c,
- * secret_service.c, secret_portal_store.c). */
+ * open_uri_portal.c, secret_service.c, secret_portal_store.c). */
 #ifndef PORTAL_AUTH_BUS_DAEMON_H
 #define PORTAL_AUTH_BUS_DAEMON_H
 

@@ -1453,7 +1453,8 @@ enum {
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE = 9,
     /** Portal sends no more emails for now. Field: retry_after. */
     PORTAL_AUTH_E_RATE_LIMITED = 10,
-    /** The link cannot be made into a QR code. */
+    /** The link cannot be made into a QR code. So is a scale out of range, whose message
+        gives the range. */
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE = 11,
     /** Portal refused the request (HTTP 401). Field: http_status. */
     PORTAL_AUTH_E_UNAUTHORIZED = 20,
@@ -1946,10 +1947,10 @@ portal_auth_code portal_auth_totp_secret(const char *otpauth_url, char **out_sec
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK The PNG is in `*out_png`.
  * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE A link that is not `otpauth://`, carries no valid
- *         secret or is too long for a QR code.
- * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, a NULL out_png or
- *         out_length, or ("scale") a scale under 1 or one that makes a side over 8192 pixels:
- *         the message gives the range this link's code takes.
+ *         secret or is too long for a QR code; or a scale under 1 or one that makes a side
+ *         over 8192 pixels, whose message gives the range this link's code takes.
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_png
+ *         or out_length.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode or libpng cannot be loaded (the message names it).
  */
 PORTAL_AUTH_EXTERN
@@ -1993,9 +1994,9 @@ portal_auth_code portal_auth_totp_qr_matrix(const char *otpauth_url, int32_t *ou
  * @param out_svg Receives a new string (free it with portal_auth_string_free), or NULL on failure.
  * @param out_error May be NULL. Receives an error on failure, else NULL.
  * @retval PORTAL_AUTH_OK The SVG is in `*out_svg`.
- * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE As for portal_auth_totp_qr_png.
- * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, a NULL out_svg, or
- *         a scale as for portal_auth_totp_qr_png ("scale").
+ * @retval PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE As for portal_auth_totp_qr_png: an unusable link,
+ *         or a scale out of range (the message gives the range).
+ * @retval PORTAL_AUTH_E_INVALID_ARGUMENT A NULL or non-UTF-8 otpauth_url, or a NULL out_svg.
  * @retval PORTAL_AUTH_E_INTERNAL libqrencode cannot be loaded.
  */
 PORTAL_AUTH_EXTERN

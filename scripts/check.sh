@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make check: the fast tier, against the one debug build `swift build --build-tests` made.
-# The Swift suite, pytest (the binding from the source tree, loading .build/debug's
-# library; the emulator's own tests) and the C tests without valgrind, each inside its own private keyring and with
-# the emulators it starts. The three run side by side: most of their time is spent waiting
-# on loopback. What make test adds is in docs/testing.md. Ends with one summary line.
+# Four suites: the Swift suite, pytest (the binding from the source tree, loading
+# .build/debug's library), the C tests without valgrind, each inside its own private keyring
+# and with the emulators it starts, and the emulator's own tests. The four run side by
+# side: most of their time is spent waiting on loopback. What make test adds is in docs/testing.md. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/counts.sh

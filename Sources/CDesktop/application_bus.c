@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *pa_secret_load_error(void);
-
 /* The interface the desktop calls (the Desktop Entry Specification's D-Bus activation). */
 static const char introspection[] =
     "<node><interface name='org.freedesktop.Application'>"

@@ -82,20 +82,20 @@ import Testing
     }
 
     @Test(arguments: [0, -1, 0.5, 2.5, .nan, .infinity, -.infinity, 1e300, Double(Int32.max)])
-    func anUnusableScaleIsAnInvalidArgumentThatGivesTheRange(scale: Double) throws {
+    func anUnusableScaleIsTotpQrUnavailableAndGivesTheRange(scale: Double) throws {
         let code = try TotpQRCode(otpAuthUrl: Self.link)
         #expect(throws: Self.scaleRefused(code)) { try code.png(scale: scale) }
         #expect(throws: Self.scaleRefused(code)) { try code.svg(scale: scale) }
-        let message = String(describing: Self.scaleRefused(code))
+        let thrown = #expect(throws: PortalAuthError.self) { try code.png(scale: scale) }
+        let message = String(describing: try #require(thrown))
         #expect(message.contains("scale must be a whole number of pixels a module from 1 to \(TotpQRCode.maximumSide / code.side)"))
     }
 
-    /// The error of a scale `code` cannot take.
+    /// The error of a scale `code` cannot take: the seed SDK's `totpQrUnavailable`.
     static func scaleRefused(_ code: TotpQRCode) -> PortalAuthError {
         let largest = TotpQRCode.maximumSide / code.side
-        return .invalidArgument(
-            name: "scale",
-            accepted: "a whole number of pixels a module from 1 to \(largest) for this code (\(code.side) modules a side; an image is 8192 pixels a side at most)")
+        return .totpQrUnavailable(
+            acceptedScale: "a whole number of pixels a module from 1 to \(largest) for this code (\(code.side) modules a side; an image is 8192 pixels a side at most)")
     }
 
     @Test(arguments: [
@@ -104,8 +104,8 @@ import Testing
         link(ofLength: 2332),
     ])
     func anUnusableLinkIsUnavailable(link: String) {
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try TotpQRCode(otpAuthUrl: link) }
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try portalTotpQrCodePng(otpAuthUrl: link) }
+        #expect(throws: PortalAuthError.totpQrUnavailable()) { try TotpQRCode(otpAuthUrl: link) }
+        #expect(throws: PortalAuthError.totpQrUnavailable()) { try portalTotpQrCodePng(otpAuthUrl: link) }
     }
 
     /// 200,000 characters: each link is unusable or too long, and is refused after linear work.
@@ -114,7 +114,7 @@ import Testing
         let run = String(repeating: character, count: 200_000)
         for link in ["otpauth://totp/x?secret=" + run + "&y=1", "otpauth://totp/x?" + run + "&secret=JBSWY3DP",
                      "x" + run + "otpauth://x?secret=JBSWY3DP", "otpauth%3A%2F%2Fx%3Fsecret%3DAA%26y%3D" + run + "z"] {
-            #expect(throws: PortalAuthError.totpQrUnavailable) { try TotpQRCode(otpAuthUrl: link) }
+            #expect(throws: PortalAuthError.totpQrUnavailable()) { try TotpQRCode(otpAuthUrl: link) }
         }
     }
 
@@ -131,7 +131,7 @@ import Testing
         #expect(try portalTotpQrCodePng(otpAuthUrl: Self.link, scale: 4) == png)
         #expect(try portalTotpQrCodePng(otpAuthUrl: Self.link) == (try step.qrCodePng()))
         let enrolled = TotpRequiredResult(userJwt: "j", totpLink: nil, endUserId: "e")
-        #expect(throws: PortalAuthError.totpQrUnavailable) { try enrolled.qrCodePng() }
+        #expect(throws: PortalAuthError.totpQrUnavailable()) { try enrolled.qrCodePng() }
     }
 
     /// First enrollment against the emulator: the authenticator scans the step's QR code,
@@ -154,7 +154,7 @@ import Testing
         var dumped = ""
         dump(code, to: &dumped)
         for text in [String(describing: code), String(reflecting: code), dumped,
-                     String(describing: PortalAuthError.totpQrUnavailable)] {
+                     String(describing: PortalAuthError.totpQrUnavailable())] {
             #expect(!text.contains("SECRET") && !text.contains("otpauth"), "\(text)")
         }
         #expect(dumped.contains("side"))

@@ -89,27 +89,6 @@ static int forking_opener(void *user_data, const char *url, portal_auth_bool eph
     return opener(&f->follow, url, ephemeral);
 }
 
-/* The errno of a connection to 127.0.0.1:`port`; 0 when it connected. */
-static int connect_errno(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    int code = connect(fd, (struct sockaddr *)&address, sizeof address) == 0 ? 0 : errno;
-    close(fd);
-    return code;
-}
-
-/* How many recorded requests went to `path` (under /api/v3/auth). */
-static int count_requests(const char *path) {
-    static char answer[1 << 16];
-    char needle[128];
-    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
-    snprintf(needle, sizeof needle, "\"path\":\"/api/v3/auth%s\"", path);
-    int count = 0;
-    for (const char *at = strstr(answer, needle); at; at = strstr(at + 1, needle)) count++;
-    return count;
-}
-
 static void wait_result(outcome *out) { wait_calls(&out->calls); }
 
 static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {

@@ -50,26 +50,6 @@ static void forget(outcome *out) {
     out->session = NULL;
 }
 
-/* Whether something listens on 127.0.0.1:port. */
-static int listening(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in address = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-                                   .sin_port = htons((uint16_t)port) };
-    int connected = connect(fd, (struct sockaddr *)&address, sizeof address) == 0;
-    close(fd);
-    return connected;
-}
-
-static int count_requests(const char *path) {
-    static char answer[1 << 16];
-    char needle[128];
-    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
-    snprintf(needle, sizeof needle, "\"path\":\"/api/v3/auth%s\"", path);
-    int count = 0;
-    for (const char *at = strstr(answer, needle); at; at = strstr(at + 1, needle)) count++;
-    return count;
-}
-
 /* The `key` ("link" or "emailLink") of the last email to `email`, once `count` were sent. */
 static void mail(const char *email, int count, const char *key, char *out, size_t size) {
     char path[256], answer[1 << 14];
@@ -211,7 +191,7 @@ static void email_opened_in_chromium_signs_in(void) {
     wait_calls(&signed_in.calls);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(strstr(page, "You are signed in. You can close this window and go back to the application.") != NULL);
-    CHECK(!listening(at.port));
+    CHECK(connect_errno(at.port) != 0);
     portal_auth_call_free(call);
     forget(&signed_in);
     portal_auth_free(at.client);
@@ -270,7 +250,7 @@ static void timeout_and_cancel_end_the_wait(void) {
     outcome timed_out = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-timeout@example.com", 300, on_result, &timed_out, NULL) == PORTAL_AUTH_OK);
     wait_calls(&timed_out.calls);
-    CHECK(timed_out.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && !listening(at.port));
+    CHECK(timed_out.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && connect_errno(at.port) != 0);
     CHECK(timed_out.reason == PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
     outcome cancelled = {0};
     portal_auth_call *call = NULL;
@@ -278,7 +258,7 @@ static void timeout_and_cancel_end_the_wait(void) {
     mail("c-cancel@example.com", 1, "link", link, sizeof link);
     portal_auth_call_cancel(call);
     wait_calls(&cancelled.calls);
-    CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && !listening(at.port));
+    CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && connect_errno(at.port) != 0);
     CHECK(cancelled.reason == PORTAL_AUTH_REASON_SIGN_IN_CANCELLED);
     portal_auth_call_free(call);
     CHECK(count_requests("/magic-links") == 2 && count_requests("/magic-links/validations") == 0);
@@ -300,7 +280,7 @@ static void link_handled_meanwhile_exchanged_once(void) {
     wait_calls(&waiting.calls);
     CHECK(pasted.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && waiting.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(pasted.session == waiting.session && waiting.calls == 1);
-    CHECK(count_requests("/magic-links/validations") == 1 && !listening(at.port));
+    CHECK(count_requests("/magic-links/validations") == 1 && connect_errno(at.port) != 0);
     forget(&pasted);
     forget(&waiting);
     portal_auth_free(at.client);
@@ -319,7 +299,7 @@ static void hostile_requests_neither_complete_nor_end_it(void) {
     snprintf(foreign, sizeof foreign, "evil.example:%d", at.port);
     CHECK(hostile_get(link, foreign, NULL) == 421);
     CHECK(hostile_get(link, NULL, "Sec-Fetch-Dest: image") == 403);
-    CHECK(count_requests("/magic-links/validations") == 0 && listening(at.port) && hostile.calls == 0);
+    CHECK(count_requests("/magic-links/validations") == 0 && connect_errno(at.port) == 0 && hostile.calls == 0);
     open_in_chromium("c-hostile@example.com", 1, profile, page, sizeof page);
     wait_calls(&hostile.calls);
     CHECK(hostile.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
@@ -337,7 +317,7 @@ static void free_ends_the_wait_and_frees_the_port(void) {
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-freed@example.com", 0, on_result, &ended, NULL) == PORTAL_AUTH_OK);
     mail("c-freed@example.com", 1, "link", link, sizeof link);
     portal_auth_free(at.client);
-    CHECK(!listening(at.port));
+    CHECK(connect_errno(at.port) != 0);
     wait_calls(&ended.calls);
     CHECK(ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && ended.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     portal_auth *browser_client = client_of(at.id, at.redirect);
@@ -346,9 +326,9 @@ static void free_ends_the_wait_and_frees_the_port(void) {
     outcome browser_ended = {0};
     CHECK(portal_auth_sign_in_with_google(browser_client, 0, on_result, &browser_ended, NULL) == PORTAL_AUTH_OK);
     wait_count(&opener_calls, opened_before + 1);
-    CHECK(listening(at.port));
+    CHECK(connect_errno(at.port) == 0);
     portal_auth_free(browser_client);
-    CHECK(!listening(at.port));
+    CHECK(connect_errno(at.port) != 0);
     wait_calls(&browser_ended.calls);
     CHECK(browser_ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && browser_ended.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     portal_auth *next = client_of(at.id, at.redirect);

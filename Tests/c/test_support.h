@@ -134,6 +134,16 @@ static inline int free_port(void) {
     abort();
 }
 
+/* The errno of a connection to 127.0.0.1:`port`; 0 when it connected (something listens). */
+static inline int connect_errno(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    int code = connect(fd, (struct sockaddr *)&address, sizeof address) == 0 ? 0 : errno;
+    close(fd);
+    return code;
+}
+
 /* A child process holding a copy of every descriptor the test has when it is made, as any
    child does between fork and exec: an application may fork while the library listens.
    end_descriptor_holder kills it with SIGKILL, so that valgrind makes no exit report in it;
@@ -283,6 +293,17 @@ static inline void emulator_request(const char *path, const char *json, char *te
     if (curl_easy_perform(easy) != CURLE_OK) abort();
     curl_slist_free_all(headers);
     curl_easy_cleanup(easy);
+}
+
+/* How many recorded requests went to `path` (under /api/v3/auth). */
+static inline int count_requests(const char *path) {
+    static char answer[1 << 16];
+    char needle[128];
+    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
+    snprintf(needle, sizeof needle, "\"path\":\"/api/v3/auth%s\"", path);
+    int count = 0;
+    for (const char *at = strstr(answer, needle); at; at = strstr(at + 1, needle)) count++;
+    return count;
 }
 
 /* Forgets the requests the emulator recorded so far (every test of a run shares it). */

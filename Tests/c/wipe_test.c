@@ -8,7 +8,7 @@
  *   userJwt and TOTP link (freed with the result), a host storage's value (freed once read).
  * Named cases (test_support.h's run_cases). */
 #define _GNU_SOURCE /* malloc_usable_size */
-#include "test_support.h"
+#include "session_support.h"
 
 #include <malloc.h>
 
@@ -87,12 +87,6 @@ static int host_remove(void *user_data, const char *environment_id) {
     return 0;
 }
 
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_session *session;   /* retained */
-} outcome;
-
 static watched *user_jwt, *totp_link;
 
 static void on_totp_step(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
@@ -101,13 +95,6 @@ static void on_totp_step(void *user_data, const portal_auth_result *result, cons
     const char *jwt = portal_auth_result_user_jwt(result), *link = portal_auth_result_totp_link(result);
     if (jwt) user_jwt = watch("the result's userJwt", jwt, strlen(jwt));
     if (link) totp_link = watch("the result's TOTP link", link, strlen(link));
-    count_call(&out->calls);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->session = portal_auth_session_retain(session);
     count_call(&out->calls);
 }
 

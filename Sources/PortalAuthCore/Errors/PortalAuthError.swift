@@ -2,8 +2,7 @@
 /// `userJwt`, a TOTP link or secret, or a stored value.
 public enum PortalAuthError: Error, Equatable, Sendable {
     /// A required argument (`authEnvironmentId`, `redirectUrl`, `apiHost`, `email`) was
-    /// blank or unusable; `accepted`, when given, says what it must be (a QR code's `scale`:
-    /// the range).
+    /// blank or unusable; `accepted`, when given, says what it must be.
     case invalidArgument(name: String, accepted: String? = nil)
     /// `sendMagicLink` on a client built without a `MagicLinkConfig`.
     case magicLinkNotConfigured
@@ -25,8 +24,9 @@ public enum PortalAuthError: Error, Equatable, Sendable {
     /// The magic-link send limit for this address was hit (429); `retryAfter` is the delay
     /// the server asked for, in seconds (its `Retry-After`), or nil. Nothing is resent.
     case rateLimited(retryAfter: Int? = nil)
-    /// A TOTP QR code could not be made from the link.
-    case totpQrUnavailable
+    /// A TOTP QR code could not be made from the link, or not at the scale asked for:
+    /// `acceptedScale`, given for a scale out of range, says the range this code takes.
+    case totpQrUnavailable(acceptedScale: String? = nil)
 }
 
 extension PortalAuthError: CustomStringConvertible {
@@ -54,8 +54,9 @@ extension PortalAuthError: CustomStringConvertible {
         case .rateLimited(let retryAfter):
             let when = retryAfter.map { "in \($0) s" } ?? "later"
             return "Too many magic links were sent to this address; try again \(when)."
-        case .totpQrUnavailable:
-            return "A QR code cannot be made from this TOTP link."
+        case .totpQrUnavailable(let acceptedScale):
+            return acceptedScale.map { "A QR code cannot be made at this scale: scale must be \($0)." }
+                ?? "A QR code cannot be made from this TOTP link."
         }
     }
 }

@@ -15,7 +15,7 @@ public struct TotpQRCode: Sendable {
     public init(otpAuthUrl: String) throws {
         guard let link = TotpLink.normalised(otpAuthUrl), TotpLink.secret(ofNormalised: link) != nil,
               let matrix = try QRMatrix(byteMode: Array(link.utf8))
-        else { throw PortalAuthError.totpQrUnavailable }
+        else { throw PortalAuthError.totpQrUnavailable() }
         self.matrix = matrix
     }
 
@@ -23,14 +23,14 @@ public struct TotpQRCode: Sendable {
     public var side: Int { matrix.side }
 
     /// A PNG of `scale` pixels a module, `side × scale` pixels square: pure black on opaque
-    /// white (1-bit grayscale). Throws `PortalAuthError.invalidArgument(name: "scale")`, its
+    /// white (1-bit grayscale). Throws `PortalAuthError.totpQrUnavailable(acceptedScale:)`, its
     /// message giving the range, unless `scale` is a whole number from 1 with a side of at
     /// most `maximumSide` pixels; `SystemLibraryUnavailable` when libpng cannot be loaded.
     public func png(scale: Double = 10) throws -> [UInt8] {
         let bitmap = Bitmap(columns: side, rows: side, scale: try pixelsPerModule(scale)) {
             matrix.isDark(row: $0, column: $1)
         }
-        guard let png = try PNGEncoding.encode(bitmap) else { throw PortalAuthError.totpQrUnavailable }
+        guard let png = try PNGEncoding.encode(bitmap) else { throw PortalAuthError.totpQrUnavailable() }
         return png
     }
 
@@ -55,13 +55,13 @@ public struct TotpQRCode: Sendable {
     }
 
     /// A whole number of pixels a module: an image cannot split a pixel between modules.
-    /// - Throws: `invalidArgument("scale")`, with the range this code takes.
+    /// - Throws: `totpQrUnavailable(acceptedScale:)`, with the range this code takes, as the
+    ///   seed SDK's `qrCodeImage(scale:)` throws `totpQrUnavailable`.
     private func pixelsPerModule(_ scale: Double) throws -> Int {
         let largest = Self.maximumSide / side
         guard scale.isFinite, scale >= 1, scale.rounded(.towardZero) == scale, scale <= Double(largest) else {
-            throw PortalAuthError.invalidArgument(
-                name: "scale",
-                accepted: "a whole number of pixels a module from 1 to \(largest) for this code (\(side) modules a side; an image is \(Self.maximumSide) pixels a side at most)")
+            throw PortalAuthError.totpQrUnavailable(
+                acceptedScale: "a whole number of pixels a module from 1 to \(largest) for this code (\(side) modules a side; an image is \(Self.maximumSide) pixels a side at most)")
         }
         return Int(scale)
     }
@@ -77,7 +77,7 @@ extension TotpRequiredResult {
     /// The QR code of `totpLink`. Throws `PortalAuthError.totpQrUnavailable` when there is
     /// no link or it is unusable (see `TotpQRCode.init(otpAuthUrl:)`).
     public func qrCode() throws -> TotpQRCode {
-        guard let totpLink else { throw PortalAuthError.totpQrUnavailable }
+        guard let totpLink else { throw PortalAuthError.totpQrUnavailable() }
         return try TotpQRCode(otpAuthUrl: totpLink)
     }
 

@@ -30,8 +30,8 @@ import Glibc
 ///
 /// What opens without a dialog is opened (`Keyring`); a dialog is shown only as `prompts`
 /// allow, so by default a background restore never pops one. Its blocking calls run on a
-/// thread of their own (`BlockingSessionStorage`), never on the caller's thread or the HTTP
-/// thread.
+/// thread of their own (a `SerialThread`, one per process), never on the caller's thread or
+/// the HTTP thread.
 ///
 /// Across processes: the vault holds a lock file of the application and environment around
 /// each of its operations (`EntryLocking`), so that a compare-and-delete in one process never

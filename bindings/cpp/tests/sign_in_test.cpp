@@ -237,12 +237,12 @@ void error_fields() {
         unavailable = failed.code() == pa::Code::totp_qr_unavailable;
     }
     CHECK(unavailable);
-    /* A scale it cannot take is the argument "scale", the message giving the range. */
+    /* A scale it cannot take is TOTP_QR_UNAVAILABLE, as in the seed SDK, the message giving the range. */
     bool scale_refused = false;
     try {
         pa::totp_qr_png("otpauth://totp/Portal:a?secret=JBSWY3DPEHPK3PXP&issuer=Portal", 0);
     } catch (const pa::Error &failed) {
-        scale_refused = failed.code() == pa::Code::invalid_argument && failed.name() == "scale" &&
+        scale_refused = failed.code() == pa::Code::totp_qr_unavailable &&
                         failed.message().find("from 1 to ") != std::string::npos;
     }
     CHECK(scale_refused);

@@ -45,7 +45,8 @@ G_BEGIN_DECLS
  *   account-abstracted wallet. Field: portal_auth_error_get_detail() (the server's text).
  * @PORTAL_AUTH_ERROR_RATE_LIMITED: Portal sends no more emails for now. Field:
  *   portal_auth_error_get_retry_after().
- * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: The link cannot be made into a QR code.
+ * @PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE: The link cannot be made into a QR code. So is a scale out
+ *   of range, whose message gives the range.
  * @PORTAL_AUTH_ERROR_UNAUTHORIZED: Portal refused the request (HTTP 401). Field:
  *   portal_auth_error_get_http_status().
  * @PORTAL_AUTH_ERROR_HTTP_STATUS: Portal answered with an unexpected HTTP status. Fields:

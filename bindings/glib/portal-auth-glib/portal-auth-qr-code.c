@@ -188,7 +188,7 @@ portal_auth_qr_code_is_dark (PortalAuthQrCode *self, int row, int column)
  * The code as a PNG, (side × scale) pixels square, 1-bit black on opaque white. The same
  * link gives the same bytes.
  *
- * Returns: (transfer full): the PNG; %NULL with %PORTAL_AUTH_ERROR_INVALID_ARGUMENT for a
+ * Returns: (transfer full): the PNG; %NULL with %PORTAL_AUTH_ERROR_TOTP_QR_UNAVAILABLE for a
  *   scale under 1 or one that makes a side over 8192 pixels (the message gives the range)
  */
 GBytes *

@@ -8,7 +8,7 @@ import ctypes
 
 from . import _native
 from ._error_handles import raise_from_out
-from .errors import InvalidArgument
+from .errors import InvalidArgument, TotpQrUnavailable
 
 
 def _link(otpauth_url: object) -> bytes:
@@ -16,11 +16,12 @@ def _link(otpauth_url: object) -> bytes:
 
 
 def _scale(scale: object) -> int:
-    # Whole pixels a module, as the C ABI's int32; the library refuses what it cannot draw
-    # (TotpQrUnavailable).
-    if isinstance(scale, bool) or not isinstance(scale, int) or not -0x80000000 <= scale <= 0x7FFFFFFF:
-        raise InvalidArgument("scale")
-    return scale
+    # Whole pixels a module, as the C ABI's int32. The library decides the range (and raises
+    # TotpQrUnavailable with it): an int beyond int32 is passed as the bound it passed, which
+    # is out of range too. Only what is no int at all is refused here, with the same error.
+    if isinstance(scale, bool) or not isinstance(scale, int):
+        raise TotpQrUnavailable("A QR code cannot be made at this scale: scale must be an int, whole pixels a module.")
+    return max(-0x80000000, min(scale, 0x7FFFFFFF))
 
 
 def normalize_totp_code(typed: str) -> str | None:
@@ -53,9 +54,8 @@ def totp_secret(otpauth_url: str) -> str | None:
 
 def totp_qr_code_png(otpauth_url: str, scale: int = 10) -> bytes:
     """The link's QR code as PNG bytes, `(modules + 8) × scale` pixels square. Raises
-    TotpQrUnavailable for an unusable link; InvalidArgument("scale") for a scale under 1, a
-    side over 8192 pixels (its message gives the range) or a scale that is not an int of 32
-    bits."""
+    TotpQrUnavailable for an unusable link, and for a scale that is not an int, is under 1 or
+    makes a side over 8192 pixels (its message gives the range)."""
     lib = _native.lib()
     out = ctypes.c_void_p()
     length = ctypes.c_size_t()

@@ -25,7 +25,8 @@ header_constants! {
     PORTAL_AUTH_E_ACCOUNT_ABSTRACTION_UNAVAILABLE: portal_auth_code = 9;
     /// Portal sends no more emails for now. Field: retry_after.
     PORTAL_AUTH_E_RATE_LIMITED: portal_auth_code = 10;
-    /// The link cannot be made into a QR code.
+    /// The link cannot be made into a QR code. So is a scale out of range, whose message gives the
+    /// range.
     PORTAL_AUTH_E_TOTP_QR_UNAVAILABLE: portal_auth_code = 11;
     /// Portal refused the request (HTTP 401). Field: http_status.
     PORTAL_AUTH_E_UNAUTHORIZED: portal_auth_code = 20;

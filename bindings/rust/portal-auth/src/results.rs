@@ -245,8 +245,8 @@ pub fn normalize_totp_code(typed: &str) -> Option<String> {
 
 /// The QR code of an enrollment link as a PNG: `scale` pixels a module (10 is usual),
 /// `(modules + 8) × scale` pixels square, black on white. [`Error::TotpQrUnavailable`] for
-/// an unusable link; [`Error::InvalidArgument`] (`scale`) for a scale of 0 or a side over
-/// 8192 pixels, its message giving the range.
+/// an unusable link, and for a scale of 0 or a side over 8192 pixels, its message giving the
+/// range.
 ///
 /// ```
 /// let png = portal_auth::totp_qr_png("otpauth://totp/Portal:ada?secret=JBSWY3DPEHPK3PXP", 10)?;
@@ -255,7 +255,7 @@ pub fn normalize_totp_code(typed: &str) -> Option<String> {
 /// ```
 pub fn totp_qr_png(otpauth_url: &str, scale: u32) -> Result<Vec<u8>, Error> {
     let link = c_string(otpauth_url, "otpauth_url")?;
-    let scale = c_scale(scale)?;
+    let scale = c_scale(scale);
     let (mut png, mut length, mut error) = (ptr::null_mut(), 0usize, ptr::null_mut());
     // SAFETY: the buffer is ours to copy and free.
     unsafe {
@@ -271,7 +271,7 @@ pub fn totp_qr_png(otpauth_url: &str, scale: u32) -> Result<Vec<u8>, Error> {
 
 /// The QR code of an enrollment link as SVG text, `scale` pixels a module.
 pub fn totp_qr_svg(otpauth_url: &str, scale: u32) -> Result<String, Error> {
-    let scale = c_scale(scale)?;
+    let scale = c_scale(scale);
     text_out("otpauth_url", otpauth_url, |link, out, error| unsafe { sys::portal_auth_totp_qr_svg(link, scale, out, error) })
 }
 
@@ -304,9 +304,10 @@ pub fn totp_qr_matrix(otpauth_url: &str) -> Result<Vec<Vec<bool>>, Error> {
     }
 }
 
-/// A scale as the C ABI's int32 of whole pixels; the library refuses what it cannot draw.
-fn c_scale(scale: u32) -> Result<i32, Error> {
-    i32::try_from(scale).map_err(|_| Error::out_of_range("scale"))
+/// A scale as the C ABI's int32 of whole pixels. The library decides the range: a scale
+/// beyond int32 is passed as its largest, which it refuses too, with the range.
+fn c_scale(scale: u32) -> i32 {
+    i32::try_from(scale).unwrap_or(i32::MAX)
 }
 
 /// The QR code of an enrollment link as half blocks for a terminal, each line ending in "\n".

@@ -346,10 +346,14 @@ fn totp_helpers_without_a_sign_in() {
     assert!(png.starts_with(b"\x89PNG"));
     assert_eq!(png, totp_qr_png(link, 2).unwrap());
     assert!(totp_qr_svg(link, 10).unwrap().contains("<svg"));
-    match totp_qr_png(link, 0) {
-        Err(Error::InvalidArgument { name, message }) => assert!(name == "scale" && message.contains("from 1 to "), "{message}"),
-        other => panic!("expected InvalidArgument(scale), got {:?}", other.map(|png| png.len())),
+    // A scale it cannot draw is the seed SDK's totpQrUnavailable, the message giving the range.
+    for scale in [0, u32::MAX] {
+        match totp_qr_png(link, scale) {
+            Err(Error::TotpQrUnavailable { message }) => assert!(message.contains("scale must be a whole number of pixels a module from 1 to "), "{message}"),
+            other => panic!("expected TotpQrUnavailable, got {:?}", other.map(|png| png.len())),
+        }
     }
+    assert!(matches!(totp_qr_svg(link, 0), Err(Error::TotpQrUnavailable { .. })));
     assert!(matches!(totp_qr_png("https://example.com/", 10), Err(Error::TotpQrUnavailable { .. })));
     let modules = totp_qr_matrix(link).unwrap();
     let png_width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]) as usize; // IHDR's width

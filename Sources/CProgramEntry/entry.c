@@ -21,7 +21,7 @@
 /* The loader a program needs; PT_INTERP is ignored when the library is loaded as one. */
 const char pa_interpreter[] __attribute__((section(".interp"), used)) = PA_PROGRAM_INTERPRETER;
 
-/* The program's main (Sources/PortalAuthCore/Storage/KeyringHelper.swift). */
+/* The program's main (Sources/PortalAuthCore/Support/ProgramMain.swift). */
 extern int pa_program_main(int argc, char **argv);
 
 extern int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,

@@ -62,7 +62,8 @@ extension PortalAuth {
         }
     }
 
-    /// Completes the redirect a callback brought, as `handleRedirect` does. When that fails
+    /// Completes the redirect a callback brought, as `handleRedirect` does, with the store
+    /// already asked (`checkCanStore`, once per sign-in, at its start). When that fails
     /// in a way that left the grant unspent (`leftGrantUnspent`) while the browser waits for
     /// its answer, with time left before `deadline`, the sign-in waits on instead: a new
     /// listener, bound to the same port before the exchange (the last one has just closed its
@@ -75,7 +76,7 @@ extension PortalAuth {
         let standby = listening.listener.holdsCallback ? try? bindListener(flow, answer: .whenComplete) : nil
         let completed: Result<AuthResult?, any Error>
         do {
-            completed = .success(try await handleRedirect(url))
+            completed = .success(try await handleRedirect(url, storeAsked: true))
         } catch {
             completed = .failure(error)
         }

@@ -15,6 +15,13 @@ extension PortalAuth {
     ///   errors of the exchange, `sessionStorageFailure` when the session could not be
     ///   persisted (deliver the same redirect again to retry the write alone).
     public func handleRedirect(_ url: String) async throws -> AuthResult? {
+        try await handleRedirect(url, storeAsked: false)
+    }
+
+    /// `handleRedirect`, for a one-call sign-in too: `storeAsked` when the sign-in asked the
+    /// store at its start (before its port, browser or email), so the exchange asks it no
+    /// more; a redirect the host handles is always asked for.
+    func handleRedirect(_ url: String, storeAsked: Bool) async throws -> AuthResult? {
         switch Self.redirectContent(of: url, configured: redirectUrl) {
         case .notASignIn:
             return nil
@@ -22,10 +29,10 @@ extension PortalAuth {
             throw PortalAuthError.authenticationFailed(error: error)
         case .grant(let grant, let path):
             let wait = path == Endpoint.magicLinkValidations ? browserSignIn.magicLinkWait : nil
-            guard let wait, wait.takeForRedirect() else { return try await exchange(grant, at: path) }
+            guard let wait, wait.takeForRedirect() else { return try await exchange(grant, at: path, storeAsked: storeAsked) }
             PortalAuthLog.emit(.info, "Magic-link sign-in: a redirect handled by the application completes it.")
             do {
-                let result = try await exchange(grant, at: path)
+                let result = try await exchange(grant, at: path, storeAsked: storeAsked)
                 wait.deliver(.success(result))
                 return result
             } catch {
@@ -62,14 +69,14 @@ extension PortalAuth {
         return .notASignIn
     }
 
-    private func exchange(_ grant: String, at path: String) async throws -> AuthResult {
+    private func exchange(_ grant: String, at path: String, storeAsked: Bool) async throws -> AuthResult {
         try await grants.withLock {
             if let memo = grants.current.memo, memo.grant.hasSameBytes(as: grant) {
                 return try await replay(memo)
             }
             // Nothing is spent that cannot be kept: a grant is exchanged only for a store
-            // that can take the session now.
-            try await vault.checkCanStore()
+            // that can take the session, asked here unless the sign-in asked it already.
+            if !storeAsked { try await vault.checkCanStore() }
             let data = try await grants.tracking(grant, unauthorized: .linkUsed) {
                 try await api.exchangeGrant(grant, at: path)
             }

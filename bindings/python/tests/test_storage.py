@@ -11,14 +11,17 @@ import os
 import subprocess
 import sys
 import threading
+import urllib.parse
 import weakref
 
 import pytest
-from conftest import CALLBACK, Emulator, SecretServiceCalls, keyring_entry, store_in_keyring
+from conftest import CALLBACK, FROM_EMAIL, TEMPLATE_ID, Emulator, SecretServiceCalls, keyring_entry, store_in_keyring
+from test_browser import Browser, loopback_environment
 
 import portal_auth
 from portal_auth import (
     AuthenticatedResult,
+    MagicLinkConfig,
     PortalAuth,
     PortalSession,
     SessionInvalidated,
@@ -366,6 +369,45 @@ def test_a_keyring_that_refuses_the_self_heal_fails_and_keeps_the_entry(emu: Emu
         capture_output=True, text=True, timeout=120,
     )
     assert ran.stdout == "ENTRY_NOT_CLEARED\n{not a session\n", ran.stderr
+
+
+def test_a_one_call_sign_in_asks_the_keyring_once(emu: Emulator, secret_service_calls: SecretServiceCalls) -> None:
+    """The browser and magic-link sign-ins ask the store whether it can take a session once,
+    before the port is taken (docs/desktop.md "Keyring", its nothing-is-spent rule): the
+    collection's lock and a search, then the persist's CreateItem, as a handleRedirect."""
+    environment_id, redirect = loopback_environment(emu)
+    with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url,
+                    magic_link=MagicLinkConfig(from_email=FROM_EMAIL, template_id=TEMPLATE_ID)) as auth:
+        def redirect_sign_in() -> object:
+            return auth.handle_redirect(emu.grant_redirect(environment_id, "once@example.com").replace(CALLBACK, redirect, 1))
+
+        redirect_sign_in()  # the connection, the collection's path and the app's item made
+        browser = Browser()
+        auth.set_browser_opener(browser)
+        sign_ins = {
+            "handle_redirect": redirect_sign_in,
+            "browser": lambda: auth.sign_in_with_google(timeout=60),
+            "magic link": lambda: magic_link_sign_in(auth, emu, "once-by-link@example.com"),
+        }
+        for name, sign_in in sign_ins.items():
+            secret_service_calls.counted()
+            assert isinstance(sign_in(), AuthenticatedResult), name
+            assert secret_service_calls.counted() == {
+                "org.freedesktop.DBus.Properties.Get": 1, "org.freedesktop.Secret.Service.SearchItems": 1,
+                "org.freedesktop.Secret.Collection.CreateItem": 1}, name
+        browser.wait()
+
+
+def magic_link_sign_in(auth: PortalAuth, emu: Emulator, email: str) -> object:
+    """A magic-link sign-in whose email's redirect is loaded as a browser would, once sent."""
+    query = urllib.parse.urlencode({"email": email, "count": 1, "timeout": 30})
+    browser = Browser()
+    opener = threading.Thread(target=lambda: browser(emu.call("GET", "outbox?" + query)["messages"][-1]["link"], False))
+    opener.start()
+    result = auth.sign_in_with_magic_link(email, timeout=60)
+    opener.join(60)
+    browser.wait()
+    return result
 
 
 def test_eight_threads_invalidating_on_the_keyring_make_one_read_and_one_delete(

@@ -28,7 +28,7 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     private let thread = PerProcess { SerialThread(name: "portal-auth-file") }
 
     /// - Parameters:
-    ///   - applicationId: the application's reverse-DNS name (`KeyringSessionStorage`'s
+    ///   - applicationId: the application's reverse-DNS name (`ApplicationId`'s
     ///     rule), or nil: inside a Flatpak sandbox its `FLATPAK_ID`, elsewhere the entry of
     ///     every program of the environment that names none.
     ///   - directory: the folder; nil for `$XDG_STATE_HOME/portal-auth` (default
@@ -36,12 +36,10 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     /// - Throws: `invalidArgument` for an application id that is not a reverse-DNS name, or a
     ///   folder that is empty, relative or holds a NUL.
     public init(applicationId: String? = nil, directory: String? = nil) throws(PortalAuthError) {
-        if let applicationId, !KeyringSessionStorage.isReverseDNS(applicationId) {
-            throw .invalidArgument(name: "applicationId")
-        }
+        let applicationId = try ApplicationId.resolved(applicationId)
         let folder = directory ?? Self.defaultDirectory
         guard folder.hasPrefix("/"), !folder.utf8.contains(0) else { throw .invalidArgument(name: "directory") }
-        self.applicationId = applicationId ?? FlatpakSandbox.applicationId
+        self.applicationId = applicationId
         self.directory = folder
     }
 
@@ -153,8 +151,7 @@ private struct FileEntry {
             guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw storeFolder.failure("read") }
         }
         defer { FileEntry.wipe(&bytes) }
-        // Bytes that are not UTF-8 cannot be ours: "" reads as undecodable, and is deleted.
-        return String(validating: bytes, as: UTF8.self) ?? ""
+        return StoredSession.entry(utf8: bytes)
     }
 
     func write(_ text: String) throws(SessionStorageError) {

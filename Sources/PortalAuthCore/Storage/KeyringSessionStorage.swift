@@ -61,8 +61,7 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     /// - Throws: `PortalAuthError.invalidArgument(name: "applicationId")` for anything else.
     ///   - prompts: whether the provider's dialogs are shown (and waited for, bounded).
     public convenience init(applicationId: String, prompts: KeyringPrompts = .never) throws(PortalAuthError) {
-        guard Self.isReverseDNS(applicationId) else { throw .invalidArgument(name: "applicationId") }
-        self.init(checkedApplicationId: applicationId, prompts: prompts)
+        self.init(checkedApplicationId: try ApplicationId.checked(applicationId), prompts: prompts)
     }
 
     /// The store of no application id (as `shared`), with `prompts`.
@@ -136,23 +135,6 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     public static var processName: String {
         let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
         return name.isBlank ? "portal-auth" : name
-    }
-
-    /// A reverse-DNS name as D-Bus and desktop files have them.
-    static func isReverseDNS(_ name: String) -> Bool {
-        let elements = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return name.utf8.count <= 255 && elements.count >= 2 && elements.allSatisfy { element in
-            guard let first = element.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
-            return element.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
-                }
-            }
-        }
     }
 }
 

@@ -49,8 +49,7 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
             guard let bytes = secret_value_get(value, &length) else { return nil }
-            // Not UTF-8: the vault's undecodable-entry rule (an empty entry never decodes).
-            return String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) ?? ""
+            return StoredSession.entry(utf8: UnsafeRawBufferPointer(start: bytes, count: length))
         }
     }
 

@@ -125,11 +125,12 @@ struct ClientOptions {
         let applicationId = try text(\.application_id, "application_id")
         let storage: (any SessionStorage)?
         switch field(\.storage, or: PORTAL_AUTH_STORAGE_KEYRING) {
-        case PORTAL_AUTH_STORAGE_KEYRING: storage = nil  // the application's own item
+        case PORTAL_AUTH_STORAGE_KEYRING: storage = nil  // the client's own choice, `StorageChoice.keyring`
         case PORTAL_AUTH_STORAGE_MEMORY: storage = MemorySessionStorage.shared
         case PORTAL_AUTH_STORAGE_HOST: storage = try HostStorage.make(field(\.host_storage, or: nil))
         case PORTAL_AUTH_STORAGE_FILE:
-            storage = try FileSessionStorage(applicationId: applicationId, directory: try text(\.file_storage_path, "file_storage_path"))
+            storage = try StorageChoice.file(directory: try text(\.file_storage_path, "file_storage_path"))
+                .store(applicationId: applicationId, prompts: .never)
         default: throw PortalAuthError.invalidArgument(name: "storage")
         }
         let defaults = Timeouts()

@@ -37,8 +37,7 @@ enum HostStorage {
                 let status = environmentId.withCString { host.table.get?(host.table.user_data, $0, &value) ?? -1 }
                 defer { SecretMemory.freeString(value) }
                 guard status == 0 else { throw failure }
-                // Not UTF-8: returned as "" (undecodable), so the library deletes it.
-                return value.map { String(validatingCString: $0) ?? "" }
+                return value.map { StoredSession.entry(utf8: UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
             },
             set: { value, environmentId in
                 let status = environmentId.withCString { id in

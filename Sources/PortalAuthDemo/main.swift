@@ -63,8 +63,8 @@ func newestMagicLink(apiHost: String, email: String) async throws -> String {
 }
 
 /// The keyring store of the options' application, or the program's.
-func keyring(_ options: Options) throws -> KeyringSessionStorage {
-    try options.applicationId.map { try KeyringSessionStorage(applicationId: $0) } ?? .shared
+func keyring(_ options: Options) throws -> any SessionStorage {
+    try StorageChoice.keyring.store(applicationId: options.applicationId, prompts: .never)
 }
 
 func step(_ number: Int, _ text: String) {

@@ -3,6 +3,12 @@ extension PortalAuth {
     /// The longest URL considered, in UTF-16 code units; longer ones are not ours.
     static let maxRedirectLength = 8192
 
+    /// Whether `url` is worth a look at all: not empty, and no longer than the longest
+    /// considered. What the channel forwards and what `handleRedirect` reads both pass this.
+    static func isCandidate(_ url: String) -> Bool {
+        !url.isEmpty && url.utf16.count <= maxRedirectLength
+    }
+
     /// Exchanges the grant a redirect carries.
     ///
     /// While `signInWithMagicLink` waits, a magic-link redirect handled here (pasted, or
@@ -54,7 +60,7 @@ extension PortalAuth {
     }
 
     static func redirectContent(of url: String, configured: String) -> RedirectContent {
-        guard !url.isEmpty, url.utf16.count <= maxRedirectLength else { return .notASignIn }
+        guard isCandidate(url) else { return .notASignIn }
         guard RedirectURL.matches(url, configured: configured) else { return .notASignIn }
         let parameters = RedirectURL.queryParameters(of: url)
         if let error = parameters["error"] { return .failed(error: error.truncated(to: 100)) }

@@ -67,8 +67,8 @@ public final class PortalAuth: Sendable {
         else { throw .invalidArgument(name: "authEnvironmentId") }
         guard !redirectUrl.isBlank else { throw .invalidArgument(name: "redirectUrl") }
         let base = try BaseURL(apiHost: apiHost)
-        let applicationId = applicationId ?? FlatpakSandbox.applicationId
-        let keyring = try Self.keyring(applicationId: applicationId, prompts: keyringPrompts)
+        let applicationId = try ApplicationId.resolved(applicationId)
+        let keyring = try StorageChoice.keyring.store(resolvedApplicationId: applicationId, prompts: keyringPrompts)
         let network = ClientNetwork(timeouts: timeouts, trust: try TrustStore(caFile: caFile), origin: base.origin)
 
         self.authEnvironmentId = authEnvironmentId
@@ -78,19 +78,6 @@ public final class PortalAuth: Sendable {
         self.applicationId = applicationId
         self.api = PortalAPI(base: base, environmentId: authEnvironmentId, network: network)
         self.vault = SessionVault(storage: storage ?? keyring, environmentId: authEnvironmentId)
-    }
-
-    /// The keyring store of `applicationId`: inside a Flatpak sandbox, the portal's file
-    /// keyring (no Secret Service is reachable there), else the desktop keyring.
-    private static func keyring(applicationId: String?, prompts: KeyringPrompts) throws(PortalAuthError) -> any SessionStorage {
-        if let applicationId, !KeyringSessionStorage.isReverseDNS(applicationId) {
-            throw .invalidArgument(name: "applicationId")
-        }
-        if FlatpakSandbox.isInside {
-            return SandboxSessionStorage(applicationId: applicationId ?? "", prompts: prompts)
-        }
-        return try applicationId.map { id throws(PortalAuthError) in try KeyringSessionStorage(applicationId: id, prompts: prompts) }
-            ?? KeyringSessionStorage.unnamed(prompts: prompts)
     }
 
     /// The sign-in methods the environment has enabled; unknown method names are dropped.

@@ -24,8 +24,7 @@ enum ForwardedLine {
 
     /// Whether `url` may travel on the channel of a client whose redirect URL is `configured`.
     static func carries(_ url: String, configured: String) -> Bool {
-        !url.isEmpty && url.utf16.count <= PortalAuth.maxRedirectLength
-            && !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        PortalAuth.isCandidate(url) && !url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
             && RedirectURL.matches(url, configured: configured)
     }
 

@@ -68,11 +68,14 @@ struct RedirectChannel: Equatable, Sendable {
         return folder
     }
 
+    /// `PrivateFolder`'s rule of a folder that is the user's alone, with the channel's details.
     private static func checkPrivate(_ status: stat, _ path: String) throws(PortalAuthSignInError) {
-        guard status.st_uid == getuid() else {
+        switch PrivateFolder.sharing(status) {
+        case nil:
+            return
+        case .anotherUsers:
             throw .unavailable(reason: .runtimeDirectoryUnsafe, detail: "\(path) belongs to another user")
-        }
-        guard status.st_mode & 0o077 == 0 else {
+        case .openToOthers:
             let mode = String(status.st_mode & 0o777, radix: 8)
             throw .unavailable(reason: .runtimeDirectoryUnsafe, detail: "\(path) has mode \(mode), not 700")
         }

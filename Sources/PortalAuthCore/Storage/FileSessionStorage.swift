@@ -24,11 +24,11 @@ import Glibc
 public final class FileSessionStorage: SessionStorage, EntryLocking, StorageReadiness {
     /// The folder the files are in.
     public let directory: String
-    private let applicationId: String?
+    fileprivate let applicationId: String?
     private let thread = PerProcess { SerialThread(name: "portal-auth-file") }
 
     /// - Parameters:
-    ///   - applicationId: the application's reverse-DNS name (`KeyringSessionStorage`'s
+    ///   - applicationId: the application's reverse-DNS name (`ApplicationId`'s
     ///     rule), or nil: inside a Flatpak sandbox its `FLATPAK_ID`, elsewhere the entry of
     ///     every program of the environment that names none.
     ///   - directory: the folder; nil for `$XDG_STATE_HOME/portal-auth` (default
@@ -36,13 +36,16 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     /// - Throws: `invalidArgument` for an application id that is not a reverse-DNS name, or a
     ///   folder that is empty, relative or holds a NUL.
     public init(applicationId: String? = nil, directory: String? = nil) throws(PortalAuthError) {
-        if let applicationId, !KeyringSessionStorage.isReverseDNS(applicationId) {
-            throw .invalidArgument(name: "applicationId")
-        }
-        let folder = directory ?? Self.defaultDirectory
+        self.applicationId = try ApplicationId.resolved(applicationId)
+        self.directory = try Self.folder(directory)
+    }
+
+    /// The folder `directory` names; nil for the default one.
+    /// - Throws: `invalidArgument` for one that is empty, relative or holds a NUL.
+    static func folder(_ directory: String?) throws(PortalAuthError) -> String {
+        let folder = directory ?? defaultDirectory
         guard folder.hasPrefix("/"), !folder.utf8.contains(0) else { throw .invalidArgument(name: "directory") }
-        self.applicationId = applicationId ?? FlatpakSandbox.applicationId
-        self.directory = folder
+        return folder
     }
 
     /// `$XDG_STATE_HOME/portal-auth`, else `$HOME/.local/state/portal-auth` (the XDG Base
@@ -87,9 +90,17 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     /// application id (a reverse-DNS name starts with a letter and holds no `@` or `/`), each
     /// byte of the environment id that is not a letter, digit, `-` or `_` as `%XX` (so the
     /// name holds no `/`, and two environments never share one).
-    fileprivate func fileName(_ environmentId: String) -> String {
-        "\(applicationId ?? "shared")@\(Self.escaped(environmentId)).json"
+    static func fileName(applicationId: String?, environmentId: String) -> String {
+        "\(applicationId ?? "shared")@\(escaped(environmentId)).json"
     }
+
+    /// The lock file of the entry `fileName`, beside it.
+    static func lockFileName(_ fileName: String) -> String {
+        "." + fileName + ".lock"
+    }
+
+    /// How long another process's operation on an entry is waited for.
+    static let lockPatience: Int64 = 60_000
 
     private static func escaped(_ text: String) -> String {
         var name = ""
@@ -123,7 +134,7 @@ private struct FileEntry {
 
     init(_ store: FileSessionStorage, _ environmentId: String) {
         storeFolder = StoreFolder(path: store.directory, role: .sessions)
-        name = store.fileName(environmentId)
+        name = FileSessionStorage.fileName(applicationId: store.applicationId, environmentId: environmentId)
     }
 
     func read() throws(SessionStorageError) -> String? {
@@ -153,8 +164,7 @@ private struct FileEntry {
             guard bytes.count <= Self.maxLength else { FileEntry.wipe(&bytes); throw storeFolder.failure("read") }
         }
         defer { FileEntry.wipe(&bytes) }
-        // Bytes that are not UTF-8 cannot be ours: "" reads as undecodable, and is deleted.
-        return String(validating: bytes, as: UTF8.self) ?? ""
+        return StoredSession.entry(utf8: bytes)
     }
 
     func write(_ text: String) throws(SessionStorageError) {
@@ -184,9 +194,7 @@ private struct FileEntry {
 
     /// Whether a write could be made now: the folder made or found safe, and writable.
     func checkCanWrite() throws(SessionStorageError) {
-        let folder = try storeFolder.open(creating: true)
-        defer { _ = close(folder) }
-        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw storeFolder.failure("write") }
+        try storeFolder.checkWritable()
     }
 
     func remove() throws(SessionStorageError) {
@@ -201,7 +209,7 @@ private struct FileEntry {
     /// The entry's lock file, locked (`StoreFolder.lock`): the descriptor, whose close
     /// releases it. Another process holds it only for a file's read, write or removal.
     func lock() throws(SessionStorageError) -> Int32 {
-        try storeFolder.lock("." + name + ".lock", waitingAtMost: Self.lockPatience) { folder in
+        try storeFolder.lock(FileSessionStorage.lockFileName(name), waitingAtMost: FileSessionStorage.lockPatience) { folder in
             // The vault holds this lock around every write, so a temporary file now is one a
             // killed write left: it may hold a session the server issued, which sign-out would
             // never remove.
@@ -211,9 +219,6 @@ private struct FileEntry {
             }
         }
     }
-
-    /// How long another process's operation is waited for.
-    static let lockPatience: Int64 = 60_000
 
     private var temporary: String { "." + name + ".tmp" }
 

@@ -61,8 +61,7 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     /// - Throws: `PortalAuthError.invalidArgument(name: "applicationId")` for anything else.
     ///   - prompts: whether the provider's dialogs are shown (and waited for, bounded).
     public convenience init(applicationId: String, prompts: KeyringPrompts = .never) throws(PortalAuthError) {
-        guard Self.isReverseDNS(applicationId) else { throw .invalidArgument(name: "applicationId") }
-        self.init(checkedApplicationId: applicationId, prompts: prompts)
+        self.init(checkedApplicationId: try ApplicationId.checked(applicationId), prompts: prompts)
     }
 
     /// The store of no application id (as `shared`), with `prompts`.
@@ -117,18 +116,11 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     /// Runs `operation` on the storage's thread. A dialog's wait ends when the calling task
     /// is cancelled.
     private func perform(_ operation: KeyringHelper.Operation, _ environmentId: String, value: String? = nil) async throws -> String? {
-        let cancel = PromptCancellation(prompts)
-        do {
-            return try await withTaskCancellationHandler {
-                try await thread.value.perform { [owner, prompts] in
-                    try Keyring.perform(operation, owner, environmentId, value: value, prompts: prompts, cancellable: cancel.cancellable)
-                }
-            } onCancel: {
-                cancel.cancel()
-            }
-        } catch let error as SessionStorageError where error.reason == .keyringPromptDismissed && cancel.wasCancelled {
-            // The caller's cancel ended the dialog's wait: the call was cancelled.
-            throw CancellationError()
+        // A dialog's wait is the one a cancel ends (`keyringPromptDismissed`); with none
+        // allowed, nothing waits on one.
+        try await CancellableCall.run(on: thread.value, cancellable: prompts != .never && pa_secret_load_error() == nil,
+                                      endsWait: { $0.reason == .keyringPromptDismissed }) { [owner, prompts] cancellable in
+            try Keyring.perform(operation, owner, environmentId, value: value, prompts: prompts, cancellable: cancellable)
         }
     }
 
@@ -136,23 +128,6 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     public static var processName: String {
         let name = CommandLine.arguments.first?.split(separator: "/").last.map(String.init) ?? ""
         return name.isBlank ? "portal-auth" : name
-    }
-
-    /// A reverse-DNS name as D-Bus and desktop files have them.
-    static func isReverseDNS(_ name: String) -> Bool {
-        let elements = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return name.utf8.count <= 255 && elements.count >= 2 && elements.allSatisfy { element in
-            guard let first = element.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
-            return element.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "_"), UInt8(ascii: "-"):
-                    return true
-                default:
-                    return false
-                }
-            }
-        }
     }
 }
 
@@ -181,26 +156,6 @@ public enum KeyringPrompts: Sendable, Equatable {
     /// and the keyring helper's answer.
     var patienceMilliseconds: Int64 {
         60_000 + timeoutMilliseconds
-    }
-}
-
-/// A `GCancellable` for one operation whose dialog may be waited for; none for `never`.
-private final class PromptCancellation: @unchecked Sendable {
-    /// Only ever read; GCancellable is thread-safe.
-    let cancellable: UnsafeMutablePointer<GCancellable>?
-
-    init(_ prompts: KeyringPrompts) {
-        cancellable = prompts == .never || pa_secret_load_error() != nil ? nil : g_cancellable_new()
-    }
-
-    func cancel() {
-        if let cancellable { g_cancellable_cancel(cancellable) }
-    }
-
-    var wasCancelled: Bool { cancellable.map { g_cancellable_is_cancelled($0) != 0 } ?? false }
-
-    deinit {
-        if let cancellable { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
     }
 }
 

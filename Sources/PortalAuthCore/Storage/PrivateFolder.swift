@@ -28,6 +28,21 @@ struct PrivateFolder {
         case busy
     }
 
+    /// What keeps a folder (its `stat`) from being the user's alone.
+    enum Sharing {
+        /// Another user owns it.
+        case anotherUsers
+        /// Its mode has a group or other bit.
+        case openToOthers
+    }
+
+    /// The one rule of a folder that is the user's alone: the effective user's, with no
+    /// group or other mode bit. Nil when it is.
+    static func sharing(_ info: stat) -> Sharing? {
+        guard info.st_uid == geteuid() else { return .anotherUsers }
+        return info.st_mode & 0o077 == 0 ? nil : .openToOthers
+    }
+
     /// How many symlinks a walk follows, as the kernel's own bound (`ELOOP`).
     static let maxLinks = 40
 
@@ -142,9 +157,9 @@ struct PrivateFolder {
             let fd = openat(folders[folders.count - 1].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else { throw .failed(action: "open the folder of", errno: errno) }
             let info = try Self.status(of: fd)
-            guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            if let shared = PrivateFolder.sharing(info) {
                 _ = close(fd)
-                throw .folderRefused(why: info.st_uid == geteuid() ? "others may enter it (its mode is not 0700)" : "it is another user's")
+                throw .folderRefused(why: shared == .openToOthers ? "others may enter it (its mode is not 0700)" : "it is another user's")
             }
             return fd
         }

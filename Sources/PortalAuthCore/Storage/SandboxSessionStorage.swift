@@ -1,5 +1,8 @@
 import CDesktop
 import CSecret
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Sessions inside a Flatpak sandbox, where no Secret Service is reachable (Flathub refuses
 /// apps that ask for one: it holds every app's secrets). libsecret keeps the app's items in a
@@ -20,9 +23,16 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
     let applicationId: String
     private let prompts: KeyringPrompts
     private let owner: KeyringOwner
-    private let locks: FileSessionStorage?
+    /// The file store's default folder, where the lock file is; nil when it has none (a
+    /// relative home), and nothing is locked.
+    private let lockFolder: StoreFolder?
+    /// The lock file that stands for the whole keyring file: the file store's lock of the
+    /// entry `lockName`.
+    private let lockFile: String
     /// One for the process: libsecret's backend, which each call drops, is the process's.
     private static let thread = PerProcess { SerialThread(name: "portal-auth-box") }
+    /// Where the lock is waited for: never the thread that the holder's own calls need.
+    private let lockThread = PerProcess { SerialThread(name: "portal-auth-file") }
 
     /// How long a call waits on the portal when no dialog is allowed: D-Bus's own default.
     static let unattendedBound: Int64 = 25_000
@@ -35,7 +45,9 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
         self.prompts = prompts
         owner = KeyringOwner(applicationId: applicationId,
                              labelName: applicationId.isEmpty ? KeyringSessionStorage.processName : applicationId)
-        locks = try? FileSessionStorage(applicationId: applicationId.isEmpty ? nil : applicationId)
+        lockFolder = (try? FileSessionStorage.folder(nil)).map { StoreFolder(path: $0, role: .sessions) }
+        lockFile = FileSessionStorage.lockFileName(
+            FileSessionStorage.fileName(applicationId: applicationId.isEmpty ? nil : applicationId, environmentId: Self.lockName))
     }
 
     func get(environmentId: String) async throws -> String? {
@@ -49,8 +61,7 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
             defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
             var length = 0
             guard let bytes = secret_value_get(value, &length) else { return nil }
-            // Not UTF-8: the vault's undecodable-entry rule (an empty entry never decodes).
-            return String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) ?? ""
+            return StoredSession.entry(utf8: UnsafeRawBufferPointer(start: bytes, count: length))
         }
     }
 
@@ -81,14 +92,19 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
     /// but the write itself.
     func checkCanStore(environmentId: String) async throws {
         _ = try await get(environmentId: environmentId)
-        try await locks?.checkCanStore(environmentId: Self.lockName)
+        guard let lockFolder else { return }
+        try await lockThread.value.perform { try lockFolder.checkWritable() }
     }
 
     func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
-        guard let locks else { return try await body() }
+        guard let lockFolder else { return try await body() }
         // One lock for the whole file: libsecret refuses a write to a file that changed since
         // it read it, whichever environment's item changed.
-        return try await locks.withEntryLock(environmentId: Self.lockName, body)
+        let lock = try await lockThread.value.perform { [lockFile] in
+            try lockFolder.lock(lockFile, waitingAtMost: FileSessionStorage.lockPatience)
+        }
+        defer { _ = close(lock) }
+        return try await body()
     }
 
     private var bound: Int64 {
@@ -97,32 +113,17 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
 
     /// Runs `work` on the store's thread, with the portal asked first; the calling task's
     /// cancel ends its wait.
-    private func perform(_ work: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws(SessionStorageError) -> String?) async throws -> String? {
+    private func perform(_ work: @escaping @Sendable (UnsafeMutablePointer<GCancellable>?) throws(SessionStorageError) -> String?) async throws -> String? {
         if let loadError = pa_secret_load_error() {
             throw SandboxFault.libsecretMissing(String(cString: loadError)).storageError
         }
-        let cancellable = SandboxCancellable()
-        do {
-            return try await call(work, cancellable)
-        } catch is SessionStorageError where g_cancellable_is_cancelled(cancellable.pointer) != 0 {
-            // The caller's cancel ended the wait: the call was cancelled.
-            throw CancellationError()
-        }
-    }
-
-    private func call(_ work: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws(SessionStorageError) -> String?,
-                      _ cancellable: SandboxCancellable) async throws -> String? {
-        try await withTaskCancellationHandler {
-            try await Self.thread.value.perform { () throws -> String? in
-                switch pa_portal_secret_check() {
-                case PA_PORTAL_DONE: break
-                case PA_PORTAL_NO_BUS: throw SandboxFault.noSessionBus.storageError
-                default: throw SandboxFault.noSecretPortal.storageError
-                }
-                return try work(cancellable.pointer)
+        return try await CancellableCall.run(on: Self.thread.value, cancellable: true) { cancellable throws -> String? in
+            switch pa_portal_secret_check() {
+            case PA_PORTAL_DONE: break
+            case PA_PORTAL_NO_BUS: throw SandboxFault.noSessionBus.storageError
+            default: throw SandboxFault.noSecretPortal.storageError
             }
-        } onCancel: {
-            g_cancellable_cancel(cancellable.pointer)
+            return try work(cancellable)
         }
     }
 
@@ -198,13 +199,4 @@ extension KeyringFault.Action {
         case .delete: "removed"
         }
     }
-}
-
-/// One call's `GCancellable`; GCancellable is thread-safe.
-private final class SandboxCancellable: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<GCancellable>
-
-    init() { pointer = g_cancellable_new() }
-
-    deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
 }

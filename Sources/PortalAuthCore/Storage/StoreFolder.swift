@@ -28,6 +28,13 @@ struct StoreFolder: Sendable {
         }
     }
 
+    /// The folder made or found safe, and writable: what a write needs but the write itself.
+    func checkWritable() throws(SessionStorageError) {
+        let folder = try open(creating: true)
+        defer { _ = close(folder) }
+        guard faccessat(folder, ".", W_OK, AT_EACCESS) == 0 else { throw failure("write") }
+    }
+
     /// The lock file `name` in the folder, locked (`PrivateFolder.lock`): the descriptor,
     /// whose close releases it. `whileOpen` is given the folder once the lock is held.
     func lock(_ name: String, waitingAtMost milliseconds: Int64,

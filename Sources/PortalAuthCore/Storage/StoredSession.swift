@@ -1,6 +1,6 @@
 /// The persisted form of a session (docs/protocol.md §9): a JSON object with sorted keys,
 /// the format Portal's SDKs share.
-struct StoredSession: Equatable, Sendable {
+package struct StoredSession: Equatable, Sendable {
     let clientSessionToken: String
     let endUserId: String
 
@@ -18,11 +18,17 @@ struct StoredSession: Equatable, Sendable {
         else { return nil }
         return StoredSession(clientSessionToken: token, endUserId: endUserId)
     }
+
+    /// A store's entry from the bytes it holds. Bytes that are not UTF-8 cannot be ours:
+    /// they read as "", an entry that never decodes, so the vault deletes it.
+    package static func entry(utf8 bytes: some Sequence<UInt8>) -> String {
+        String(validating: bytes, as: UTF8.self) ?? ""
+    }
 }
 
 extension StoredSession: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     // Printing must never show the token.
-    var description: String { "StoredSession(endUserId: \(endUserId))" }
-    var debugDescription: String { description }
-    var customMirror: Mirror { Mirror(self, children: ["endUserId": endUserId]) }
+    package var description: String { "StoredSession(endUserId: \(endUserId))" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: ["endUserId": endUserId]) }
 }

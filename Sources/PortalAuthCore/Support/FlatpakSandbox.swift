@@ -12,7 +12,7 @@ enum FlatpakSandbox {
     /// it is a reverse-DNS name.
     static var applicationId: String? {
         guard isInside, let id = getenv("FLATPAK_ID").map({ String(cString: $0) }),
-              KeyringSessionStorage.isReverseDNS(id) else { return nil }
+              ApplicationId.isReverseDNS(id) else { return nil }
         return id
     }
 }

@@ -12,7 +12,8 @@ import CSecret
 ///   to show or dismiss.
 /// - Steady state, one round trip each where libsecret's own API needs one: a restore is
 ///   `SearchItems` and `GetSecrets`, a persist `CreateItem` (the default collection's path is
-///   read once per connection).
+///   read once per connection). What a provider needs beyond that (a search before the write,
+///   a read back) is asked of its quirks (`KeyringProvider`).
 enum Keyring {
     typealias Owner = KeyringOwner
 
@@ -50,33 +51,32 @@ enum Keyring {
     /// Runs `body` on the process's Secret Service connection. libsecret's connection keeps
     /// addressing the daemon it first met; after a keyring restart the first call fails as
     /// "no service" (or a provider restarted between calls knows not its transfer session), so
-    /// that case is tried once more on a fresh connection. A fault leaves as
-    /// the `SessionStorageError` it stands for, its message naming the provider.
+    /// that case is tried once more on a fresh connection. A failure drops the connection, and
+    /// what was known of it, here and only here; a fault leaves as the `SessionStorageError`
+    /// it stands for, its message naming the provider.
     private static func withConnection<T>(_ prompting: pa_secret_prompting,
                                           _ body: (SecretServiceConnection) throws(KeyringFault) -> T) throws(SessionStorageError) -> T {
         var retried = false
         while true {
-            let connection: SecretServiceConnection
-            do {
-                connection = try SecretServiceConnection.open(prompting: prompting)
-            } catch {
-                if error.isStaleConnection && !retried { retried = true; continue }
-                throw error.storageError(nil)
-            }
-            defer { connection.close() }
-            do {
-                try connection.negotiateTransferSession()
-                return try body(connection)
-            } catch {
-                if error.isStaleConnection && !retried {
-                    // A new connection, with a new transfer session.
-                    PortalAuthLog.emit(.debug, "Keyring: trying again on a new connection (\(error)).")
-                    retried = true
-                    secret_service_disconnect()
-                    SecretServiceFacts.forget()
-                    continue
+            var provider: KeyringProvider?
+            do throws(KeyringFault) {
+                let connection = try SecretServiceConnection.open(prompting: prompting)
+                defer { connection.close() }
+                do throws(KeyringFault) {
+                    try connection.negotiateTransferSession()
+                    return try body(connection)
+                } catch {
+                    provider = KeyringProvider.of(connection)
+                    throw error
                 }
-                throw error.storageError(SecretServiceProvider.of(connection))
+            } catch {
+                guard !error.keepsConnection else { throw error.storageError(provider) }
+                secret_service_disconnect()
+                SecretServiceFacts.forget()
+                guard KeyringProvider.isStaleConnection(error) && !retried else { throw error.storageError(provider) }
+                // A new connection, with a new transfer session.
+                PortalAuthLog.emit(.debug, "Keyring: trying again on a new connection (\(error)).")
+                retried = true
             }
         }
     }
@@ -175,7 +175,7 @@ private struct KeyringStore {
     /// Before a search, on a provider whose search of a locked collection hides its items or
     /// waits on a dialog: the collection opened, or `locked`.
     private func requireUnlockedBeforeSearch(_ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) {
-        guard SecretServiceProvider.of(connection)?.searchShowsLockedItems != true else { return }
+        guard !connection.quirks.searchShowsLockedItems else { return }
         try requireUnlocked(collection, action)
     }
 
@@ -212,7 +212,7 @@ private struct KeyringStore {
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
         try requireUnlockedBeforeSearch(collection, .write)
         try markOwnItem(collection)
-        if SecretServiceProvider.of(connection)?.replacesByNewItem == true {
+        if connection.quirks.replacesByNewItem {
             // The new item first, then the old ones: there is never a moment without one.
             let old = try openItems(.own, collection, .write)
             try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
@@ -224,7 +224,7 @@ private struct KeyringStore {
         } else {
             try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
         }
-        if SecretServiceProvider.of(connection)?.storesUndecodedSecrets == true {
+        if connection.quirks.storesUndecodedSecrets {
             // Read back: a value stored through a transfer session the provider got wrong
             // would be garbage, and lose the session at the next restore.
             guard try self.text(.own, collection) == text else { throw .transferSessionBroken }

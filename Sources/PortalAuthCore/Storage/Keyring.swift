@@ -13,7 +13,7 @@ import CSecret
 /// - Steady state, one round trip each where libsecret's own API needs one: a restore is
 ///   `SearchItems` and `GetSecrets`, a persist `CreateItem` (the default collection's path is
 ///   read once per connection). What a provider needs beyond that (a search before the write,
-///   a read back) is asked of its quirks (`KeyringProvider`).
+///   a read back, items opened apart) is asked of its quirks (`KeyringProvider`).
 enum Keyring {
     typealias Owner = KeyringOwner
 
@@ -148,8 +148,10 @@ private struct KeyringStore {
     }
 
     /// The items of `kind`, each unlocked (without a dialog, or with one the prompts allow);
-    /// those deleted meanwhile left out.
-    private func openItems(_ kind: Kind, _ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> [String] {
+    /// those deleted meanwhile left out. `own` are items known to be the owner's, which an
+    /// `.earlier` search need not ask about.
+    private func openItems(_ kind: Kind, _ collection: String, _ action: KeyringFault.Action,
+                           own: Set<String> = []) throws(KeyringFault) -> [String] {
         try searchingAgain { () throws(KeyringFault) -> [String] in
             let found = try connection.search(attributes(kind), in: collection, action)
             if !found.locked.isEmpty {
@@ -159,7 +161,7 @@ private struct KeyringStore {
             var items = found.unlocked + found.locked
             if case .earlier = kind {
                 var kept: [String] = []
-                for item in items {
+                for item in items where !own.contains(item) {
                     do throws(KeyringFault) {
                         if try !connection.hasApplication(item, action) { kept.append(item) }
                     } catch .vanished {
@@ -212,27 +214,31 @@ private struct KeyringStore {
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
         try requireUnlockedBeforeSearch(collection, .write)
         try markOwnItem(collection)
+        let created: String?
         if connection.quirks.replacesByNewItem {
             // The new item first, then the old ones: there is never a moment without one.
             let old = try openItems(.own, collection, .write)
-            try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
+            created = try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
             // The session is stored: an old item that stays (its delete refused) is older,
             // and a restore takes the newest.
             for item in old where (try? connection.delete(item)) == nil {
                 PortalAuthLog.emit(.warning, "Keyring: an older item of the session could not be deleted; the new one is stored and is read first.")
             }
         } else {
-            try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
+            created = try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
         }
         if connection.quirks.storesUndecodedSecrets {
             // Read back: a value stored through a transfer session the provider got wrong
             // would be garbage, and lose the session at the next restore.
             guard try self.text(.own, collection) == text else { throw .transferSessionBroken }
         }
-        // Migrated: an item of before the attribute goes, once per process. Should that fail,
-        // the new item is found first all the same, and a delete removes both.
+        // Migrated: an item of before the attribute goes, once per process (the one just
+        // written is known to be the owner's). Should that fail, the new item is found first
+        // all the same, and a delete removes both.
         guard !migrated.withLock({ $0.contains(key) }) else { return }
-        if (try? deleteItems(.earlier, collection)) != nil { migrated.withLock { _ = $0.insert(key) } }
+        if (try? deleteItems(.earlier, collection, own: Set(created.map { [$0] } ?? []))) != nil {
+            migrated.withLock { _ = $0.insert(key) }
+        }
     }
 
     func delete() throws(KeyringFault) {
@@ -248,10 +254,10 @@ private struct KeyringStore {
         if own.isEmpty && earlier == 0 { try requireUnlocked(collection, .delete) }
     }
 
-    /// Deletes the items of `kind`: how many there were.
+    /// Deletes the items of `kind` (but `own`): how many there were.
     @discardableResult
-    private func deleteItems(_ kind: Kind, _ collection: String) throws(KeyringFault) -> Int {
-        let items = try openItems(kind, collection, .delete)
+    private func deleteItems(_ kind: Kind, _ collection: String, own: Set<String> = []) throws(KeyringFault) -> Int {
+        let items = try openItems(kind, collection, .delete, own: own)
         for item in items { try connection.delete(item) }
         return items.count
     }
@@ -263,7 +269,8 @@ private struct KeyringStore {
     func checkCanStore() throws(KeyringFault) {
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
         try requireUnlocked(collection, .write)
-        _ = try openItems(.own, collection, .write)
+        // Where an item opens with its collection, an open collection is enough.
+        if !connection.quirks.itemsLockWithCollection { _ = try openItems(.own, collection, .write) }
         try markOwnItem(collection)
     }
 }

@@ -19,6 +19,9 @@ enum KeyringProvider: Equatable, Sendable {
         /// Whether a search can be trusted to list a locked collection's items as locked, and
         /// never waits on a user.
         let searchShowsLockedItems: Bool
+        /// Whether an item is locked exactly when its collection is: then a collection that is
+        /// open needs no item opened.
+        let itemsLockWithCollection: Bool
         /// Whether an item is replaced by a write of its own, not by `CreateItem`'s replace:
         /// the old items are searched for, and deleted once the new one is stored.
         let replacesByNewItem: Bool
@@ -70,20 +73,22 @@ enum KeyringProvider: Equatable, Sendable {
     }
 
     /// gnome-keyring's search lists a locked collection's items as locked, without a dialog;
-    /// its `CreateItem` replaces the item of the same attributes.
+    /// its `CreateItem` replaces the item of the same attributes; an item is open exactly
+    /// when its collection is.
     private static let gnomeKeyringQuirks = Quirks(
-        name: "GNOME Keyring", searchShowsLockedItems: true, replacesByNewItem: false,
+        name: "GNOME Keyring", searchShowsLockedItems: true, itemsLockWithCollection: true, replacesByNewItem: false,
         storesUndecodedSecrets: false, prompts: PromptPolicy(unlockOfOpenWallet: false, writeAndDelete: false),
         staleSessionWriteErrors: [], lockedMessage: loginKeyringLocked, noDefaultCollectionMessage: noLoginKeyring,
         encryptionFix: updateOrRestart, confirmationFix: "confirm it in GNOME Keyring")
 
     /// KeePassXC hides a locked database's items, and with its default `UnlockBeforeSearch`
-    /// answers a search only once its unlock dialog does. KeePassXC 2.7.4 completes the prompt of a replace, for a client that has not
+    /// answers a search only once its unlock dialog does. Its "confirm access" locks items
+    /// apart. KeePassXC 2.7.4 completes the prompt of a replace, for a client that has not
     /// touched the item since KeePassXC started, on another prompt's path, never its own
     /// (seen on the bus here), so a replace cannot be told done: a new item is written
     /// instead. Its prompt of a write or a delete needs nobody.
     private static let keePassXCQuirks = Quirks(
-        name: "KeePassXC", searchShowsLockedItems: false, replacesByNewItem: true,
+        name: "KeePassXC", searchShowsLockedItems: false, itemsLockWithCollection: false, replacesByNewItem: true,
         storesUndecodedSecrets: false, prompts: PromptPolicy(unlockOfOpenWallet: false, writeAndDelete: true),
         staleSessionWriteErrors: [],
         lockedMessage: "The KeePassXC database that keeps the session is locked; unlock it in KeePassXC and try again.",
@@ -94,7 +99,7 @@ enum KeyringProvider: Equatable, Sendable {
     /// writes fail with QtDBus's InvalidObjectPath, or could store what it decrypted wrongly
     /// (so a write is read back). Its unlock of an open wallet is a prompt that needs nobody.
     private static let kWalletQuirks = Quirks(
-        name: "KWallet", searchShowsLockedItems: false, replacesByNewItem: false,
+        name: "KWallet", searchShowsLockedItems: false, itemsLockWithCollection: false, replacesByNewItem: false,
         storesUndecodedSecrets: true, prompts: PromptPolicy(unlockOfOpenWallet: true, writeAndDelete: false),
         staleSessionWriteErrors: ["org.qtproject.QtDBus.Error.InvalidObjectPath"],
         lockedMessage: "The KDE wallet is closed; open it (for example by logging in to Plasma, or with KWalletManager) and try again.",
@@ -102,9 +107,9 @@ enum KeyringProvider: Equatable, Sendable {
         encryptionFix: "install its encryption plugins (Debian: libqca-qt5-2-plugins), restart it", confirmationFix: "confirm it in KWallet")
 
     /// Another program is trusted with nothing: its items are searched for only in an open
-    /// collection.
+    /// collection, and opened apart.
     private static func otherQuirks(name: String) -> Quirks {
-        Quirks(name: name, searchShowsLockedItems: false, replacesByNewItem: false,
+        Quirks(name: name, searchShowsLockedItems: false, itemsLockWithCollection: false, replacesByNewItem: false,
                storesUndecodedSecrets: false, prompts: PromptPolicy(unlockOfOpenWallet: false, writeAndDelete: false),
                staleSessionWriteErrors: [], lockedMessage: "The keyring (\(name)) is locked; unlock it and try again.",
                noDefaultCollectionMessage: "The keyring (\(name)) has no default collection; create one and try again.",
@@ -114,7 +119,7 @@ enum KeyringProvider: Equatable, Sendable {
     /// A provider the bus could not name: as another program, its messages gnome-keyring's
     /// (the most common).
     private static let unknownQuirks = Quirks(
-        name: "the keyring", searchShowsLockedItems: false, replacesByNewItem: false,
+        name: "the keyring", searchShowsLockedItems: false, itemsLockWithCollection: false, replacesByNewItem: false,
         storesUndecodedSecrets: false, prompts: PromptPolicy(unlockOfOpenWallet: false, writeAndDelete: false),
         staleSessionWriteErrors: [], lockedMessage: loginKeyringLocked, noDefaultCollectionMessage: noLoginKeyring,
         encryptionFix: updateOrRestart, confirmationFix: "confirm it in the keyring")

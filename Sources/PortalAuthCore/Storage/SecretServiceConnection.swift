@@ -186,17 +186,22 @@ struct SecretServiceConnection {
     }
 
     /// Stores `text` in `collection` under `attributes` (consumed); with `replace`, in place
-    /// of the item of the same attributes, else beside it.
+    /// of the item of the same attributes, else beside it. The item's path, when the provider
+    /// names it in its reply (not through a prompt).
+    @discardableResult
     func createItem(in collection: String, label: String, _ attributes: OpaquePointer, text: String,
-                    replace: Bool = true) throws(KeyringFault) {
+                    replace: Bool = true) throws(KeyringFault) -> String? {
         defer { g_hash_table_unref(attributes) }
         let value = secret_value_new(text, -1, "text/plain")
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var item: UnsafeMutablePointer<CChar>?
         var error: UnsafeMutablePointer<GError>?
         let status = pa_secret_create_item(service, collection, label, attributes, value, replace ? 1 : 0,
-                                           [prompting(unattended: quirks.prompts.writeAndDelete)], &error)
+                                           [prompting(unattended: quirks.prompts.writeAndDelete)], &item, &error)
+        defer { g_free(item) }
         // A failed question of the lock is taken as locked.
         try check(status, error, unshown: (try? unshownFault(collection, .write)) ?? .locked, .write)
+        return item.map { String(cString: $0) }
     }
 
     /// Deletes the item; one already gone (another process deleted it) is done.

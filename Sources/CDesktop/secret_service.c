@@ -267,7 +267,8 @@ pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const
 
 pa_secret_status pa_secret_create_item(SecretService *service, const char *collection, const char *label,
                                        GHashTable *attributes, SecretValue *value, int replace,
-                                       const pa_secret_prompting *prompting, GError **error) {
+                                       const pa_secret_prompting *prompting, char **item, GError **error) {
+    *item = NULL;
     GVariantBuilder properties;
     g_variant_builder_init(&properties, TYPE("a{sv}"));
     g_variant_builder_add_value(&properties, g_variant_new_dict_entry(
@@ -281,6 +282,10 @@ pa_secret_status pa_secret_create_item(SecretService *service, const char *colle
                            "(oo)", error);
     g_variant_unref(secret);
     if (!reply) return PA_SECRET_FAILED;
+    GVariant *created = g_variant_get_child_value(reply, 0);
+    const char *path = g_variant_get_string(created, NULL);
+    if (strcmp(path, "/") != 0) *item = g_strdup(path);
+    g_variant_unref(created);
     return prompt_of_reply(service, reply, 1, prompting, error);
 }
 

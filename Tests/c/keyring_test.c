@@ -4,7 +4,8 @@
  * (with one warning line) and by invalidate; the reasons of a locked keyring and of a
  * stopped Secret Service; and 8 threads invalidating the sessions of one token at once,
  * whose calls to the Secret Service dbus-monitor counts. Across processes (this program run
- * again as workers, "worker"): a sign-in whose write lands among five processes invalidating
+ * again as workers, "worker"): a worker's sign-in over a stored session and its restore,
+ * whose calls dbus-monitor counts; a sign-in whose write lands among five processes invalidating
  * the session it replaces always survives them, and an item secret-tool deletes while
  * workers restore, invalidate and sign out fails none of them. Named cases (test_support.h's
  * run_cases); the case refused_delete_keeps_undecodable_entry runs only when named, inside
@@ -55,14 +56,23 @@ static int entry_is(const char *value) {
 /* dbus-monitor, watching the method calls made to the Secret Service on the session bus. */
 typedef struct { pid_t pid; FILE *lines; } monitor;
 
-static void read_until(monitor *m, const char *marker, int *search_items, int *get_secrets, int *deletes) {
+/* The method calls counted between two Pings: every one, and some by name; `members` lists
+   every one's, for a failure's message. */
+typedef struct { int all, search_items, get_secrets, deletes; char members[512]; } bus_calls;
+
+static void read_until(monitor *m, const char *marker, bus_calls *calls) {
     char line[4096];
     while (fgets(line, sizeof line, m->lines)) {
         if (strstr(line, marker)) return;
-        if (strncmp(line, "method call ", 12) != 0) continue;
-        if (search_items && strstr(line, "interface=org.freedesktop.Secret.Service; member=SearchItems")) (*search_items)++;
-        if (get_secrets && strstr(line, "interface=org.freedesktop.Secret.Service; member=GetSecrets")) (*get_secrets)++;
-        if (deletes && strstr(line, "interface=org.freedesktop.Secret.Item; member=Delete")) (*deletes)++;
+        if (strncmp(line, "method call ", 12) != 0 || !calls) continue;
+        calls->all++;
+        if (strstr(line, "interface=org.freedesktop.Secret.Service; member=SearchItems")) calls->search_items++;
+        if (strstr(line, "interface=org.freedesktop.Secret.Service; member=GetSecrets")) calls->get_secrets++;
+        if (strstr(line, "interface=org.freedesktop.Secret.Item; member=Delete")) calls->deletes++;
+        const char *member = strstr(line, "member=");
+        size_t used = strlen(calls->members);
+        if (member && used + 2 < sizeof calls->members)
+            snprintf(calls->members + used, sizeof calls->members - used, " %.*s", (int)strcspn(member + 7, "\n"), member + 7);
     }
     abort();  /* dbus-monitor ended before the marker */
 }
@@ -83,17 +93,18 @@ static monitor monitor_start(void) {
     close(out[1]);
     m.lines = fdopen(out[0], "r");
     /* A monitor acquires, then gives up, a name of its own: from then on it sees every call. */
-    read_until(&m, "member=NameLost", NULL, NULL, NULL);
+    read_until(&m, "member=NameLost", NULL);
     return m;
 }
 
 /* Counts the calls since the last count: a Ping of the service's own, sent now, comes after them. */
-static void monitor_count(monitor *m, int *search_items, int *get_secrets, int *deletes) {
-    *search_items = *get_secrets = *deletes = 0;
+static bus_calls monitor_count(monitor *m) {
+    bus_calls calls = {0};
     const char *const ping[] = { "dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.secrets",
                                  "/org/freedesktop/secrets", "org.freedesktop.DBus.Peer.Ping", NULL };
     if (run(ping, NULL, NULL, 0) != 0) abort();
-    read_until(m, "member=Ping", search_items, get_secrets, deletes);
+    read_until(m, "member=Ping", &calls);
+    return calls;
 }
 
 static void monitor_stop(monitor *m) {
@@ -177,17 +188,16 @@ static void concurrent_invalidations_reach_the_keyring_once(void) {
     portal_auth_session *sessions[3] = { shared.session, by_client.session, by_other.session };
     CHECK(sessions[1] != NULL && sessions[2] != NULL && sessions[0] != sessions[1] && sessions[1] != sessions[2]);
     monitor m = monitor_start();
-    int search_items, get_secrets, deletes;
-    monitor_count(&m, &search_items, &get_secrets, &deletes);
+    monitor_count(&m);
     CHECK(invalidate_at_once(sessions, 3) == THREADS);
-    monitor_count(&m, &search_items, &get_secrets, &deletes);
-    CHECK(search_items == 3 && get_secrets == 1 && deletes == 1);
-    if (search_items != 3 || get_secrets != 1 || deletes != 1)
-        fprintf(stderr, "  SearchItems %d, GetSecrets %d, Delete %d\n", search_items, get_secrets, deletes);
+    bus_calls calls = monitor_count(&m);
+    CHECK(calls.search_items == 3 && calls.get_secrets == 1 && calls.deletes == 1);
+    if (calls.search_items != 3 || calls.get_secrets != 1 || calls.deletes != 1)
+        fprintf(stderr, "  SearchItems %d, GetSecrets %d, Delete %d\n", calls.search_items, calls.get_secrets, calls.deletes);
     for (int i = 0; i < 3; i++) CHECK(is_invalidated(sessions[i]));
     CHECK(invalidate(sessions[0]).code == PORTAL_AUTH_OK);
-    monitor_count(&m, &search_items, &get_secrets, &deletes);
-    CHECK(search_items == 0 && get_secrets == 0 && deletes == 0);
+    calls = monitor_count(&m);
+    CHECK(calls.all == 0);
     monitor_stop(&m);
     CHECK(entry_is(NULL));
     for (int i = 0; i < 3; i++) portal_auth_session_release(sessions[i]);
@@ -251,11 +261,12 @@ static void print_outcome(const outcome *out) {
 }
 
 /* The worker: "restore" restores the environment's session and keeps it ("session" or
-   "none"), "invalidate" invalidates the session kept, "clear" signs out. */
+   "none"), "invalidate" invalidates the session kept, "clear" signs out, "redirect URL"
+   signs in with the redirect URL. */
 static int serve_as_worker(void) {
     portal_auth *client = keyring_client();
     portal_auth_session *kept = NULL;
-    char command[32];
+    char command[640];
     while (fgets(command, sizeof command, stdin)) {
         if (strcmp(command, "restore\n") == 0) {
             portal_auth_session_release(kept);
@@ -268,6 +279,13 @@ static int serve_as_worker(void) {
             print_outcome(&out);
         } else if (strcmp(command, "clear\n") == 0) {
             outcome out = clear_persisted(client);
+            print_outcome(&out);
+        } else if (strncmp(command, "redirect ", 9) == 0) {
+            command[strcspn(command, "\n")] = 0;
+            outcome out = {0};
+            CHECK(portal_auth_handle_redirect(client, command + 9, on_result, &out, NULL) == PORTAL_AUTH_OK);
+            wait_calls(&out.calls);
+            portal_auth_session_release(out.session);
             print_outcome(&out);
         } else {
             return 1;
@@ -289,6 +307,50 @@ static void stored_token(portal_auth *client, char *token, size_t size) {
     if (copy) snprintf(token, size, "%s", copy);
     portal_auth_string_free(copy);
     portal_auth_session_release(restored.session);
+}
+
+/* A process signs in over the session another stored: it asks the Secret Service at most 3
+   times (the check before the grant is spent, the write, and the clean-up of an item of
+   before the application attribute, once per process), and a restore at most 2 (a search
+   and its secret). gnome-keyring opens an item with its collection and replaces it in
+   CreateItem, whose reply names the item: nothing more is needed. Counted once the worker
+   has met the service (its connection, transfer session and default collection are asked
+   once per process). */
+static void sign_in_and_restore_call_the_keyring_little(void) {
+    portal_auth *client = keyring_client();
+    outcome first = sign_in(client, ENVIRONMENT, "c-keyring-calls-1@example.com");
+    worker w = worker_start();
+    char line[64], url[512], command[600];
+    worker_send(&w, "restore");
+    worker_answer(&w, line, sizeof line);
+    CHECK(strcmp(line, "session") == 0);
+    monitor m = monitor_start();
+    monitor_count(&m);
+    grant_redirect(ENVIRONMENT, "c-keyring-calls-2@example.com", url, sizeof url);
+    snprintf(command, sizeof command, "redirect %s", url);
+    worker_send(&w, command);
+    worker_answer(&w, line, sizeof line);
+    CHECK(strcmp(line, "ok") == 0);
+    bus_calls signing_in = monitor_count(&m);
+    CHECK(signing_in.all <= 3);
+    if (signing_in.all > 3) fprintf(stderr, "  a sign-in made %d calls:%s\n", signing_in.all, signing_in.members);
+    worker_send(&w, "restore");
+    worker_answer(&w, line, sizeof line);
+    CHECK(strcmp(line, "session") == 0);
+    bus_calls restoring = monitor_count(&m);
+    CHECK(restoring.all <= 2);
+    if (restoring.all > 2) fprintf(stderr, "  a restore made %d calls:%s\n", restoring.all, restoring.members);
+    monitor_stop(&m);
+    worker_stop(&w);
+    /* The worker's session replaced the first one. */
+    char *replaced = NULL, stored[512];
+    CHECK(portal_auth_session_copy_token(first.session, &replaced, NULL) == PORTAL_AUTH_OK);
+    stored_token(client, stored, sizeof stored);
+    CHECK(replaced && stored[0] && strcmp(stored, replaced) != 0);
+    portal_auth_string_free(replaced);
+    portal_auth_session_release(first.session);
+    CHECK(clear_persisted(client).code == PORTAL_AUTH_OK);
+    portal_auth_free(client);
 }
 
 enum { INVALIDATORS = 5, RACE_ROUNDS = 30 };
@@ -382,6 +444,7 @@ static const test_case cases[] = {
     { "concurrent_invalidations_reach_the_keyring_once", concurrent_invalidations_reach_the_keyring_once, NULL },
     { "sign_in_survives_other_processes_invalidating", sign_in_survives_other_processes_invalidating, NULL },
     { "an_item_deleted_meanwhile_is_no_failure", an_item_deleted_meanwhile_is_no_failure, NULL },
+    { "sign_in_and_restore_call_the_keyring_little", sign_in_and_restore_call_the_keyring_little, NULL },
     { "refused_delete_keeps_undecodable_entry", refused_delete_keeps_undecodable_entry,
       "a keyring whose bus refuses deletes (scripts/private-keyring.sh run --deny-item-delete)" },
 };

@@ -76,10 +76,11 @@ pa_secret_status pa_secret_unlock(SecretService *service, const char *const *pat
 pa_secret_status pa_secret_get_secrets(SecretService *service, const char *const *paths, GHashTable **secrets,
                                        int *undecodable, GError **error);
 
-/* Collection.CreateItem; with `replace`, in place of an item of the same attributes. */
+/* Collection.CreateItem; with `replace`, in place of an item of the same attributes. `*item`
+   is the item's path when the reply names it (not through a prompt), else NULL (g_free it). */
 pa_secret_status pa_secret_create_item(SecretService *service, const char *collection, const char *label,
                                        GHashTable *attributes, SecretValue *value, int replace,
-                                       const pa_secret_prompting *prompting, GError **error);
+                                       const pa_secret_prompting *prompting, char **item, GError **error);
 
 /* Item.Delete. */
 pa_secret_status pa_secret_delete_item(SecretService *service, const char *path, const pa_secret_prompting *prompting,

@@ -12,7 +12,8 @@ import CSecret
 ///   to show or dismiss.
 /// - Steady state, one round trip each where libsecret's own API needs one: a restore is
 ///   `SearchItems` and `GetSecrets`, a persist `CreateItem` (the default collection's path is
-///   read once per connection).
+///   read once per connection). What a provider needs beyond that (a search before the write,
+///   a read back, items opened apart) is asked of its quirks (`KeyringProvider`).
 enum Keyring {
     typealias Owner = KeyringOwner
 
@@ -50,33 +51,32 @@ enum Keyring {
     /// Runs `body` on the process's Secret Service connection. libsecret's connection keeps
     /// addressing the daemon it first met; after a keyring restart the first call fails as
     /// "no service" (or a provider restarted between calls knows not its transfer session), so
-    /// that case is tried once more on a fresh connection. A fault leaves as
-    /// the `SessionStorageError` it stands for, its message naming the provider.
+    /// that case is tried once more on a fresh connection. A failure drops the connection, and
+    /// what was known of it, here and only here; a fault leaves as the `SessionStorageError`
+    /// it stands for, its message naming the provider.
     private static func withConnection<T>(_ prompting: pa_secret_prompting,
                                           _ body: (SecretServiceConnection) throws(KeyringFault) -> T) throws(SessionStorageError) -> T {
         var retried = false
         while true {
-            let connection: SecretServiceConnection
-            do {
-                connection = try SecretServiceConnection.open(prompting: prompting)
-            } catch {
-                if error.isStaleConnection && !retried { retried = true; continue }
-                throw error.storageError(nil)
-            }
-            defer { connection.close() }
-            do {
-                try connection.negotiateTransferSession()
-                return try body(connection)
-            } catch {
-                if error.isStaleConnection && !retried {
-                    // A new connection, with a new transfer session.
-                    PortalAuthLog.emit(.debug, "Keyring: trying again on a new connection (\(error)).")
-                    retried = true
-                    secret_service_disconnect()
-                    SecretServiceFacts.forget()
-                    continue
+            var provider: KeyringProvider?
+            do throws(KeyringFault) {
+                let connection = try SecretServiceConnection.open(prompting: prompting)
+                defer { connection.close() }
+                do throws(KeyringFault) {
+                    try connection.negotiateTransferSession()
+                    return try body(connection)
+                } catch {
+                    provider = KeyringProvider.of(connection)
+                    throw error
                 }
-                throw error.storageError(SecretServiceProvider.of(connection))
+            } catch {
+                guard !error.keepsConnection else { throw error.storageError(provider) }
+                secret_service_disconnect()
+                SecretServiceFacts.forget()
+                guard KeyringProvider.isStaleConnection(error) && !retried else { throw error.storageError(provider) }
+                // A new connection, with a new transfer session.
+                PortalAuthLog.emit(.debug, "Keyring: trying again on a new connection (\(error)).")
+                retried = true
             }
         }
     }
@@ -148,8 +148,10 @@ private struct KeyringStore {
     }
 
     /// The items of `kind`, each unlocked (without a dialog, or with one the prompts allow);
-    /// those deleted meanwhile left out.
-    private func openItems(_ kind: Kind, _ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) -> [String] {
+    /// those deleted meanwhile left out. `own` are items known to be the owner's, which an
+    /// `.earlier` search need not ask about.
+    private func openItems(_ kind: Kind, _ collection: String, _ action: KeyringFault.Action,
+                           own: Set<String> = []) throws(KeyringFault) -> [String] {
         try searchingAgain { () throws(KeyringFault) -> [String] in
             let found = try connection.search(attributes(kind), in: collection, action)
             if !found.locked.isEmpty {
@@ -159,7 +161,7 @@ private struct KeyringStore {
             var items = found.unlocked + found.locked
             if case .earlier = kind {
                 var kept: [String] = []
-                for item in items {
+                for item in items where !own.contains(item) {
                     do throws(KeyringFault) {
                         if try !connection.hasApplication(item, action) { kept.append(item) }
                     } catch .vanished {
@@ -175,7 +177,7 @@ private struct KeyringStore {
     /// Before a search, on a provider whose search of a locked collection hides its items or
     /// waits on a dialog: the collection opened, or `locked`.
     private func requireUnlockedBeforeSearch(_ collection: String, _ action: KeyringFault.Action) throws(KeyringFault) {
-        guard SecretServiceProvider.of(connection)?.searchShowsLockedItems != true else { return }
+        guard !connection.quirks.searchShowsLockedItems else { return }
         try requireUnlocked(collection, action)
     }
 
@@ -212,27 +214,31 @@ private struct KeyringStore {
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
         try requireUnlockedBeforeSearch(collection, .write)
         try markOwnItem(collection)
-        if SecretServiceProvider.of(connection)?.replacesByNewItem == true {
+        let created: String?
+        if connection.quirks.replacesByNewItem {
             // The new item first, then the old ones: there is never a moment without one.
             let old = try openItems(.own, collection, .write)
-            try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
+            created = try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text, replace: false)
             // The session is stored: an old item that stays (its delete refused) is older,
             // and a restore takes the newest.
             for item in old where (try? connection.delete(item)) == nil {
                 PortalAuthLog.emit(.warning, "Keyring: an older item of the session could not be deleted; the new one is stored and is read first.")
             }
         } else {
-            try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
+            created = try connection.createItem(in: collection, label: owner.label(environmentId), attributes(.own), text: text)
         }
-        if SecretServiceProvider.of(connection)?.storesUndecodedSecrets == true {
+        if connection.quirks.storesUndecodedSecrets {
             // Read back: a value stored through a transfer session the provider got wrong
             // would be garbage, and lose the session at the next restore.
             guard try self.text(.own, collection) == text else { throw .transferSessionBroken }
         }
-        // Migrated: an item of before the attribute goes, once per process. Should that fail,
-        // the new item is found first all the same, and a delete removes both.
+        // Migrated: an item of before the attribute goes, once per process (the one just
+        // written is known to be the owner's). Should that fail, the new item is found first
+        // all the same, and a delete removes both.
         guard !migrated.withLock({ $0.contains(key) }) else { return }
-        if (try? deleteItems(.earlier, collection)) != nil { migrated.withLock { _ = $0.insert(key) } }
+        if (try? deleteItems(.earlier, collection, own: Set(created.map { [$0] } ?? []))) != nil {
+            migrated.withLock { _ = $0.insert(key) }
+        }
     }
 
     func delete() throws(KeyringFault) {
@@ -248,10 +254,10 @@ private struct KeyringStore {
         if own.isEmpty && earlier == 0 { try requireUnlocked(collection, .delete) }
     }
 
-    /// Deletes the items of `kind`: how many there were.
+    /// Deletes the items of `kind` (but `own`): how many there were.
     @discardableResult
-    private func deleteItems(_ kind: Kind, _ collection: String) throws(KeyringFault) -> Int {
-        let items = try openItems(kind, collection, .delete)
+    private func deleteItems(_ kind: Kind, _ collection: String, own: Set<String> = []) throws(KeyringFault) -> Int {
+        let items = try openItems(kind, collection, .delete, own: own)
         for item in items { try connection.delete(item) }
         return items.count
     }
@@ -263,7 +269,8 @@ private struct KeyringStore {
     func checkCanStore() throws(KeyringFault) {
         guard let collection = try connection.defaultCollection() else { throw .noDefaultCollection }
         try requireUnlocked(collection, .write)
-        _ = try openItems(.own, collection, .write)
+        // Where an item opens with its collection, an open collection is enough.
+        if !connection.quirks.itemsLockWithCollection { _ = try openItems(.own, collection, .write) }
         try markOwnItem(collection)
     }
 }

@@ -46,13 +46,10 @@ enum KeyringFault: Error, Equatable {
     case failed(Action, remoteName: String?)
 
     /// The fault a GError stands for, from its kind only: D-Bus error texts are not shown.
-    /// libsecret's shared connection, and what was known of it, is dropped, so the next call
-    /// reaches a restarted service.
+    /// Frees the error; the connection is `Keyring.withConnection`'s to drop.
     init(_ error: UnsafeMutablePointer<GError>?, _ action: Action) {
         defer {
             if let error { g_error_free(error) }
-            secret_service_disconnect()
-            SecretServiceFacts.forget()
         }
         switch Self.remoteName(of: error) ?? "" {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
@@ -96,19 +93,20 @@ enum KeyringFault: Error, Equatable {
         return String(cString: name)
     }
 
-    /// Whether a fresh connection (a new transfer session) may succeed where this one failed:
-    /// tried once.
-    var isStaleConnection: Bool {
+    /// Whether the connection is an answer's, not a failure's: the provider answered (a
+    /// dialog's outcome, an item gone, a locked or missing collection). Any other fault drops the connection
+    /// and what was known of it, so that the next call reaches a restarted service.
+    var keepsConnection: Bool {
         switch self {
-        case .serviceUnknown, .sessionGone, .transferSessionBroken: true
-        case .failed(.write, "org.qtproject.QtDBus.Error.InvalidObjectPath"): true
+        case .locked, .needsConfirmation, .promptRefused, .promptTimedOut, .promptCancelled, .vanished, .noDefaultCollection: true
         default: false
         }
     }
 
     /// The error an app sees, its message for the user of `provider` (nil: unknown).
-    func storageError(_ provider: SecretServiceProvider?) -> SessionStorageError {
-        let keyring = provider?.name ?? "the keyring"
+    func storageError(_ provider: KeyringProvider?) -> SessionStorageError {
+        let quirks = KeyringProvider.quirks(provider)
+        let keyring = quirks.name
         switch self {
         case .libsecretMissing(let loaderMessage):
             return SessionStorageError(reason: .libsecretMissing, message: "\(loaderMessage); install libsecret (Debian: libsecret-1-0) to keep sessions in the keyring.")
@@ -119,21 +117,9 @@ enum KeyringFault: Error, Equatable {
         case .serviceUnknown:
             return SessionStorageError(reason: .noSecretService, message: "No Secret Service is running on the session bus; install and start gnome-keyring (or KeePassXC with its Secret Service integration, or KWallet with its Secret Service API) and try again.")
         case .locked:
-            let message = switch provider {
-            case .keePassXC: "The KeePassXC database that keeps the session is locked; unlock it in KeePassXC and try again."
-            case .kWallet: "The KDE wallet is closed; open it (for example by logging in to Plasma, or with KWalletManager) and try again."
-            case .gnomeKeyring, nil: "The login keyring is locked; unlock it (for example with Seahorse, or by logging in to the desktop) and try again."
-            case .other: "The keyring (\(keyring)) is locked; unlock it and try again."
-            }
-            return SessionStorageError(reason: .keyringLocked, message: message)
+            return SessionStorageError(reason: .keyringLocked, message: quirks.lockedMessage)
         case .noDefaultCollection:
-            let message = switch provider {
-            case .keePassXC: "KeePassXC offers no database to the Secret Service; in KeePassXC's settings enable the Secret Service integration, expose a group of an open database, and try again."
-            case .kWallet: "KWallet offers no default wallet to the Secret Service; create one (KWalletManager) and try again."
-            case .gnomeKeyring, nil: "The keyring has no default collection; create a login keyring (for example with Seahorse) and try again."
-            case .other: "The keyring (\(keyring)) has no default collection; create one and try again."
-            }
-            return SessionStorageError(reason: .noSecretService, message: message)
+            return SessionStorageError(reason: .noSecretService, message: quirks.noDefaultCollectionMessage)
         case .timeout:
             return SessionStorageError(reason: .dbusFailure, message: "The Secret Service (\(keyring)) did not answer in time; check that it is running and try again.")
         case .noSessionBus:
@@ -141,11 +127,9 @@ enum KeyringFault: Error, Equatable {
         case .busUnreachable:
             return SessionStorageError(reason: .noSessionBus, message: "The D-Bus session bus could not be reached; check that the desktop session (and its Secret Service) is running and try again.")
         case .encryptionFailed:
-            let fix = provider == .kWallet ? "install its encryption plugins (Debian: libqca-qt5-2-plugins), restart it" : "update or restart it"
-            return SessionStorageError(reason: .keyringEncryptionFailed, message: "The Secret Service (\(keyring)) could not set up the encrypted transfer of secrets; \(fix) and try again.")
+            return SessionStorageError(reason: .keyringEncryptionFailed, message: "The Secret Service (\(keyring)) could not set up the encrypted transfer of secrets; \(quirks.encryptionFix) and try again.")
         case .needsConfirmation(let action):
-            let where_ = provider == .keePassXC ? "turn off the confirmation in KeePassXC's Secret Service settings" : "confirm it in \(keyring)"
-            return SessionStorageError(reason: .keyringNeedsConfirmation, message: "\(keyring.capitalisedFirst) asks the user to confirm that this app may \(action.verb) its session, and the app does not show keyring prompts; let it show them, or \(where_), and try again.")
+            return SessionStorageError(reason: .keyringNeedsConfirmation, message: "\(keyring.capitalisedFirst) asks the user to confirm that this app may \(action.verb) its session, and the app does not show keyring prompts; let it show them, or \(quirks.confirmationFix), and try again.")
         case .promptRefused:
             return SessionStorageError(reason: .keyringPromptDismissed, message: "The request of \(keyring) was dismissed in its dialog; try again and allow it.")
         case .promptTimedOut:
@@ -167,17 +151,6 @@ extension KeyringFault.Action {
         case .reach, .read: "read"
         case .write: "store"
         case .delete: "remove"
-        }
-    }
-}
-
-extension SecretServiceProvider {
-    var name: String {
-        switch self {
-        case .gnomeKeyring: "GNOME Keyring"
-        case .keePassXC: "KeePassXC"
-        case .kWallet: "KWallet"
-        case .other(let program): program.escapingControlCharacters().truncated(to: 40)
         }
     }
 }

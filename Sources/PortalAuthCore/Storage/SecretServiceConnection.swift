@@ -126,7 +126,7 @@ struct SecretServiceConnection {
     func unlock(_ paths: [String], items: Bool = false, unshown: @autoclosure () throws(KeyringFault) -> KeyringFault,
                 _ action: KeyringFault.Action) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
-        let prompting = prompting(unattended: provider == .kWallet && paths.allSatisfy(isInOpenWallet))
+        let prompting = prompting(unattended: quirks.prompts.unlockOfOpenWallet && paths.allSatisfy(isInOpenWallet))
         let status = Self.withPaths(paths) { pa_secret_unlock(service, $0, [prompting], &error) }
         try check(status, error, unshown: try unshown(), action, onItems: items)
     }
@@ -186,23 +186,28 @@ struct SecretServiceConnection {
     }
 
     /// Stores `text` in `collection` under `attributes` (consumed); with `replace`, in place
-    /// of the item of the same attributes, else beside it.
+    /// of the item of the same attributes, else beside it. The item's path, when the provider
+    /// names it in its reply (not through a prompt).
+    @discardableResult
     func createItem(in collection: String, label: String, _ attributes: OpaquePointer, text: String,
-                    replace: Bool = true) throws(KeyringFault) {
+                    replace: Bool = true) throws(KeyringFault) -> String? {
         defer { g_hash_table_unref(attributes) }
         let value = secret_value_new(text, -1, "text/plain")
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var item: UnsafeMutablePointer<CChar>?
         var error: UnsafeMutablePointer<GError>?
         let status = pa_secret_create_item(service, collection, label, attributes, value, replace ? 1 : 0,
-                                           [prompting(unattended: provider == .keePassXC)], &error)
+                                           [prompting(unattended: quirks.prompts.writeAndDelete)], &item, &error)
+        defer { g_free(item) }
         // A failed question of the lock is taken as locked.
         try check(status, error, unshown: (try? unshownFault(collection, .write)) ?? .locked, .write)
+        return item.map { String(cString: $0) }
     }
 
     /// Deletes the item; one already gone (another process deleted it) is done.
     func delete(_ item: String) throws(KeyringFault) {
         var error: UnsafeMutablePointer<GError>?
-        let status = pa_secret_delete_item(service, item, [prompting(unattended: provider == .keePassXC)], &error)
+        let status = pa_secret_delete_item(service, item, [prompting(unattended: quirks.prompts.writeAndDelete)], &error)
         do throws(KeyringFault) {
             try check(status, error, unshown: .needsConfirmation(.delete), .delete, onItems: true)
         } catch .vanished {
@@ -210,7 +215,8 @@ struct SecretServiceConnection {
         }
     }
 
-    private var provider: SecretServiceProvider? { SecretServiceProvider.of(self) }
+    /// The provider's quirks (`KeyringProvider`), the provider asked once per connection.
+    var quirks: KeyringProvider.Quirks { KeyringProvider.quirks(KeyringProvider.of(self)) }
 
     /// The unique name that owns `name` on the bus now, or nil.
     func owner(of name: String) -> String? {
@@ -219,15 +225,6 @@ struct SecretServiceConnection {
             return String(cString: owner)
         }
     }
-
-    /// How long a prompt that is not allowed may take all the same, where the provider
-    /// answers a call with a prompt that needs nobody: KeePassXC every write and delete,
-    /// KWallet the unlock of an open wallet (asked of KWallet first: a closed one's prompt
-    /// would ask for its password, and is dismissed unshown). Such a prompt ends when the
-    /// provider has done the work, so its bound is D-Bus's own for a call; it only ends one
-    /// that shows a dialog after all (KeePassXC's confirmation of a delete). Elsewhere
-    /// (gnome-keyring's prompts are all dialogs) a prompt not allowed is dismissed unshown.
-    private static let unattendedPromptMilliseconds: Int64 = 25_000
 
     /// Whether the KWallet wallet `path` (a collection's, or an item's in it) lives in is open,
     /// as KWallet says.
@@ -240,7 +237,7 @@ struct SecretServiceConnection {
 
     private func prompting(unattended: Bool) -> pa_secret_prompting {
         var prompting = self.prompting
-        prompting.unattended_ms = unattended ? Self.unattendedPromptMilliseconds : 0
+        prompting.unattended_ms = unattended ? KeyringProvider.unattendedPromptMilliseconds : 0
         return prompting
     }
 
@@ -284,13 +281,13 @@ struct SecretServiceConnection {
 }
 
 /// What a process knows of its Secret Service connection; forgotten with the connection
-/// (`KeyringFault.init` drops it on any failure).
+/// (`Keyring.withConnection` drops both on a failure).
 final class SecretServiceFacts: Sendable {
     /// The provider's unique bus name these facts are of; nil until known.
     let owner: String?
     let defaultCollection = Locked<String?>(nil)
     /// nil until asked; then the provider, or `.some(nil)` when the bus could not tell.
-    let provider = Locked<SecretServiceProvider??>(nil)
+    let provider = Locked<KeyringProvider??>(nil)
     let markedOwners = Locked(Set<String>())
     let migratedOwners = Locked(Set<String>())
 
@@ -305,70 +302,4 @@ final class SecretServiceFacts: Sendable {
     static func forget(owner: String? = nil) {
         facts.value.withLock { $0 = SecretServiceFacts(owner: owner) }
     }
-}
-
-/// Which program serves the Secret Service: its messages say what to do there.
-enum SecretServiceProvider: Equatable, Sendable {
-    case gnomeKeyring, keePassXC, kWallet
-    /// Another program, by its name.
-    case other(String)
-
-    /// The owner of the Secret Service's bus name, once per connection: by its process's
-    /// name, else (another pid namespace, no `/proc`) by the other names the known providers
-    /// own on the bus; nil when neither tells.
-    static func of(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
-        if let known = connection.facts.provider.withLock({ $0 }) { return known }
-        let provider = byProcess(connection) ?? byBusName(connection)
-        connection.facts.provider.withLock { $0 = .some(provider) }
-        return provider
-    }
-
-    private static func byProcess(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
-        let pid = pa_secret_provider_pid(connection.service)
-        guard pid != 0, let name = processName(pid) else { return nil }
-        return switch name {
-        case "gnome-keyring-d", "gnome-keyring-daemon": .gnomeKeyring
-        case "keepassxc": .keePassXC
-        case "kwalletd5", "kwalletd6", "ksecretd": .kWallet
-        default: .other(name)
-        }
-    }
-
-    /// The names each provider owns beside the Secret Service's.
-    private static let busNames: [(String, SecretServiceProvider)] = [
-        ("org.gnome.keyring", .gnomeKeyring), ("org.keepassxc.KeePassXC.MainWindow", .keePassXC),
-        ("org.kde.kwalletd5", .kWallet), ("org.kde.kwalletd6", .kWallet),
-    ]
-
-    private static func byBusName(_ connection: SecretServiceConnection) -> SecretServiceProvider? {
-        guard let owner = connection.owner(of: "org.freedesktop.secrets") else { return nil }
-        return busNames.first { connection.owner(of: $0.0) == owner }?.1
-    }
-
-    private static func processName(_ pid: UInt32) -> String? {
-        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = Glibc.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 64)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let line = bytes[0..<count].split(separator: UInt8(ascii: "\n")).first ?? []
-        return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
-    }
-
-    /// Whether a search can be trusted to list a locked collection's items as locked, and
-    /// never waits on a user: gnome-keyring's does. KeePassXC hides a locked database's
-    /// items, and with its default `UnlockBeforeSearch` answers a search only once its unlock
-    /// dialog does; another provider is not trusted.
-    var searchShowsLockedItems: Bool { self == .gnomeKeyring }
-
-    /// Whether an item is replaced by a write of its own, not by `CreateItem`'s replace:
-    /// KeePassXC 2.7.4 completes the prompt of a replace, for a client that has not touched
-    /// the item since KeePassXC started, on another prompt's path, never its own (seen on
-    /// the bus here), so the write cannot be told done.
-    var replacesByNewItem: Bool { self == .keePassXC }
-
-    /// Whether a write is read back: kwalletd5 gets about one transfer session in 200 wrong
-    /// (its secrets do not decode, its writes fail or could store what it decrypted wrongly).
-    var storesUndecodedSecrets: Bool { self == .kWallet }
 }

@@ -148,7 +148,7 @@ struct SecretServiceConnection {
             guard let value = g_hash_table_lookup(table, item) else { continue }
             var length = 0
             guard let bytes = secret_value_get(OpaquePointer(value), &length) else { continue }
-            let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self) ?? ""
+            let text = StoredSession.entry(utf8: UnsafeRawBufferPointer(start: bytes, count: length))
             // Only duplicates cost a read of their times; one gone since is left out.
             let modified: UInt64
             do throws(KeyringFault) {

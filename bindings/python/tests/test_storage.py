@@ -373,8 +373,8 @@ def test_a_keyring_that_refuses_the_self_heal_fails_and_keeps_the_entry(emu: Emu
 
 def test_a_one_call_sign_in_asks_the_keyring_once(emu: Emulator, secret_service_calls: SecretServiceCalls) -> None:
     """The browser and magic-link sign-ins ask the store whether it can take a session once,
-    before the port is taken (docs/desktop.md "Keyring", its nothing-is-spent rule): the
-    collection's lock and a search, then the persist's CreateItem, as a handleRedirect."""
+    before the port is taken (docs/desktop.md "Keyring", its nothing-is-spent rule): they
+    cost the keyring what a handleRedirect does, three calls at most."""
     environment_id, redirect = loopback_environment(emu)
     with PortalAuth(auth_environment_id=environment_id, redirect_url=redirect, api_host=emu.url,
                     magic_link=MagicLinkConfig(from_email=FROM_EMAIL, template_id=TEMPLATE_ID)) as auth:
@@ -389,12 +389,14 @@ def test_a_one_call_sign_in_asks_the_keyring_once(emu: Emulator, secret_service_
             "browser": lambda: auth.sign_in_with_google(timeout=60),
             "magic link": lambda: magic_link_sign_in(auth, emu, "once-by-link@example.com"),
         }
+        baseline: dict[str, int] | None = None
         for name, sign_in in sign_ins.items():
             secret_service_calls.counted()
             assert isinstance(sign_in(), AuthenticatedResult), name
-            assert secret_service_calls.counted() == {
-                "org.freedesktop.DBus.Properties.Get": 1, "org.freedesktop.Secret.Service.SearchItems": 1,
-                "org.freedesktop.Secret.Collection.CreateItem": 1}, name
+            calls = secret_service_calls.counted()
+            assert sum(calls.values()) <= 3 and calls.get("org.freedesktop.Secret.Collection.CreateItem") == 1, (name, calls)
+            baseline = baseline or calls
+            assert calls == baseline, name
         browser.wait()
 
 

@@ -107,7 +107,6 @@ struct PrivateFolder {
     /// `O_PATH` ones, which need no read permission.
     private struct Walked {
         private var folders: [(fd: Int32, path: String, info: stat)] = []
-        private let namespace = UserNamespace.current()
 
         init() throws(Fault) {
             let fd = Glibc.open("/", PA_O_PATH | O_DIRECTORY | O_CLOEXEC)
@@ -209,7 +208,8 @@ struct PrivateFolder {
         /// overflow uid's, as every other user's do: they are taken as root's, since no
         /// folder above the user's home could be used otherwise.
         private func isTrusted(_ owner: uid_t) -> Bool {
-            owner == geteuid() || namespace.mayBeRoot(owner)
+            // /proc is read only for an owner that is neither: rare outside a namespace.
+            owner == geteuid() || owner == 0 || UserNamespace.current().mayBeRoot(owner)
         }
     }
 

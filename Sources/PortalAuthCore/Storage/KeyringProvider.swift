@@ -1,7 +1,4 @@
 import CDesktop
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Which program serves the Secret Service, and every "because gnome-keyring, KeePassXC or
 /// KWallet does X" of the keyring store, as data (`Quirks`): the store's rules (`Keyring`)
@@ -174,13 +171,6 @@ enum KeyringProvider: Equatable, Sendable {
     }
 
     private static func processName(_ pid: UInt32) -> String? {
-        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = Glibc.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 64)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let line = bytes[0..<count].split(separator: UInt8(ascii: "\n")).first ?? []
-        return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+        ProcText.firstLine("/proc/\(pid)/comm", limit: 64)
     }
 }

@@ -16,9 +16,9 @@ struct UserNamespace {
     /// This process's, as `/proc` says now; a `/proc` that cannot be read counts as the
     /// host's own namespace, which maps everyone.
     static func current() -> UserNamespace {
-        let overflow = readText("/proc/sys/kernel/overflowuid").flatMap { uid_t($0.split(separator: "\n").first ?? "") }
+        let overflow = ProcText.firstLine("/proc/sys/kernel/overflowuid").flatMap { uid_t($0) }
         // Each line of uid_map: first id inside, first id outside, how many.
-        let mapsRoot = readText("/proc/self/uid_map").map { map in
+        let mapsRoot = ProcText.read("/proc/self/uid_map").map { map in
             map.split(separator: "\n").contains { line in
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true).compactMap { UInt64($0) }
                 return fields.count == 3 && fields[1] == 0 && fields[2] > 0
@@ -31,16 +31,5 @@ struct UserNamespace {
     /// overflow uid.
     func mayBeRoot(_ owner: uid_t) -> Bool {
         owner == 0 || (!mapsRoot && owner == overflowUid)
-    }
-
-    /// The contents of a small /proc file, or nil.
-    private static func readText(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 }

@@ -25,7 +25,7 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     /// The folder the files are in.
     public let directory: String
     fileprivate let applicationId: String?
-    private let thread = PerProcess { SerialThread(name: "portal-auth-file") }
+    private let thread = StoreThread(name: "portal-auth-file")
 
     /// - Parameters:
     ///   - applicationId: the application's reverse-DNS name (`ApplicationId`'s
@@ -83,7 +83,7 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     }
 
     private func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await thread.value.perform(work)
+        try await thread.run(work)
     }
 
     /// The entry's file name: `<application id>@<environment id>.json`, "shared" for no

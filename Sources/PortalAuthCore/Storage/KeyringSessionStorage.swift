@@ -30,8 +30,7 @@ import Glibc
 ///
 /// What opens without a dialog is opened (`Keyring`); a dialog is shown only as `prompts`
 /// allow, so by default a background restore never pops one. Its blocking calls run on a
-/// thread of their own (a `SerialThread`, one per process), never on the caller's thread or
-/// the HTTP thread.
+/// `StoreThread`.
 ///
 /// Across processes: the vault holds a lock file of the application and environment around
 /// each of its operations (`EntryLocking`), so that a compare-and-delete in one process never
@@ -51,7 +50,7 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     public let prompts: KeyringPrompts
 
     private let owner: KeyringOwner
-    private let thread = PerProcess { SerialThread(name: "portal-auth-key") }
+    private let thread = StoreThread(name: "portal-auth-key")
     /// Where the lock files are, chosen when the store is made.
     let lockFolder = KeyringSessionStorage.lockFolderPath
 
@@ -93,7 +92,7 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
 
     func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
         let name = Self.lockName(applicationId: applicationId, environmentId: environmentId)
-        let lock = try await thread.value.perform { [lockFolder, prompts] in
+        let lock = try await thread.run { [lockFolder, prompts] in
             try StoreFolder(path: lockFolder, role: .keyringLocks).lock(name, waitingAtMost: prompts.patienceMilliseconds)
         }
         defer { _ = close(lock) }
@@ -118,7 +117,7 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
     private func perform(_ operation: KeyringHelper.Operation, _ environmentId: String, value: String? = nil) async throws -> String? {
         // A dialog's wait is the one a cancel ends (`keyringPromptDismissed`); with none
         // allowed, nothing waits on one.
-        try await CancellableCall.run(on: thread.value, cancellable: prompts != .never && pa_secret_load_error() == nil,
+        try await thread.run(cancellable: prompts != .never && pa_secret_load_error() == nil,
                                       endsWait: { $0.reason == .keyringPromptDismissed }) { [owner, prompts] cancellable in
             try Keyring.perform(operation, owner, environmentId, value: value, prompts: prompts, cancellable: cancellable)
         }

@@ -30,9 +30,9 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
     /// entry `lockName`.
     private let lockFile: String
     /// One for the process: libsecret's backend, which each call drops, is the process's.
-    private static let thread = PerProcess { SerialThread(name: "portal-auth-box") }
+    private static let thread = StoreThread(name: "portal-auth-box")
     /// Where the lock is waited for: never the thread that the holder's own calls need.
-    private let lockThread = PerProcess { SerialThread(name: "portal-auth-file") }
+    private let lockThread = StoreThread(name: "portal-auth-file")
 
     /// How long a call waits on the portal when no dialog is allowed: D-Bus's own default.
     static let unattendedBound: Int64 = 25_000
@@ -93,14 +93,14 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
     func checkCanStore(environmentId: String) async throws {
         _ = try await get(environmentId: environmentId)
         guard let lockFolder else { return }
-        try await lockThread.value.perform { try lockFolder.checkWritable() }
+        try await lockThread.run { try lockFolder.checkWritable() }
     }
 
     func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
         guard let lockFolder else { return try await body() }
         // One lock for the whole file: libsecret refuses a write to a file that changed since
         // it read it, whichever environment's item changed.
-        let lock = try await lockThread.value.perform { [lockFile] in
+        let lock = try await lockThread.run { [lockFile] in
             try lockFolder.lock(lockFile, waitingAtMost: FileSessionStorage.lockPatience)
         }
         defer { _ = close(lock) }
@@ -117,7 +117,7 @@ final class SandboxSessionStorage: SessionStorage, StorageReadiness, EntryLockin
         if let loadError = pa_secret_load_error() {
             throw SandboxFault.libsecretMissing(String(cString: loadError)).storageError
         }
-        return try await CancellableCall.run(on: Self.thread.value, cancellable: true) { cancellable throws -> String? in
+        return try await Self.thread.run(cancellable: true) { cancellable throws -> String? in
             switch pa_portal_secret_check() {
             case PA_PORTAL_DONE: break
             case PA_PORTAL_NO_BUS: throw SandboxFault.noSessionBus.storageError

@@ -9,10 +9,6 @@
     F(secret_service_get_sync, SecretService *, (SecretServiceFlags flags, GCancellable *cancellable, GError **error), \
       (flags, cancellable, error), NULL) \
     V(secret_service_disconnect, (void), ()) \
-    F(secret_service_store_sync, gboolean, \
-      (SecretService *service, const SecretSchema *schema, GHashTable *attributes, const gchar *collection, \
-       const gchar *label, SecretValue *value, GCancellable *cancellable, GError **error), \
-      (service, schema, attributes, collection, label, value, cancellable, error), FALSE) \
     F(secret_value_new, SecretValue *, (const gchar *secret, gssize length, const gchar *content_type), \
       (secret, length, content_type), NULL) \
     F(secret_value_get, const gchar *, (SecretValue *value, gsize *length), (value, length), NULL) \

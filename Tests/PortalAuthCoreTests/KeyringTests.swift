@@ -118,9 +118,7 @@ struct KeyringTests {
     static let corruptEntryEnvironment = "env-keyring-corrupt-entry"
 
     func storeCorrupt(_ entry: [UInt8], environment: String = Env.open) {
-        #expect(PrivateKeyring.secretTool(["store", "--label=corrupt", "xdg:schema", "io.portalhq.auth.Session",
-                                           "auth_environment_id", environment, "application_id", Self.application],
-                                          input: entry) != nil)
+        plant(entry, label: "corrupt", environment: environment)
     }
 
     /// Not JSON; and JSON whose token is not UTF-8, which must not be repaired into a session.
@@ -222,8 +220,7 @@ struct KeyringTests {
     @Test func anItemInAnotherCollectionIsNeverTakenForTheSession() async throws {
         let emulator = try await Emulator.shared.get()
         let planted = #"{"clientSessionToken":"cst_planted","endUserId":"eu_attacker"}"#
-        try plant(planted, in: SECRET_COLLECTION_SESSION, label: "\(Self.application): Portal session (\(Env.open))",
-                  attributes: ["auth_environment_id": Env.open, "application_id": Self.application])
+        plant(Array(planted.utf8), in: "session", label: "\(Self.application): Portal session (\(Env.open))")
         #expect(try await client(emulator).restoreSession() == nil)
         try await client(emulator).clearPersistedSession()
         let session = try await signIn(try client(emulator), emulator)
@@ -350,21 +347,14 @@ struct KeyringTests {
 }
 
 extension KeyringTests {
-    /// Stores `value` in `collection` (an alias or a path) through libsecret, as another
+    /// Stores `value` as an item of the session schema in `collection` (an alias), as another
     /// program could.
-    func plant(_ value: String, in collection: String, label: String, attributes: [String: String]) throws {
-        var error: UnsafeMutablePointer<GError>?
-        // A fresh connection: the shared one may know a transfer session of a daemon the
-        // tests have restarted since.
-        secret_service_disconnect()
-        let service = try #require(secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nil, &error))
-        defer { g_object_unref(UnsafeMutableRawPointer(service)) }
-        let table = pa_session_attributes(attributes["auth_environment_id"], attributes["application_id"])
-        defer { g_hash_table_unref(table) }
-        let secret = secret_value_new(value, -1, "text/plain")
-        defer { secret_value_unref(UnsafeMutableRawPointer(secret)) }
-        // No schema: the table names it already (xdg:schema), as the library's writes do.
-        #expect(secret_service_store_sync(service, nil, table, collection, label, secret, nil, &error) != 0)
+    func plant(_ value: [UInt8], in collection: String = "default", label: String,
+               environment: String = Env.open, application: String = KeyringTests.application) {
+        #expect(PrivateKeyring.secretTool(["store", "--label=\(label)", "--collection=\(collection)",
+                                           "xdg:schema", "io.portalhq.auth.Session",
+                                           "auth_environment_id", environment, "application_id", application],
+                                          input: value) != nil)
     }
 }
 

@@ -22,6 +22,7 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import Any
 
 import portal_auth
 
@@ -29,22 +30,13 @@ SAMPLES, SOCKETS, LOOPS = 7, 8000, 2
 FLOOD = Path(__file__).resolve().parent.parent / "scripts" / "connect-flood.py"
 
 
-def emulator_call(base: str, path: str, body: object) -> None:
-    request = urllib.request.Request(base + "/_emulator/" + path, data=json.dumps(body).encode(), method="POST")
+def emulator_call(base: str, path: str, body: object = None) -> Any:
+    """GET (no body) or POST an emulator control endpoint; its JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + "/_emulator/" + path, data=data)
     request.add_header("content-type", "application/json")
-    urllib.request.urlopen(request, timeout=60).read()
-
-
-def free_port() -> int:
-    """A loopback port below the ephemeral range (the flood's connections take those)."""
-    for port in range(20_000 + os.getpid() % 5000, 32_000):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free loopback port")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.load(response)
 
 
 def browser_wait(port: int) -> float:
@@ -63,7 +55,8 @@ def browser_wait(port: int) -> float:
 
 
 def sample(base: str) -> float:
-    port = free_port()
+    # Below the ephemeral range, which the flood's connections take.
+    port = emulator_call(base, "loopback-port")["port"]
     redirect = f"http://127.0.0.1:{port}/callback"
     environment_id = f"env-{uuid.uuid4().hex[:12]}"
     emulator_call(base, "environments", {

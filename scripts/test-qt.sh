@@ -68,16 +68,8 @@ qt_test tst_sample
 # The README's program signs in with Google through QDesktopServices and xdg-open, whose
 # handler of http URLs (set with xdg-mime, in this run's own XDG folders) is a browser that
 # follows the provider's redirect to the loopback listener.
-port=$(python3 -c 'import os, socket
-for offset in range(12000):
-    port = 20000 + (os.getpid() * 7919 + offset) % 12000
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        print(port)
-        break')
+port=$(curl -sS --fail "$PORTAL_AUTH_TEST_API_HOST/_emulator/loopback-port" | sed -n 's/^{"port":\([0-9]*\)}$/\1/p') \
+    && [ -n "$port" ] || fail "the emulator handed out no loopback port"
 curl -sS -X POST -H 'Content-Type: application/json' "$PORTAL_AUTH_TEST_API_HOST/_emulator/environments" \
     --data-binary "{\"id\":\"qt-readme\",\"allowedMethods\":[\"GOOGLE\"],\"redirectUrls\":[\"http://127.0.0.1:$port/callback\"],\"totpRequired\":false,\"accountAbstraction\":false,\"autoCreateWallet\":false}" > /dev/null
 sed -e 's/YOUR_AUTH_ENVIRONMENT_ID/qt-readme/' -e "s/8765/$port/" \

@@ -113,27 +113,6 @@ static inline int run_cases(int argc, char **argv, const char *test, const test_
 
 #define RUN_CASES(argc, argv, test, cases) run_cases((argc), (argv), (test), (cases), sizeof (cases) / sizeof (cases)[0])
 
-/* A loopback port nobody listens on now. It comes from below the kernel's ephemeral range
-   (32768 and up): a port bind(0) gave could be taken by an outgoing connection (the library's
-   own, to the emulator) before the test binds it again. The search starts at this process's
-   own place, so that tests run side by side rarely meet. */
-static inline int free_port(void) {
-    enum { first = 20000, count = 12000 };
-    static int next = -1;
-    if (next < 0) next = (int)(getpid() * 7919L % count);
-    for (int tries = 0; tries < count; tries++) {
-        int port = first + next++ % count;
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                                       .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        if (fd < 0) abort();
-        int bound = bind(fd, (struct sockaddr *)&address, sizeof address) == 0;
-        close(fd);
-        if (bound) return port;
-    }
-    abort();
-}
-
 /* The errno of a connection to 127.0.0.1:`port`; 0 when it connected (something listens). */
 static inline int connect_errno(int port) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -367,6 +346,16 @@ static inline void grant_redirect(const char *environment, const char *email, ch
     json_string(answer, "token", token, sizeof token);
     if (!token[0]) abort();
     snprintf(url, size, "myapp://auth/callback?token=%s&authMethod=EMAIL_MAGIC_LINK", token);
+}
+
+/* A loopback port nobody listens on now, for the test's own listener: the emulator hands it
+   out (emulator/README.md, `GET loopback-port`). */
+static inline int free_port(void) {
+    char answer[64];
+    int port = 0;
+    emulator_request("/_emulator/loopback-port", NULL, answer, sizeof answer);
+    if (sscanf(answer, "{\"port\":%d}", &port) != 1 || port <= 0) abort();
+    return port;
 }
 
 /* run_cases for a test against the emulator in PORTAL_AUTH_TEST_API_HOST: libcurl set up

@@ -7,6 +7,7 @@ from urllib.parse import parse_qs
 from . import totp
 from .config import ConfigError, parse_environment
 from .faults import FaultQueue, parse_fault
+from .loopback_ports import LoopbackPorts
 from .messages import (
     ApiError,
     Request,
@@ -39,6 +40,8 @@ class ControlApi:
         self._providers = providers
         # Pages a test has the browser load, e.g. a hostile page that aims at the app's listener.
         self._pages: dict[str, bytes] = {}
+        # Not reset by POST reset: the next port stays the one after the last handed out.
+        self._loopback_ports = LoopbackPorts()
         self._routes: dict[tuple[str, str], Route] = {
             ("GET", "/_emulator/outbox"): self._outbox,
             ("GET", "/_emulator/mail/open"): self._open_mail_link,
@@ -58,6 +61,7 @@ class ControlApi:
             ("POST", "/_emulator/environments"): self._upsert_environment,
             ("POST", "/_emulator/pages"): self._add_page,
             ("GET", "/_emulator/pages"): self._page,
+            ("GET", "/_emulator/loopback-port"): self._loopback_port,
         }
         for provider in PROVIDERS:
             self._routes[("GET", f"/_emulator/oauth/{provider}/authorize")] = self._authorize_with(provider)
@@ -177,6 +181,15 @@ class ControlApi:
         if page is None:
             raise ApiError(404, "no such page")
         return Response(200, page, content_type="text/html; charset=utf-8")
+
+    def _loopback_port(self, request: Request) -> Response:
+        # The tests share this emulator (and its loopback), so it is the one place that knows
+        # which port it handed out last.
+        port = self._loopback_ports.take()
+        if port is None:
+            ports = self._loopback_ports.ports
+            raise ApiError(503, f"no free loopback port in {ports.start}..{ports.stop - 1}")
+        return json_response(200, {"port": port})
 
     def _reset(self, request: Request) -> Response:
         self._pages.clear()

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ import uuid
 from urllib.parse import parse_qs, urlsplit
 
 from portal_auth_emulator import Emulator, jwt, totp
+from portal_auth_emulator.loopback_ports import PORTS, LoopbackPorts
 from portal_auth_emulator.urls import encode_query_value
 
 API = "/api/v3/auth"
@@ -598,6 +600,51 @@ class FaultAndWaitTests(EmulatorTestCase):
                      {"path": "/methods", "kind": "oversized", "size": 1023}):
             with self.subTest(spec):
                 self.assertEqual(self.client.json("POST", "/_emulator/faults", spec)[0], 400)
+
+
+def listen_on(port):
+    """A socket listening on 127.0.0.1:`port`; close it when done."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", port))
+    listener.listen()
+    return listener
+
+
+class LoopbackPortTests(EmulatorTestCase):
+    def loopback_port(self):
+        status, answer = self.client.json("GET", "/_emulator/loopback-port")
+        self.assertEqual(status, 200)
+        self.assertIn(answer["port"], PORTS)
+        return answer["port"]
+
+    def test_the_ports_handed_out_differ_and_a_listener_binds_each(self):
+        first, second = self.loopback_port(), self.loopback_port()
+        self.assertNotEqual(first, second)
+        with listen_on(first), listen_on(second):
+            pass
+
+    def test_callers_at_the_same_time_get_ports_of_their_own(self):
+        ports = []
+        callers = [threading.Thread(target=lambda: ports.append(self.loopback_port())) for _ in range(16)]
+        for caller in callers:
+            caller.start()
+        for caller in callers:
+            caller.join(30)
+        self.assertEqual(len(set(ports)), 16)
+
+    def test_a_port_someone_listens_on_is_skipped(self):
+        taken = self.loopback_port()
+        with listen_on(taken):
+            self.assertIsNone(LoopbackPorts(range(taken, taken + 1), start=0).take())
+            handed = LoopbackPorts(range(taken, taken + 100), start=0).take()
+            self.assertNotEqual(handed, taken)
+            self.assertIn(handed, range(taken, taken + 100))
+        self.assertEqual(LoopbackPorts(range(taken, taken + 1), start=0).take(), taken)
+
+    def test_the_search_starts_over_at_the_end_of_the_range(self):
+        taken = self.loopback_port()
+        ports = LoopbackPorts(range(taken, taken + 1), start=0)
+        self.assertEqual((ports.take(), ports.take()), (taken, taken))
 
 
 class LifecycleTests(unittest.TestCase):

@@ -99,22 +99,9 @@ def grant_redirect(environment: str, email: str) -> str:
     return f"myapp://auth/callback?token={token}&authMethod=EMAIL_MAGIC_LINK"
 
 
-def free_port() -> int:
-    """A loopback port nobody listens on now, from below the kernel's ephemeral range (32768
-    and up): a port bind(0) gave could be taken by an outgoing connection (the library's, to
-    the emulator) before the sign-in binds it. Each process searches from a place of its own."""
-    for _ in range(12_000):
-        port = 20_000 + next(_ports) % 12_000
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free loopback port in 20000..32000")
-
-
-_ports = itertools.count(os.getpid() * 7919 % 12_000)
+def loopback_redirect() -> str:
+    """A loopback redirect URL on a port nobody listens on now, which the emulator hands out."""
+    return f"http://127.0.0.1:{control('loopback-port')['port']}/callback"
 
 
 class _NotFollowing(urllib.request.HTTPRedirectHandler):
@@ -303,7 +290,7 @@ class LoopbackMagicLinkTests(unittest.TestCase):
     the email in brings the link back; pasting it still works."""
 
     def start(self, totp: bool, email: str, *arguments: str) -> tuple[Run, str, str]:
-        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        redirect = loopback_redirect()
         environment = new_environment(totp=totp, redirect_url=redirect)
         login = Run(*MAGIC_LINK, "--redirect-url", redirect, *arguments, environment=environment)
         login.expect("Email: ")
@@ -663,7 +650,7 @@ class BrowserTests(unittest.TestCase):
     FETCHING = {"BROWSER": "curl -sfL -o /dev/null"}
 
     def test_google_and_apple(self) -> None:
-        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        redirect = loopback_redirect()
         environment = new_environment(totp=False, redirect_url=redirect)
         for provider, name in (("google", "Google"), ("apple", "Apple")):
             status, output, errors = run("--redirect-url", redirect, "--browser", provider,
@@ -673,7 +660,7 @@ class BrowserTests(unittest.TestCase):
                                      r"Signed in as eu_\w+\.\n$")
 
     def test_with_totp(self) -> None:
-        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        redirect = loopback_redirect()
         environment = new_environment(totp=True, redirect_url=redirect)
         email = control("control")["oauthEmail"]
         assert isinstance(email, str)
@@ -685,7 +672,7 @@ class BrowserTests(unittest.TestCase):
         self.assertEqual((status, errors), (0, ""))
 
     def test_a_browser_that_never_comes_back_times_out(self) -> None:
-        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        redirect = loopback_redirect()
         environment = new_environment(totp=False, redirect_url=redirect)
         status, _, errors = run("--redirect-url", redirect, "--browser", "apple", "--timeout", "1",
                                 environment=environment, env={"BROWSER": "true"})
@@ -696,7 +683,7 @@ class BrowserTests(unittest.TestCase):
         # Over SSH: no browser here. The user opens the address on the laptop; the provider
         # sends that browser to this machine's loopback address, which is not there, and the
         # address it shows is pasted back.
-        redirect = f"http://127.0.0.1:{free_port()}/callback"
+        redirect = loopback_redirect()
         environment = new_environment(totp=False, redirect_url=redirect)
         login = Run("--redirect-url", redirect, "--browser", "google", environment=environment,
                     env={"BROWSER": "/bin/false", "PATH": "/nonexistent"})

@@ -1,21 +1,18 @@
 /* What the C++ tests share: checks and their count, the run's label and its emails, waiting
  * for a completion in each model, requests to the Portal emulator's control endpoints
- * (libcurl), a free loopback port, a TOTP code computed from an enrollment secret as an
- * authenticator app does (RFC 6238 with OpenSSL's HMAC-SHA1), and the log audit's file. Built
- * with and without exceptions. */
+ * (libcurl) and the free loopback ports they hand out, a TOTP code computed from an
+ * enrollment secret as an authenticator app does (RFC 6238 with OpenSSL's HMAC-SHA1), and the
+ * log audit's file. Built with and without exceptions. */
 #ifndef PORTAL_AUTH_CPP_TEST_SUPPORT_HPP
 #define PORTAL_AUTH_CPP_TEST_SUPPORT_HPP
 
 #include <portal_auth.hpp>
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -145,25 +142,13 @@ inline pa::Options emulator_options(const std::string &environment) {
     return options;
 }
 
-/* A loopback port nobody listens on now, from below the kernel's ephemeral range (32768 and
-   up): a port bind(0) gave could be taken by an outgoing connection (the library's, to the
-   emulator) before the sign-in binds it. Each process searches from a place of its own. */
+/* A loopback port nobody listens on now, for the test's own listener: the emulator hands it
+   out (emulator/README.md, `GET loopback-port`). */
 inline int free_port() {
-    constexpr int first = 20000, count = 12000;
-    static int next = static_cast<int>(getpid() * 7919L % count);
-    for (int tries = 0; tries < count; tries++) {
-        int port = first + next++ % count;
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) give_up("no socket");
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(static_cast<uint16_t>(port));
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        bool bound = bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
-        close(fd);
-        if (bound) return port;
-    }
-    give_up("no free port");
+    int port = 0;
+    if (std::sscanf(emulator("/_emulator/loopback-port").c_str(), "{\"port\":%d}", &port) != 1 || port <= 0)
+        give_up("the emulator handed out no loopback port");
+    return port;
 }
 
 /* The code an authenticator app shows now for a base32 secret (RFC 6238: HMAC-SHA1, 30 s, 6

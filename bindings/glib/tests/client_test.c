@@ -544,14 +544,12 @@ test_expired_step (void)
     g_object_unref (client);
 }
 
-static int some_free_port (void);
-
 /* No browser to open ($BROWSER fails, no xdg-open on $PATH): the browser sign-in fails at once
    with NO_BROWSER, and the error carries the URL to show the user. */
 static void
 test_no_browser (void)
 {
-    int port = some_free_port ();
+    int port = free_port ();
     char redirect[64];
     snprintf (redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
     new_environment (redirect, FALSE);
@@ -769,31 +767,6 @@ port_free (int port)
     return bound ? 1 : in_use ? 0 : -1;
 }
 
-/* A loopback port nobody listens on now, from below the kernel's ephemeral range (32768
-   and up): a port bind(0) gave could be taken by an outgoing connection (the library's, to
-   the emulator) before the sign-in binds it. Each process searches from a place of its own. */
-static int
-some_free_port (void)
-{
-    enum { first = 20000, count = 12000 };
-    static int next = -1;
-    if (next < 0)
-        next = (int) (getpid () * 7919L % count);
-    for (int tries = 0; tries < count; tries++) {
-        int port = first + next++ % count;
-        int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons ((guint16) port) };
-        address.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-        if (fd < 0)
-            abort ();
-        gboolean bound = bind (fd, (struct sockaddr *) &address, sizeof address) == 0;
-        close (fd);
-        if (bound)
-            return port;
-    }
-    abort ();
-}
-
 /* The browser of the test: $BROWSER writes the URL into a FIFO, which tells the test the
    sign-in's listener is up (the opener runs once it answers). */
 static gboolean
@@ -815,7 +788,7 @@ set_flag (gpointer flag)
 static void
 test_dispose_ends_the_wait (const char *fifo)
 {
-    int port = some_free_port ();
+    int port = free_port ();
     char redirect[64];
     snprintf (redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
     new_environment (redirect, TRUE);
@@ -902,7 +875,7 @@ browse (gpointer url)
 static void
 test_magic_link_loopback (void)
 {
-    int port = some_free_port ();
+    int port = free_port ();
     char redirect[64], link[1024];
     snprintf (redirect, sizeof redirect, "http://127.0.0.1:%d/callback", port);
     new_environment (redirect, FALSE);

@@ -66,6 +66,10 @@ class Emulator:
         messages = self.call("GET", "outbox?email=" + urllib.parse.quote(email))["messages"]
         return str(messages[-1]["link"])
 
+    def loopback_redirect(self) -> str:
+        """A loopback redirect URL on a port nobody listens on now, which the emulator hands out."""
+        return f"http://127.0.0.1:{self.call('GET', 'loopback-port')['port']}/callback"
+
     def totp_code(self, environment_id: str, email: str) -> str:
         query = urllib.parse.urlencode({"environmentId": environment_id, "email": email})
         return str(self.call("GET", "totp?" + query)["code"])

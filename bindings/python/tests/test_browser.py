@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import itertools
 import os
 import select
 import socket
@@ -25,27 +24,9 @@ import portal_auth
 from portal_auth import AsyncPortalAuth, AuthenticatedResult, PortalAuth, TotpRequiredResult
 
 
-def free_port() -> int:
-    """A loopback port nobody listens on now, from below the kernel's ephemeral range (32768
-    and up): a port bind(0) gave could be taken by an outgoing connection (the library's, to
-    the emulator) before the sign-in binds it. Each process searches from a place of its own."""
-    for _ in range(12_000):
-        port = 20_000 + next(_ports) % 12_000
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free loopback port in 20000..32000")
-
-
-_ports = itertools.count(os.getpid() * 7919 % 12_000)
-
-
 def loopback_environment(emu: Emulator, totp: bool = False) -> tuple[str, str]:
     """A new environment that allows a loopback redirect URL on a port of the test's own."""
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    redirect = emu.loopback_redirect()
     environment_id = emu.environment(totp=totp)
     emu.call(
         "POST", "environments",
@@ -123,7 +104,7 @@ def test_sign_in_with_apple_passes_the_ephemeral_flag(browser_client: PortalAuth
 
 
 def test_the_totp_branch(emu: Emulator) -> None:
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    redirect = emu.loopback_redirect()
     environment_id = emu.environment()
     emu.call(
         "POST", "environments",

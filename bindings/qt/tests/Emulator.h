@@ -10,10 +10,6 @@
 
 #include <optional>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 namespace Emulator {
 
 inline QString host() { return qEnvironmentVariable("PORTAL_AUTH_TEST_API_HOST"); }
@@ -71,23 +67,8 @@ inline bool browse(const QUrl &url) {
                                                             QStringLiteral("/dev/null"), url.toString(QUrl::FullyEncoded)});
 }
 
-// A loopback port nobody listens on now, from below the kernel's ephemeral range, where the
-// library's own outgoing connections cannot take it first; from this process's own place,
-// so that runs side by side rarely meet.
-inline int freePort() {
-    static int next = static_cast<int>(getpid() * 7919L % 12000);
-    for (int tries = 0; tries < 12000; tries++) {
-        const int port = 20000 + next++ % 12000;
-        const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(static_cast<uint16_t>(port));
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        const bool bound = fd >= 0 && bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
-        if (fd >= 0) close(fd);
-        if (bound) return port;
-    }
-    return -1;
-}
+// A loopback port nobody listens on now, for the test's own listener, which the emulator hands
+// out (emulator/README.md, `GET loopback-port`); -1 when it handed out none.
+inline int freePort() { return control(QStringLiteral("loopback-port")).value("port").toInt(-1); }
 
 }  // namespace Emulator

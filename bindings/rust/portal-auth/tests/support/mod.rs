@@ -6,7 +6,7 @@
 
 use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::pin::Pin;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -123,22 +123,15 @@ pub fn loopback_redirect() -> String {
     format!("http://127.0.0.1:{}/callback", free_port())
 }
 
-/// A loopback port nobody listens on now, from below the kernel's ephemeral range (32768 and
-/// up): a port bind(0) gave could be taken by an outgoing connection of a test running
-/// alongside (the library's, to the emulator) before the test binds it again. The search
-/// starts at this process's own place, so that processes side by side rarely meet.
+/// A loopback port nobody listens on now, for the test's own listener: the emulator hands it
+/// out (emulator/README.md, `GET loopback-port`).
 pub fn free_port() -> u16 {
-    const FIRST: usize = 20_000;
-    const COUNT: usize = 12_000;
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let start = std::process::id() as usize * 7919 % COUNT;
-    for _ in 0..COUNT {
-        let port = (FIRST + (start + NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) % COUNT) as u16;
-        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
-    panic!("no free loopback port in {}..{}", FIRST, FIRST + COUNT)
+    let answer = control("GET", "loopback-port", None);
+    answer
+        .strip_prefix("{\"port\":")
+        .and_then(|rest| rest.strip_suffix('}'))
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("the emulator handed out no loopback port: {}", answer))
 }
 
 /// A tiny executor: polls the future on this thread, parking until its waker is woken.

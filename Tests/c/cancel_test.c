@@ -3,24 +3,7 @@
  * sends nothing; one cancelled after its request is on the wire completes, and its session is
  * persisted. The emulator holds a request until released, so the order is certain. Named
  * cases (test_support.h's run_cases). */
-#include "test_support.h"
-
-typedef struct { int calls; portal_auth_code code; int kind; char message[256]; portal_auth_session *session; } outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    snprintf(out->message, sizeof out->message, "%s", error ? portal_auth_error_message(error) : "");
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    count_call(&out->calls);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->session = portal_auth_session_retain(session);
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
-}
+#include "session_support.h"
 
 static int exchanges(void) {
     char body[2048];
@@ -53,6 +36,7 @@ static void release_the_exchange(held_exchange *held) {
     pthread_mutex_lock(&lock);
     CHECK(held->out.calls == 1);
     pthread_mutex_unlock(&lock);
+    portal_auth_session_release(held->out.session);
     portal_auth_call_free(held->call);
 }
 
@@ -83,9 +67,7 @@ static void cancelled_on_the_wire_completes_and_persists(void) {
     hold_an_exchange(&held, "c-cancel-3@example.com");
     portal_auth_call_cancel(held.call);
     release_the_exchange(&held);
-    outcome restored = {0};
-    CHECK(portal_auth_restore_session(held.client, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&restored.calls);
+    outcome restored = restore(held.client);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
     portal_auth_session_release(restored.session);
     portal_auth_free(held.client);

@@ -8,12 +8,6 @@
  * certain. Named cases (test_support.h's run_cases). */
 #include "session_support.h"
 
-static void count_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    (void)error;
-    count_call(user_data);
-}
-
 static int opened;
 
 static int opener(void *user_data, const char *url, portal_auth_bool ephemeral) {

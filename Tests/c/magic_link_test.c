@@ -9,7 +9,7 @@
  * client at once, and arguments that cannot start the call. Named cases, each with an
  * environment and client of its own (test_support.h's run_cases). */
 #define _GNU_SOURCE
-#include "test_support.h"
+#include "session_support.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,33 +17,6 @@
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-
-extern char **environ;
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_reason reason;
-    int kind;
-    char user_jwt[4096];
-    char end_user_id[128];
-    portal_auth_session *session; /* retained */
-} outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
-        out->session = portal_auth_session_retain(portal_auth_result_session(result));
-        snprintf(out->end_user_id, sizeof out->end_user_id, "%s", portal_auth_session_end_user_id(out->session));
-    } else if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
-        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
-        snprintf(out->end_user_id, sizeof out->end_user_id, "%s", portal_auth_result_end_user_id(result));
-    }
-    count_call(&out->calls);
-}
 
 static void forget(outcome *out) {
     portal_auth_session_release(out->session);
@@ -212,9 +185,7 @@ static void totp_branch_sends_the_user_back(void) {
     snprintf(query, sizeof query, "/_emulator/totp?environmentId=%s&email=c-totp%%40example.com", at.id);
     emulator_request(query, NULL, answer, sizeof answer);
     json_string(answer, "code", code, sizeof code);
-    outcome verified = {0};
-    CHECK(portal_auth_verify_totp(at.client, code, step.user_jwt, on_result, &verified, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&verified.calls);
+    outcome verified = verify(at.client, code, step.user_jwt);
     CHECK(verified.code == PORTAL_AUTH_OK && strcmp(verified.end_user_id, step.end_user_id) == 0);
     forget(&verified);
     portal_auth_free(at.client);
@@ -274,9 +245,7 @@ static void link_handled_meanwhile_exchanged_once(void) {
     outcome waiting = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-pasted@example.com", 0, on_result, &waiting, NULL) == PORTAL_AUTH_OK);
     mail("c-pasted@example.com", 1, "link", link, sizeof link);
-    outcome pasted = {0};
-    CHECK(portal_auth_handle_redirect(at.client, link, on_result, &pasted, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&pasted.calls);
+    outcome pasted = redirect(at.client, link);
     wait_calls(&waiting.calls);
     CHECK(pasted.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && waiting.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(pasted.session == waiting.session && waiting.calls == 1);

@@ -2,44 +2,9 @@
  * emulator in PORTAL_AUTH_TEST_API_HOST: a refused TOTP code and an expired step, a used
  * magic link, the step's expiry, the names and user messages of every reason, and the
  * typed-code helper. Named cases (test_support.h's run_cases). */
-#include "test_support.h"
+#include "session_support.h"
 
 #include <time.h>
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_reason reason;
-    int kind;
-    char user_jwt[4096];
-    int64_t expires_at;
-} outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
-        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
-        out->expires_at = portal_auth_result_totp_expires_at(result);
-    }
-    count_call(&out->calls);
-}
-
-static outcome redirect(portal_auth *client, const char *url) {
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-static outcome verify(portal_auth *client, const char *code, const char *user_jwt) {
-    outcome out = {0};
-    CHECK(portal_auth_verify_totp(client, code, user_jwt, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
 
 static void set_clock_offset(int seconds) {
     char json[64], answer[512];
@@ -81,6 +46,7 @@ static void step_expiry_refused_code_and_used_link(void) {
     /* The same step takes the right code. */
     outcome signed_in = verify(client, code, step.user_jwt);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    portal_auth_session_release(signed_in.session);
 
     /* The link again, from a client that never saw it: the grant is spent. */
     portal_auth *another = demo_client();

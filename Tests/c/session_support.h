@@ -1,9 +1,9 @@
-/* What the C tests of calls and their outcomes share (cancel_test, component_queue_test,
- * dispatcher_test, file_store_test, flow_test, fork_test, free_test, host_storage_test,
- * keyring_test, lazy_load_test, old_glibc_test, providers_test, queue_test, wipe_test): the
- * outcome of a call, with the callbacks that record it and the calls that wait for theirs, a
- * sign-in at the emulator, 8 threads invalidating at once, and programs run to their end (the
- * private keyring's control). */
+/* What the C tests of calls and their outcomes share (browser_test, cancel_test,
+ * component_queue_test, dispatcher_test, file_store_test, flow_test, fork_test, free_test,
+ * host_storage_test, keyring_test, lazy_load_test, magic_link_test, old_glibc_test,
+ * providers_test, queue_test, reasons_test, wipe_test): the outcome of a call, with the
+ * callbacks that record it and the calls that wait for theirs, a sign-in at the emulator, 8
+ * threads invalidating at once, and programs run to their end (the private keyring's control). */
 #ifndef PORTAL_AUTH_SESSION_SUPPORT_H
 #define PORTAL_AUTH_SESSION_SUPPORT_H
 
@@ -78,6 +78,13 @@ static inline int on_main(const outcome *out) {
 static inline void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
     (void)methods;
     finish(user_data, error);
+}
+
+/* Counts its calls in the int at user_data, and records nothing. */
+static inline void count_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    (void)error;
+    count_call(user_data);
 }
 
 static inline void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {

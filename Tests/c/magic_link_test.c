@@ -124,15 +124,8 @@ static long hostile_get(const char *link, const char *host, const char *header) 
     return status;
 }
 
+/* The calls of idle_opener, across the cases. */
 static int opener_calls;
-
-static int idle_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
-    (void)user_data;
-    (void)url;
-    (void)ephemeral;
-    count_call(&opener_calls);
-    return 0;
-}
 
 /* Chromium's profile, one for the whole run. */
 static char profile[] = "/tmp/portal-auth-chromium-XXXXXX";
@@ -196,7 +189,7 @@ static void one_sign_in_at_a_time_with_the_browser(void) {
     magic_client at;
     open_client(&at, 0);
     int opened_before = read_count(&opener_calls);
-    CHECK(portal_auth_set_browser_opener(at.client, idle_opener, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_browser_opener(at.client, idle_opener, &opener_calls) == PORTAL_AUTH_OK);
     outcome browser = {0};
     portal_auth_call *call = NULL;
     CHECK(portal_auth_sign_in_with_google(at.client, 0, on_result, &browser, &call) == PORTAL_AUTH_OK);
@@ -291,7 +284,7 @@ static void free_ends_the_wait_and_frees_the_port(void) {
     CHECK(ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && ended.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     portal_auth *browser_client = client_of(at.id, at.redirect);
     int opened_before = read_count(&opener_calls);
-    CHECK(portal_auth_set_browser_opener(browser_client, idle_opener, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_browser_opener(browser_client, idle_opener, &opener_calls) == PORTAL_AUTH_OK);
     outcome browser_ended = {0};
     CHECK(portal_auth_sign_in_with_google(browser_client, 0, on_result, &browser_ended, NULL) == PORTAL_AUTH_OK);
     wait_count(&opener_calls, opened_before + 1);

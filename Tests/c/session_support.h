@@ -87,6 +87,14 @@ static inline void count_methods(void *user_data, const portal_auth_methods *met
     count_call(user_data);
 }
 
+/* A browser opener that opens nothing: it counts its calls in the int at user_data. */
+static inline int idle_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
+    (void)url;
+    (void)ephemeral;
+    count_call(user_data);
+    return 0;
+}
+
 static inline void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
     keep_result(user_data, result);
     finish(user_data, error);

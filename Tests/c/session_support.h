@@ -1,9 +1,10 @@
 /* What the C tests of calls and their outcomes share (browser_test, cancel_test,
- * component_queue_test, dispatcher_test, file_store_test, flow_test, fork_test, free_test,
- * host_storage_test, keyring_test, lazy_load_test, magic_link_test, old_glibc_test,
- * providers_test, queue_test, reasons_test, wipe_test): the outcome of a call, with the
- * callbacks that record it and the calls that wait for theirs, a sign-in at the emulator, 8
- * threads invalidating at once, and programs run to their end (the private keyring's control). */
+ * component_queue_test, curl_options_test, dispatcher_test, file_store_test, flow_test,
+ * fork_test, free_test, host_storage_test, keyring_test, lazy_load_test, magic_link_test,
+ * old_glibc_test, providers_test, queue_test, reasons_test, wipe_test): the outcome of a
+ * call, with the callbacks that record it and the calls that wait for theirs, a sign-in at
+ * the emulator, 8 threads invalidating at once, and programs run to their end (the private
+ * keyring's control). */
 #ifndef PORTAL_AUTH_SESSION_SUPPORT_H
 #define PORTAL_AUTH_SESSION_SUPPORT_H
 

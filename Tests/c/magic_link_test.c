@@ -23,16 +23,6 @@ static void forget(outcome *out) {
     out->session = NULL;
 }
 
-/* The `key` ("link" or "emailLink") of the last email to `email`, once `count` were sent. */
-static void mail(const char *email, int count, const char *key, char *out, size_t size) {
-    char path[256], answer[1 << 14];
-    char *escaped = curl_easy_escape(NULL, email, 0);
-    snprintf(path, sizeof path, "/_emulator/outbox?email=%s&count=%d&timeout=30", escaped, count);
-    curl_free(escaped);
-    emulator_request(path, NULL, answer, sizeof answer);
-    json_string(answer, key, out, size);
-}
-
 static portal_auth *client_of(const char *id, const char *redirect) {
     portal_auth_options options = emulator_options(id);
     options.redirect_url = redirect;
@@ -93,7 +83,7 @@ static void chromium_page(pid_t pid, int out, char *page, size_t size) {
 /* The email's button opened in Chromium; the page it ends on. */
 static void open_in_chromium(const char *email, int count, const char *profile, char *page, size_t size) {
     char link[2048];
-    mail(email, count, "emailLink", link, sizeof link);
+    mail_field(email, count, "emailLink", link, sizeof link);
     CHECK(strstr(link, "/_emulator/mail/open?id=msg_") != NULL);
     int out = -1;
     pid_t pid = chromium(link, profile, &out);
@@ -174,10 +164,8 @@ static void totp_branch_sends_the_user_back(void) {
     wait_calls(&step.calls);
     CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
     CHECK(strstr(page, "enter the code from your authenticator app") != NULL);
-    char query[256], answer[1024], code[16];
-    snprintf(query, sizeof query, "/_emulator/totp?environmentId=%s&email=c-totp%%40example.com", at.id);
-    emulator_request(query, NULL, answer, sizeof answer);
-    json_string(answer, "code", code, sizeof code);
+    char code[16];
+    totp_code(at.id, "c-totp@example.com", code, sizeof code);
     outcome verified = verify(at.client, code, step.user_jwt);
     CHECK(verified.code == PORTAL_AUTH_OK && strcmp(verified.end_user_id, step.end_user_id) == 0);
     forget(&verified);
@@ -219,7 +207,7 @@ static void timeout_and_cancel_end_the_wait(void) {
     outcome cancelled = {0};
     portal_auth_call *call = NULL;
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-cancel@example.com", 0, on_result, &cancelled, &call) == PORTAL_AUTH_OK);
-    mail("c-cancel@example.com", 1, "link", link, sizeof link);
+    mail_field("c-cancel@example.com", 1, "link", link, sizeof link);
     portal_auth_call_cancel(call);
     wait_calls(&cancelled.calls);
     CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && connect_errno(at.port) != 0);
@@ -237,7 +225,7 @@ static void link_handled_meanwhile_exchanged_once(void) {
     char link[2048];
     outcome waiting = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-pasted@example.com", 0, on_result, &waiting, NULL) == PORTAL_AUTH_OK);
-    mail("c-pasted@example.com", 1, "link", link, sizeof link);
+    mail_field("c-pasted@example.com", 1, "link", link, sizeof link);
     outcome pasted = redirect(at.client, link);
     wait_calls(&waiting.calls);
     CHECK(pasted.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && waiting.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
@@ -256,7 +244,7 @@ static void hostile_requests_neither_complete_nor_end_it(void) {
     char link[2048], page[1 << 16];
     outcome hostile = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-hostile@example.com", 0, on_result, &hostile, NULL) == PORTAL_AUTH_OK);
-    mail("c-hostile@example.com", 1, "link", link, sizeof link);
+    mail_field("c-hostile@example.com", 1, "link", link, sizeof link);
     char foreign[64];
     snprintf(foreign, sizeof foreign, "evil.example:%d", at.port);
     CHECK(hostile_get(link, foreign, NULL) == 421);
@@ -277,7 +265,7 @@ static void free_ends_the_wait_and_frees_the_port(void) {
     char link[2048], page[1 << 16];
     outcome ended = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-freed@example.com", 0, on_result, &ended, NULL) == PORTAL_AUTH_OK);
-    mail("c-freed@example.com", 1, "link", link, sizeof link);
+    mail_field("c-freed@example.com", 1, "link", link, sizeof link);
     portal_auth_free(at.client);
     CHECK(connect_errno(at.port) != 0);
     wait_calls(&ended.calls);

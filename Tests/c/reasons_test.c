@@ -12,21 +12,6 @@ static void set_clock_offset(int seconds) {
     emulator_request("/_emulator/control", json, answer, sizeof answer);
 }
 
-/* The authenticator's code now for `email` of env-demo. */
-static void current_code(const char *email, char *code, size_t size) {
-    char path[256], answer[512];
-    snprintf(path, sizeof path, "/_emulator/totp?environmentId=env-demo&email=%s", email);
-    emulator_request(path, NULL, answer, sizeof answer);
-    json_string(answer, "code", code, size);
-}
-
-static portal_auth *demo_client(void) {
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *client = NULL;
-    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
-    return client;
-}
-
 /* The step's expiry, a refused code, and the link again, spent. */
 static void step_expiry_refused_code_and_used_link(void) {
     portal_auth *client = demo_client();
@@ -38,7 +23,7 @@ static void step_expiry_refused_code_and_used_link(void) {
     CHECK(step.expires_at >= now + 590 && step.expires_at <= now + 601);
 
     char code[16];
-    current_code("c-reasons-retype%40example.com", code, sizeof code);
+    totp_code("env-demo", "c-reasons-retype@example.com", code, sizeof code);
     char wrong[16];
     snprintf(wrong, sizeof wrong, "%06d", (atoi(code) + 500000) % 1000000);
     outcome refused = verify(client, wrong, step.user_jwt);
@@ -67,7 +52,7 @@ static void expired_step(void) {
        machine's clock has not moved. */
     set_clock_offset(660);
     char code[16];
-    current_code("c-reasons-late%40example.com", code, sizeof code);
+    totp_code("env-demo", "c-reasons-late@example.com", code, sizeof code);
     outcome late = verify(client, code, step.user_jwt);
     set_clock_offset(0);
     CHECK(late.code == PORTAL_AUTH_E_UNAUTHORIZED && late.reason == PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);

@@ -369,6 +369,32 @@ static inline void grant_redirect(const char *environment, const char *email, ch
     snprintf(url, size, "myapp://auth/callback?token=%s&authMethod=EMAIL_MAGIC_LINK", token);
 }
 
+/* The `key` ("link" or "emailLink") of the last email to `email`, once `count` were sent. */
+static inline void mail_field(const char *email, int count, const char *key, char *out, size_t size) {
+    char *escaped = curl_easy_escape(NULL, email, 0), path[256], answer[1 << 14];
+    snprintf(path, sizeof path, "/_emulator/outbox?email=%s&count=%d&timeout=30", escaped, count);
+    curl_free(escaped);
+    emulator_request(path, NULL, answer, sizeof answer);
+    json_string(answer, key, out, size);
+}
+
+/* The code the authenticator of `email` in `environment` shows now. */
+static inline void totp_code(const char *environment, const char *email, char *code, size_t size) {
+    char *escaped = curl_easy_escape(NULL, email, 0), path[256], answer[512];
+    snprintf(path, sizeof path, "/_emulator/totp?environmentId=%s&email=%s", environment, escaped);
+    curl_free(escaped);
+    emulator_request(path, NULL, answer, sizeof answer);
+    json_string(answer, "code", code, size);
+}
+
+/* A client of env-demo, whose new users enroll in TOTP, keeping its session in memory. */
+static inline portal_auth *demo_client(void) {
+    portal_auth_options options = emulator_options("env-demo");
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
+}
+
 /* run_cases for a test against the emulator in PORTAL_AUTH_TEST_API_HOST: libcurl set up
    around the cases, which start from a reset emulator. */
 static inline int run_emulator_cases(int argc, char **argv, const char *test, const test_case *cases, size_t count) {

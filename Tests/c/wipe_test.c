@@ -127,9 +127,7 @@ static void enrollment_secret_and_codes_wiped(void) {
 
 /* A first sign-in's TOTP step: its userJwt and link go with the result. */
 static void totp_step_jwt_and_link_wiped(void) {
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *client = NULL;
-    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth *client = demo_client();
     char url[1024];
     grant_redirect("env-demo", "wipe@example.com", url, sizeof url);
     outcome step = {0};

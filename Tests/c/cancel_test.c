@@ -5,13 +5,6 @@
  * cases (test_support.h's run_cases). */
 #include "session_support.h"
 
-static int exchanges(void) {
-    char body[2048];
-    emulator_request("/_emulator/wait?path=/magic-links/validations&count=0&timeout=1", NULL, body, sizeof body);
-    const char *count = strstr(body, "\"count\":");
-    return count ? atoi(count + 8) : -1;
-}
-
 /* A client whose first exchange is on the wire, held by the emulator: it holds the grant
    lock. */
 typedef struct { portal_auth *client; outcome out; portal_auth_call *call; } held_exchange;
@@ -24,7 +17,7 @@ static void hold_an_exchange(held_exchange *held, const char *email) {
     grant_redirect("env-open", email, url, sizeof url);
     emulator_request("/_emulator/faults", "{\"path\":\"/magic-links/validations\",\"kind\":\"hold\"}", body, sizeof body);
     CHECK(portal_auth_handle_redirect(held->client, url, on_result, &held->out, &held->call) == PORTAL_AUTH_OK);
-    emulator_request("/_emulator/wait?path=/magic-links/validations&count=1&timeout=30", NULL, body, sizeof body);
+    requests_seen("/magic-links/validations", 1, 30);
 }
 
 /* Lets it complete: it alone reached the server. */
@@ -32,7 +25,7 @@ static void release_the_exchange(held_exchange *held) {
     char body[256];
     emulator_request("/_emulator/release", "{}", body, sizeof body);
     wait_calls(&held->out.calls);
-    CHECK(exchanges() == 1);
+    CHECK(count_requests("/magic-links/validations") == 1);
     pthread_mutex_lock(&lock);
     CHECK(held->out.calls == 1);
     pthread_mutex_unlock(&lock);

@@ -11,15 +11,6 @@
 /* The calls of idle_opener. */
 static int opened;
 
-/* How many requests to `path` the emulator has seen, waiting up to `seconds` for `count`. */
-static int requests_seen(const char *path, int count, int seconds) {
-    char query[256], body[1024];
-    snprintf(query, sizeof query, "/_emulator/wait?path=%s&count=%d&timeout=%d", path, count, seconds);
-    emulator_request(query, NULL, body, sizeof body);
-    const char *seen = strstr(body, "\"count\":");
-    return seen ? atoi(seen + 8) : -1;
-}
-
 /* Runs the completion queue while it is readable now: the calls' work that is ready, done. */
 static void run_ready(int fd) {
     struct pollfd watched = { .fd = fd, .events = POLLIN };

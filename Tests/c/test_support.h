@@ -295,15 +295,19 @@ static inline void emulator_request(const char *path, const char *json, char *te
     curl_easy_cleanup(easy);
 }
 
-/* How many recorded requests went to `path` (under /api/v3/auth). */
+/* How many requests went to `path` (under /api/v3/auth) since clear_requests, once `count`
+   did or after `seconds`, whichever came first. */
+static inline int requests_seen(const char *path, int count, int seconds) {
+    char query[256], body[1024];
+    snprintf(query, sizeof query, "/_emulator/wait?path=%s&count=%d&timeout=%d", path, count, seconds);
+    emulator_request(query, NULL, body, sizeof body);
+    const char *seen = strstr(body, "\"count\":");
+    return seen ? atoi(seen + 8) : -1;
+}
+
+/* How many requests went to `path` (under /api/v3/auth) since clear_requests. */
 static inline int count_requests(const char *path) {
-    static char answer[1 << 16];
-    char needle[128];
-    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
-    snprintf(needle, sizeof needle, "\"path\":\"/api/v3/auth%s\"", path);
-    int count = 0;
-    for (const char *at = strstr(answer, needle); at; at = strstr(at + 1, needle)) count++;
-    return count;
+    return requests_seen(path, 0, 0);
 }
 
 /* Forgets the requests the emulator recorded so far (every test of a run shares it). */

@@ -204,19 +204,11 @@ static int memory_open_without_ptrace_capability(pid_t pid) {
 /* Whether a process the child starts, as it starts the helper, can be read: `cat`, waiting
    on a pipe. */
 static int started_process_memory_opens(void) {
-    int in[2];
-    if (pipe(in) != 0) abort();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_addclose(&actions, in[1]);
-    pid_t pid;
     const char *const argv[] = { "cat", NULL };
-    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
-    posix_spawn_file_actions_destroy(&actions);
-    close(in[0]);
+    int in;
+    pid_t pid = spawn_piped(argv, environ, &in, NULL);
     int readable = memory_open_without_ptrace_capability(pid);
-    close(in[1]);
+    close(in);
     int status;
     while (waitpid(pid, &status, 0) < 0) {}
     return readable;

@@ -78,20 +78,11 @@ static void read_until(monitor *m, const char *marker, bus_calls *calls) {
 }
 
 static monitor monitor_start(void) {
-    int out[2];
-    if (pipe(out) != 0) abort();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    posix_spawn_file_actions_addclose(&actions, out[1]);
     const char *const argv[] = { "dbus-monitor", "--session", "type='method_call',destination='org.freedesktop.secrets'", NULL };
+    int out;
     monitor m;
-    if (posix_spawnp(&m.pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    m.lines = fdopen(out[0], "r");
+    m.pid = spawn_piped(argv, environ, NULL, &out);
+    m.lines = fdopen(out, "r");
     /* A monitor acquires, then gives up, a name of its own: from then on it sees every call. */
     read_until(&m, "member=NameLost", NULL);
     return m;

@@ -14,7 +14,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -49,20 +48,7 @@ static pid_t chromium(const char *url, const char *profile, int *out) {
     for (int i = 0; rest[i]; i++) argv[argc++] = rest[i];
     argv[argc] = NULL;
     char *env[] = { home, "PATH=/usr/bin:/bin", NULL };
-    int pipe_fds[2];
-    if (pipe(pipe_fds) != 0) abort();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    pid_t pid = 0;
-    int spawned = posix_spawnp(&pid, "unshare", &actions, NULL, (char **)argv, env);
-    posix_spawn_file_actions_destroy(&actions);
-    close(pipe_fds[1]);
-    CHECK(spawned == 0);
-    *out = pipe_fds[0];
-    return pid;
+    return spawn_piped(argv, env, NULL, out);
 }
 
 /* Waits for the browser to end (a minute at most) and keeps the page it printed. */

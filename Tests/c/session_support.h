@@ -218,38 +218,55 @@ static inline int is_invalidated(const portal_auth_session *session) {
     return code == PORTAL_AUTH_E_SESSION_INVALIDATED;
 }
 
-/* Runs a program to its end (standard output to `output` when given, else /dev/null) and
-   returns its exit status; -1 when it did not exit. */
-static inline int run(const char *const argv[], const char *input, char *output, size_t size) {
+/* Starts the program `argv` (argv[0] looked up in PATH) with the environment `envp`: its
+   standard input a new pipe whose write end goes to *input when `input` is given, else this
+   process's; its standard output a new pipe whose read end goes to *output when `output` is
+   given, else this process's; its standard error /dev/null. Returns its pid; aborts when it
+   cannot start. */
+static inline pid_t spawn_piped(const char *const argv[], char *const envp[], int *input, int *output) {
     int in[2], out[2];
-    if (pipe(in) != 0 || pipe(out) != 0) abort();
+    if ((input && pipe(in) != 0) || (output && pipe(out) != 0)) abort();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    if (input) posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    if (output) posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     for (int i = 0; i < 2; i++) {
-        posix_spawn_file_actions_addclose(&actions, in[i]);
-        posix_spawn_file_actions_addclose(&actions, out[i]);
+        if (input) posix_spawn_file_actions_addclose(&actions, in[i]);
+        if (output) posix_spawn_file_actions_addclose(&actions, out[i]);
     }
     pid_t pid;
-    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
+    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, envp) != 0) abort();
     posix_spawn_file_actions_destroy(&actions);
-    close(in[0]);
-    close(out[1]);
-    if (input && write(in[1], input, strlen(input)) < 0) abort();
-    close(in[1]);
+    if (input) {
+        close(in[0]);
+        *input = in[1];
+    }
+    if (output) {
+        close(out[1]);
+        *output = out[0];
+    }
+    return pid;
+}
+
+/* Runs a program to its end (standard output to `output` when given, else nowhere) and
+   returns its exit status; -1 when it did not exit. */
+static inline int run(const char *const argv[], const char *input, char *output, size_t size) {
+    int in, out;
+    pid_t pid = spawn_piped(argv, environ, &in, &out);
+    if (input && write(in, input, strlen(input)) < 0) abort();
+    close(in);
     size_t length = 0;
     char chunk[256];
     ssize_t got;
-    while ((got = read(out[0], chunk, sizeof chunk)) > 0) {
+    while ((got = read(out, chunk, sizeof chunk)) > 0) {
         size_t kept = output && length + 1 < size ? size - 1 - length : 0;
         if (kept > (size_t)got) kept = (size_t)got;
         if (kept) memcpy(output + length, chunk, kept);
         length += kept;
     }
     if (output) output[length] = 0;
-    close(out[0]);
+    close(out);
     int status;
     while (waitpid(pid, &status, 0) < 0) {}
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

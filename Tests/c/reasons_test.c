@@ -12,13 +12,20 @@ static void set_clock_offset(int seconds) {
     emulator_request("/_emulator/control", json, answer, sizeof answer);
 }
 
+/* A fresh magic-link grant of a new user `email` of env-demo (its redirect URL in `url`),
+   delivered to the client: its TOTP step. */
+static outcome totp_step(portal_auth *client, const char *email, char *url, size_t size) {
+    grant_redirect("env-demo", email, url, size);
+    outcome step = redirect(client, url);
+    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    return step;
+}
+
 /* The step's expiry, a refused code, and the link again, spent. */
 static void step_expiry_refused_code_and_used_link(void) {
     portal_auth *client = demo_client();
     char url[1024];
-    grant_redirect("env-demo", "c-reasons-retype@example.com", url, sizeof url);
-    outcome step = redirect(client, url);
-    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    outcome step = totp_step(client, "c-reasons-retype@example.com", url, sizeof url);
     int64_t now = (int64_t)time(NULL);
     CHECK(step.expires_at >= now + 590 && step.expires_at <= now + 601);
 
@@ -44,9 +51,7 @@ static void step_expiry_refused_code_and_used_link(void) {
 static void expired_step(void) {
     portal_auth *client = demo_client();
     char url[1024];
-    grant_redirect("env-demo", "c-reasons-late@example.com", url, sizeof url);
-    outcome step = redirect(client, url);
-    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    outcome step = totp_step(client, "c-reasons-late@example.com", url, sizeof url);
     CHECK(step.expires_at > (int64_t)time(NULL));
     /* Eleven minutes later by the server's clock (its answers' Date): expired, though this
        machine's clock has not moved. */

@@ -273,9 +273,7 @@ static int serve_as_worker(void) {
             print_outcome(&out);
         } else if (strncmp(command, "redirect ", 9) == 0) {
             command[strcspn(command, "\n")] = 0;
-            outcome out = {0};
-            CHECK(portal_auth_handle_redirect(client, command + 9, on_result, &out, NULL) == PORTAL_AUTH_OK);
-            wait_calls(&out.calls);
+            outcome out = redirect(client, command + 9);
             portal_auth_session_release(out.session);
             print_outcome(&out);
         } else {

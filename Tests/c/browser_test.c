@@ -8,7 +8,7 @@
  * one ($BROWSER) runs off it too; the browser it starts (a script that lists its descriptors)
  * inherits none but 0, 1 and 2. Named cases, each with an environment and client of its own
  * (test_support.h's run_cases). */
-#include "test_support.h"
+#include "session_support.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,27 +20,6 @@
 
 /* The library's I/O thread, which carries every request of the process. */
 #define IO_THREAD "portal-auth-io"
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_reason reason;
-    int kind;
-    char message[512];
-    char url[2048]; /* portal_auth_error_url */
-    portal_auth_session *session; /* retained */
-} outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    if (error) snprintf(out->message, sizeof out->message, "%s", portal_auth_error_message(error));
-    if (portal_auth_error_url(error)) snprintf(out->url, sizeof out->url, "%s", portal_auth_error_url(error));
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    count_call(&out->calls);
-}
 
 /* What an opener saw, and for the following one, the page it ended on. */
 typedef struct {
@@ -91,12 +70,6 @@ static int forking_opener(void *user_data, const char *url, portal_auth_bool eph
 
 static void wait_result(outcome *out) { wait_calls(&out->calls); }
 
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    (void)error;
-    count_call(user_data);
-}
-
 /* An opener that first makes a call of the library and waits for its callback, then
    behaves as `follow`. */
 typedef struct {
@@ -110,7 +83,7 @@ typedef struct {
 static int reentrant(void *user_data, const char *url, portal_auth_bool ephemeral) {
     reentrant_opener *r = user_data;
     prctl(PR_GET_NAME, r->thread, 0, 0, 0);
-    if (portal_auth_get_methods(r->client, on_methods, &r->methods, NULL) == PORTAL_AUTH_OK)
+    if (portal_auth_get_methods(r->client, count_methods, &r->methods, NULL) == PORTAL_AUTH_OK)
         r->answered = wait_count_within(&r->methods, 1, 30);
     return opener(r->follow, url, ephemeral);
 }
@@ -419,7 +392,7 @@ static void slow_opener_delays_only_its_sign_in(void) {
     portal_auth_options other_options = emulator_options("env-open");
     CHECK(portal_auth_new(&other_options, &other, NULL) == PORTAL_AUTH_OK);
     int other_methods = 0;
-    CHECK(portal_auth_get_methods(other, on_methods, &other_methods, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_get_methods(other, count_methods, &other_methods, NULL) == PORTAL_AUTH_OK);
     CHECK(wait_count_within(&other_methods, 1, 30));
     count_call(&gate.released);
     wait_result(&slow);
@@ -458,7 +431,7 @@ static void replaced_opener_is_never_called(void) {
     outcome google = {0};
     CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &google, NULL) == PORTAL_AUTH_OK);
     CHECK(portal_auth_set_browser_opener(client, opener, second) == PORTAL_AUTH_OK);
-    emulator_request("/_emulator/wait?path=/oauth/urls&count=1&timeout=30", NULL, answer, sizeof answer);
+    requests_seen("/oauth/urls", 1, 30);
     CHECK(portal_auth_set_browser_opener(client, opener, &last) == PORTAL_AUTH_OK);
     free(second);
     emulator_request("/_emulator/release", "{}", answer, sizeof answer);

@@ -3,31 +3,7 @@
  * sends nothing; one cancelled after its request is on the wire completes, and its session is
  * persisted. The emulator holds a request until released, so the order is certain. Named
  * cases (test_support.h's run_cases). */
-#include "test_support.h"
-
-typedef struct { int calls; portal_auth_code code; int kind; char message[256]; portal_auth_session *session; } outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    snprintf(out->message, sizeof out->message, "%s", error ? portal_auth_error_message(error) : "");
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    count_call(&out->calls);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->session = portal_auth_session_retain(session);
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
-}
-
-static int exchanges(void) {
-    char body[2048];
-    emulator_request("/_emulator/wait?path=/magic-links/validations&count=0&timeout=1", NULL, body, sizeof body);
-    const char *count = strstr(body, "\"count\":");
-    return count ? atoi(count + 8) : -1;
-}
+#include "session_support.h"
 
 /* A client whose first exchange is on the wire, held by the emulator: it holds the grant
    lock. */
@@ -41,7 +17,7 @@ static void hold_an_exchange(held_exchange *held, const char *email) {
     grant_redirect("env-open", email, url, sizeof url);
     emulator_request("/_emulator/faults", "{\"path\":\"/magic-links/validations\",\"kind\":\"hold\"}", body, sizeof body);
     CHECK(portal_auth_handle_redirect(held->client, url, on_result, &held->out, &held->call) == PORTAL_AUTH_OK);
-    emulator_request("/_emulator/wait?path=/magic-links/validations&count=1&timeout=30", NULL, body, sizeof body);
+    requests_seen("/magic-links/validations", 1, 30);
 }
 
 /* Lets it complete: it alone reached the server. */
@@ -49,10 +25,11 @@ static void release_the_exchange(held_exchange *held) {
     char body[256];
     emulator_request("/_emulator/release", "{}", body, sizeof body);
     wait_calls(&held->out.calls);
-    CHECK(exchanges() == 1);
+    CHECK(count_requests("/magic-links/validations") == 1);
     pthread_mutex_lock(&lock);
     CHECK(held->out.calls == 1);
     pthread_mutex_unlock(&lock);
+    portal_auth_session_release(held->out.session);
     portal_auth_call_free(held->call);
 }
 
@@ -83,9 +60,7 @@ static void cancelled_on_the_wire_completes_and_persists(void) {
     hold_an_exchange(&held, "c-cancel-3@example.com");
     portal_auth_call_cancel(held.call);
     release_the_exchange(&held);
-    outcome restored = {0};
-    CHECK(portal_auth_restore_session(held.client, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&restored.calls);
+    outcome restored = restore(held.client);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
     portal_auth_session_release(restored.session);
     portal_auth_free(held.client);

@@ -7,7 +7,7 @@
  * option, and nothing reaches the server; a libcurl that lacks only the newer option sends
  * the request. Named cases (test_support.h's run_cases). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "test_support.h"
+#include "session_support.h"
 
 /* CURLOPT_PROTOCOLS, the bit mask before 7.85 (its name is marked deprecated). */
 #define PROTOCOLS_MASK (CURLOPTTYPE_LONG + 181)
@@ -25,20 +25,6 @@ static const struct { long refused[2]; const char *named; } protections[] = {
     { { CURLOPT_OPENSOCKETFUNCTION, 0 }, "CURLOPT_OPENSOCKETFUNCTION" },
     { { CURLOPT_PROXY, 0 }, "CURLOPT_PROXY" },   /* the route is always set: here, direct */
 };
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    char message[512];
-} outcome;
-
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    if (error) snprintf(out->message, sizeof out->message, "%s", portal_auth_error_message(error));
-    count_call(&out->calls);
-}
 
 /* How many requests reached the emulator's Portal API since clear_requests. */
 static int recorded_requests(void) {

@@ -128,13 +128,9 @@ static void refused(const char *folder, const char *what) {
     char url[512];
     grant_redirect(ENVIRONMENT, "c-file-refused@example.com", url, sizeof url);
     clear_requests();
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
+    outcome out = redirect(client, url);
     CHECK(out.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && out.reason == PORTAL_AUTH_REASON_FILE_STORE_UNSAFE);
-    char requests[65536];
-    emulator_request("/_emulator/requests", NULL, requests, sizeof requests);
-    CHECK(strstr(requests, "magic-links/validations") == NULL);
+    CHECK(count_requests("/magic-links/validations") == 0);
     if (out.reason != PORTAL_AUTH_REASON_FILE_STORE_UNSAFE) fprintf(stderr, "  %s: not refused\n", what);
     portal_auth_free(client);
 }

@@ -2,62 +2,30 @@
  * in PORTAL_AUTH_TEST_API_HOST: magic link, TOTP step, code, session, replay, token, restore,
  * invalidate, clear. The test reads the emulator's outbox and current code with libcurl.
  * Named cases, each signing in a user of its own (test_support.h's run_cases). */
-#include "test_support.h"
+#include "session_support.h"
 
+/* A sign-in call's outcome with what this test reads of its result beyond session_support.h's:
+   `text` holds a TOTP step's "end user id|link" ("|none" without an enrollment link), the
+   signed-in client id, or the error's detail. */
 typedef struct {
-    int calls;
-    portal_auth_code code;
-    int kind;
-    char user_jwt[4096];
+    outcome out;
     char text[512];
-    int count;
-    portal_auth_session *session; /* retained */
-} outcome;
+    portal_auth_tristate account_abstracted;  /* the signed-in result's */
+} sign_in_outcome;
 
-static void on_done(void *user_data, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    count_call(&out->calls);
-}
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    if (error && portal_auth_error_detail(error)) snprintf(out->text, sizeof out->text, "%s", portal_auth_error_detail(error));
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
-        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
-        snprintf(out->text, sizeof out->text, "%s|%s", portal_auth_result_end_user_id(result),
+static void on_sign_in(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
+    sign_in_outcome *in = user_data;
+    copy_text(in->text, sizeof in->text, portal_auth_error_detail(error));
+    keep_result(&in->out, result);
+    if (in->out.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
+        snprintf(in->text, sizeof in->text, "%s|%s", portal_auth_result_end_user_id(result),
                  portal_auth_result_totp_link(result) ? "link" : "none");
-    } else if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
-        out->session = portal_auth_session_retain(portal_auth_result_session(result));
+    } else if (in->out.kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
         /* The emulator's environment has no gas sponsorship: it answers false. */
-        out->count = portal_auth_result_is_account_abstracted(result);
-        snprintf(out->text, sizeof out->text, "%s", portal_auth_result_client_id(result) ? portal_auth_result_client_id(result) : "");
+        in->account_abstracted = portal_auth_result_is_account_abstracted(result);
+        copy_text(in->text, sizeof in->text, portal_auth_result_client_id(result));
     }
-    count_call(&out->calls);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->session = portal_auth_session_retain(session);
-    count_call(&out->calls);
-}
-
-static portal_auth *demo_client(void) {
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *client = NULL;
-    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
-    return client;
-}
-
-/* GETs an emulator path whose query names `email`. */
-static void emulator_query(const char *format, const char *email, char *answer, size_t size) {
-    char *escaped = curl_easy_escape(NULL, email, 0), path[256];
-    snprintf(path, sizeof path, format, escaped);
-    curl_free(escaped);
-    emulator_request(path, NULL, answer, size);
+    finish(&in->out, error);
 }
 
 /* The magic link the client sent to `email`, from the emulator's outbox. */
@@ -66,48 +34,39 @@ static void sent_link(portal_auth *client, const char *email, char *link, size_t
     CHECK(portal_auth_send_magic_link(client, email, on_done, &sent, NULL) == PORTAL_AUTH_OK);
     wait_calls(&sent.calls);
     CHECK(sent.code == PORTAL_AUTH_OK);
-    char answer[4096];
-    emulator_query("/_emulator/outbox?email=%s", email, answer, sizeof answer);
-    json_string(answer, "link", link, size);
+    mail_field(email, 1, "link", link, size);
     CHECK(strncmp(link, "myapp://auth/callback?token=", 28) == 0);
 }
 
-static outcome redirect(portal_auth *client, const char *url) {
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-static outcome restore(portal_auth *client) {
-    outcome out = {0};
-    CHECK(portal_auth_restore_session(client, on_session, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
+/* The redirect of a new user's link: its TOTP step. */
+static sign_in_outcome step_of(portal_auth *client, const char *link) {
+    sign_in_outcome step = {0};
+    CHECK(portal_auth_handle_redirect(client, link, on_sign_in, &step, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&step.out.calls);
+    return step;
 }
 
 /* A client of env-demo with a new user `email` signed in, through the user's link (in
    `link`), its TOTP step and the code the authenticator shows now. */
-typedef struct { portal_auth *client; char link[1024]; outcome signed_in; } user;
+typedef struct { portal_auth *client; char link[1024]; sign_in_outcome signed_in; } user;
 
 static void sign_in_user(user *who, const char *email) {
     who->client = demo_client();
     sent_link(who->client, email, who->link, sizeof who->link);
-    outcome step = redirect(who->client, who->link);
-    char answer[512], code[16];
-    emulator_query("/_emulator/totp?environmentId=env-demo&email=%s", email, answer, sizeof answer);
-    json_string(answer, "code", code, sizeof code);
-    outcome *signed_in = &who->signed_in;
-    *signed_in = (outcome){0};
-    CHECK(portal_auth_verify_totp(who->client, code, step.user_jwt, on_result, signed_in, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&signed_in->calls);
-    CHECK(signed_in->code == PORTAL_AUTH_OK && signed_in->kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
-    const char *end_user_id = portal_auth_session_end_user_id(signed_in->session);
+    sign_in_outcome step = step_of(who->client, who->link);
+    char code[16];
+    totp_code("env-demo", email, code, sizeof code);
+    sign_in_outcome *signed_in = &who->signed_in;
+    *signed_in = (sign_in_outcome){0};
+    CHECK(portal_auth_verify_totp(who->client, code, step.out.user_jwt, on_sign_in, signed_in, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&signed_in->out.calls);
+    CHECK(signed_in->out.code == PORTAL_AUTH_OK && signed_in->out.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    const char *end_user_id = portal_auth_session_end_user_id(signed_in->out.session);
     CHECK(end_user_id != NULL && strncmp(step.text, end_user_id, strlen(end_user_id)) == 0);
 }
 
 static void forget_user(user *who) {
-    portal_auth_session_release(who->signed_in.session);
+    portal_auth_session_release(who->signed_in.out.session);
     portal_auth_free(who->client);
 }
 
@@ -116,8 +75,8 @@ static void link_gives_a_totp_step(void) {
     portal_auth *client = demo_client();
     char link[1024];
     sent_link(client, "c-flow-step@example.com", link, sizeof link);
-    outcome step = redirect(client, link);
-    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    sign_in_outcome step = step_of(client, link);
+    CHECK(step.out.code == PORTAL_AUTH_OK && step.out.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
     CHECK(strncmp(step.text, "eu_", 3) == 0 && strstr(step.text, "|link") != NULL);
     portal_auth_free(client);
 }
@@ -133,10 +92,10 @@ static void other_applications_redirect_is_nothing(void) {
 /* A JWT that cannot be read fails before any request. */
 static void unreadable_jwt_fails_at_once(void) {
     portal_auth *client = demo_client();
-    outcome bad_jwt = {0};
-    CHECK(portal_auth_verify_totp(client, "123456", "not-a-jwt", on_result, &bad_jwt, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&bad_jwt.calls);
-    CHECK(bad_jwt.code == PORTAL_AUTH_E_INVALID_USER_JWT && strstr(bad_jwt.text, "malformed") != NULL);
+    sign_in_outcome bad_jwt = {0};
+    CHECK(portal_auth_verify_totp(client, "123456", "not-a-jwt", on_sign_in, &bad_jwt, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&bad_jwt.out.calls);
+    CHECK(bad_jwt.out.code == PORTAL_AUTH_E_INVALID_USER_JWT && strstr(bad_jwt.text, "malformed") != NULL);
     portal_auth_free(client);
 }
 
@@ -145,10 +104,10 @@ static void unreadable_jwt_fails_at_once(void) {
 static void code_signs_in_and_replay_gives_the_same_session(void) {
     user ada;
     sign_in_user(&ada, "c-flow@example.com");
-    CHECK(ada.signed_in.session != NULL && strncmp(ada.signed_in.text, "cl_", 3) == 0);
-    CHECK(ada.signed_in.count == PORTAL_AUTH_NO);
+    CHECK(ada.signed_in.out.session != NULL && strncmp(ada.signed_in.text, "cl_", 3) == 0);
+    CHECK(ada.signed_in.account_abstracted == PORTAL_AUTH_NO);
     outcome replay = redirect(ada.client, ada.link);
-    CHECK(replay.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && replay.session == ada.signed_in.session);
+    CHECK(replay.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && replay.session == ada.signed_in.out.session);
     portal_auth_session_release(replay.session);
     forget_user(&ada);
 }
@@ -158,12 +117,12 @@ static void token_and_restore(void) {
     user ada;
     sign_in_user(&ada, "c-flow-restore@example.com");
     char *token = NULL;
-    CHECK(portal_auth_session_copy_token(ada.signed_in.session, &token, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_session_copy_token(ada.signed_in.out.session, &token, NULL) == PORTAL_AUTH_OK);
     CHECK(token != NULL && strncmp(token, "cst_", 4) == 0);
     portal_auth_string_free(token);
     outcome restored = restore(ada.client);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
-    CHECK(strcmp(portal_auth_session_end_user_id(restored.session), portal_auth_session_end_user_id(ada.signed_in.session)) == 0);
+    CHECK(strcmp(portal_auth_session_end_user_id(restored.session), portal_auth_session_end_user_id(ada.signed_in.out.session)) == 0);
     portal_auth_session_release(restored.session);
     forget_user(&ada);
 }
@@ -172,19 +131,15 @@ static void token_and_restore(void) {
 static void invalidate_and_clear(void) {
     user ada;
     sign_in_user(&ada, "c-flow-end@example.com");
-    outcome invalidated = {0};
-    CHECK(portal_auth_session_invalidate(ada.signed_in.session, on_done, &invalidated, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&invalidated.calls);
+    outcome invalidated = invalidate(ada.signed_in.out.session);
     CHECK(invalidated.code == PORTAL_AUTH_OK);
     char *token = NULL;
     portal_auth_error *error = NULL;
-    CHECK(portal_auth_session_copy_token(ada.signed_in.session, &token, &error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
+    CHECK(portal_auth_session_copy_token(ada.signed_in.out.session, &token, &error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
     CHECK(token == NULL && portal_auth_error_code(error) == PORTAL_AUTH_E_SESSION_INVALIDATED);
     portal_auth_error_free(error);
 
-    outcome cleared = {0};
-    CHECK(portal_auth_clear_persisted_session(ada.client, on_done, &cleared, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&cleared.calls);
+    outcome cleared = clear_persisted(ada.client);
     CHECK(cleared.code == PORTAL_AUTH_OK);
     outcome gone = restore(ada.client);
     CHECK(gone.code == PORTAL_AUTH_OK && gone.session == NULL);

@@ -123,8 +123,7 @@ static void fork_with_calls_in_flight(int keyring_first) {
     portal_auth *direct = keyring_client("env-open");
     emulator_request("/_emulator/faults", "{\"path\":\"/oauth/urls\",\"kind\":\"hold\"}", body, sizeof body);
     CHECK(portal_auth_login_with_google(direct, on_url, &held, NULL) == PORTAL_AUTH_OK);
-    emulator_request("/_emulator/wait?path=/oauth/urls&count=1&timeout=30", NULL, body, sizeof body);
-    CHECK(strstr(body, "\"count\":1") != NULL);
+    CHECK(requests_seen("/oauth/urls", 1, 30) == 1);
     CHECK(readable(fd));  /* the queued call's work, or its completion (the I/O thread may have done the work) */
 
     pid_t child = fork();
@@ -205,19 +204,11 @@ static int memory_open_without_ptrace_capability(pid_t pid) {
 /* Whether a process the child starts, as it starts the helper, can be read: `cat`, waiting
    on a pipe. */
 static int started_process_memory_opens(void) {
-    int in[2];
-    if (pipe(in) != 0) abort();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_addclose(&actions, in[1]);
-    pid_t pid;
     const char *const argv[] = { "cat", NULL };
-    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
-    posix_spawn_file_actions_destroy(&actions);
-    close(in[0]);
+    int in;
+    pid_t pid = spawn_piped(argv, environ, &in, NULL);
     int readable = memory_open_without_ptrace_capability(pid);
-    close(in[1]);
+    close(in);
     int status;
     while (waitpid(pid, &status, 0) < 0) {}
     return readable;

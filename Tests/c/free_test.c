@@ -8,30 +8,8 @@
  * certain. Named cases (test_support.h's run_cases). */
 #include "session_support.h"
 
-static void count_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    (void)error;
-    count_call(user_data);
-}
-
+/* The calls of idle_opener. */
 static int opened;
-
-static int opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
-    (void)user_data;
-    (void)url;
-    (void)ephemeral;
-    count_call(&opened);
-    return 0;
-}
-
-/* How many requests to `path` the emulator has seen, waiting up to `seconds` for `count`. */
-static int requests_seen(const char *path, int count, int seconds) {
-    char query[256], body[1024];
-    snprintf(query, sizeof query, "/_emulator/wait?path=%s&count=%d&timeout=%d", path, count, seconds);
-    emulator_request(query, NULL, body, sizeof body);
-    const char *seen = strstr(body, "\"count\":");
-    return seen ? atoi(seen + 8) : -1;
-}
 
 /* Runs the completion queue while it is readable now: the calls' work that is ready, done. */
 static void run_ready(int fd) {
@@ -72,7 +50,7 @@ static void free_while_fetching_the_authorize_url(void) {
     char redirect[128], body[1024];
     snprintf(redirect, sizeof redirect, "http://127.0.0.1:%d/callback", free_port());
     portal_auth *client = client_of("env-free-browser", redirect);
-    CHECK(portal_auth_set_browser_opener(client, opener, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_browser_opener(client, idle_opener, &opened) == PORTAL_AUTH_OK);
     clear_requests();
     emulator_request("/_emulator/faults", "{\"path\":\"/oauth/urls\",\"kind\":\"hold\"}", body, sizeof body);
 

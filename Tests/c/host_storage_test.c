@@ -128,9 +128,7 @@ static void sign_in_persists_through_set(void) {
     open_client(&host);
     char url[512];
     grant_redirect("env-open", "c-host@example.com", url, sizeof url);
-    outcome signed_in = {0};
-    CHECK(portal_auth_handle_redirect(host.client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&signed_in.calls);
+    outcome signed_in = redirect(host.client, url);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.session != NULL);
     char *token = NULL;
     CHECK(portal_auth_session_copy_token(signed_in.session, &token, NULL) == PORTAL_AUTH_OK);

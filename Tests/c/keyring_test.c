@@ -78,20 +78,11 @@ static void read_until(monitor *m, const char *marker, bus_calls *calls) {
 }
 
 static monitor monitor_start(void) {
-    int out[2];
-    if (pipe(out) != 0) abort();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    posix_spawn_file_actions_addclose(&actions, out[1]);
     const char *const argv[] = { "dbus-monitor", "--session", "type='method_call',destination='org.freedesktop.secrets'", NULL };
+    int out;
     monitor m;
-    if (posix_spawnp(&m.pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    m.lines = fdopen(out[0], "r");
+    m.pid = spawn_piped(argv, environ, NULL, &out);
+    m.lines = fdopen(out, "r");
     /* A monitor acquires, then gives up, a name of its own: from then on it sees every call. */
     read_until(&m, "member=NameLost", NULL);
     return m;
@@ -282,9 +273,7 @@ static int serve_as_worker(void) {
             print_outcome(&out);
         } else if (strncmp(command, "redirect ", 9) == 0) {
             command[strcspn(command, "\n")] = 0;
-            outcome out = {0};
-            CHECK(portal_auth_handle_redirect(client, command + 9, on_result, &out, NULL) == PORTAL_AUTH_OK);
-            wait_calls(&out.calls);
+            outcome out = redirect(client, command + 9);
             portal_auth_session_release(out.session);
             print_outcome(&out);
         } else {
@@ -378,8 +367,7 @@ static void sign_in_survives_other_processes_invalidating(void) {
         emulator_request("/_emulator/faults", "{\"path\":\"/magic-links/validations\",\"kind\":\"hold\"}", body, sizeof body);
         outcome signed_in = {0};
         CHECK(portal_auth_handle_redirect(client, url, on_result, &signed_in, NULL) == PORTAL_AUTH_OK);
-        emulator_request("/_emulator/wait?path=/magic-links/validations&count=2&timeout=30", NULL, body, sizeof body);
-        CHECK(strstr(body, "\"count\":2") != NULL);
+        CHECK(requests_seen("/magic-links/validations", 2, 30) == 2);
         for (int i = 0; i < INVALIDATORS; i++) worker_send(&workers[i], "invalidate");
         emulator_request("/_emulator/release", "{}", body, sizeof body);
         wait_calls(&signed_in.calls);

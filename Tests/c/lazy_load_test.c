@@ -11,10 +11,11 @@
  *                                 file with an empty one in a private mount namespace); only
  *                                 when named
  *
- * Built without libcurl (test_support.h's curl calls are unused here, and the build links
- * with --as-needed), so nothing but the library can have loaded these. */
+ * Built without libcurl (the curl calls of test_support.h and session_support.h are unused
+ * here, and the build links with --as-needed), so nothing but the library can have loaded
+ * these. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "test_support.h"
+#include "session_support.h"
 
 #include <dlfcn.h>
 
@@ -49,34 +50,6 @@ static void expect_loaded(int expected) {
     if (got != expected) fprintf(stderr, "  loaded %#x, expected %#x\n", (unsigned)got, (unsigned)expected);
 }
 
-/* A call's outcome: its code, reason and a copy of its message. */
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_reason reason;
-    char message[512];
-} outcome;
-
-static void record(outcome *out, const portal_auth_error *error) {
-    pthread_mutex_lock(&lock);
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    snprintf(out->message, sizeof out->message, "%s", error ? portal_auth_error_message(error) : "");
-    out->calls++;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&lock);
-}
-
-static void on_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
-    (void)methods;
-    record(user_data, error);
-}
-
-static void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
-    if (session) portal_auth_session_release(session);
-    record(user_data, error);
-}
-
 /* When `soname` is the hidden library, the call failed with `code` and a message saying
    that `name` could not be loaded; else it ended in `otherwise` and says nothing of it. */
 static void expect_outcome(const outcome *out, const char *soname, portal_auth_code code, const char *name,
@@ -97,17 +70,11 @@ static outcome get_methods(portal_auth *client) {
     return out;
 }
 
-static outcome restore_session(portal_auth *client) {
-    outcome out = { 0 };
-    CHECK(portal_auth_restore_session(client, on_session, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
 /* A synchronous call's outcome, from its code and error (freed here). */
 static outcome synchronous(portal_auth_code code, portal_auth_error *error) {
-    outcome out = { .calls = 1, .code = code, .reason = portal_auth_error_reason(error) };
-    if (error) snprintf(out.message, sizeof out.message, "%s", portal_auth_error_message(error));
+    outcome out = { 0 };
+    finish(&out, error);
+    out.code = code;
     portal_auth_error_free(error);
     return out;
 }
@@ -142,8 +109,9 @@ static void load_on_first_use(const char *soname) {
 
     /* A call that sends nothing loads none of them, not even libcurl, which the I/O thread
        opens for its first request: memory storage never needs libsecret either. */
-    outcome memory = restore_session(memory_client);
+    outcome memory = restore(memory_client);
     CHECK(memory.code == PORTAL_AUTH_OK);
+    portal_auth_session_release(memory.session);
     expect_loaded(0);
 
     /* The first request: libcurl. A second call meets the same state. */
@@ -154,7 +122,8 @@ static void load_on_first_use(const char *soname) {
     expect_loaded(WITH_CURL);
 
     /* The first keyring access: libsecret. With it, the missing bus is the failure. */
-    outcome keyring = restore_session(keyring_client);
+    outcome keyring = restore(keyring_client);
+    portal_auth_session_release(keyring.session);
     expect_outcome(&keyring, "libsecret-1.so.0", PORTAL_AUTH_E_SESSION_STORAGE_FAILURE, "libsecret",
                    PORTAL_AUTH_E_SESSION_STORAGE_FAILURE);
     CHECK(keyring.reason == (strcmp(hidden, "libsecret-1.so.0") == 0 ? PORTAL_AUTH_REASON_LIBSECRET_MISSING

@@ -9,55 +9,17 @@
  * client at once, and arguments that cannot start the call. Named cases, each with an
  * environment and client of its own (test_support.h's run_cases). */
 #define _GNU_SOURCE
-#include "test_support.h"
+#include "session_support.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-
-extern char **environ;
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_reason reason;
-    int kind;
-    char user_jwt[4096];
-    char end_user_id[128];
-    portal_auth_session *session; /* retained */
-} outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
-        out->session = portal_auth_session_retain(portal_auth_result_session(result));
-        snprintf(out->end_user_id, sizeof out->end_user_id, "%s", portal_auth_session_end_user_id(out->session));
-    } else if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
-        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
-        snprintf(out->end_user_id, sizeof out->end_user_id, "%s", portal_auth_result_end_user_id(result));
-    }
-    count_call(&out->calls);
-}
 
 static void forget(outcome *out) {
     portal_auth_session_release(out->session);
     out->session = NULL;
-}
-
-/* The `key` ("link" or "emailLink") of the last email to `email`, once `count` were sent. */
-static void mail(const char *email, int count, const char *key, char *out, size_t size) {
-    char path[256], answer[1 << 14];
-    char *escaped = curl_easy_escape(NULL, email, 0);
-    snprintf(path, sizeof path, "/_emulator/outbox?email=%s&count=%d&timeout=30", escaped, count);
-    curl_free(escaped);
-    emulator_request(path, NULL, answer, sizeof answer);
-    json_string(answer, key, out, size);
 }
 
 static portal_auth *client_of(const char *id, const char *redirect) {
@@ -86,20 +48,7 @@ static pid_t chromium(const char *url, const char *profile, int *out) {
     for (int i = 0; rest[i]; i++) argv[argc++] = rest[i];
     argv[argc] = NULL;
     char *env[] = { home, "PATH=/usr/bin:/bin", NULL };
-    int pipe_fds[2];
-    if (pipe(pipe_fds) != 0) abort();
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    pid_t pid = 0;
-    int spawned = posix_spawnp(&pid, "unshare", &actions, NULL, (char **)argv, env);
-    posix_spawn_file_actions_destroy(&actions);
-    close(pipe_fds[1]);
-    CHECK(spawned == 0);
-    *out = pipe_fds[0];
-    return pid;
+    return spawn_piped(argv, env, NULL, out);
 }
 
 /* Waits for the browser to end (a minute at most) and keeps the page it printed. */
@@ -120,7 +69,7 @@ static void chromium_page(pid_t pid, int out, char *page, size_t size) {
 /* The email's button opened in Chromium; the page it ends on. */
 static void open_in_chromium(const char *email, int count, const char *profile, char *page, size_t size) {
     char link[2048];
-    mail(email, count, "emailLink", link, sizeof link);
+    mail_field(email, count, "emailLink", link, sizeof link);
     CHECK(strstr(link, "/_emulator/mail/open?id=msg_") != NULL);
     int out = -1;
     pid_t pid = chromium(link, profile, &out);
@@ -151,15 +100,8 @@ static long hostile_get(const char *link, const char *host, const char *header) 
     return status;
 }
 
+/* The calls of idle_opener, across the cases. */
 static int opener_calls;
-
-static int idle_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
-    (void)user_data;
-    (void)url;
-    (void)ephemeral;
-    count_call(&opener_calls);
-    return 0;
-}
 
 /* Chromium's profile, one for the whole run. */
 static char profile[] = "/tmp/portal-auth-chromium-XXXXXX";
@@ -208,13 +150,9 @@ static void totp_branch_sends_the_user_back(void) {
     wait_calls(&step.calls);
     CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
     CHECK(strstr(page, "enter the code from your authenticator app") != NULL);
-    char query[256], answer[1024], code[16];
-    snprintf(query, sizeof query, "/_emulator/totp?environmentId=%s&email=c-totp%%40example.com", at.id);
-    emulator_request(query, NULL, answer, sizeof answer);
-    json_string(answer, "code", code, sizeof code);
-    outcome verified = {0};
-    CHECK(portal_auth_verify_totp(at.client, code, step.user_jwt, on_result, &verified, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&verified.calls);
+    char code[16];
+    totp_code(at.id, "c-totp@example.com", code, sizeof code);
+    outcome verified = verify(at.client, code, step.user_jwt);
     CHECK(verified.code == PORTAL_AUTH_OK && strcmp(verified.end_user_id, step.end_user_id) == 0);
     forget(&verified);
     portal_auth_free(at.client);
@@ -225,7 +163,7 @@ static void one_sign_in_at_a_time_with_the_browser(void) {
     magic_client at;
     open_client(&at, 0);
     int opened_before = read_count(&opener_calls);
-    CHECK(portal_auth_set_browser_opener(at.client, idle_opener, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_browser_opener(at.client, idle_opener, &opener_calls) == PORTAL_AUTH_OK);
     outcome browser = {0};
     portal_auth_call *call = NULL;
     CHECK(portal_auth_sign_in_with_google(at.client, 0, on_result, &browser, &call) == PORTAL_AUTH_OK);
@@ -255,7 +193,7 @@ static void timeout_and_cancel_end_the_wait(void) {
     outcome cancelled = {0};
     portal_auth_call *call = NULL;
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-cancel@example.com", 0, on_result, &cancelled, &call) == PORTAL_AUTH_OK);
-    mail("c-cancel@example.com", 1, "link", link, sizeof link);
+    mail_field("c-cancel@example.com", 1, "link", link, sizeof link);
     portal_auth_call_cancel(call);
     wait_calls(&cancelled.calls);
     CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && connect_errno(at.port) != 0);
@@ -273,10 +211,8 @@ static void link_handled_meanwhile_exchanged_once(void) {
     char link[2048];
     outcome waiting = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-pasted@example.com", 0, on_result, &waiting, NULL) == PORTAL_AUTH_OK);
-    mail("c-pasted@example.com", 1, "link", link, sizeof link);
-    outcome pasted = {0};
-    CHECK(portal_auth_handle_redirect(at.client, link, on_result, &pasted, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&pasted.calls);
+    mail_field("c-pasted@example.com", 1, "link", link, sizeof link);
+    outcome pasted = redirect(at.client, link);
     wait_calls(&waiting.calls);
     CHECK(pasted.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && waiting.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
     CHECK(pasted.session == waiting.session && waiting.calls == 1);
@@ -294,7 +230,7 @@ static void hostile_requests_neither_complete_nor_end_it(void) {
     char link[2048], page[1 << 16];
     outcome hostile = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-hostile@example.com", 0, on_result, &hostile, NULL) == PORTAL_AUTH_OK);
-    mail("c-hostile@example.com", 1, "link", link, sizeof link);
+    mail_field("c-hostile@example.com", 1, "link", link, sizeof link);
     char foreign[64];
     snprintf(foreign, sizeof foreign, "evil.example:%d", at.port);
     CHECK(hostile_get(link, foreign, NULL) == 421);
@@ -315,14 +251,14 @@ static void free_ends_the_wait_and_frees_the_port(void) {
     char link[2048], page[1 << 16];
     outcome ended = {0};
     CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-freed@example.com", 0, on_result, &ended, NULL) == PORTAL_AUTH_OK);
-    mail("c-freed@example.com", 1, "link", link, sizeof link);
+    mail_field("c-freed@example.com", 1, "link", link, sizeof link);
     portal_auth_free(at.client);
     CHECK(connect_errno(at.port) != 0);
     wait_calls(&ended.calls);
     CHECK(ended.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && ended.reason == PORTAL_AUTH_REASON_CLIENT_CLOSED);
     portal_auth *browser_client = client_of(at.id, at.redirect);
     int opened_before = read_count(&opener_calls);
-    CHECK(portal_auth_set_browser_opener(browser_client, idle_opener, NULL) == PORTAL_AUTH_OK);
+    CHECK(portal_auth_set_browser_opener(browser_client, idle_opener, &opener_calls) == PORTAL_AUTH_OK);
     outcome browser_ended = {0};
     CHECK(portal_auth_sign_in_with_google(browser_client, 0, on_result, &browser_ended, NULL) == PORTAL_AUTH_OK);
     wait_count(&opener_calls, opened_before + 1);

@@ -82,29 +82,12 @@ static void restore_in_new_process(const char *self, const char *mode, const cha
         if (strcmp((seen), (expected)) != 0) fprintf(stderr, "  the new process printed: %s", (seen)); \
     } while (0)
 
-
-static outcome deliver(portal_auth *client, const char *url) {
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-/* How many grants the emulator was sent since the last clear_requests. */
-static int exchanges(void) {
-    char text[65536];
-    emulator_request("/_emulator/requests", NULL, text, sizeof text);
-    int count = 0;
-    for (const char *at = strstr(text, "magic-links/validations"); at; at = strstr(at + 1, "magic-links/validations")) count++;
-    return count;
-}
-
 /* A redirect the store cannot take fails with `reason`, and its grant is never sent. */
 static void spends_nothing(portal_auth *client, const char *url, portal_auth_reason reason) {
     clear_requests();
-    outcome refused = deliver(client, url);
+    outcome refused = redirect(client, url);
     CHECK(refused.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && refused.reason == reason && refused.session == NULL);
-    CHECK(exchanges() == 0);
+    CHECK(count_requests("/magic-links/validations") == 0);
 }
 
 /* This program, which the cases run again as a new process, and this run's application: the
@@ -173,7 +156,7 @@ static void stopped_service_spends_nothing(void) {
         outcome confirm = clear_persisted(client);
         CHECK(confirm.code == PORTAL_AUTH_E_SESSION_STORAGE_FAILURE && confirm.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
     } else {
-        outcome later = deliver(client, url);
+        outcome later = redirect(client, url);
         if (later.code) fprintf(stderr, "later: code %d reason %d\n", (int)later.code, (int)later.reason);
         CHECK(later.code == PORTAL_AUTH_OK && later.session != NULL);
         portal_auth_session_release(later.session);
@@ -205,7 +188,7 @@ static void dialog_wait_ends_with_its_cancel(void) {
     portal_auth *client = client_of(application_id);
     char url[512], seen[256];
     grant_redirect(ENVIRONMENT, "c-provider-1@example.com", url, sizeof url);
-    outcome stored = deliver(client, url);
+    outcome stored = redirect(client, url);
     CHECK(stored.code == PORTAL_AUTH_OK || stored.reason == PORTAL_AUTH_REASON_KEYRING_NEEDS_CONFIRMATION);
     restore_in_new_process(self, "restore-cancelled", application_id, seen, sizeof seen);
     CHECK_SEEN(seen, "ended 31 0\n");

@@ -341,12 +341,9 @@ static void session_lent_on_library_thread_invalidates_there(void) {
     CHECK(portal_auth_new(&options, &threaded, NULL) == PORTAL_AUTH_OK);
     char url[512];
     grant_redirect("env-open", "c-queue-thread@example.com", url, sizeof url);
-    outcome threaded_in = {0}, threaded_out = {0};
-    CHECK(portal_auth_handle_redirect(threaded, url, on_result, &threaded_in, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&threaded_in.calls);
+    outcome threaded_in = redirect(threaded, url);
     CHECK(threaded_in.code == PORTAL_AUTH_OK && threaded_in.session != NULL && !on_main(&threaded_in));
-    CHECK(portal_auth_session_invalidate(threaded_in.session, on_done, &threaded_out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&threaded_out.calls);
+    outcome threaded_out = invalidate(threaded_in.session);
     CHECK(!on_main(&threaded_out) && !readable(fd));
     portal_auth_session_release(threaded_in.session);
     portal_auth_free(threaded);
@@ -388,10 +385,8 @@ static void lines_queued_for_a_replaced_handler_dropped(void) {
     CHECK(portal_auth_new(&options, &logging, NULL) == PORTAL_AUTH_OK);
     char url[512];
     grant_redirect("env-open", "c-queue-dropped@example.com", url, sizeof url);
-    outcome dropped = {0};
     int lines_before = lines_on_main;
-    CHECK(portal_auth_handle_redirect(logging, url, on_result, &dropped, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&dropped.calls);
+    outcome dropped = redirect(logging, url);
     CHECK(readable(fd));
     CHECK(portal_auth_set_queued_log_handler(replaced_line, NULL) == PORTAL_AUTH_OK);
     portal_auth_run_completions();

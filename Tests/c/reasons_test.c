@@ -2,44 +2,9 @@
  * emulator in PORTAL_AUTH_TEST_API_HOST: a refused TOTP code and an expired step, a used
  * magic link, the step's expiry, the names and user messages of every reason, and the
  * typed-code helper. Named cases (test_support.h's run_cases). */
-#include "test_support.h"
+#include "session_support.h"
 
 #include <time.h>
-
-typedef struct {
-    int calls;
-    portal_auth_code code;
-    portal_auth_reason reason;
-    int kind;
-    char user_jwt[4096];
-    int64_t expires_at;
-} outcome;
-
-static void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
-    out->reason = portal_auth_error_reason(error);
-    out->kind = result ? portal_auth_result_kind(result) : 0;
-    if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
-        snprintf(out->user_jwt, sizeof out->user_jwt, "%s", portal_auth_result_user_jwt(result));
-        out->expires_at = portal_auth_result_totp_expires_at(result);
-    }
-    count_call(&out->calls);
-}
-
-static outcome redirect(portal_auth *client, const char *url) {
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
-
-static outcome verify(portal_auth *client, const char *code, const char *user_jwt) {
-    outcome out = {0};
-    CHECK(portal_auth_verify_totp(client, code, user_jwt, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
-    return out;
-}
 
 static void set_clock_offset(int seconds) {
     char json[64], answer[512];
@@ -47,33 +12,25 @@ static void set_clock_offset(int seconds) {
     emulator_request("/_emulator/control", json, answer, sizeof answer);
 }
 
-/* The authenticator's code now for `email` of env-demo. */
-static void current_code(const char *email, char *code, size_t size) {
-    char path[256], answer[512];
-    snprintf(path, sizeof path, "/_emulator/totp?environmentId=env-demo&email=%s", email);
-    emulator_request(path, NULL, answer, sizeof answer);
-    json_string(answer, "code", code, size);
-}
-
-static portal_auth *demo_client(void) {
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *client = NULL;
-    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
-    return client;
+/* A fresh magic-link grant of a new user `email` of env-demo (its redirect URL in `url`),
+   delivered to the client: its TOTP step. */
+static outcome totp_step(portal_auth *client, const char *email, char *url, size_t size) {
+    grant_redirect("env-demo", email, url, size);
+    outcome step = redirect(client, url);
+    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    return step;
 }
 
 /* The step's expiry, a refused code, and the link again, spent. */
 static void step_expiry_refused_code_and_used_link(void) {
     portal_auth *client = demo_client();
     char url[1024];
-    grant_redirect("env-demo", "c-reasons-retype@example.com", url, sizeof url);
-    outcome step = redirect(client, url);
-    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    outcome step = totp_step(client, "c-reasons-retype@example.com", url, sizeof url);
     int64_t now = (int64_t)time(NULL);
     CHECK(step.expires_at >= now + 590 && step.expires_at <= now + 601);
 
     char code[16];
-    current_code("c-reasons-retype%40example.com", code, sizeof code);
+    totp_code("env-demo", "c-reasons-retype@example.com", code, sizeof code);
     char wrong[16];
     snprintf(wrong, sizeof wrong, "%06d", (atoi(code) + 500000) % 1000000);
     outcome refused = verify(client, wrong, step.user_jwt);
@@ -81,6 +38,7 @@ static void step_expiry_refused_code_and_used_link(void) {
     /* The same step takes the right code. */
     outcome signed_in = verify(client, code, step.user_jwt);
     CHECK(signed_in.code == PORTAL_AUTH_OK && signed_in.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
+    portal_auth_session_release(signed_in.session);
 
     /* The link again, from a client that never saw it: the grant is spent. */
     portal_auth *another = demo_client();
@@ -93,15 +51,13 @@ static void step_expiry_refused_code_and_used_link(void) {
 static void expired_step(void) {
     portal_auth *client = demo_client();
     char url[1024];
-    grant_redirect("env-demo", "c-reasons-late@example.com", url, sizeof url);
-    outcome step = redirect(client, url);
-    CHECK(step.code == PORTAL_AUTH_OK && step.kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED);
+    outcome step = totp_step(client, "c-reasons-late@example.com", url, sizeof url);
     CHECK(step.expires_at > (int64_t)time(NULL));
     /* Eleven minutes later by the server's clock (its answers' Date): expired, though this
        machine's clock has not moved. */
     set_clock_offset(660);
     char code[16];
-    current_code("c-reasons-late%40example.com", code, sizeof code);
+    totp_code("env-demo", "c-reasons-late@example.com", code, sizeof code);
     outcome late = verify(client, code, step.user_jwt);
     set_clock_offset(0);
     CHECK(late.code == PORTAL_AUTH_E_UNAUTHORIZED && late.reason == PORTAL_AUTH_REASON_TOTP_STEP_EXPIRED);

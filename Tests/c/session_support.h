@@ -1,8 +1,10 @@
-/* What the C tests of persisted sessions and of completion queues share (host_storage_test,
- * keyring_test, dispatcher_test, providers_test, fork_test, queue_test,
- * component_queue_test): the outcome of a call that lends a session or ends with an error,
- * the calls that wait for theirs, a sign-in at the emulator, 8 threads invalidating at
- * once, and programs run to their end (the private keyring's control). */
+/* What the C tests of calls and their outcomes share (browser_test, cancel_test,
+ * component_queue_test, curl_options_test, dispatcher_test, file_store_test, flow_test,
+ * fork_test, free_test, host_storage_test, keyring_test, lazy_load_test, magic_link_test,
+ * old_glibc_test, providers_test, queue_test, reasons_test, wipe_test): the outcome of a
+ * call, with the callbacks that record it and the calls that wait for theirs, a sign-in at
+ * the emulator, 8 threads invalidating at once, and programs run to their end (the private
+ * keyring's control). */
 #ifndef PORTAL_AUTH_SESSION_SUPPORT_H
 #define PORTAL_AUTH_SESSION_SUPPORT_H
 
@@ -16,21 +18,51 @@ extern char **environ;
 /* Set by a test around a starting call, to see whether a callback runs inside it. */
 static _Thread_local int inside_start;
 
+/* What a call gave the test, copied in its callback: everything the tests read of an
+   error or a result, so that one type and one set of callbacks serve every call. */
 typedef struct {
     int calls;                     /* how often the callback ran: must end at exactly 1 */
-    portal_auth_code code;
-    portal_auth_reason reason;
-    portal_auth_session *session;  /* retained */
+    portal_auth_code code;         /* the error's code, or PORTAL_AUTH_OK */
+    portal_auth_reason reason;     /* the error's reason, or PORTAL_AUTH_REASON_NONE */
     pthread_t thread;              /* where the callback ran */
     int inside_start;              /* it ran inside a starting call */
+    portal_auth_result_type kind;  /* the result's kind; 0 with no result */
+    portal_auth_session *session;  /* a signed-in result's or a restore's, retained: the test releases it */
+    int64_t expires_at;            /* a TOTP step's expiry (portal_auth_result_totp_expires_at) */
+    char end_user_id[128];         /* a TOTP step's end user, or the signed-in session's */
+    char message[512];             /* a copy of the error's message; "" with no error */
+    char url[2048];                /* a copy of the error's URL to show the user (portal_auth_error_url), or "" */
+    char user_jwt[4096];           /* a TOTP step's userJwt, for portal_auth_verify_totp */
 } outcome;
 
+/* `text` copied into `to` (cut to its size); "" for NULL. */
+static inline void copy_text(char *to, size_t size, const char *text) {
+    snprintf(to, size, "%s", text ? text : "");
+}
+
+/* The error (NULL for success) into `out`, then the call counted: the last thing a callback does. */
 static inline void finish(outcome *out, const portal_auth_error *error) {
     out->code = error ? portal_auth_error_code(error) : PORTAL_AUTH_OK;
     out->reason = portal_auth_error_reason(error);
+    copy_text(out->message, sizeof out->message, portal_auth_error_message(error));
+    copy_text(out->url, sizeof out->url, portal_auth_error_url(error));
     out->thread = pthread_self();
     out->inside_start |= inside_start;
     count_call(&out->calls);
+}
+
+/* What a result (maybe NULL) tells, into `out`: its kind; a signed-in session, retained, and
+   its end user; a TOTP step's userJwt, end user and expiry. A callback then calls finish. */
+static inline void keep_result(outcome *out, const portal_auth_result *result) {
+    out->kind = portal_auth_result_kind(result);
+    if (out->kind == PORTAL_AUTH_RESULT_AUTHENTICATED) {
+        out->session = portal_auth_session_retain(portal_auth_result_session(result));
+        copy_text(out->end_user_id, sizeof out->end_user_id, portal_auth_session_end_user_id(out->session));
+    } else if (out->kind == PORTAL_AUTH_RESULT_TOTP_REQUIRED) {
+        copy_text(out->user_jwt, sizeof out->user_jwt, portal_auth_result_user_jwt(result));
+        copy_text(out->end_user_id, sizeof out->end_user_id, portal_auth_result_end_user_id(result));
+        out->expires_at = portal_auth_result_totp_expires_at(result);
+    }
 }
 
 /* The thread that runs main: constructors run on it, before main. */
@@ -49,10 +81,24 @@ static inline void on_methods(void *user_data, const portal_auth_methods *method
     finish(user_data, error);
 }
 
+/* Counts its calls in the int at user_data, and records nothing. */
+static inline void count_methods(void *user_data, const portal_auth_methods *methods, const portal_auth_error *error) {
+    (void)methods;
+    (void)error;
+    count_call(user_data);
+}
+
+/* A browser opener that opens nothing: it counts its calls in the int at user_data. */
+static inline int idle_opener(void *user_data, const char *url, portal_auth_bool ephemeral) {
+    (void)url;
+    (void)ephemeral;
+    count_call(user_data);
+    return 0;
+}
+
 static inline void on_result(void *user_data, const portal_auth_result *result, const portal_auth_error *error) {
-    outcome *out = user_data;
-    if (result) out->session = portal_auth_session_retain(portal_auth_result_session(result));
-    finish(out, error);
+    keep_result(user_data, result);
+    finish(user_data, error);
 }
 
 static inline void on_session(void *user_data, portal_auth_session *session, const portal_auth_error *error) {
@@ -98,13 +144,27 @@ static inline int print_restore_of(portal_auth *client) {
     return 0;
 }
 
+/* The client's handling of the redirect `url`: its outcome. */
+static inline outcome redirect(portal_auth *client, const char *url) {
+    outcome out = {0};
+    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
+/* The code submitted for the TOTP step of `user_jwt`: its outcome. */
+static inline outcome verify(portal_auth *client, const char *code, const char *user_jwt) {
+    outcome out = {0};
+    CHECK(portal_auth_verify_totp(client, code, user_jwt, on_result, &out, NULL) == PORTAL_AUTH_OK);
+    wait_calls(&out.calls);
+    return out;
+}
+
 /* Delivers a fresh magic-link grant of `environment` to the client: its outcome. */
 static inline outcome sign_in(portal_auth *client, const char *environment, const char *email) {
     char url[512];
     grant_redirect(environment, email, url, sizeof url);
-    outcome out = {0};
-    CHECK(portal_auth_handle_redirect(client, url, on_result, &out, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&out.calls);
+    outcome out = redirect(client, url);
     CHECK(out.code == PORTAL_AUTH_OK && out.session != NULL);
     return out;
 }
@@ -158,38 +218,55 @@ static inline int is_invalidated(const portal_auth_session *session) {
     return code == PORTAL_AUTH_E_SESSION_INVALIDATED;
 }
 
-/* Runs a program to its end (standard output to `output` when given, else /dev/null) and
-   returns its exit status; -1 when it did not exit. */
-static inline int run(const char *const argv[], const char *input, char *output, size_t size) {
+/* Starts the program `argv` (argv[0] looked up in PATH) with the environment `envp`: its
+   standard input a new pipe whose write end goes to *input when `input` is given, else this
+   process's; its standard output a new pipe whose read end goes to *output when `output` is
+   given, else this process's; its standard error /dev/null. Returns its pid; aborts when it
+   cannot start. */
+static inline pid_t spawn_piped(const char *const argv[], char *const envp[], int *input, int *output) {
     int in[2], out[2];
-    if (pipe(in) != 0 || pipe(out) != 0) abort();
+    if ((input && pipe(in) != 0) || (output && pipe(out) != 0)) abort();
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    if (input) posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    if (output) posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     for (int i = 0; i < 2; i++) {
-        posix_spawn_file_actions_addclose(&actions, in[i]);
-        posix_spawn_file_actions_addclose(&actions, out[i]);
+        if (input) posix_spawn_file_actions_addclose(&actions, in[i]);
+        if (output) posix_spawn_file_actions_addclose(&actions, out[i]);
     }
     pid_t pid;
-    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, environ) != 0) abort();
+    if (posix_spawnp(&pid, argv[0], &actions, NULL, (char *const *)argv, envp) != 0) abort();
     posix_spawn_file_actions_destroy(&actions);
-    close(in[0]);
-    close(out[1]);
-    if (input && write(in[1], input, strlen(input)) < 0) abort();
-    close(in[1]);
+    if (input) {
+        close(in[0]);
+        *input = in[1];
+    }
+    if (output) {
+        close(out[1]);
+        *output = out[0];
+    }
+    return pid;
+}
+
+/* Runs a program to its end (standard output to `output` when given, else nowhere) and
+   returns its exit status; -1 when it did not exit. */
+static inline int run(const char *const argv[], const char *input, char *output, size_t size) {
+    int in, out;
+    pid_t pid = spawn_piped(argv, environ, &in, &out);
+    if (input && write(in, input, strlen(input)) < 0) abort();
+    close(in);
     size_t length = 0;
     char chunk[256];
     ssize_t got;
-    while ((got = read(out[0], chunk, sizeof chunk)) > 0) {
+    while ((got = read(out, chunk, sizeof chunk)) > 0) {
         size_t kept = output && length + 1 < size ? size - 1 - length : 0;
         if (kept > (size_t)got) kept = (size_t)got;
         if (kept) memcpy(output + length, chunk, kept);
         length += kept;
     }
     if (output) output[length] = 0;
-    close(out[0]);
+    close(out);
     int status;
     while (waitpid(pid, &status, 0) < 0) {}
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -274,15 +274,19 @@ static inline void emulator_request(const char *path, const char *json, char *te
     curl_easy_cleanup(easy);
 }
 
-/* How many recorded requests went to `path` (under /api/v3/auth). */
+/* How many requests went to `path` (under /api/v3/auth) since clear_requests, once `count`
+   did or after `seconds`, whichever came first. */
+static inline int requests_seen(const char *path, int count, int seconds) {
+    char query[256], body[1024];
+    snprintf(query, sizeof query, "/_emulator/wait?path=%s&count=%d&timeout=%d", path, count, seconds);
+    emulator_request(query, NULL, body, sizeof body);
+    const char *seen = strstr(body, "\"count\":");
+    return seen ? atoi(seen + 8) : -1;
+}
+
+/* How many requests went to `path` (under /api/v3/auth) since clear_requests. */
 static inline int count_requests(const char *path) {
-    static char answer[1 << 16];
-    char needle[128];
-    emulator_request("/_emulator/requests", NULL, answer, sizeof answer);
-    snprintf(needle, sizeof needle, "\"path\":\"/api/v3/auth%s\"", path);
-    int count = 0;
-    for (const char *at = strstr(answer, needle); at; at = strstr(at + 1, needle)) count++;
-    return count;
+    return requests_seen(path, 0, 0);
 }
 
 /* Forgets the requests the emulator recorded so far (every test of a run shares it). */
@@ -356,6 +360,32 @@ static inline int free_port(void) {
     emulator_request("/_emulator/loopback-port", NULL, answer, sizeof answer);
     if (sscanf(answer, "{\"port\":%d}", &port) != 1 || port <= 0) abort();
     return port;
+}
+
+/* The `key` ("link" or "emailLink") of the last email to `email`, once `count` were sent. */
+static inline void mail_field(const char *email, int count, const char *key, char *out, size_t size) {
+    char *escaped = curl_easy_escape(NULL, email, 0), path[256], answer[1 << 14];
+    snprintf(path, sizeof path, "/_emulator/outbox?email=%s&count=%d&timeout=30", escaped, count);
+    curl_free(escaped);
+    emulator_request(path, NULL, answer, sizeof answer);
+    json_string(answer, key, out, size);
+}
+
+/* The code the authenticator of `email` in `environment` shows now. */
+static inline void totp_code(const char *environment, const char *email, char *code, size_t size) {
+    char *escaped = curl_easy_escape(NULL, email, 0), path[256], answer[512];
+    snprintf(path, sizeof path, "/_emulator/totp?environmentId=%s&email=%s", environment, escaped);
+    curl_free(escaped);
+    emulator_request(path, NULL, answer, sizeof answer);
+    json_string(answer, "code", code, size);
+}
+
+/* A client of env-demo, whose new users enroll in TOTP, keeping its session in memory. */
+static inline portal_auth *demo_client(void) {
+    portal_auth_options options = emulator_options("env-demo");
+    portal_auth *client = NULL;
+    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    return client;
 }
 
 /* run_cases for a test against the emulator in PORTAL_AUTH_TEST_API_HOST: libcurl set up

@@ -127,9 +127,7 @@ static void enrollment_secret_and_codes_wiped(void) {
 
 /* A first sign-in's TOTP step: its userJwt and link go with the result. */
 static void totp_step_jwt_and_link_wiped(void) {
-    portal_auth_options options = emulator_options("env-demo");
-    portal_auth *client = NULL;
-    CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
+    portal_auth *client = demo_client();
     char url[1024];
     grant_redirect("env-demo", "wipe@example.com", url, sizeof url);
     outcome step = {0};
@@ -152,9 +150,7 @@ static void stored_value_and_token_wiped(void) {
     options.host_storage = &callbacks;
     portal_auth *client = NULL;
     CHECK(portal_auth_new(&options, &client, NULL) == PORTAL_AUTH_OK);
-    outcome restored = {0};
-    CHECK(portal_auth_restore_session(client, on_session, &restored, NULL) == PORTAL_AUTH_OK);
-    wait_calls(&restored.calls);
+    outcome restored = restore(client);
     CHECK(restored.code == PORTAL_AUTH_OK && restored.session != NULL);
     CHECK(host_value != NULL);
     if (host_value) CHECK(freed_wiped(host_value));

@@ -120,6 +120,14 @@ static void open_client(magic_client *at, int totp) {
     clear_requests();
 }
 
+/* Starts a magic-link sign-in of `email` on `at`'s client, ending in `out` (its call handle in
+   `call`, unless NULL), and reads the link the user was sent into `link`. */
+static void start_sign_in(magic_client *at, const char *email, outcome *out, portal_auth_call **call,
+                          char *link, size_t size) {
+    CHECK(portal_auth_sign_in_with_magic_link(at->client, email, 0, on_result, out, call) == PORTAL_AUTH_OK);
+    mail_field(email, 1, "link", link, size);
+}
+
 /* The email opened in Chromium: signed in, and the page says so. */
 static void email_opened_in_chromium_signs_in(void) {
     magic_client at;
@@ -192,8 +200,7 @@ static void timeout_and_cancel_end_the_wait(void) {
     CHECK(timed_out.reason == PORTAL_AUTH_REASON_SIGN_IN_TIMED_OUT);
     outcome cancelled = {0};
     portal_auth_call *call = NULL;
-    CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-cancel@example.com", 0, on_result, &cancelled, &call) == PORTAL_AUTH_OK);
-    mail_field("c-cancel@example.com", 1, "link", link, sizeof link);
+    start_sign_in(&at, "c-cancel@example.com", &cancelled, &call, link, sizeof link);
     portal_auth_call_cancel(call);
     wait_calls(&cancelled.calls);
     CHECK(cancelled.code == PORTAL_AUTH_E_SIGN_IN_CLOSED && connect_errno(at.port) != 0);
@@ -210,8 +217,7 @@ static void link_handled_meanwhile_exchanged_once(void) {
     open_client(&at, 0);
     char link[2048];
     outcome waiting = {0};
-    CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-pasted@example.com", 0, on_result, &waiting, NULL) == PORTAL_AUTH_OK);
-    mail_field("c-pasted@example.com", 1, "link", link, sizeof link);
+    start_sign_in(&at, "c-pasted@example.com", &waiting, NULL, link, sizeof link);
     outcome pasted = redirect(at.client, link);
     wait_calls(&waiting.calls);
     CHECK(pasted.kind == PORTAL_AUTH_RESULT_AUTHENTICATED && waiting.kind == PORTAL_AUTH_RESULT_AUTHENTICATED);
@@ -229,8 +235,7 @@ static void hostile_requests_neither_complete_nor_end_it(void) {
     open_client(&at, 0);
     char link[2048], page[1 << 16];
     outcome hostile = {0};
-    CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-hostile@example.com", 0, on_result, &hostile, NULL) == PORTAL_AUTH_OK);
-    mail_field("c-hostile@example.com", 1, "link", link, sizeof link);
+    start_sign_in(&at, "c-hostile@example.com", &hostile, NULL, link, sizeof link);
     char foreign[64];
     snprintf(foreign, sizeof foreign, "evil.example:%d", at.port);
     CHECK(hostile_get(link, foreign, NULL) == 421);
@@ -250,8 +255,7 @@ static void free_ends_the_wait_and_frees_the_port(void) {
     open_client(&at, 0);
     char link[2048], page[1 << 16];
     outcome ended = {0};
-    CHECK(portal_auth_sign_in_with_magic_link(at.client, "c-freed@example.com", 0, on_result, &ended, NULL) == PORTAL_AUTH_OK);
-    mail_field("c-freed@example.com", 1, "link", link, sizeof link);
+    start_sign_in(&at, "c-freed@example.com", &ended, NULL, link, sizeof link);
     portal_auth_free(at.client);
     CHECK(connect_errno(at.port) != 0);
     wait_calls(&ended.calls);

@@ -6,9 +6,9 @@ import Testing
 /// thread of its own (it blocks) over connections to a fresh loopback port.
 @Suite struct ConnectionLoopTests {
     /// A loop whose messages end at a line feed, and its port.
-    private func loop(readTimeout: Duration) throws -> (ConnectionLoop, UInt16) {
+    private func loop(readTimeout: Duration) async throws -> (ConnectionLoop, UInt16) {
         let wake = try #require(WakeSignal())
-        let (sockets, port) = try LoopbackClient.onFreePort { port in
+        let (sockets, port) = try await LoopbackClient.onFreePort { port in
             (try ListenerSockets.open(for: try #require(LoopbackRedirect("http://127.0.0.1:\(port)/"))), port)
         }
         let loop = ConnectionLoop(
@@ -24,7 +24,7 @@ import Testing
         // A whole second: the loop itself must not stall that long between accepting the
         // connections and reading the first message, or the other would expire unread there.
         let readTimeout = Duration.seconds(1)
-        let (loop, port) = try loop(readTimeout: readTimeout)
+        let (loop, port) = try await loop(readTimeout: readTimeout)
         defer { ListenerSockets.close(loop.sockets) }
         let late = try LoopbackClient.connect(port)
         defer { close(late) }

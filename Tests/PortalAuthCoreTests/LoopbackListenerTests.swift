@@ -29,8 +29,8 @@ import Testing
 
 /// The listener on its own: limits that the browser sign-in tests leave at their defaults.
 @Suite struct LoopbackListenerTests {
-    private func listener(limits: LoopbackListener.Limits = .init()) throws -> (LoopbackListener, UInt16) {
-        try LoopbackClient.onFreePort { port in
+    private func listener(limits: LoopbackListener.Limits = .init()) async throws -> (LoopbackListener, UInt16) {
+        try await LoopbackClient.onFreePort { port in
             let redirectUrl = "http://127.0.0.1:\(port)/callback"
             let redirect = try #require(LoopbackRedirect(redirectUrl))
             return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl), limits: limits), port)
@@ -42,7 +42,7 @@ import Testing
     @Test func aPortTakenAfterItsCheckIsGivenUpForAnother() async throws {
         var occupied: (fd: Int32, port: UInt16)?
         defer { if let occupied { close(occupied.fd) } }
-        let (listener, port) = try LoopbackClient.onFreePort { port in
+        let (listener, port) = try await LoopbackClient.onFreePort { port in
             if occupied == nil { occupied = (try LoopbackClient.occupy(port), port) }  // the other program, just then
             let redirectUrl = "http://127.0.0.1:\(port)/callback"
             let redirect = try #require(LoopbackRedirect(redirectUrl))
@@ -62,7 +62,7 @@ import Testing
     @Test func aClientThatSaysNothingIsDroppedAtItsReadDeadline() async throws {
         var limits = LoopbackListener.Limits()
         limits.readTimeout = .milliseconds(100)
-        let (listener, port) = try listener(limits: limits)
+        let (listener, port) = try await listener(limits: limits)
         try listener.start(timeout: .seconds(120))
         let silent = try LoopbackClient.connect(port)
         defer { close(silent) }
@@ -77,7 +77,7 @@ import Testing
         let readTime = Duration.seconds(1)
         var limits = LoopbackListener.Limits()
         limits.readTimeout = readTime
-        let (listener, port) = try listener(limits: limits)
+        let (listener, port) = try await listener(limits: limits)
         try listener.start(timeout: .seconds(120))
         // Idle for longer than the read time, as while the user signs in at the provider or
         // opens their email, then a client that takes a quarter of it to send: a read time
@@ -103,16 +103,16 @@ import Testing
     }
 
     /// A waiting listener that reads at most two connections at once.
-    private func waitingWithTwoPlaces() throws -> (LoopbackListener, UInt16) {
+    private func waitingWithTwoPlaces() async throws -> (LoopbackListener, UInt16) {
         var limits = LoopbackListener.Limits()
         limits.maxConnections = 2
-        let (listener, port) = try listener(limits: limits)
+        let (listener, port) = try await listener(limits: limits)
         try listener.start(timeout: .seconds(120))
         return (listener, port)
     }
 
     @Test func beyondTheLimitTheOldestIdleConnectionMakesWay() async throws {
-        let (listener, port) = try waitingWithTwoPlaces()
+        let (listener, port) = try await waitingWithTwoPlaces()
         let first = try LoopbackClient.connect(port)
         defer { close(first) }
         let second = try LoopbackClient.connect(port)
@@ -128,7 +128,7 @@ import Testing
     /// A burst of connections that send nothing must not cost the browser the request it is
     /// sending: the idle ones go first, however new they are.
     @Test func aConnectionThatIsSendingOutlastsIdleOnes() async throws {
-        let (listener, port) = try waitingWithTwoPlaces()
+        let (listener, port) = try await waitingWithTwoPlaces()
         let sending = try LoopbackClient.connect(port)
         defer { close(sending) }
         let whole = request(port, "/x")
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func bareLineFeedsEndAHeadAndTheCallbackURLIsTheConfiguredOriginPlusTheTarget() async throws {
-        let (listener, port) = try listener()
+        let (listener, port) = try await listener()
         try listener.start(timeout: .seconds(120))
         let answer = try LoopbackClient.exchange(
             port, sending: Array("GET /callback?token=t&login_type=GOOGLE HTTP/1.0\nHost: 127.0.0.1:\(port)\n\n".utf8))
@@ -161,7 +161,7 @@ import Testing
     /// and the user's own request still ends it.
     @Test(arguments: ["127.0.0.1", "[::1]"])
     func aConnectionFromAnotherUserIsClosedUnread(_ host: String) async throws {
-        let (listener, port) = try LoopbackClient.onFreePort { port in
+        let (listener, port) = try await LoopbackClient.onFreePort { port in
             let redirectUrl = "http://\(host):\(port)/callback"
             let redirect = try #require(LoopbackRedirect(redirectUrl))
             return (try LoopbackListener(CallbackAdmission(redirect: redirect, redirectUrl: redirectUrl)), port)
@@ -183,7 +183,7 @@ import Testing
     /// connect and close without end. A refusal looks up that one socket, so the listener
     /// keeps up, and the user's own client gets in while the flood goes on.
     @Test func theUsersOwnClientGetsThroughAnotherUsersConnectFlood() async throws {
-        let (listener, port) = try listener()
+        let (listener, port) = try await listener()
         try listener.start(timeout: .seconds(120))
         let script = Emulator.repositoryRoot.appendingPathComponent("scripts/connect-flood.py").path
         let flood = try AnotherUser.start("/usr/bin/python3", [script, "\(port)", "40000", "2"])
@@ -199,7 +199,7 @@ import Testing
     /// listener through the IPv4-mapped address: the kernel's lookup of the IPv4 pair finds
     /// its socket, and it is served.
     @Test func aDualStackClientOfThisUserIsServed() async throws {
-        let (listener, port) = try listener()
+        let (listener, port) = try await listener()
         try listener.start(timeout: .seconds(120))
         let url = "http://[::ffff:127.0.0.1]:\(port)/callback?error=x"
         let served = try Subprocess.runReportingStatus("/usr/bin/env", ["curl", "-sg", "-o", "/dev/null", "-w", "%{http_code}",
@@ -211,8 +211,8 @@ import Testing
     /// The kernel's socket diagnostics as LoopbackPeer asks them: the peer of an accepted
     /// connection is this user's while its process holds it open; once closed (the kernel
     /// keeps it a while, with no inode), it is no one's.
-    @Test func theOwnerIsThePeersLiveSocket() throws {
-        let port = try LoopbackClient.freePort()
+    @Test func theOwnerIsThePeersLiveSocket() async throws {
+        let port = try await LoopbackClient.freePort()
         let listening = try LoopbackClient.occupy(port)
         defer { close(listening) }
         let peers = try LoopbackPeer(answeringFor: listening)
@@ -225,8 +225,8 @@ import Testing
         #expect(peers.owner(of: accepted) == .anotherUser(nil))
     }
 
-    @Test func aListenerNeverStartedReleasesItsPort() throws {
-        let (listener, port) = try listener()
+    @Test func aListenerNeverStartedReleasesItsPort() async throws {
+        let (listener, port) = try await listener()
         withExtendedLifetime(listener) { #expect(LoopbackClient.connectErrno(port) == 0) }
         _ = consume listener
         #expect(LoopbackClient.connectErrno(port) == ECONNREFUSED)

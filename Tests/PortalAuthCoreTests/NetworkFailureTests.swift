@@ -114,7 +114,7 @@ import Testing
     // MARK: - Failures with no answer
 
     @Test func anUnreachableProxyIsTheProxys() async throws {
-        let port = try LoopbackClient.freePort()
+        let port = try await LoopbackClient.freePort()
         let request = HTTPRequest(method: .get, url: "http://portal.invalid/methods", origin: "http://portal.invalid",
                                   network: NetworkSettings(timeouts: Timeouts(), trust: .system,
                                                            route: .through(ProxyAddress("http://user:p@ss/w#rd@127.0.0.1:\(port)"))))

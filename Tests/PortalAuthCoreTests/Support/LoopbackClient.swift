@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PortalAuthCore
 
@@ -13,39 +12,29 @@ enum LoopbackClient {
         var code: Int32? = nil
     }
 
-    /// A port nobody uses now, below the kernel's ephemeral range (32768 and up): a port the
-    /// kernel hands out (bind to 0, the local end of a connection) could be taken by another
-    /// test between this check and the listener's bind, and was, once in a while. Each call
-    /// moves on from the last, so tests running together never share one.
-    static func freePort() throws -> UInt16 {
-        for _ in 0..<portRange.count {
-            let port = UInt16(portRange.lowerBound + nextPort.add(1, ordering: .relaxed).oldValue % portRange.count)
-            let fd = try open(ipv6: false)
-            var address = sockaddr_in(ipv4Port: port)
-            let bound = withSocketAddress(&address, { bind(fd, $0, $1) }) == 0
-            close(fd)
-            if bound { return port }
+    /// A port nobody uses now, from the shared emulator (`GET /_emulator/loopback-port`: the
+    /// one home of that rule, for every language's tests), which hands no two callers the same.
+    static func freePort() async throws -> UInt16 {
+        let answer = try await Emulator.shared.get().request(.get, "/_emulator/loopback-port") as? [String: Any]
+        guard let port = (answer?["port"] as? Int).flatMap(UInt16.init(exactly:)) else {
+            throw Failure(description: "the emulator handed out no loopback port: \(String(describing: answer))")
         }
-        throw Failure(description: "no free port in \(portRange)")
+        return port
     }
 
     /// `open(port)` on a free port; on another one if something else bound that port between
     /// the check and `open`'s bind (a free port can only be checked, not held): once in a
     /// while, one was.
-    static func onFreePort<T>(_ open: (UInt16) throws -> T) throws -> T {
+    static func onFreePort<T>(_ open: (UInt16) throws -> T) async throws -> T {
         for _ in 0..<8 {
             do {
-                return try open(try freePort())
+                return try open(try await freePort())
             } catch let error as ListenerError where error.kind == .portInUse {
                 continue
             }
         }
         throw Failure(description: "each of 8 free ports was taken before it could be bound")
     }
-
-    private static let portRange = 20_000..<32_000
-    /// Where the next search starts: random, so that runs in parallel processes rarely meet.
-    private static let nextPort = Atomic<Int>(Int.random(in: 0..<12_000))
 
     /// A socket listening on 127.0.0.1:`port`, so that the port is in use; close it when done.
     static func occupy(_ port: UInt16) throws -> Int32 {
@@ -281,7 +270,7 @@ func loopbackClient(
     _ emulator: Emulator, totp: Bool = false, host: String = "127.0.0.1", path: String = "/callback",
     storage: any SessionStorage = MemorySessionStorage()
 ) async throws -> (client: PortalAuth, redirectUrl: String, port: UInt16) {
-    let port = try LoopbackClient.freePort()
+    let port = try await LoopbackClient.freePort()
     let redirectUrl = "http://\(host):\(port)\(path)"
     let environment = "env-browser-\(port)-\(UUID().uuidString.prefix(6))"
     try await emulator.addEnvironment([

@@ -21,7 +21,6 @@ import json
 import os
 import select
 import shutil
-import socket
 import struct
 import subprocess
 import sys
@@ -479,10 +478,7 @@ def drive(binary: str, environment: dict, environment_id: str, screen: Screen, o
 
     # With a loopback redirect URL, the magic link comes back to the library's listener: the
     # user's browser opens the link, and the waiting window goes on to the TOTP step.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    loopback = f"http://127.0.0.1:{port}/callback"
+    loopback = f"http://127.0.0.1:{control('GET', 'loopback-port')['port']}/callback"
     control("POST", "environments", {
         "id": environment_id, "allowedMethods": ["EMAIL_MAGIC_LINK", "GOOGLE", "APPLE"],
         "redirectUrls": [REDIRECT, loopback], "totpRequired": True, "accountAbstraction": False, "autoCreateWallet": True,

@@ -431,7 +431,7 @@ static void replaced_opener_is_never_called(void) {
     outcome google = {0};
     CHECK(portal_auth_sign_in_with_google(client, 0, on_result, &google, NULL) == PORTAL_AUTH_OK);
     CHECK(portal_auth_set_browser_opener(client, opener, second) == PORTAL_AUTH_OK);
-    requests_seen("/oauth/urls", 1, 30);
+    CHECK(requests_seen("/oauth/urls", 1, 30) == 1);
     CHECK(portal_auth_set_browser_opener(client, opener, &last) == PORTAL_AUTH_OK);
     free(second);
     emulator_request("/_emulator/release", "{}", answer, sizeof answer);

@@ -17,7 +17,7 @@ static void hold_an_exchange(held_exchange *held, const char *email) {
     grant_redirect("env-open", email, url, sizeof url);
     emulator_request("/_emulator/faults", "{\"path\":\"/magic-links/validations\",\"kind\":\"hold\"}", body, sizeof body);
     CHECK(portal_auth_handle_redirect(held->client, url, on_result, &held->out, &held->call) == PORTAL_AUTH_OK);
-    requests_seen("/magic-links/validations", 1, 30);
+    CHECK(requests_seen("/magic-links/validations", 1, 30) == 1);
 }
 
 /* Lets it complete: it alone reached the server. */

@@ -1,4 +1,3 @@
-import CSecret
 import Foundation
 import Testing
 @testable import PortalAuthCore

@@ -118,7 +118,7 @@ public final class KeyringSessionStorage: SessionStorage, StorageReadiness, Entr
         // A dialog's wait is the one a cancel ends (`keyringPromptDismissed`); with none
         // allowed, nothing waits on one.
         try await thread.run(cancellable: prompts != .never && pa_secret_load_error() == nil,
-                                      endsWait: { $0.reason == .keyringPromptDismissed }) { [owner, prompts] cancellable in
+                             endsWait: { $0.reason == .keyringPromptDismissed }) { [owner, prompts] cancellable in
             try Keyring.perform(operation, owner, environmentId, value: value, prompts: prompts, cancellable: cancellable)
         }
     }

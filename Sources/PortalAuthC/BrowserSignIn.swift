@@ -12,12 +12,7 @@ public func portalAuthSignInWithGoogle(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    // The opener is read now, in the call: the host may free an opener it replaces once this
-    // sign-in has called back (include/portal_auth.h, portal_auth_set_browser_opener).
-    guard let call = ClientHandle.object(client)?.auth.makeBrowserSignIn(with: .google) else { return refused(out_call) }
-    return signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
-        try await call.run(timeout: $1)
-    }
+    signInWithBrowser(.google, client, timeout_ms, done, user_data, out_call)
 }
 
 /// See portal_auth_sign_in_with_magic_link in include/portal_auth.h.
@@ -45,10 +40,22 @@ public func portalAuthSignInWithApple(
     _ user_data: UnsafeMutableRawPointer?,
     _ out_call: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
 ) -> portal_auth_code {
-    // The opener is read now, in the call: the host may free an opener it replaces once this
-    // sign-in has called back (include/portal_auth.h, portal_auth_set_browser_opener).
-    guard let call = ClientHandle.object(client)?.auth.makeBrowserSignIn(with: .apple) else { return refused(out_call) }
-    return signIn(client, timeout_ms, default: PortalAuth.defaultSignInTimeout, done, user_data, out_call) {
+    signInWithBrowser(.apple, client, timeout_ms, done, user_data, out_call)
+}
+
+/// A browser sign-in with `provider`. The opener is read now, in the call: the host may free
+/// an opener it replaces once this sign-in has called back (include/portal_auth.h,
+/// portal_auth_set_browser_opener).
+private func signInWithBrowser(
+    _ provider: AuthMethod,
+    _ client: UnsafeMutablePointer<portal_auth>?,
+    _ timeoutMs: Int32,
+    _ done: portal_auth_result_fn?,
+    _ userData: UnsafeMutableRawPointer?,
+    _ outCall: UnsafeMutablePointer<UnsafeMutablePointer<portal_auth_call>?>?
+) -> portal_auth_code {
+    guard let call = ClientHandle.object(client)?.auth.makeBrowserSignIn(with: provider) else { return refused(outCall) }
+    return signIn(client, timeoutMs, default: PortalAuth.defaultSignInTimeout, done, userData, outCall) {
         try await call.run(timeout: $1)
     }
 }

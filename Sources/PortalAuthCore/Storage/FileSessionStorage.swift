@@ -61,29 +61,25 @@ public final class FileSessionStorage: SessionStorage, EntryLocking, StorageRead
     }
 
     public func get(environmentId: String) async throws -> String? {
-        try await perform { [self] in try FileEntry(self, environmentId).read() }
+        try await thread.run { [self] in try FileEntry(self, environmentId).read() }
     }
 
     public func set(_ value: String, environmentId: String) async throws {
-        try await perform { [self] in try FileEntry(self, environmentId).write(value) }
+        try await thread.run { [self] in try FileEntry(self, environmentId).write(value) }
     }
 
     public func delete(environmentId: String) async throws {
-        try await perform { [self] in try FileEntry(self, environmentId).remove() }
+        try await thread.run { [self] in try FileEntry(self, environmentId).remove() }
     }
 
     func checkCanStore(environmentId: String) async throws {
-        try await perform { [self] in try FileEntry(self, environmentId).checkCanWrite() }
+        try await thread.run { [self] in try FileEntry(self, environmentId).checkCanWrite() }
     }
 
     func withEntryLock<T: Sendable>(environmentId: String, _ body: () async throws -> T) async throws -> T {
-        let lock = try await perform { [self] in try FileEntry(self, environmentId).lock() }
+        let lock = try await thread.run { [self] in try FileEntry(self, environmentId).lock() }
         defer { _ = close(lock) }
         return try await body()
-    }
-
-    private func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await thread.run(work)
     }
 
     /// The entry's file name: `<application id>@<environment id>.json`, "shared" for no
